@@ -1,0 +1,149 @@
+/*
+ * collprof profile model: the one set of structs that the runtime hands to
+ * the writers and that every parser returns.  Write, parse back, compare
+ * equal: that is the round-trip test of each format.
+ *
+ * Nothing here knows MPI.  Ranks are plain integers: communicator-local in
+ * rows, world ranks in communicator membership lists.
+ */
+#ifndef COLLPROF_PROFILE_H
+#define COLLPROF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the compact counts format written by this collprof. */
+#define CP_COUNTS_FORMAT_VERSION 1
+/* Version of manifest.json written by this collprof. */
+#define CP_MANIFEST_FORMAT_VERSION 1
+
+/* ------------------------------------------------------------------ errors */
+
+/* Every parser and writer reports failure through one of these: a complete
+ * human-readable message, "file:line: what was expected" for parsers. */
+typedef struct cp_error {
+    char msg[1024];
+} cp_error;
+
+/* printf into err->msg (err may be NULL).  Always returns -1 so that callers
+ * can write `return cp_error_set(err, ...);`. */
+int cp_error_set(cp_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------ range lists */
+
+/* A set of non-negative integers kept as sorted, disjoint, non-adjacent
+ * closed intervals: the "0-5,7,9-12" of the text formats. */
+typedef struct cp_range {
+    int64_t lo, hi; /* lo <= hi */
+} cp_range;
+
+typedef struct cp_ranges {
+    cp_range *v;
+    size_t n, cap;
+} cp_ranges;
+
+/* Add one value / one interval, keeping the set normalised.  Appending in
+ * increasing order is O(1) amortised.  Return 0, or -1 on allocation failure. */
+int cp_ranges_add(cp_ranges *r, int64_t value);
+int cp_ranges_add_range(cp_ranges *r, int64_t lo, int64_t hi);
+bool cp_ranges_contains(const cp_ranges *r, int64_t value);
+/* Number of integers in the set. */
+int64_t cp_ranges_count(const cp_ranges *r);
+bool cp_ranges_equal(const cp_ranges *a, const cp_ranges *b);
+int cp_ranges_copy(cp_ranges *dst, const cp_ranges *src);
+void cp_ranges_free(cp_ranges *r);
+
+/* ------------------------------------------------------------- count data */
+
+enum cp_direction { CP_SEND = 0, CP_RECV = 1 };
+
+/* One line "Rank(s) <ranges>: c0 c1 ...": the ranks (communicator-local)
+ * that passed exactly this count vector. */
+typedef struct cp_row {
+    cp_ranges ranks;
+    int64_t *counts; /* row_len values of the owning block */
+} cp_row;
+
+/* One block of a compact counts file: one distinct count matrix of one
+ * (communicator, collective), and the calls that moved exactly it. */
+typedef struct cp_block {
+    int64_t comm_id;           /* -1: the file does not name it (other tools' dialect) */
+    int64_t comm_size;         /* from the Communicator: line; -1 when absent */
+    cp_ranges comm_world_ranks; /* members as world ranks, in communicator rank order
+                                   when that order is increasing; empty when absent */
+    char collective[32];       /* "Alltoallv", as written in "<Collective> calls" */
+    int64_t root;              /* communicator-local root, -1 when not rooted */
+    int64_t nranks;            /* "Number of ranks" */
+    int64_t dtsize;            /* "Datatype size" in bytes */
+    bool counts_in_bytes;      /* "Datatype size: 1 (bytes)": mixed datatypes */
+    cp_ranges all_calls;       /* "<Collective> calls A-B" */
+    cp_ranges calls;           /* "Count: K calls - L" */
+    size_t row_len;            /* peers addressed per row */
+    cp_row *rows;
+    size_t nrows;
+} cp_block;
+
+/* One parsed or to-be-written counts file. */
+typedef struct cp_counts_file {
+    int version;       /* CP_COUNTS_FORMAT_VERSION, or 0 for other tools' dialect */
+    int direction;     /* enum cp_direction (from the file name when parsed) */
+    int64_t lead_rank; /* world rank that wrote it (file name), -1 if unknown */
+    char path[4096];   /* where it was read from / written to */
+    cp_block *blocks;
+    size_t nblocks;
+} cp_counts_file;
+
+void cp_block_free(cp_block *b);
+void cp_counts_file_free(cp_counts_file *f);
+/* Deep equality, used by the round-trip tests and by `collprof check`. */
+bool cp_block_equal(const cp_block *a, const cp_block *b);
+/* Count of rank r (communicator-local) towards peer p, or -1 when rank r has
+ * no row in this block. */
+int64_t cp_block_count(const cp_block *b, int64_t rank, size_t peer);
+/* The row of rank r, or NULL. */
+const cp_row *cp_block_row(const cp_block *b, int64_t rank);
+
+/* -------------------------------------------------------------- manifest */
+
+typedef struct cp_comm_info {
+    int64_t id;
+    int64_t size;
+    int64_t lead;      /* world rank of communicator rank 0 */
+    cp_ranges members; /* world ranks */
+} cp_comm_info;
+
+typedef struct cp_kv {
+    char *key, *value;
+} cp_kv;
+
+typedef struct cp_manifest {
+    int format_version;        /* CP_MANIFEST_FORMAT_VERSION */
+    int counts_format_version; /* CP_COUNTS_FORMAT_VERSION */
+    char collprof_version[64];
+    char mpi_version[512];
+    char job[256];
+    char start_time[32];       /* "YYYY-mm-ddTHH:MM:SS" local time of MPI_Init */
+    int64_t world_size;
+    bool partial;              /* written by the destructor: MPI_Finalize never came */
+    char partial_reason[256];
+    cp_kv *config;             /* effective COLLPROF_* settings */
+    size_t nconfig;
+    cp_comm_info *comms;
+    size_t ncomms;
+    char **files;              /* file names relative to the output directory */
+    size_t nfiles;
+} cp_manifest;
+
+void cp_manifest_free(cp_manifest *m);
+bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

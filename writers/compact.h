@@ -1,0 +1,28 @@
+/*
+ * Compact counts format (DESIGN.md section 4 / docs/formats.md): writer and
+ * parser of `send-counters.rank<LEAD>.txt` and `recv-counters.rank<LEAD>.txt`.
+ */
+#ifndef COLLPROF_COMPACT_H
+#define COLLPROF_COMPACT_H
+
+#include "collprof/profile.h"
+#include "textio.h"
+
+/* Write f (version line, then every block) to out. */
+int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err);
+/* Write f to path (gzip-compressed when gzip), atomically. */
+int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, cp_error *err);
+
+/* Parse a whole counts file, in this format (any version up to ours) or in
+ * other tools' dialect.  Sets f->version, f->blocks.  Direction and lead rank
+ * are left as the caller set them.  Returns 0, or -1 with err naming the
+ * input, the line and what was expected. */
+int cp_compact_parse(cp_in *in, cp_counts_file *f, cp_error *err);
+int cp_compact_parse_file(const char *path, cp_counts_file *f, cp_error *err);
+
+/* "send-counters.rank12.txt" -> direction CP_SEND, lead 12.  Also accepts
+ * other tools' "send-counters.job0.rank0.txt" and a ".gz" suffix.
+ * Returns 0 when the name is a counts file name, -1 otherwise. */
+int cp_compact_parse_name(const char *basename, int *direction, int64_t *lead);
+
+#endif

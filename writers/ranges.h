@@ -1,0 +1,23 @@
+/*
+ * The range-list grammar shared by every text format: "0-5,7,9-12".
+ *   list  := item ( sep item )*
+ *   item  := N | N "-" M        (N <= M, non-negative decimal integers)
+ *   sep   := "," | ", "        (the writer uses ","; the parser also reads
+ *                               the ", " of other tools)
+ */
+#ifndef COLLPROF_RANGES_H
+#define COLLPROF_RANGES_H
+
+#include "collprof/profile.h"
+#include "textio.h"
+
+/* Append the text form of r to out.  An empty set writes nothing. */
+int cp_ranges_write(cp_out *out, const cp_ranges *r);
+/* Same, into a malloc'ed NUL-terminated string (NULL on allocation failure). */
+char *cp_ranges_to_string(const cp_ranges *r);
+/* Parse s[0..len) as a whole range list into r (cleared first).  On failure
+ * returns -1 and sets *why to a static description of what was expected.
+ * Items may come in any order and may overlap (other tools' files). */
+int cp_ranges_parse(const char *s, size_t len, cp_ranges *r, const char **why);
+
+#endif
