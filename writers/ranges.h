@@ -17,7 +17,10 @@ int cp_ranges_write(cp_out *out, const cp_ranges *r);
 char *cp_ranges_to_string(const cp_ranges *r);
 /* Parse s[0..len) as a whole range list into r (cleared first).  On failure
  * returns -1 and sets *why to a static description of what was expected.
- * Items may come in any order and may overlap (other tools' files). */
+ * cp_ranges_parse builds a SET: items may come in any order and may overlap
+ * (other tools' files).  cp_ranges_parse_ordered keeps the written order
+ * (communicator members) and rejects a value that appears twice. */
 int cp_ranges_parse(const char *s, size_t len, cp_ranges *r, const char **why);
+int cp_ranges_parse_ordered(const char *s, size_t len, cp_ranges *r, const char **why);
 
 #endif

@@ -37,8 +37,14 @@ int cp_error_set(cp_error *err, const char *fmt, ...)
 
 /* ------------------------------------------------------------ range lists */
 
-/* A set of non-negative integers kept as sorted, disjoint, non-adjacent
- * closed intervals: the "0-5,7,9-12" of the text formats. */
+/* A list of non-negative integers as closed intervals: the "0-5,7,9-12" of
+ * the text formats.  Two uses:
+ *  - a SET (call indices, the ranks of a row): kept sorted, disjoint and
+ *    non-adjacent by cp_ranges_add / cp_ranges_add_range;
+ *  - an ORDERED LIST (a communicator's members as world ranks, in
+ *    communicator rank order): built by cp_ranges_push, which extends the
+ *    last interval when value == last.hi + 1 and otherwise appends, so
+ *    "4,2,0" stays in that order. */
 typedef struct cp_range {
     int64_t lo, hi; /* lo <= hi */
 } cp_range;
@@ -52,7 +58,14 @@ typedef struct cp_ranges {
  * increasing order is O(1) amortised.  Return 0, or -1 on allocation failure. */
 int cp_ranges_add(cp_ranges *r, int64_t value);
 int cp_ranges_add_range(cp_ranges *r, int64_t lo, int64_t hi);
+/* Ordered-list append (see above). */
+int cp_ranges_push(cp_ranges *r, int64_t value);
+/* For sets only (binary search). */
 bool cp_ranges_contains(const cp_ranges *r, int64_t value);
+/* The i-th integer in list order (0-based), or -1 when i is out of range. */
+int64_t cp_ranges_nth(const cp_ranges *r, int64_t i);
+/* Position of value in list order, or -1 (linear; for ordered lists). */
+int64_t cp_ranges_index_of(const cp_ranges *r, int64_t value);
 /* Number of integers in the set. */
 int64_t cp_ranges_count(const cp_ranges *r);
 bool cp_ranges_equal(const cp_ranges *a, const cp_ranges *b);
@@ -75,8 +88,8 @@ typedef struct cp_row {
 typedef struct cp_block {
     int64_t comm_id;           /* -1: the file does not name it (other tools' dialect) */
     int64_t comm_size;         /* from the Communicator: line; -1 when absent */
-    cp_ranges comm_world_ranks; /* members as world ranks, in communicator rank order
-                                   when that order is increasing; empty when absent */
+    cp_ranges comm_world_ranks; /* ORDERED list: world rank of each communicator
+                                   rank; empty when absent */
     char collective[32];       /* "Alltoallv", as written in "<Collective> calls" */
     int64_t root;              /* communicator-local root, -1 when not rooted */
     int64_t nranks;            /* "Number of ranks" */
@@ -115,7 +128,7 @@ typedef struct cp_comm_info {
     int64_t id;
     int64_t size;
     int64_t lead;      /* world rank of communicator rank 0 */
-    cp_ranges members; /* world ranks */
+    cp_ranges members; /* ORDERED list: world rank of each communicator rank */
 } cp_comm_info;
 
 typedef struct cp_kv {
