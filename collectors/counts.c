@@ -1,0 +1,197 @@
+/*
+ * Counts collector tables: distinct vectors, distinct signatures, and the
+ * call sequence (see counts.h).
+ */
+#include "counts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define EMPTY CP_INDEX_EMPTY
+
+void cp_counts_init(cp_counts *t)
+{
+    memset(t, 0, sizeof *t);
+    t->last_sig = CP_SEQ_NONE;
+    cp_seq_init(&t->seq);
+}
+
+void cp_counts_free(cp_counts *t)
+{
+    for (uint32_t i = 0; i < t->nvecs; i++)
+        free(t->vecs[i].counts);
+    free(t->vecs);
+    free(t->sigs);
+    cp_index_free(&t->vec_index);
+    cp_index_free(&t->sig_index);
+    cp_seq_free(&t->seq);
+    cp_counts_init(t);
+}
+
+/* ------------------------------------------------------------------ hash */
+
+static inline int64_t arg_count(const cp_vec_arg *a, int64_t i)
+{
+    if (!a->counts)
+        return a->single;
+    if (a->width == 4)
+        return ((const int *)a->counts)[i];
+    return ((const int64_t *)a->counts)[i];
+}
+
+static uint64_t hash_arg(const cp_vec_arg *a)
+{
+    uint64_t h = cp_hash_mix(0x243F6A8885A308D3ull, (uint64_t)a->dtsize);
+    h = cp_hash_mix(h, (uint64_t)a->len);
+    if (!a->counts)
+        return cp_hash_mix(h, (uint64_t)a->single);
+    if (a->width == 4) {
+        const int *c = a->counts;
+        for (int64_t i = 0; i < a->len; i++)
+            h = cp_hash_mix(h, (uint64_t)(int64_t)c[i]);
+    } else {
+        const int64_t *c = a->counts;
+        for (int64_t i = 0; i < a->len; i++)
+            h = cp_hash_mix(h, (uint64_t)c[i]);
+    }
+    return h;
+}
+
+static bool vec_matches(const cp_vec *v, const cp_vec_arg *a)
+{
+    if (v->dtsize != a->dtsize || v->len != a->len)
+        return false;
+    if (!a->counts)
+        return v->counts[0] == a->single;
+    if (a->width == 4) {
+        const int *c = a->counts;
+        for (int64_t i = 0; i < a->len; i++)
+            if (v->counts[i] != c[i])
+                return false;
+        return true;
+    }
+    return memcmp(v->counts, a->counts, (size_t)a->len * sizeof(int64_t)) == 0;
+}
+
+/* --------------------------------------------------------------- vectors */
+
+struct vec_ctx {
+    const cp_counts *t;
+    const cp_vec_arg *a;
+};
+
+static bool vec_match_cb(const void *ctx, uint32_t id)
+{
+    const struct vec_ctx *c = ctx;
+    return vec_matches(&c->t->vecs[id], c->a);
+}
+
+static uint32_t vector_id(cp_counts *t, const cp_vec_arg *a)
+{
+    if (!a->present)
+        return CP_SEQ_NONE;
+    uint64_t h = hash_arg(a);
+    struct vec_ctx ctx = {t, a};
+    uint32_t id = cp_index_find(&t->vec_index, h, vec_match_cb, &ctx);
+    if (id != EMPTY)
+        return id;
+    if (t->nvecs == t->cap_vecs) {
+        uint32_t ncap = t->cap_vecs ? t->cap_vecs * 2 : 8;
+        cp_vec *nv = realloc(t->vecs, ncap * sizeof *nv);
+        if (!nv)
+            return EMPTY;
+        t->vecs = nv;
+        t->cap_vecs = ncap;
+    }
+    int64_t n = a->len > 0 ? a->len : 1;
+    int64_t *copy = malloc((size_t)n * sizeof *copy);
+    if (!copy)
+        return EMPTY;
+    for (int64_t i = 0; i < a->len; i++)
+        copy[i] = arg_count(a, i);
+    id = t->nvecs;
+    if (cp_index_put(&t->vec_index, h, id)) {
+        free(copy);
+        return EMPTY;
+    }
+    t->vecs[id] = (cp_vec){.hash = h, .dtsize = a->dtsize, .len = a->len, .counts = copy};
+    t->nvecs++;
+    return id;
+}
+
+/* ------------------------------------------------------------ signatures */
+
+static uint64_t hash_sig(const cp_sig *s)
+{
+    return cp_hash_mix(cp_hash_mix(cp_hash_mix(0x13198A2E03707344ull, s->send), s->recv), (uint64_t)s->root);
+}
+
+struct sig_ctx {
+    const cp_counts *t;
+    const cp_sig *s;
+};
+
+static bool sig_match_cb(const void *ctx, uint32_t id)
+{
+    const struct sig_ctx *c = ctx;
+    const cp_sig *a = &c->t->sigs[id];
+    return a->send == c->s->send && a->recv == c->s->recv && a->root == c->s->root;
+}
+
+static bool last_sig_matches(const cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
+                             int64_t root)
+{
+    if (t->last_sig == CP_SEQ_NONE)
+        return false;
+    const cp_sig *s = &t->sigs[t->last_sig];
+    if (s->root != root || (s->send != CP_SEQ_NONE) != send->present ||
+        (s->recv != CP_SEQ_NONE) != recv->present)
+        return false;
+    if (send->present && !vec_matches(&t->vecs[s->send], send))
+        return false;
+    if (recv->present && !vec_matches(&t->vecs[s->recv], recv))
+        return false;
+    return true;
+}
+
+uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
+                             int64_t root)
+{
+    if (t->partial)
+        return CP_SEQ_NONE;
+    if (last_sig_matches(t, send, recv, root))
+        return t->last_sig;
+    cp_sig s = {.send = vector_id(t, send), .recv = vector_id(t, recv), .root = root};
+    if (s.send == EMPTY || s.recv == EMPTY)
+        goto oom;
+    uint64_t h = hash_sig(&s);
+    struct sig_ctx ctx = {t, &s};
+    uint32_t id = cp_index_find(&t->sig_index, h, sig_match_cb, &ctx);
+    if (id == EMPTY) {
+        if (t->nsigs == t->cap_sigs) {
+            uint32_t ncap = t->cap_sigs ? t->cap_sigs * 2 : 8;
+            cp_sig *ns = realloc(t->sigs, ncap * sizeof *ns);
+            if (!ns)
+                goto oom;
+            t->sigs = ns;
+            t->cap_sigs = ncap;
+        }
+        id = t->nsigs;
+        if (cp_index_put(&t->sig_index, h, id))
+            goto oom;
+        t->sigs[t->nsigs++] = s;
+    }
+    t->last_sig = id;
+    return id;
+oom:
+    t->partial = true;
+    return CP_SEQ_NONE;
+}
+
+uint64_t cp_counts_record(cp_counts *t, uint32_t sig)
+{
+    uint64_t idx = t->ncalls++;
+    if (cp_seq_append(&t->seq, sig, 1))
+        t->partial = true;
+    return idx;
+}

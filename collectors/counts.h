@@ -1,0 +1,68 @@
+/*
+ * Counts collector: what each call was asked to move.
+ *
+ * Per (communicator, collective) and rank: a table of the distinct count
+ * vectors this rank passed, a table of distinct call signatures (send
+ * vector, receive vector, root), and the compressed sequence of signature
+ * ids, one per call.  No communication per call; memory grows with distinct
+ * vectors and non-repeating changes, not with calls.
+ */
+#ifndef COLLPROF_COUNTS_H
+#define COLLPROF_COUNTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hash_index.h"
+#include "sequence.h"
+
+/* One count vector as an MPI call passed it: not copied on the hot path. */
+typedef struct cp_vec_arg {
+    bool present;       /* false: this rank contributes no vector */
+    const void *counts; /* array of `len` counts of `width` bytes, or NULL:
+                           then `single` is the only count */
+    int width;          /* sizeof(int) or sizeof(MPI_Count) */
+    int64_t single;
+    int64_t len;        /* row length (1 for a single count) */
+    int64_t dtsize;     /* datatype size in bytes */
+} cp_vec_arg;
+
+/* A distinct vector kept by the table. */
+typedef struct cp_vec {
+    uint64_t hash;
+    int64_t dtsize;
+    int64_t len;
+    int64_t *counts;
+} cp_vec;
+
+/* A distinct call signature: vector ids (CP_SEQ_NONE when absent). */
+typedef struct cp_sig {
+    uint32_t send, recv;
+    int64_t root;
+} cp_sig;
+
+typedef struct cp_counts {
+    uint64_t ncalls; /* every call numbered, recorded or not */
+    cp_vec *vecs;
+    uint32_t nvecs, cap_vecs;
+    cp_index vec_index;
+    cp_sig *sigs;
+    uint32_t nsigs, cap_sigs;
+    cp_index sig_index;
+    uint32_t last_sig; /* fast path: most calls repeat the last signature */
+    cp_seq seq;
+    bool partial;      /* memory ran out: calls after that are not recorded */
+} cp_counts;
+
+void cp_counts_init(cp_counts *t);
+void cp_counts_free(cp_counts *t);
+
+/* The signature id of (send, recv, root), added when new.  CP_SEQ_NONE when
+ * memory ran out (t->partial is set). */
+uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
+                             int64_t root);
+/* Number the next call and record it with signature `sig` (CP_SEQ_NONE:
+ * numbered but not recorded).  Returns the call's index. */
+uint64_t cp_counts_record(cp_counts *t, uint32_t sig);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * Merge of the ranks' call sequences (see counts_merge.h).
+ *
+ * All ranks' sequences are walked together, span by span: a span is a run of
+ * calls during which no rank changes signature, so the work grows with the
+ * number of changes, not of calls.  Each span's tuple of per-rank vector ids
+ * (plus the root) names one matrix per direction; since every rank keeps
+ * only distinct vectors, equal tuples are equal matrices and vice versa.
+ */
+#include "counts_merge.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash_index.h"
+
+/* The distinct matrices of one direction. */
+typedef struct matrix_set {
+    int64_t nranks;
+    uint32_t *keys; /* per matrix: root (as 2 words) then nranks vector ids */
+    cp_ranges *calls;
+    uint32_t n, cap;
+    cp_index index;
+    cp_ranges all_calls;
+} matrix_set;
+
+#define NO_MATRIX (CP_INDEX_EMPTY - 1)
+#define KEY_WORDS(ms) ((size_t)(ms)->nranks + 2)
+
+static uint64_t hash_key(const uint32_t *key, size_t words)
+{
+    uint64_t h = 0x452821E638D01377ull;
+    for (size_t i = 0; i < words; i++)
+        h = cp_hash_mix(h, key[i]);
+    return h;
+}
+
+struct key_ctx {
+    const matrix_set *ms;
+    const uint32_t *key;
+};
+
+static bool key_match(const void *ctx, uint32_t id)
+{
+    const struct key_ctx *c = ctx;
+    size_t w = KEY_WORDS(c->ms);
+    return memcmp(c->ms->keys + (size_t)id * w, c->key, w * sizeof *c->key) == 0;
+}
+
+/* The matrix of key, added when new; CP_INDEX_EMPTY on allocation failure. */
+static uint32_t matrix_id(matrix_set *ms, const uint32_t *key)
+{
+    size_t w = KEY_WORDS(ms);
+    uint64_t h = hash_key(key, w);
+    struct key_ctx ctx = {ms, key};
+    uint32_t id = cp_index_find(&ms->index, h, key_match, &ctx);
+    if (id != CP_INDEX_EMPTY)
+        return id;
+    if (ms->n == ms->cap) {
+        uint32_t ncap = ms->cap ? ms->cap * 2 : 4;
+        uint32_t *nk = realloc(ms->keys, (size_t)ncap * w * sizeof *nk);
+        if (!nk)
+            return CP_INDEX_EMPTY;
+        ms->keys = nk;
+        cp_ranges *nc = realloc(ms->calls, ncap * sizeof *nc);
+        if (!nc)
+            return CP_INDEX_EMPTY;
+        ms->calls = nc;
+        ms->cap = ncap;
+    }
+    id = ms->n;
+    if (cp_index_put(&ms->index, h, id))
+        return CP_INDEX_EMPTY;
+    memcpy(ms->keys + (size_t)id * w, key, w * sizeof *key);
+    memset(&ms->calls[id], 0, sizeof ms->calls[id]);
+    ms->n++;
+    return id;
+}
+
+static void matrix_set_free(matrix_set *ms)
+{
+    for (uint32_t i = 0; i < ms->n; i++)
+        cp_ranges_free(&ms->calls[i]);
+    free(ms->keys);
+    free(ms->calls);
+    cp_index_free(&ms->index);
+    cp_ranges_free(&ms->all_calls);
+}
+
+/* Vector id of rank r's signature `sid` in direction d, checked against the
+ * view's tables (data unpacked from other ranks is never trusted blindly). */
+static uint32_t vec_of(const cp_counts_view *v, uint32_t sid, int d, int64_t *root)
+{
+    if (!v || sid == CP_SEQ_NONE || sid >= v->nsigs)
+        return CP_SEQ_NONE;
+    const cp_sig *s = &v->sigs[sid];
+    uint32_t vid = d == CP_SEND ? s->send : s->recv;
+    if (vid >= v->nvecs)
+        return CP_SEQ_NONE;
+    if (*root < 0)
+        *root = s->root;
+    return vid;
+}
+
+/* --------------------------------------------------------- block building */
+
+/* The row of rank r in the block's units. */
+static void fill_row(const cp_vec *v, size_t row_len, bool bytes, int64_t *row)
+{
+    for (size_t i = 0; i < row_len; i++) {
+        int64_t c = (int64_t)i < v->len ? v->counts[i] : 0;
+        row[i] = bytes ? c * v->dtsize : c;
+    }
+}
+
+struct row_ctx {
+    const cp_block *b;
+    const int64_t *row;
+};
+
+static bool row_match(const void *ctx, uint32_t id)
+{
+    const struct row_ctx *c = ctx;
+    return memcmp(c->b->rows[id].counts, c->row, c->b->row_len * sizeof *c->row) == 0;
+}
+
+static int build_block(const cp_counts_view *const *views, const matrix_set *ms, uint32_t m,
+                       const cp_block *tmpl, cp_block *b)
+{
+    const uint32_t *key = ms->keys + (size_t)m * KEY_WORDS(ms);
+    const uint32_t *vids = key + 2;
+    memset(b, 0, sizeof *b);
+    b->comm_id = tmpl->comm_id;
+    b->comm_size = tmpl->comm_size;
+    memcpy(b->collective, tmpl->collective, sizeof b->collective);
+    b->root = (int64_t)((uint64_t)key[0] | (uint64_t)key[1] << 32);
+    b->nranks = ms->nranks;
+    if (cp_ranges_copy(&b->comm_world_ranks, &tmpl->comm_world_ranks) ||
+        cp_ranges_copy(&b->all_calls, &ms->all_calls) || cp_ranges_copy(&b->calls, &ms->calls[m]))
+        return -1;
+
+    /* Row length and units: element counts when every rank used one
+     * datatype size, bytes otherwise. */
+    int64_t dtsize = -1;
+    bool mixed = false;
+    size_t row_len = 0;
+    for (int64_t r = 0; r < ms->nranks; r++) {
+        if (vids[r] == CP_SEQ_NONE)
+            continue;
+        const cp_vec *v = &views[r]->vecs[vids[r]];
+        if ((size_t)v->len > row_len)
+            row_len = (size_t)v->len;
+        if (dtsize >= 0 && v->dtsize != dtsize)
+            mixed = true;
+        dtsize = v->dtsize;
+    }
+    b->row_len = row_len;
+    b->counts_in_bytes = mixed;
+    b->dtsize = mixed ? 1 : dtsize;
+
+    int64_t *row = malloc((row_len ? row_len : 1) * sizeof *row);
+    cp_index rows_ix = {0};
+    size_t cap = 0;
+    int rc = -1;
+    if (!row)
+        goto out;
+    for (int64_t r = 0; r < ms->nranks; r++) {
+        if (vids[r] == CP_SEQ_NONE)
+            continue;
+        fill_row(&views[r]->vecs[vids[r]], row_len, mixed, row);
+        uint64_t h = 0x3F84D5B5B5470917ull;
+        for (size_t i = 0; i < row_len; i++)
+            h = cp_hash_mix(h, (uint64_t)row[i]);
+        struct row_ctx ctx = {b, row};
+        uint32_t id = cp_index_find(&rows_ix, h, row_match, &ctx);
+        if (id == CP_INDEX_EMPTY) {
+            if (b->nrows == cap) {
+                size_t ncap = cap ? cap * 2 : 4;
+                cp_row *nr = realloc(b->rows, ncap * sizeof *nr);
+                if (!nr)
+                    goto out;
+                b->rows = nr;
+                cap = ncap;
+            }
+            id = (uint32_t)b->nrows;
+            cp_row *nr = &b->rows[id];
+            memset(nr, 0, sizeof *nr);
+            nr->counts = malloc((row_len ? row_len : 1) * sizeof *row);
+            if (!nr->counts || cp_index_put(&rows_ix, h, id)) {
+                free(nr->counts);
+                goto out;
+            }
+            memcpy(nr->counts, row, row_len * sizeof *row);
+            b->nrows++;
+        }
+        if (cp_ranges_add(&b->rows[id].ranks, r))
+            goto out;
+    }
+    rc = 0;
+out:
+    free(row);
+    cp_index_free(&rows_ix);
+    return rc;
+}
+
+static int append_block(cp_counts_file *f, cp_block *b)
+{
+    cp_block *nb = realloc(f->blocks, (f->nblocks + 1) * sizeof *nb);
+    if (!nb)
+        return -1;
+    f->blocks = nb;
+    f->blocks[f->nblocks++] = *b;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ merge */
+
+int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp_block *tmpl,
+                    cp_counts_file out[2], cp_error *err)
+{
+    matrix_set ms[2] = {{.nranks = nranks}, {.nranks = nranks}};
+    cp_seq_iter *it = calloc((size_t)nranks, sizeof *it);
+    uint32_t *sids = malloc((size_t)nranks * sizeof *sids);
+    uint32_t *prev = malloc((size_t)nranks * sizeof *prev);
+    uint32_t *key = malloc(((size_t)nranks + 2) * sizeof *key);
+    uint32_t cur[2] = {CP_INDEX_EMPTY, CP_INDEX_EMPTY};
+    int rc = -1;
+    if (!it || !sids || !prev || !key)
+        goto out;
+    static const cp_seq empty_seq;
+    for (int64_t r = 0; r < nranks; r++) {
+        cp_seq_iter_init(&it[r], views[r] && views[r]->seq ? views[r]->seq : &empty_seq);
+        prev[r] = CP_INDEX_EMPTY;
+    }
+
+    for (uint64_t call = 0;;) {
+        uint64_t step = UINT64_MAX;
+        for (int64_t r = 0; r < nranks; r++) {
+            uint64_t left;
+            sids[r] = cp_seq_iter_peek(&it[r], &left);
+            if (left < step)
+                step = left;
+        }
+        if (step == UINT64_MAX)
+            break; /* every sequence has ended */
+        bool same = memcmp(sids, prev, (size_t)nranks * sizeof *sids) == 0;
+        for (int d = 0; d < 2 && !same; d++) {
+            int64_t root = -1;
+            bool present = false;
+            for (int64_t r = 0; r < nranks; r++) {
+                key[2 + r] = vec_of(views[r], sids[r], d, &root);
+                present |= key[2 + r] != CP_SEQ_NONE;
+            }
+            key[0] = (uint32_t)(uint64_t)root;
+            key[1] = (uint32_t)((uint64_t)root >> 32);
+            /* NO_MATRIX: no rank has a vector in this direction. */
+            cur[d] = present ? matrix_id(&ms[d], key) : NO_MATRIX;
+            if (cur[d] == CP_INDEX_EMPTY)
+                goto out;
+        }
+        for (int d = 0; d < 2; d++) {
+            if (cur[d] == NO_MATRIX)
+                continue;
+            if (cp_ranges_add_range(&ms[d].calls[cur[d]], (int64_t)call, (int64_t)(call + step - 1)) ||
+                cp_ranges_add_range(&ms[d].all_calls, (int64_t)call, (int64_t)(call + step - 1)))
+                goto out;
+        }
+        memcpy(prev, sids, (size_t)nranks * sizeof *sids);
+        for (int64_t r = 0; r < nranks; r++)
+            cp_seq_iter_skip(&it[r], step);
+        call += step;
+    }
+
+    for (int d = 0; d < 2; d++)
+        for (uint32_t m = 0; m < ms[d].n; m++) {
+            cp_block b;
+            if (build_block(views, &ms[d], m, tmpl, &b) || append_block(&out[d], &b)) {
+                cp_block_free(&b);
+                goto out;
+            }
+        }
+    rc = 0;
+out:
+    if (rc)
+        cp_error_set(err, "out of memory while merging the counts of %s", tmpl->collective);
+    matrix_set_free(&ms[0]);
+    matrix_set_free(&ms[1]);
+    free(it);
+    free(sids);
+    free(prev);
+    free(key);
+    return rc;
+}

@@ -1,0 +1,265 @@
+/*
+ * Compressed call sequences: runs of equal ids, and groups of runs that
+ * repeat back to back (see sequence.h).
+ */
+#include "sequence.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cp_seq_init(cp_seq *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void cp_seq_free(cp_seq *s)
+{
+    free(s->runs);
+    free(s->groups);
+    cp_seq_init(s);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    while (ncap < need)
+        ncap *= 2;
+    void *np = realloc(*p, ncap * elem);
+    if (!np)
+        return -1;
+    *p = np;
+    *cap = ncap;
+    return 0;
+}
+
+static int push_run(cp_seq *s, uint32_t id, uint64_t len)
+{
+    if (grow((void **)&s->runs, &s->cap_runs, s->nruns + 1, sizeof *s->runs))
+        return -1;
+    s->runs[s->nruns].id = id;
+    s->runs[s->nruns].len = len;
+    s->nruns++;
+    s->groups[s->ngroups - 1].nruns++;
+    return 0;
+}
+
+/* Open a new, empty, building group after the last one. */
+static int open_group(cp_seq *s)
+{
+    if (grow((void **)&s->groups, &s->cap_groups, s->ngroups + 1, sizeof *s->groups))
+        return -1;
+    s->groups[s->ngroups] = (cp_group){.first = s->nruns, .nruns = 0, .reps = 1};
+    s->ngroups++;
+    return 0;
+}
+
+static bool same_run(const cp_run *a, const cp_run *b)
+{
+    return a->id == b->id && a->len == b->len;
+}
+
+/* The runs of the open group have all ended: if its last p runs repeat the
+ * p before them, fold them into a group of p runs seen twice. */
+static int try_fold(cp_seq *s)
+{
+    cp_group *g = &s->groups[s->ngroups - 1];
+    size_t end = g->first + g->nruns;
+    /* p == 1 cannot repeat: adjacent runs always have different ids. */
+    for (uint32_t p = 2; p <= CP_SEQ_MAX_PERIOD && 2 * (size_t)p <= g->nruns; p++) {
+        const cp_run *a = &s->runs[end - 2 * p], *b = &s->runs[end - p];
+        uint32_t i = 0;
+        while (i < p && same_run(&a[i], &b[i]))
+            i++;
+        if (i < p)
+            continue;
+        uint32_t prefix = g->nruns - 2 * p;
+        if (prefix > 0) {
+            g->nruns = prefix;
+            if (grow((void **)&s->groups, &s->cap_groups, s->ngroups + 1, sizeof *s->groups))
+                return -1;
+            g = &s->groups[s->ngroups++];
+            g->first = end - 2 * p;
+        }
+        g->nruns = p;
+        g->reps = 2;
+        s->nruns -= p;
+        s->repeating = true;
+        s->rk = 0;
+        s->ro = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* Copy runs [0, k) of the last group's pattern plus `partial` calls of run k
+ * into a new building group. */
+static int materialize(cp_seq *s, uint32_t k, uint64_t partial)
+{
+    size_t first = s->groups[s->ngroups - 1].first;
+    if (open_group(s))
+        return -1;
+    for (uint32_t i = 0; i < k; i++) {
+        cp_run r = s->runs[first + i]; /* copy: push_run may move the array */
+        if (push_run(s, r.id, r.len))
+            return -1;
+    }
+    if (partial > 0 && push_run(s, s->runs[first + k].id, partial))
+        return -1;
+    return 0;
+}
+
+/* The next call (id) does not continue the repetition: keep what was seen of
+ * the unfinished repetition as plain runs. */
+static int break_repeat(cp_seq *s, uint32_t id)
+{
+    cp_group *g = &s->groups[s->ngroups - 1];
+    const cp_run *p = &s->runs[g->first];
+    s->repeating = false;
+    if (s->rk == 0 && s->ro == 0) {
+        if (id == p[g->nruns - 1].id) {
+            /* The last repetition's final run goes on: it was not a
+             * repetition after all. */
+            g->reps--;
+            return materialize(s, g->nruns, 0);
+        }
+        return open_group(s);
+    }
+    return materialize(s, s->rk, s->ro);
+}
+
+static int build_append(cp_seq *s, uint32_t id, uint64_t count);
+
+static int repeat_append(cp_seq *s, uint32_t id, uint64_t count)
+{
+    cp_group *g = &s->groups[s->ngroups - 1];
+    while (count > 0) {
+        const cp_run *r = &s->runs[g->first + s->rk];
+        if (id != r->id) {
+            if (break_repeat(s, id))
+                return -1;
+            return build_append(s, id, count);
+        }
+        uint64_t m = r->len - s->ro;
+        if (m > count)
+            m = count;
+        s->ro += m;
+        count -= m;
+        if (s->ro == r->len) {
+            s->ro = 0;
+            if (++s->rk == g->nruns) {
+                s->rk = 0;
+                g->reps++;
+            }
+        }
+    }
+    return 0;
+}
+
+static int build_append(cp_seq *s, uint32_t id, uint64_t count)
+{
+    if (s->ngroups == 0 && open_group(s))
+        return -1;
+    cp_group *g = &s->groups[s->ngroups - 1];
+    if (g->nruns > 0 && s->runs[s->nruns - 1].id == id) {
+        s->runs[s->nruns - 1].len += count;
+        return 0;
+    }
+    int folded = try_fold(s);
+    if (folded < 0)
+        return -1;
+    if (folded)
+        return repeat_append(s, id, count);
+    return push_run(s, id, count);
+}
+
+int cp_seq_append(cp_seq *s, uint32_t id, uint64_t count)
+{
+    if (s->failed || count == 0)
+        return s->failed ? -1 : 0;
+    int rc = s->repeating ? repeat_append(s, id, count) : build_append(s, id, count);
+    if (rc) {
+        s->failed = true;
+        return -1;
+    }
+    s->total += count;
+    return 0;
+}
+
+int cp_seq_finish(cp_seq *s)
+{
+    if (!s->repeating || s->failed)
+        return s->failed ? -1 : 0;
+    s->repeating = false;
+    /* Either way the repeating group is closed: later runs go to a new one. */
+    if (s->rk == 0 && s->ro == 0 ? open_group(s) : materialize(s, s->rk, s->ro)) {
+        s->failed = true;
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- iteration */
+
+static void iter_settle(cp_seq_iter *it)
+{
+    const cp_seq *s = it->s;
+    while (it->g < s->ngroups && (s->groups[it->g].nruns == 0 || s->groups[it->g].reps == 0))
+        it->g++;
+    it->left = it->g < s->ngroups ? s->runs[s->groups[it->g].first + it->k].len : 0;
+}
+
+void cp_seq_iter_init(cp_seq_iter *it, const cp_seq *s)
+{
+    *it = (cp_seq_iter){.s = s};
+    iter_settle(it);
+}
+
+uint32_t cp_seq_iter_peek(const cp_seq_iter *it, uint64_t *left)
+{
+    if (it->g >= it->s->ngroups) {
+        *left = UINT64_MAX;
+        return CP_SEQ_NONE;
+    }
+    *left = it->left;
+    return it->s->runs[it->s->groups[it->g].first + it->k].id;
+}
+
+void cp_seq_iter_skip(cp_seq_iter *it, uint64_t n)
+{
+    if (it->g >= it->s->ngroups)
+        return;
+    it->left -= n;
+    if (it->left > 0)
+        return;
+    const cp_group *g = &it->s->groups[it->g];
+    if (++it->k == g->nruns) {
+        it->k = 0;
+        if (++it->rep == g->reps) {
+            it->rep = 0;
+            it->g++;
+        }
+    }
+    iter_settle(it);
+}
+
+uint32_t *cp_seq_expand(const cp_seq *s)
+{
+    uint32_t *out = malloc((s->total ? s->total : 1) * sizeof *out);
+    if (!out)
+        return NULL;
+    cp_seq_iter it;
+    cp_seq_iter_init(&it, s);
+    uint64_t i = 0;
+    while (i < s->total) {
+        uint64_t left;
+        uint32_t id = cp_seq_iter_peek(&it, &left);
+        if (left > s->total - i)
+            left = s->total - i;
+        for (uint64_t j = 0; j < left; j++)
+            out[i++] = id;
+        cp_seq_iter_skip(&it, left);
+    }
+    return out;
+}

@@ -1,0 +1,78 @@
+/*
+ * Call sequences: which signature (distinct set of count vectors) each call
+ * of one (communicator, collective) used on this rank, in call order.
+ *
+ * Stored compressed so that memory grows with the number of changes that do
+ * not repeat, not with the number of calls:
+ *  - consecutive equal ids form a run (id, length);
+ *  - a block of up to CP_SEQ_MAX_PERIOD runs that repeats back to back forms a
+ *    group (runs, repetitions): A B A B A B ... is one group of two runs.
+ * Appending is O(1) for a repeating run and O(CP_SEQ_MAX_PERIOD^2) at worst
+ * when a run ends.  No allocation happens once a pattern repeats.
+ */
+#ifndef COLLPROF_SEQUENCE_H
+#define COLLPROF_SEQUENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The id of a call this rank did not record (paused, outside the recording
+ * window): it keeps its number but has no counts. */
+#define CP_SEQ_NONE UINT32_MAX
+#define CP_SEQ_MAX_PERIOD 16
+
+typedef struct cp_run {
+    uint32_t id;
+    uint64_t len;
+} cp_run;
+
+typedef struct cp_group {
+    size_t first; /* index of its first run */
+    uint32_t nruns;
+    uint64_t reps;
+} cp_group;
+
+typedef struct cp_seq {
+    cp_run *runs;
+    size_t nruns, cap_runs;
+    cp_group *groups;
+    size_t ngroups, cap_groups;
+    uint64_t total; /* number of calls appended */
+    /* Matching state of the last group while it repeats: runs [0, rk) of
+     * the next repetition seen whole, ro calls of run rk seen. */
+    bool repeating;
+    uint32_t rk;
+    uint64_t ro;
+    bool failed; /* an allocation failed: the sequence stopped growing */
+} cp_seq;
+
+void cp_seq_init(cp_seq *s);
+void cp_seq_free(cp_seq *s);
+/* Append `count` calls with this id (count >= 1).  Returns 0, or -1 when
+ * memory ran out (s->failed is then set and later appends are ignored). */
+int cp_seq_append(cp_seq *s, uint32_t id, uint64_t count);
+/* Turn a partly matched repetition into plain runs, so that groups, runs and
+ * total describe the sequence exactly (before packing or iterating). */
+int cp_seq_finish(cp_seq *s);
+
+/* Iterate a finished sequence run by run. */
+typedef struct cp_seq_iter {
+    const cp_seq *s;
+    size_t g;      /* group */
+    uint64_t rep;  /* repetition within the group */
+    uint32_t k;    /* run within the group */
+    uint64_t left; /* calls left in the current run */
+} cp_seq_iter;
+
+void cp_seq_iter_init(cp_seq_iter *it, const cp_seq *s);
+/* Current id and the number of calls left with it; id CP_SEQ_NONE with
+ * UINT64_MAX calls once the sequence has ended. */
+uint32_t cp_seq_iter_peek(const cp_seq_iter *it, uint64_t *left);
+/* Skip n calls (n <= left of the current run). */
+void cp_seq_iter_skip(cp_seq_iter *it, uint64_t n);
+
+/* Expand to one id per call (tests). Returns a malloc'ed array of s->total. */
+uint32_t *cp_seq_expand(const cp_seq *s);
+
+#endif

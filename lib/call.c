@@ -1,0 +1,38 @@
+/* Recording a call: numbering, recording window, pause (see call.h). */
+#include "call.h"
+
+#include "persistent.h"
+
+static inline bool recording(uint64_t idx)
+{
+    const cp_config *cfg = &cp_rt.cfg;
+    return !atomic_load_explicit(&cp_paused, memory_order_relaxed) && idx >= cfg->start_call &&
+           idx - cfg->start_call < cfg->max_calls;
+}
+
+void cp_call_record(cp_comm *c, cp_call *call)
+{
+    cp_counts *t = &c->counts[call->coll];
+    uint32_t sig = CP_SEQ_NONE;
+    if (recording(t->ncalls))
+        sig = cp_counts_signature(t, &call->send, &call->recv, call->root);
+    cp_counts_record(t, sig);
+    errno = call->saved_errno;
+}
+
+void cp_record_signature(cp_comm *c, int coll, uint32_t sig)
+{
+    cp_counts *t = &c->counts[coll];
+    cp_counts_record(t, recording(t->ncalls) ? sig : CP_SEQ_NONE);
+}
+
+void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request)
+{
+    if (rc == MPI_SUCCESS && request) {
+        /* The counts are fixed at creation: resolve the signature now. */
+        uint32_t sig = cp_counts_signature(&c->counts[call->coll], &call->send, &call->recv,
+                                           call->root);
+        cp_persistent_add(*request, c, call->coll, sig);
+    }
+    errno = call->saved_errno;
+}

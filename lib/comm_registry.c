@@ -1,0 +1,160 @@
+/* Communicator registry (see comm_registry.h). */
+#include "comm_registry.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash_index.h"
+#include "log.h"
+#include "runtime.h"
+
+#define CACHE_SLOTS 256
+
+static _Atomic(cp_comm *) cache[CACHE_SLOTS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static cp_comm *head, *tail;
+static uint32_t count;
+static bool failed_once;
+
+static inline size_t slot_of(MPI_Comm comm)
+{
+    uint64_t h = cp_hash_mix(0, (uint64_t)(uintptr_t)comm);
+    return h & (CACHE_SLOTS - 1);
+}
+
+/* MPI frees a communicator we registered: forget its handle (its recorded
+ * data stays until finalize). */
+static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)keyval;
+    (void)extra;
+    cp_comm *c = attr;
+    atomic_store(&c->live, 0);
+    cp_comm *expected = c;
+    atomic_compare_exchange_strong(&cache[slot_of(comm)], &expected, NULL);
+    return MPI_SUCCESS;
+}
+
+int cp_registry_start(void)
+{
+    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &cp_rt.keyval, NULL);
+}
+
+cp_comm *cp_registry_first(void)
+{
+    return head;
+}
+
+uint32_t cp_registry_count(void)
+{
+    return count;
+}
+
+/* World ranks of every process of `group`, in rank order, into members;
+ * folds them into the membership hash. */
+static int translate(MPI_Group group, cp_ranges *members, uint64_t *h)
+{
+    int n;
+    PMPI_Group_size(group, &n);
+    int *in = malloc(((size_t)n + 1) * sizeof *in), *out = malloc(((size_t)n + 1) * sizeof *out);
+    int rc = -1;
+    if (!in || !out)
+        goto done;
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    if (PMPI_Group_translate_ranks(group, n, in, cp_rt.world_group, out) != MPI_SUCCESS)
+        goto done;
+    *h = cp_hash_mix(*h, (uint64_t)n);
+    for (int i = 0; i < n; i++) {
+        *h = cp_hash_mix(*h, (uint64_t)(int64_t)out[i]);
+        if (members && cp_ranges_push(members, out[i]))
+            goto done;
+    }
+    rc = 0;
+done:
+    free(in);
+    free(out);
+    return rc;
+}
+
+static cp_comm *create(MPI_Comm comm)
+{
+    cp_comm *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->handle = comm;
+    atomic_store(&c->live, 1);
+    int inter = 0, size = 0, rank = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    c->inter = inter;
+    c->size = size;
+    c->rank = rank;
+    c->peers = size;
+    uint64_t h = cp_hash_mix(0x9216D5D98979FB1Bull, (uint64_t)inter);
+    MPI_Group g;
+    PMPI_Comm_group(comm, &g);
+    int rc = translate(g, &c->members, &h);
+    PMPI_Group_free(&g);
+    if (!rc && inter) {
+        int rsize = 0;
+        PMPI_Comm_remote_size(comm, &rsize);
+        c->peers = rsize;
+        PMPI_Comm_remote_group(comm, &g);
+        rc = translate(g, NULL, &h);
+        PMPI_Group_free(&g);
+    }
+    if (rc) {
+        cp_ranges_free(&c->members);
+        free(c);
+        return NULL;
+    }
+    c->lead = cp_ranges_nth(&c->members, 0);
+    c->key_hash = h;
+    for (int i = 0; i < CP_NCOLLECTIVES; i++)
+        cp_counts_init(&c->counts[i]);
+    return c;
+}
+
+static cp_comm *lookup_slow(MPI_Comm comm)
+{
+    pthread_mutex_lock(&lock);
+    void *attr = NULL;
+    int flag = 0;
+    cp_comm *c = NULL;
+    if (PMPI_Comm_get_attr(comm, cp_rt.keyval, &attr, &flag) == MPI_SUCCESS && flag) {
+        c = attr;
+    } else if ((c = create(comm)) != NULL) {
+        for (cp_comm *o = head; o; o = o->next)
+            if (o->key_hash == c->key_hash)
+                c->key_ordinal++;
+        c->reg_index = count++;
+        if (PMPI_Comm_set_attr(comm, cp_rt.keyval, c) != MPI_SUCCESS)
+            atomic_store(&c->live, 0); /* still recorded, just not found again */
+        if (tail)
+            tail->next = c;
+        else
+            head = c;
+        tail = c;
+    } else {
+        cp_log_once(&failed_once, "cannot register a communicator (out of memory?); "
+                                  "its calls are not recorded");
+    }
+    if (c && atomic_load(&c->live))
+        atomic_store(&cache[slot_of(comm)], c);
+    pthread_mutex_unlock(&lock);
+    return c;
+}
+
+cp_comm *cp_comm_get(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return NULL;
+    cp_comm *c = atomic_load_explicit(&cache[slot_of(comm)], memory_order_acquire);
+    if (c && c->handle == comm)
+        return c;
+    return lookup_slow(comm);
+}

@@ -1,0 +1,50 @@
+/*
+ * Communicator registry: per-communicator state, found from a handle
+ * without communication.
+ *
+ * A communicator's key is the same on every member: a hash of its membership
+ * (world ranks, from PMPI_Comm_group + PMPI_Group_translate_ranks, computed
+ * once) and the order of its first use among communicators of identical
+ * membership.  The state hangs off an MPI attribute, so a freed handle that
+ * MPI reuses gets a fresh state; a small lock-free cache in front of the
+ * attribute keeps the common lookup to a few loads.
+ */
+#ifndef COLLPROF_COMM_REGISTRY_H
+#define COLLPROF_COMM_REGISTRY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <mpi.h>
+
+#include "collectives.h"
+#include "collprof/profile.h"
+#include "counts.h"
+
+typedef struct cp_comm {
+    MPI_Comm handle;     /* as registered; compared by the cache */
+    _Atomic int live;    /* cleared when MPI frees the communicator */
+    int inter;           /* intercommunicator */
+    int64_t size;        /* local group size */
+    int64_t peers;       /* processes a count vector addresses: remote group
+                            size on an intercommunicator, else size */
+    int64_t rank;        /* this process's rank in the local group */
+    int64_t lead;        /* world rank of local rank 0 */
+    cp_ranges members;   /* world ranks of the local group, in rank order */
+    uint64_t key_hash;   /* membership hash */
+    uint32_t key_ordinal;/* order of first use among identical memberships */
+    uint32_t reg_index;  /* order of registration on this process */
+    cp_counts counts[CP_NCOLLECTIVES];
+    struct cp_comm *next;
+} cp_comm;
+
+/* Create the attribute keyval (at start). */
+int cp_registry_start(void);
+/* The state of comm, registered on first use; NULL for MPI_COMM_NULL or
+ * when the profiler cannot register it (reported once). */
+cp_comm *cp_comm_get(MPI_Comm comm);
+/* Every registered communicator, in registration order. */
+cp_comm *cp_registry_first(void);
+/* Number of registered communicators. */
+uint32_t cp_registry_count(void);
+
+#endif

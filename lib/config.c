@@ -1,0 +1,119 @@
+/*
+ * COLLPROF_* settings: one table of variables, their parsers and the values
+ * they accept.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef int (*parse_fn)(cp_config *cfg, const char *value);
+
+static int parse_output_dir(cp_config *cfg, const char *v)
+{
+    if (!*v || strlen(v) >= sizeof cfg->output_dir)
+        return -1;
+    strcpy(cfg->output_dir, v);
+    return 0;
+}
+
+static int parse_compress(cp_config *cfg, const char *v)
+{
+    if (!strcasecmp(v, "gzip"))
+        cfg->gzip = true;
+    else if (!strcasecmp(v, "none"))
+        cfg->gzip = false;
+    else
+        return -1;
+    return 0;
+}
+
+static int parse_u64(const char *v, uint64_t *out)
+{
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_start_call(cp_config *cfg, const char *v)
+{
+    return parse_u64(v, &cfg->start_call);
+}
+
+static int parse_max_calls(cp_config *cfg, const char *v)
+{
+    if (!strcasecmp(v, "unlimited")) {
+        cfg->max_calls = UINT64_MAX;
+        return 0;
+    }
+    return parse_u64(v, &cfg->max_calls);
+}
+
+static int parse_verbose(cp_config *cfg, const char *v)
+{
+    if (strlen(v) != 1 || v[0] < '0' || v[0] > '2')
+        return -1;
+    cfg->verbose = v[0] - '0';
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    parse_fn parse;
+    const char *accepted;
+} settings[CP_CONFIG_NENTRIES] = {
+    {"COLLPROF_OUTPUT_DIR", parse_output_dir, "a directory path (created if missing)"},
+    {"COLLPROF_COMPRESS", parse_compress, "none or gzip"},
+    {"COLLPROF_START_CALL", parse_start_call, "a call index, 0 or more"},
+    {"COLLPROF_MAX_CALLS", parse_max_calls, "a number of calls, 0 or more, or unlimited"},
+    {"COLLPROF_VERBOSE", parse_verbose, "0, 1 or 2"},
+};
+
+static void effective(const cp_config *cfg, int i, char *out, size_t len)
+{
+    switch (i) {
+    case 0: snprintf(out, len, "%s", cfg->output_dir); break;
+    case 1: snprintf(out, len, "%s", cfg->gzip ? "gzip" : "none"); break;
+    case 2: snprintf(out, len, "%" PRIu64, cfg->start_call); break;
+    case 3:
+        if (cfg->max_calls == UINT64_MAX)
+            snprintf(out, len, "unlimited");
+        else
+            snprintf(out, len, "%" PRIu64, cfg->max_calls);
+        break;
+    default: snprintf(out, len, "%d", cfg->verbose); break;
+    }
+}
+
+void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, size_t len)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->max_calls = UINT64_MAX;
+    size_t used = 0;
+    problems[0] = '\0';
+    for (int i = 0; i < CP_CONFIG_NENTRIES; i++) {
+        const char *v = getenv(settings[i].name);
+        if (v && settings[i].parse(cfg, v) != 0 && used < len) {
+            /* The parsers leave the default in place on failure. */
+            int n = snprintf(problems + used, len - used,
+                             "%s=\"%s\" is not valid (accepted: %s); using the default\n",
+                             settings[i].name, v, settings[i].accepted);
+            if (n > 0)
+                used += (size_t)n;
+        }
+    }
+    for (int i = 0; i < CP_CONFIG_NENTRIES; i++) {
+        entries[i].name = settings[i].name;
+        effective(cfg, i, entries[i].value, sizeof entries[i].value);
+    }
+}

@@ -1,0 +1,35 @@
+/*
+ * Configuration from COLLPROF_* environment variables (one table in
+ * config.c, documented in docs/configuration.md).  A bad value falls back to
+ * the default and produces one message naming the variable and the accepted
+ * values; the application keeps running.
+ */
+#ifndef COLLPROF_CONFIG_H
+#define COLLPROF_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cp_config {
+    char output_dir[4096]; /* empty: collprof.<job>.<YYYYmmdd-HHMMSS> */
+    bool gzip;             /* COLLPROF_COMPRESS=gzip */
+    uint64_t start_call;   /* first call index recorded, per (communicator, collective) */
+    uint64_t max_calls;    /* calls recorded from there on; UINT64_MAX = all */
+    int verbose;           /* 0 quiet but the final line, 1 more, 2 debug */
+} cp_config;
+
+/* One effective setting, for the manifest. */
+typedef struct cp_config_entry {
+    const char *name;
+    char value[4096];
+} cp_config_entry;
+
+#define CP_CONFIG_NENTRIES 5
+
+/* Read the environment into cfg.  Problems (one line each) are written into
+ * `problems` (NUL-terminated, possibly empty) for rank 0 to print.  The
+ * effective values are listed in entries[CP_CONFIG_NENTRIES]. */
+void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, size_t len);
+
+#endif

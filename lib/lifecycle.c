@@ -1,0 +1,195 @@
+/*
+ * Lifecycle: MPI_Init / MPI_Init_thread / MPI_Finalize, the mpi_f08 entry
+ * points that bypass the C ones, lazy start, MPI_Pcontrol, and the
+ * destructor that saves a partial profile when MPI_Finalize never comes.
+ *
+ * In a process that never initialises MPI (mpiexec itself) nothing here
+ * does anything or prints anything.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "collprof.h"
+#include "export.h"
+#include "comm_registry.h"
+#include "log.h"
+#include "outdir.h"
+#include "partial.h"
+#include "runtime.h"
+
+
+_Atomic int cp_state = CP_STATE_OFF;
+_Atomic int cp_paused = 0;
+cp_runtime cp_rt;
+
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void first_line(char *s)
+{
+    char *nl = strchr(s, '\n');
+    if (nl)
+        *nl = '\0';
+}
+
+void cp_runtime_start(void)
+{
+    pthread_mutex_lock(&start_lock);
+    int initialized = 0, finalized = 0;
+    if (atomic_load(&cp_state) != CP_STATE_OFF || PMPI_Initialized(&initialized) != MPI_SUCCESS ||
+        !initialized || PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized) {
+        pthread_mutex_unlock(&start_lock);
+        return;
+    }
+    PMPI_Comm_rank(MPI_COMM_WORLD, &cp_rt.world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &cp_rt.world_size);
+
+    char problems[4096];
+    cp_config_load(&cp_rt.cfg, cp_rt.cfg_entries, problems, sizeof problems);
+    if (cp_rt.world_rank == 0 && problems[0]) {
+        for (char *line = strtok(problems, "\n"); line; line = strtok(NULL, "\n"))
+            cp_log("%s", line);
+    }
+
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(cp_rt.start_stamp, sizeof cp_rt.start_stamp, "%Y%m%d-%H%M%S", &tm);
+    strftime(cp_rt.start_iso, sizeof cp_rt.start_iso, "%Y-%m-%dT%H:%M:%S", &tm);
+    cp_outdir_job(cp_rt.job, sizeof cp_rt.job);
+    int len = 0;
+    PMPI_Get_library_version(cp_rt.mpi_version, &len);
+    first_line(cp_rt.mpi_version);
+
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &cp_rt.world_group) != MPI_SUCCESS ||
+        cp_registry_start() != MPI_SUCCESS) {
+        if (cp_rt.world_rank == 0)
+            cp_log("cannot set up communicator tracking; profiling is off for this run");
+        atomic_store(&cp_state, CP_STATE_DONE);
+    } else {
+        atomic_store(&cp_state, CP_STATE_ON); /* last step: start recording */
+    }
+    pthread_mutex_unlock(&start_lock);
+}
+
+void cp_runtime_lazy_start(void)
+{
+    cp_runtime_start();
+}
+
+/* ------------------------------------------------------------ C bindings */
+
+CP_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        cp_runtime_start();
+    return rc;
+}
+
+CP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        cp_runtime_start();
+    return rc;
+}
+
+CP_EXPORT int MPI_Finalize(void)
+{
+    cp_runtime_finalize();
+    return PMPI_Finalize();
+}
+
+CP_EXPORT int MPI_Pcontrol(const int level, ...)
+{
+    /* 0 pauses recording, 1 resumes it; calls go on being numbered. */
+    if (level == 0 || level == 1)
+        atomic_store(&cp_paused, level == 0);
+    return PMPI_Pcontrol(level);
+}
+
+/* ------------------------------------------------------ mpi_f08 bindings */
+
+/* MPICH's mpi_f08 module initialises and finalises through PMPI_ directly,
+ * so its entry points are wrapped here and forwarded to the next definition
+ * (the MPI library's). */
+static void *next_symbol(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+
+CP_EXPORT void mpi_init_f08_(int *ierror)
+{
+    void (*real)(int *) = (void (*)(int *))next_symbol("mpi_init_f08_");
+    if (real) {
+        real(ierror);
+    } else {
+        int rc = PMPI_Init(NULL, NULL);
+        if (ierror)
+            *ierror = rc;
+    }
+    cp_runtime_start();
+}
+
+CP_EXPORT void mpi_init_thread_f08_(int *required, int *provided, int *ierror)
+{
+    void (*real)(int *, int *, int *) =
+        (void (*)(int *, int *, int *))next_symbol("mpi_init_thread_f08_");
+    if (real) {
+        real(required, provided, ierror);
+    } else {
+        int rc = PMPI_Init_thread(NULL, NULL, *required, provided);
+        if (ierror)
+            *ierror = rc;
+    }
+    cp_runtime_start();
+}
+
+CP_EXPORT void mpi_finalize_f08_(int *ierror)
+{
+    /* Started lazily when the f08 init was not seen. */
+    cp_runtime_start();
+    cp_runtime_finalize();
+    void (*real)(int *) = (void (*)(int *))next_symbol("mpi_finalize_f08_");
+    if (real) {
+        real(ierror);
+    } else {
+        int rc = PMPI_Finalize();
+        if (ierror)
+            *ierror = rc;
+    }
+}
+
+/* ----------------------------------------------------------- public API */
+
+CP_EXPORT void collprof_pause(void)
+{
+    atomic_store(&cp_paused, 1);
+}
+
+CP_EXPORT void collprof_resume(void)
+{
+    atomic_store(&cp_paused, 0);
+}
+
+CP_EXPORT int collprof_is_recording(void)
+{
+    return atomic_load(&cp_state) == CP_STATE_ON && !atomic_load(&cp_paused);
+}
+
+CP_EXPORT const char *collprof_version(void)
+{
+    return COLLPROF_VERSION_STRING;
+}
+
+/* ------------------------------------------------------------ destructor */
+
+__attribute__((destructor)) static void at_exit(void)
+{
+    int expected = CP_STATE_ON;
+    if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE))
+        cp_partial_write("MPI_Finalize was not called");
+}

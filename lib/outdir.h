@@ -1,0 +1,25 @@
+/*
+ * The output directory: COLLPROF_OUTPUT_DIR, or collprof.<job>.<stamp> in
+ * the working directory (with -2, -3, ... appended when a run of the same
+ * second already wrote there).  Job id from the batch system's variables.
+ */
+#ifndef COLLPROF_OUTDIR_H
+#define COLLPROF_OUTDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collprof/profile.h"
+#include "config.h"
+
+/* The job id: SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID, else "local";
+ * characters other than [A-Za-z0-9._-] become '_'. */
+void cp_outdir_job(char *out, size_t len);
+/* Create the directory (and its parents).  `unique`: find a fresh name by
+ * suffixing rather than writing into an existing default directory. */
+int cp_outdir_create(const cp_config *cfg, const char *job, const char *stamp, bool unique,
+                     char *out, size_t len, cp_error *err);
+/* mkdir -p */
+int cp_mkdirs(const char *path, cp_error *err);
+
+#endif

@@ -1,0 +1,46 @@
+#include "pack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cp_put(cp_wbuf *b, const void *data, size_t len)
+{
+    if (b->failed)
+        return;
+    if (b->len + len > b->cap) {
+        size_t ncap = b->cap ? b->cap * 2 : 4096;
+        while (ncap < b->len + len)
+            ncap *= 2;
+        char *np = realloc(b->p, ncap);
+        if (!np) {
+            b->failed = true;
+            return;
+        }
+        b->p = np;
+        b->cap = ncap;
+    }
+    memcpy(b->p + b->len, data, len);
+    b->len += len;
+}
+
+void cp_wbuf_free(cp_wbuf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+void cp_get(cp_rbuf *b, void *out, size_t len)
+{
+    if (b->bad || b->len - b->off < len) {
+        b->bad = true;
+        memset(out, 0, len);
+        return;
+    }
+    memcpy(out, b->p + b->off, len);
+    b->off += len;
+}
+
+bool cp_rbuf_has(const cp_rbuf *b, uint64_t n, size_t size)
+{
+    return !b->bad && size && n <= (b->len - b->off) / size;
+}

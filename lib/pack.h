@@ -1,0 +1,39 @@
+/*
+ * Buffers for the finalize-time messages between ranks of one job (same
+ * binary, same architecture): fixed-width integers in host order.  A reader
+ * never reads past its end; it sets `bad` instead.
+ */
+#ifndef COLLPROF_PACK_H
+#define COLLPROF_PACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cp_wbuf {
+    char *p;
+    size_t len, cap;
+    bool failed; /* an allocation failed; later puts are ignored */
+} cp_wbuf;
+
+void cp_put(cp_wbuf *b, const void *data, size_t len);
+static inline void cp_put_u32(cp_wbuf *b, uint32_t v) { cp_put(b, &v, sizeof v); }
+static inline void cp_put_u64(cp_wbuf *b, uint64_t v) { cp_put(b, &v, sizeof v); }
+static inline void cp_put_i64(cp_wbuf *b, int64_t v) { cp_put(b, &v, sizeof v); }
+void cp_wbuf_free(cp_wbuf *b);
+
+typedef struct cp_rbuf {
+    const char *p;
+    size_t len, off;
+    bool bad;
+} cp_rbuf;
+
+/* Copy len bytes out, or zero them and set bad when fewer remain. */
+void cp_get(cp_rbuf *b, void *out, size_t len);
+static inline uint32_t cp_get_u32(cp_rbuf *b) { uint32_t v; cp_get(b, &v, sizeof v); return v; }
+static inline uint64_t cp_get_u64(cp_rbuf *b) { uint64_t v; cp_get(b, &v, sizeof v); return v; }
+static inline int64_t cp_get_i64(cp_rbuf *b) { int64_t v; cp_get(b, &v, sizeof v); return v; }
+/* Can `n` items of `size` bytes still be read?  (Guards allocations.) */
+bool cp_rbuf_has(const cp_rbuf *b, uint64_t n, size_t size);
+
+#endif

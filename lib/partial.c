@@ -1,0 +1,114 @@
+/*
+ * Partial profile at exit without MPI_Finalize (see partial.h).  No MPI call
+ * is made here: MPI may be gone or broken.  The counts are merged exactly as
+ * at a lead, with this rank's tables as the only view of each communicator.
+ */
+#include "partial.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collprof_config.h"
+#include "comm_registry.h"
+#include "compact.h"
+#include "counts_merge.h"
+#include "log.h"
+#include "manifest.h"
+#include "outdir.h"
+#include "runtime.h"
+
+static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
+{
+    m->comms = calloc(cp_registry_count() + 1, sizeof *m->comms);
+    if (!m->comms)
+        return cp_error_set(err, "out of memory");
+    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+        bool used = false;
+        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+            cp_counts *t = &c->counts[k];
+            if (t->ncalls == 0)
+                continue;
+            used = true;
+            cp_seq_finish(&t->seq);
+            cp_counts_view v = {t->vecs, t->nvecs, t->sigs, t->nsigs, &t->seq};
+            const cp_counts_view **views = calloc((size_t)c->size, sizeof *views);
+            if (!views)
+                return cp_error_set(err, "out of memory");
+            views[c->rank] = &v;
+            cp_block tmpl;
+            memset(&tmpl, 0, sizeof tmpl);
+            tmpl.comm_id = c->reg_index;
+            tmpl.comm_size = c->size;
+            tmpl.comm_world_ranks = c->members;
+            snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
+            int rc = cp_counts_merge(views, c->size, &tmpl, out, err);
+            free(views);
+            if (rc)
+                return -1;
+        }
+        if (used) {
+            cp_comm_info *ci = &m->comms[m->ncomms++];
+            ci->id = c->reg_index;
+            ci->size = c->size;
+            ci->lead = c->lead;
+            if (cp_ranges_copy(&ci->members, &c->members))
+                return cp_error_set(err, "out of memory");
+        }
+    }
+    return 0;
+}
+
+void cp_partial_write(const char *reason)
+{
+    int r = cp_rt.world_rank;
+    char base[4096], dir[4200], path[4300];
+    cp_error err;
+    cp_counts_file out[2];
+    cp_manifest m;
+    memset(out, 0, sizeof out);
+    memset(&m, 0, sizeof m);
+    if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, false, base, sizeof base, &err))
+        goto fail;
+    snprintf(dir, sizeof dir, "%s/partial.rank%d", base, r);
+    if (cp_mkdirs(dir, &err) || merge_own(out, &m, &err))
+        goto fail;
+    static const char *const names[2] = {"send-counters", "recv-counters"};
+    m.files = calloc(3, sizeof *m.files);
+    if (!m.files) {
+        cp_error_set(&err, "out of memory");
+        goto fail;
+    }
+    m.files[m.nfiles++] = strdup("manifest.json");
+    for (int d = 0; d < 2; d++) {
+        out[d].version = CP_COUNTS_FORMAT_VERSION;
+        out[d].direction = d;
+        out[d].lead_rank = r;
+        snprintf(path, sizeof path, "%s/%s.rank%d.txt%s", dir, names[d], r,
+                 cp_rt.cfg.gzip ? ".gz" : "");
+        if (cp_compact_write_file(path, cp_rt.cfg.gzip, &out[d], &err))
+            goto fail;
+        m.files[m.nfiles++] = strdup(strrchr(path, '/') + 1);
+    }
+    m.format_version = CP_MANIFEST_FORMAT_VERSION;
+    m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
+    snprintf(m.collprof_version, sizeof m.collprof_version, "%s", COLLPROF_VERSION);
+    snprintf(m.mpi_version, sizeof m.mpi_version, "%.500s", cp_rt.mpi_version);
+    snprintf(m.job, sizeof m.job, "%s", cp_rt.job);
+    snprintf(m.start_time, sizeof m.start_time, "%s", cp_rt.start_iso);
+    m.world_size = cp_rt.world_size;
+    m.partial = true;
+    snprintf(m.partial_reason, sizeof m.partial_reason, "%s; rank %d's own data only", reason, r);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (cp_manifest_write_file(path, false, &m, &err))
+        goto fail;
+    if (r == 0 || cp_rt.cfg.verbose)
+        cp_log("%s: rank %d wrote its partial profile to %s", reason, r, dir);
+    goto out;
+fail:
+    cp_log("%s; rank %d could not write its partial profile: %s", reason, r, err.msg);
+out:
+    cp_counts_file_free(&out[0]);
+    cp_counts_file_free(&out[1]);
+    cp_manifest_free(&m);
+}

@@ -1,0 +1,103 @@
+/*
+ * Persistent collective requests (see persistent.h), and the wrappers of
+ * MPI_Start, MPI_Startall and MPI_Request_free.  The map is small (one entry
+ * per live persistent collective) and guarded by a mutex; a Start on a
+ * point-to-point request costs one atomic load while the map is empty.
+ */
+#include "persistent.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "export.h"
+#include "log.h"
+#include "runtime.h"
+
+typedef struct entry {
+    MPI_Request req;
+    cp_comm *comm;
+    int coll;
+    uint32_t sig;
+} entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static entry *entries;
+static size_t n, cap;
+static _Atomic size_t live; /* == n, readable without the lock */
+static bool failed_once;
+
+void cp_persistent_add(MPI_Request req, cp_comm *c, int coll, uint32_t sig)
+{
+    pthread_mutex_lock(&lock);
+    if (n == cap) {
+        size_t ncap = cap ? cap * 2 : 16;
+        entry *ne = realloc(entries, ncap * sizeof *ne);
+        if (!ne) {
+            pthread_mutex_unlock(&lock);
+            cp_log_once(&failed_once, "out of memory: starts of persistent collectives "
+                                      "are not recorded");
+            return;
+        }
+        entries = ne;
+        cap = ncap;
+    }
+    entries[n++] = (entry){req, c, coll, sig};
+    atomic_store(&live, n);
+    pthread_mutex_unlock(&lock);
+}
+
+static bool active(void)
+{
+    return atomic_load_explicit(&cp_state, memory_order_relaxed) == CP_STATE_ON &&
+           atomic_load_explicit(&live, memory_order_relaxed) > 0;
+}
+
+/* Record a start of req if it is a persistent collective we know. */
+static void started(MPI_Request req)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < n; i++)
+        if (entries[i].req == req) {
+            cp_record_signature(entries[i].comm, entries[i].coll, entries[i].sig);
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+CP_EXPORT int MPI_Start(MPI_Request *request)
+{
+    if (active() && request) {
+        int saved = errno;
+        started(*request);
+        errno = saved;
+    }
+    return PMPI_Start(request);
+}
+
+CP_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    if (active() && array_of_requests) {
+        int saved = errno;
+        for (int i = 0; i < count; i++)
+            started(array_of_requests[i]);
+        errno = saved;
+    }
+    return PMPI_Startall(count, array_of_requests);
+}
+
+CP_EXPORT int MPI_Request_free(MPI_Request *request)
+{
+    if (atomic_load_explicit(&live, memory_order_relaxed) > 0 && request) {
+        pthread_mutex_lock(&lock);
+        for (size_t i = 0; i < n; i++)
+            if (entries[i].req == *request) {
+                entries[i] = entries[--n];
+                atomic_store(&live, n);
+                break;
+            }
+        pthread_mutex_unlock(&lock);
+    }
+    return PMPI_Request_free(request);
+}

@@ -1,0 +1,50 @@
+/*
+ * Process-wide state of the profiler: the on/off flag the wrappers test,
+ * the configuration, who this rank is and when the run started.
+ *
+ * The flag is set as the last step of initialisation and cleared as the
+ * first step of finalisation, so collprof's own MPI calls are never
+ * recorded.  Wrappers read it with a relaxed atomic load: no lock.
+ */
+#ifndef COLLPROF_RUNTIME_H
+#define COLLPROF_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <mpi.h>
+
+#include "config.h"
+
+enum cp_state {
+    CP_STATE_OFF = 0, /* MPI not initialised (yet), or never: pass-through */
+    CP_STATE_ON = 1,  /* recording */
+    CP_STATE_DONE = 2 /* finalised or failed to start: pass-through */
+};
+
+extern _Atomic int cp_state;
+extern _Atomic int cp_paused; /* MPI_Pcontrol(0) */
+
+typedef struct cp_runtime {
+    cp_config cfg;
+    cp_config_entry cfg_entries[CP_CONFIG_NENTRIES];
+    int world_rank, world_size;
+    char start_stamp[32];  /* YYYYmmdd-HHMMSS of initialisation */
+    char start_iso[32];    /* YYYY-mm-ddTHH:MM:SS */
+    char job[256];
+    char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+    MPI_Group world_group;
+    int keyval;            /* communicator attribute holding our state */
+} cp_runtime;
+
+extern cp_runtime cp_rt;
+
+/* Start recording after MPI is initialised (MPI_Init wrappers, or lazily on
+ * the first intercepted call when MPI was initialised behind our back, as
+ * mpi_f08 does). */
+void cp_runtime_start(void);
+/* First call of a wrapper while OFF: start if MPI is up. */
+void cp_runtime_lazy_start(void);
+/* Gather, merge and write everything; before PMPI_Finalize. */
+void cp_runtime_finalize(void);
+
+#endif
