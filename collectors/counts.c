@@ -86,37 +86,39 @@ static bool vec_match_cb(const void *ctx, uint32_t id)
     return vec_matches(&c->t->vecs[id], c->a);
 }
 
-static uint32_t vector_id(cp_counts *t, const cp_vec_arg *a)
+/* The id of vector a in *id (CP_SEQ_NONE when a is absent), added when new.
+ * Returns 0, or -1 when memory ran out. */
+static int vector_id(cp_counts *t, const cp_vec_arg *a, uint32_t *id)
 {
+    *id = CP_SEQ_NONE;
     if (!a->present)
-        return CP_SEQ_NONE;
+        return 0;
     uint64_t h = hash_arg(a);
     struct vec_ctx ctx = {t, a};
-    uint32_t id = cp_index_find(&t->vec_index, h, vec_match_cb, &ctx);
-    if (id != EMPTY)
-        return id;
+    *id = cp_index_find(&t->vec_index, h, vec_match_cb, &ctx);
+    if (*id != EMPTY)
+        return 0;
     if (t->nvecs == t->cap_vecs) {
         uint32_t ncap = t->cap_vecs ? t->cap_vecs * 2 : 8;
         cp_vec *nv = realloc(t->vecs, ncap * sizeof *nv);
         if (!nv)
-            return EMPTY;
+            return -1;
         t->vecs = nv;
         t->cap_vecs = ncap;
     }
     int64_t n = a->len > 0 ? a->len : 1;
     int64_t *copy = malloc((size_t)n * sizeof *copy);
     if (!copy)
-        return EMPTY;
+        return -1;
     for (int64_t i = 0; i < a->len; i++)
         copy[i] = arg_count(a, i);
-    id = t->nvecs;
-    if (cp_index_put(&t->vec_index, h, id)) {
+    if (cp_index_put(&t->vec_index, h, t->nvecs)) {
         free(copy);
-        return EMPTY;
+        return -1;
     }
-    t->vecs[id] = (cp_vec){.hash = h, .dtsize = a->dtsize, .len = a->len, .counts = copy};
-    t->nvecs++;
-    return id;
+    *id = t->nvecs;
+    t->vecs[t->nvecs++] = (cp_vec){.hash = h, .dtsize = a->dtsize, .len = a->len, .counts = copy};
+    return 0;
 }
 
 /* ------------------------------------------------------------ signatures */
@@ -161,8 +163,8 @@ uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_
         return CP_SEQ_NONE;
     if (last_sig_matches(t, send, recv, root))
         return t->last_sig;
-    cp_sig s = {.send = vector_id(t, send), .recv = vector_id(t, recv), .root = root};
-    if (s.send == EMPTY || s.recv == EMPTY)
+    cp_sig s = {.root = root};
+    if (vector_id(t, send, &s.send) || vector_id(t, recv, &s.recv))
         goto oom;
     uint64_t h = hash_sig(&s);
     struct sig_ctx ctx = {t, &s};

@@ -223,15 +223,13 @@ int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp
     uint32_t *sids = malloc((size_t)nranks * sizeof *sids);
     uint32_t *prev = malloc((size_t)nranks * sizeof *prev);
     uint32_t *key = malloc(((size_t)nranks + 2) * sizeof *key);
-    uint32_t cur[2] = {CP_INDEX_EMPTY, CP_INDEX_EMPTY};
+    uint32_t cur[2] = {NO_MATRIX, NO_MATRIX};
     int rc = -1;
     if (!it || !sids || !prev || !key)
         goto out;
     static const cp_seq empty_seq;
-    for (int64_t r = 0; r < nranks; r++) {
+    for (int64_t r = 0; r < nranks; r++)
         cp_seq_iter_init(&it[r], views[r] && views[r]->seq ? views[r]->seq : &empty_seq);
-        prev[r] = CP_INDEX_EMPTY;
-    }
 
     for (uint64_t call = 0;;) {
         uint64_t step = UINT64_MAX;
@@ -243,7 +241,8 @@ int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp
         }
         if (step == UINT64_MAX)
             break; /* every sequence has ended */
-        bool same = memcmp(sids, prev, (size_t)nranks * sizeof *sids) == 0;
+        /* Spans end wherever any rank's run ends: often the matrix goes on. */
+        bool same = call > 0 && memcmp(sids, prev, (size_t)nranks * sizeof *sids) == 0;
         for (int d = 0; d < 2 && !same; d++) {
             int64_t root = -1;
             bool present = false;

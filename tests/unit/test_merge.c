@@ -1,0 +1,260 @@
+/* The lead's merge of several ranks' tables into blocks: spans, unequal
+ * sequence lengths, unrecorded calls, row grouping, bytes mode, and the
+ * pack/unpack of tables between ranks. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counts_merge.h"
+#include "counts_pack.h"
+
+/* Rank tables built the way the wrappers build them. */
+typedef struct rank_t {
+    cp_counts t;
+} rank_t;
+
+static void call(rank_t *r, const int *counts, int64_t len, int64_t dtsize)
+{
+    if (!counts) {
+        cp_counts_record(&r->t, CP_SEQ_NONE);
+        return;
+    }
+    cp_vec_arg a = {.present = true, .counts = counts, .width = 4, .len = len, .dtsize = dtsize};
+    cp_counts_record(&r->t, cp_counts_signature(&r->t, &a, &a, -1));
+}
+
+static cp_counts_view view_of(rank_t *r)
+{
+    cp_seq_finish(&r->t.seq);
+    return (cp_counts_view){r->t.vecs, r->t.nvecs, r->t.sigs, r->t.nsigs, &r->t.seq};
+}
+
+static void merge(rank_t *ranks, int n, cp_counts_file out[2])
+{
+    cp_counts_view v[8];
+    const cp_counts_view *pv[8];
+    for (int r = 0; r < n; r++) {
+        v[r] = view_of(&ranks[r]);
+        pv[r] = &v[r];
+    }
+    cp_block tmpl;
+    memset(&tmpl, 0, sizeof tmpl);
+    tmpl.comm_id = 7;
+    tmpl.comm_size = n;
+    for (int r = 0; r < n; r++)
+        cp_ranges_push(&tmpl.comm_world_ranks, 10 + r);
+    strcpy(tmpl.collective, "Alltoallv");
+    memset(out, 0, 2 * sizeof *out);
+    cp_error err;
+    ck_assert_int_eq(cp_counts_merge(pv, n, &tmpl, out, &err), 0);
+    cp_ranges_free(&tmpl.comm_world_ranks);
+}
+
+static void assert_ranges(const cp_ranges *r, const char *expected)
+{
+    /* expected as "lo-hi,lo-hi" of the normalised set */
+    char buf[256] = "";
+    for (size_t i = 0; i < r->n; i++) {
+        char item[64];
+        snprintf(item, sizeof item, i ? ",%ld-%ld" : "%ld-%ld", (long)r->v[i].lo, (long)r->v[i].hi);
+        strcat(buf, item);
+    }
+    ck_assert_str_eq(buf, expected);
+}
+
+START_TEST(alternating_matrices_with_unequal_lengths)
+{
+    /* Three ranks.  Calls 0-5 alternate A/B on every rank; rank 2 stops
+     * after call 3 (its sequence is shorter), rank 1 did not record call 1. */
+    int a0[3] = {0, 1, 2}, b0[3] = {0, 5, 5};
+    int a1[3] = {1, 0, 1}, b1[3] = {5, 0, 5};
+    int a2[3] = {2, 2, 0}, b2[3] = {5, 5, 0};
+    rank_t rk[3];
+    for (int r = 0; r < 3; r++)
+        cp_counts_init(&rk[r].t);
+    for (int k = 0; k < 6; k++) {
+        call(&rk[0], k % 2 ? b0 : a0, 3, 4);
+        call(&rk[1], k == 1 ? NULL : k % 2 ? b1 : a1, 3, 4);
+        if (k < 4)
+            call(&rk[2], k % 2 ? b2 : a2, 3, 4);
+    }
+    cp_counts_file out[2];
+    merge(rk, 3, out);
+    /* Distinct send matrices: A (0,2), B without rank 1 (1), B (3),
+     * A without rank 2 (4), B without rank 2 (5). */
+    ck_assert_uint_eq(out[CP_SEND].nblocks, 5);
+    const cp_block *b = &out[CP_SEND].blocks[0];
+    ck_assert_int_eq(b->comm_id, 7);
+    ck_assert_str_eq(b->collective, "Alltoallv");
+    ck_assert_int_eq(b->nranks, 3);
+    ck_assert_int_eq(b->dtsize, 4);
+    ck_assert(!b->counts_in_bytes);
+    ck_assert_uint_eq(b->row_len, 3);
+    assert_ranges(&b->calls, "0-0,2-2");
+    assert_ranges(&b->all_calls, "0-5");
+    ck_assert_uint_eq(b->nrows, 3);
+    ck_assert_int_eq(cp_block_count(b, 2, 1), 2);
+    ck_assert_int_eq(cp_ranges_nth(&b->comm_world_ranks, 2), 12);
+    b = &out[CP_SEND].blocks[1];
+    assert_ranges(&b->calls, "1-1");
+    ck_assert_ptr_null(cp_block_row(b, 1));
+    ck_assert_int_eq(cp_block_count(b, 0, 1), 5);
+    assert_ranges(&out[CP_SEND].blocks[2].calls, "3-3");
+    b = &out[CP_SEND].blocks[3];
+    assert_ranges(&b->calls, "4-4");
+    ck_assert_ptr_null(cp_block_row(b, 2));
+    ck_assert_int_eq(cp_block_count(b, 1, 2), 1);
+    assert_ranges(&out[CP_SEND].blocks[4].calls, "5-5");
+    /* Receive side: same vectors passed for both directions here. */
+    ck_assert_uint_eq(out[CP_RECV].nblocks, 5);
+    for (int i = 0; i < 2; i++) {
+        cp_counts_file_free(&out[i]);
+        cp_counts_free(&rk[i].t);
+    }
+    cp_counts_free(&rk[2].t);
+}
+END_TEST
+
+START_TEST(identical_rows_share_a_line)
+{
+    int same[4] = {1, 1, 1, 1}, other[4] = {0, 2, 0, 2};
+    rank_t rk[4];
+    for (int r = 0; r < 4; r++) {
+        cp_counts_init(&rk[r].t);
+        for (int k = 0; k < 1000; k++)
+            call(&rk[r], r == 2 ? other : same, 4, 8);
+    }
+    cp_counts_file out[2];
+    merge(rk, 4, out);
+    ck_assert_uint_eq(out[CP_SEND].nblocks, 1);
+    const cp_block *b = &out[CP_SEND].blocks[0];
+    assert_ranges(&b->calls, "0-999");
+    ck_assert_uint_eq(b->nrows, 2);
+    assert_ranges(&b->rows[0].ranks, "0-1,3-3");
+    assert_ranges(&b->rows[1].ranks, "2-2");
+    ck_assert_int_eq(b->dtsize, 8);
+    for (int r = 0; r < 4; r++)
+        cp_counts_free(&rk[r].t);
+    cp_counts_file_free(&out[0]);
+    cp_counts_file_free(&out[1]);
+}
+END_TEST
+
+START_TEST(mixed_datatype_sizes_give_bytes)
+{
+    int c[2] = {3, 4};
+    rank_t rk[2];
+    cp_counts_init(&rk[0].t);
+    cp_counts_init(&rk[1].t);
+    call(&rk[0], c, 2, 4);
+    call(&rk[1], c, 2, 8);
+    cp_counts_file out[2];
+    merge(rk, 2, out);
+    const cp_block *b = &out[CP_SEND].blocks[0];
+    ck_assert(b->counts_in_bytes);
+    ck_assert_int_eq(b->dtsize, 1);
+    ck_assert_int_eq(cp_block_count(b, 0, 1), 16);
+    ck_assert_int_eq(cp_block_count(b, 1, 1), 32);
+    cp_counts_free(&rk[0].t);
+    cp_counts_free(&rk[1].t);
+    cp_counts_file_free(&out[0]);
+    cp_counts_file_free(&out[1]);
+}
+END_TEST
+
+START_TEST(missing_rank_and_nothing_recorded)
+{
+    /* Rank 1 sent no tables at all; rank 0 recorded nothing (paused). */
+    rank_t rk[1];
+    cp_counts_init(&rk[0].t);
+    for (int k = 0; k < 5; k++)
+        call(&rk[0], NULL, 2, 4);
+    cp_counts_view v = view_of(&rk[0]);
+    const cp_counts_view *pv[2] = {&v, NULL};
+    cp_block tmpl;
+    memset(&tmpl, 0, sizeof tmpl);
+    strcpy(tmpl.collective, "Alltoall");
+    cp_counts_file out[2];
+    memset(out, 0, sizeof out);
+    cp_error err;
+    ck_assert_int_eq(cp_counts_merge(pv, 2, &tmpl, out, &err), 0);
+    ck_assert_uint_eq(out[0].nblocks, 0);
+    ck_assert_uint_eq(out[1].nblocks, 0);
+    cp_counts_free(&rk[0].t);
+}
+END_TEST
+
+START_TEST(pack_unpack_roundtrip)
+{
+    /* A rank's tables cross to the lead and merge to the same blocks. */
+    int a[2] = {1, 2}, b[2] = {3, 4};
+    rank_t rk[2];
+    cp_counts_init(&rk[0].t);
+    cp_counts_init(&rk[1].t);
+    for (int k = 0; k < 5000; k++) {
+        call(&rk[0], k % 3 == 0 ? a : b, 2, 4);
+        call(&rk[1], k < 2500 ? a : b, 2, 4);
+    }
+    cp_counts_file direct[2];
+    merge(rk, 2, direct);
+
+    cp_counts_unpacked u[2];
+    const cp_counts_view *pv[2];
+    for (int r = 0; r < 2; r++) {
+        cp_wbuf w = {0};
+        cp_counts_pack(&w, &rk[r].t);
+        ck_assert(!w.failed);
+        ck_assert_uint_lt(w.len, 400); /* grows with changes, not calls */
+        cp_rbuf rb = {.p = w.p, .len = w.len};
+        ck_assert_int_eq(cp_counts_unpack(&rb, &u[r]), 0);
+        ck_assert_uint_eq(rb.off, w.len);
+        pv[r] = &u[r].view;
+        /* A truncated buffer is refused, never read past. */
+        for (size_t cut = 0; cut < w.len; cut += 7) {
+            cp_counts_unpacked bad;
+            cp_rbuf tb = {.p = w.p, .len = cut};
+            ck_assert_int_eq(cp_counts_unpack(&tb, &bad), -1);
+        }
+        cp_wbuf_free(&w);
+    }
+    cp_block tmpl;
+    memset(&tmpl, 0, sizeof tmpl);
+    tmpl.comm_id = 7;
+    tmpl.comm_size = 2;
+    cp_ranges_push(&tmpl.comm_world_ranks, 10);
+    cp_ranges_push(&tmpl.comm_world_ranks, 11);
+    strcpy(tmpl.collective, "Alltoallv");
+    cp_counts_file via[2];
+    memset(via, 0, sizeof via);
+    cp_error err;
+    ck_assert_int_eq(cp_counts_merge(pv, 2, &tmpl, via, &err), 0);
+    for (int d = 0; d < 2; d++) {
+        ck_assert_uint_eq(via[d].nblocks, direct[d].nblocks);
+        for (size_t i = 0; i < via[d].nblocks; i++)
+            ck_assert(cp_block_equal(&via[d].blocks[i], &direct[d].blocks[i]));
+        cp_counts_file_free(&via[d]);
+        cp_counts_file_free(&direct[d]);
+        cp_counts_unpacked_free(&u[d]);
+        cp_counts_free(&rk[d].t);
+    }
+    cp_ranges_free(&tmpl.comm_world_ranks);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("merge");
+    TCase *tc = tcase_create("merge");
+    tcase_add_test(tc, alternating_matrices_with_unequal_lengths);
+    tcase_add_test(tc, identical_rows_share_a_line);
+    tcase_add_test(tc, mixed_datatype_sizes_give_bytes);
+    tcase_add_test(tc, missing_rank_and_nothing_recorded);
+    tcase_add_test(tc, pack_unpack_roundtrip);
+    suite_add_tcase(su, tc);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
