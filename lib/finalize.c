@@ -39,6 +39,7 @@ typedef struct fin {
     int64_t *led_ids; /* their job-wide ids */
     cp_manifest man;  /* rank 0 */
     char part[2][4200];  /* this lead's files, before renaming */
+    size_t nblocks[2];
     char final[2][4200];
 } fin;
 
@@ -276,6 +277,9 @@ static int exchange(fin *f, char ***inbox, size_t **inlens, int *ninbox)
         if (PMPI_Isend_c(b->p, (MPI_Count)b->len, MPI_BYTE, boxes[i].lead, TAG_COUNTS, f->w,
                          &reqs[nreqs]) == MPI_SUCCESS)
             nreqs++;
+        if (cp_rt.cfg.verbose >= 2)
+            cp_log("rank %d sends %zu bytes of counts (%u tables) to lead rank %d", f->rank,
+                   b->len, boxes[i].nrecords, boxes[i].lead);
     }
     *inbox = calloc((size_t)nrecv + 1, sizeof **inbox);
     *inlens = calloc((size_t)nrecv + 1, sizeof **inlens);
@@ -375,6 +379,7 @@ static void write_counts(fin *f, cp_counts_file out[2])
         out[d].version = CP_COUNTS_FORMAT_VERSION;
         out[d].direction = d;
         out[d].lead_rank = f->rank;
+        f->nblocks[d] = out[d].nblocks;
         cp_error err;
         if (cp_compact_write_file(f->part[d], cp_rt.cfg.gzip, &out[d], &err))
             fail(f, "%s", err.msg);
@@ -509,6 +514,9 @@ static void conclude(fin *f, double t0)
             remove(f->part[d]);
         else if (rename(f->part[d], f->final[d]) != 0)
             cp_log("cannot rename %s into place", f->part[d]);
+        else if (cp_rt.cfg.verbose >= 1)
+            cp_log("rank %d wrote %s (%zu blocks, %zu communicators)", f->rank, f->final[d],
+                   f->nblocks[d], f->nled);
     }
     if (!ok || f->rank != 0)
         return;
