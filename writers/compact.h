@@ -8,9 +8,18 @@
 #include "collprof/profile.h"
 #include "textio.h"
 
-/* Write f (version line, then every block) to out. */
+/* Write f (version line CP_COUNTS_FORMAT_VERSION, then every block) to out.
+ * Blocks the parser would reject are refused before anything is written,
+ * with err naming the block and the problem: a collective name other than
+ * letters, digits and '_' (at most 31), nranks < 1, a communicator id with
+ * size < 1 or a world ranks list of another length, an empty call list,
+ * calls outside all_calls, call and rank lists that are not sets as
+ * cp_ranges_add builds them, a row without ranks, a rank >= nranks or in two
+ * rows, a negative count.  A negative root / comm_id writes no Root: /
+ * Communicator: line. */
 int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err);
-/* Write f to path (gzip-compressed when gzip), atomically. */
+/* Write f to path (gzip-compressed when gzip), atomically: on any error
+ * nothing is left at path (nor a temporary file). */
 int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, cp_error *err);
 
 /* Parse a whole counts file, in this format (any version up to ours) or in

@@ -14,30 +14,47 @@
 typedef struct cp_out cp_out;
 
 /* Open `path` for writing ("path" plus ".gz" is NOT added here: the caller
- * names the file).  Data goes to a temporary file beside it. */
+ * names the file).  Data goes to a temporary file beside it,
+ * "<path>.tmp.<pid>", renamed to path by cp_out_commit.  NULL with err set
+ * ("<path>: cannot create temporary file <tmp>: Permission denied") on
+ * failure. */
 cp_out *cp_out_open(const char *path, bool gzip, cp_error *err);
 int cp_out_write(cp_out *o, const void *data, size_t len);
 int cp_out_printf(cp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Flush, close and rename into place.  Returns 0, or -1 with err set (the
  * temporary file is removed).  Frees o in every case. */
 int cp_out_commit(cp_out *o, cp_error *err);
-/* Close and remove the temporary file.  Frees o. */
+/* Close and remove the temporary file.  Frees o (NULL is allowed). */
 void cp_out_abort(cp_out *o);
+/* The name the file gets on commit (as given to cp_out_open). */
+const char *cp_out_path(const cp_out *o);
+/* 0 while every write so far succeeded; otherwise -1 with err set to the
+ * first failure, e.g. "out/x.txt: cannot write: No space left on device".
+ * cp_out_write and cp_out_printf return -1 from the first failure on and
+ * write nothing more; cp_out_commit then fails with that same message. */
+int cp_out_status(const cp_out *o, cp_error *err);
 
 typedef struct cp_in cp_in;
 
+/* Open a plain or gzip file (zlib tells them apart).  NULL with err set. */
 cp_in *cp_in_open(const char *path, cp_error *err);
-/* Read from memory (fuzzing, tests); `name` is used in messages. */
+/* Read from memory (fuzzing, tests); `name` is used in messages.  data is
+ * not copied and must outlive the cp_in.  NULL only when out of memory. */
 cp_in *cp_in_open_mem(const void *data, size_t len, const char *name);
 /* Next line without its '\n' (and without a '\r' before it).  Returns 1 with
  * *line set (valid until the next call), 0 at end of input, -1 on a read
- * error or a NUL byte inside a line (err set).  Lines may be any length. */
+ * error or a NUL byte inside a line (err set).  Lines may be any length.
+ * *line is NUL-terminated (*len excludes the NUL); the last line needs no
+ * '\n'.  A truncated gzip stream is a read error, not an early end. */
 int cp_in_getline(cp_in *in, char **line, size_t *len, cp_error *err);
 /* Number of the line last returned (1-based) and the name of the input. */
 long cp_in_lineno(const cp_in *in);
 const char *cp_in_name(const cp_in *in);
-/* Read the whole input (binary or text) into a malloc'ed buffer. */
+/* Read the whole input (binary or text) into a malloc'ed buffer: what has not
+ * been returned by cp_in_getline yet.  The buffer holds one extra NUL after
+ * the *len bytes.  Returns 0, or -1 with err set. */
 int cp_in_slurp(cp_in *in, char **data, size_t *len, cp_error *err);
+/* Close and free (NULL is allowed). */
 void cp_in_close(cp_in *in);
 
 #endif

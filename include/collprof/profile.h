@@ -55,7 +55,9 @@ typedef struct cp_ranges {
 } cp_ranges;
 
 /* Add one value / one interval, keeping the set normalised.  Appending in
- * increasing order is O(1) amortised.  Return 0, or -1 on allocation failure. */
+ * increasing order is O(1) amortised.  Return 0, or -1 on allocation failure
+ * (and on a negative value or lo > hi, with errno EINVAL).
+ * A zero-initialised cp_ranges is an empty list. */
 int cp_ranges_add(cp_ranges *r, int64_t value);
 int cp_ranges_add_range(cp_ranges *r, int64_t lo, int64_t hi);
 /* Ordered-list append (see above). */
@@ -68,8 +70,13 @@ int64_t cp_ranges_nth(const cp_ranges *r, int64_t i);
 int64_t cp_ranges_index_of(const cp_ranges *r, int64_t value);
 /* Number of integers in the set. */
 int64_t cp_ranges_count(const cp_ranges *r);
+/* Same intervals in the same order. */
 bool cp_ranges_equal(const cp_ranges *a, const cp_ranges *b);
+/* Deep copy.  dst is overwritten WITHOUT being freed first (so that a struct
+ * copied with `*x = *y` can then get its own lists): pass an empty or
+ * uninitialised dst.  Returns 0, or -1 on allocation failure. */
 int cp_ranges_copy(cp_ranges *dst, const cp_ranges *src);
+/* Release the intervals; r becomes an empty list (NULL is allowed). */
 void cp_ranges_free(cp_ranges *r);
 
 /* ------------------------------------------------------------- count data */
@@ -112,12 +119,17 @@ typedef struct cp_counts_file {
     size_t nblocks;
 } cp_counts_file;
 
+/* An empty block: everything zero, comm_id, comm_size and root -1. */
+void cp_block_init(cp_block *b);
+/* Release everything the block owns and re-initialise it (cp_block_init). */
 void cp_block_free(cp_block *b);
+/* Free every block; f->blocks becomes NULL, the other fields are kept. */
 void cp_counts_file_free(cp_counts_file *f);
-/* Deep equality, used by the round-trip tests and by `collprof check`. */
+/* Deep equality, used by the round-trip tests and by `collprof check`.
+ * Structural: rows are compared in their stored order. */
 bool cp_block_equal(const cp_block *a, const cp_block *b);
 /* Count of rank r (communicator-local) towards peer p, or -1 when rank r has
- * no row in this block. */
+ * no row in this block (or p >= row_len). */
 int64_t cp_block_count(const cp_block *b, int64_t rank, size_t peer);
 /* The row of rank r, or NULL. */
 const cp_row *cp_block_row(const cp_block *b, int64_t rank);
