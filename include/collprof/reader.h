@@ -41,6 +41,44 @@ const cp_block *cp_profile_find(const cp_profile *p, int64_t comm, const char *c
  * printed to `report` (one line each); returns the number of problems. */
 long cp_profile_check(const cp_profile *p, FILE *report);
 
+/* ---- additions used by the `collprof` command (summary, matrix, check) ---- */
+
+/* Every call index recorded for (comm, collective) in that direction
+ * (direction -1: either direction), as a set; out is cleared first.
+ * Returns 0, or -1 on allocation failure. */
+int cp_profile_calls(const cp_profile *p, int64_t comm, const char *collective, int direction,
+                     cp_ranges *out);
+
+/* Bytes one call of this block asks to move: the sum over ranks (a row counts
+ * once per rank of its range list) of the sum of the row, times the datatype
+ * size (1 when counts_in_bytes); for a single-count row (row_len == 1) of a
+ * collective that is not rooted (root < 0) on more than one rank, times the
+ * number of ranks, since the count goes to every peer.  Saturates at
+ * INT64_MAX. */
+int64_t cp_block_call_bytes(const cp_block *b);
+
+/* One line of `collprof summary`: one (communicator, collective). */
+typedef struct cp_summary_row {
+    int64_t comm;
+    int64_t size;          /* manifest, else the Communicator: line, else Number of ranks */
+    int64_t lead;          /* world rank of communicator rank 0; -1 when unknown */
+    char collective[32];   /* as written in the first block seen */
+    int64_t calls;         /* distinct call indices recorded, either direction */
+    size_t send_matrices;  /* distinct send matrices (send blocks) */
+    size_t recv_matrices;  /* distinct receive matrices (receive blocks) */
+    int64_t bytes_sent;    /* sum over send blocks of calls x cp_block_call_bytes
+                              (saturates at INT64_MAX) */
+    const cp_block *top_send; /* most frequent send matrix (ties: lowest first call);
+                                 NULL when no send block */
+    int64_t top_send_calls;   /* its number of calls */
+} cp_summary_row;
+
+/* One row per (communicator, collective), sorted by communicator id, then
+ * collective name (case-insensitively).  *rows is malloc'ed (free() it); it
+ * points into p, which must outlive it.  Returns 0, or -1 with err set. */
+int cp_profile_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows,
+                         cp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

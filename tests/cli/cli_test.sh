@@ -1,0 +1,380 @@
+#!/bin/sh
+# CLI tests of `collprof`: exact output and exit status of every subcommand on
+# good, corrupted and malformed input, and of usage errors.
+#   cli_test.sh COLLPROF MAKE_FIXTURE TESTDATA_DIR
+set -u
+# meson may pass paths relative to the build directory: make them absolute
+absolute() {
+    case $1 in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s/%s\n' "$PWD" "$1" ;;
+    esac
+}
+collprof=$(absolute "$1")
+make_fixture=$(absolute "$2")
+testdata=$(absolute "$3")
+[ -d "$testdata/collective_profiler" ] || { echo "no $testdata/collective_profiler"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cp-cli-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+for v in good gzip recv-altered overlap manifest-mismatch syntax-error; do
+    "$make_fixture" "$v" "$v" || exit 1
+done
+# other tools' files are read where they are
+ln -s "$testdata/collective_profiler/alltoallv_multicomms_c" multicomms || exit 1
+ln -s "$testdata/collective_profiler/alltoall_simple_c" alltoall || exit 1
+mkdir empty
+
+count=0
+failed=0
+
+fail() {
+    echo "FAIL: $*"
+    failed=$((failed + 1))
+}
+
+# run COMMAND...: runs it, keeping stdout, stderr and the exit status
+run() {
+    "$@" >out.txt 2>err.txt
+    status=$?
+    what="$*"
+}
+
+# expect STATUS <<EOF (expected stdout) EOF
+expect() {
+    count=$((count + 1))
+    cat >want.txt
+    [ "$status" -eq "$1" ] || fail "$what: exit status $status, expected $1"
+    if ! cmp -s want.txt out.txt; then
+        fail "$what: stdout differs (expected, got):"
+        diff -u want.txt out.txt
+    fi
+}
+
+# expect_err <<EOF (expected stderr) EOF
+expect_err() {
+    count=$((count + 1))
+    cat >want.txt
+    if ! cmp -s want.txt err.txt; then
+        fail "$what: stderr differs (expected, got):"
+        diff -u want.txt err.txt
+    fi
+}
+
+no_stderr() {
+    expect_err </dev/null
+}
+
+# ------------------------------------------------------------- summary
+run "$collprof" summary good
+expect 0 <<'EOF'
+manifest:         manifest.json
+job:              test
+world size:       3
+MPI library:      MPICH Version: 4.0.2
+collprof version: 0.1.0
+start time:       2026-11-22T04:13:35
+partial:          no
+counts files:     4 (2 send, 2 receive)
+
+comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
+   0     3     0  Alltoallv       3              2              2         192  2 calls (0-1)
+   0     3     0  Gatherv         1              1              1          24  1 call (0)
+   1     2     2  Alltoall        4              1              1         256  4 calls (0-3)
+EOF
+no_stderr
+
+run "$collprof" summary gzip/
+expect 0 <<'EOF'
+manifest:         manifest.json
+job:              test
+world size:       3
+MPI library:      MPICH Version: 4.0.2
+collprof version: 0.1.0
+start time:       2026-11-22T04:13:35
+partial:          no
+counts files:     4 (2 send, 2 receive)
+
+comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
+   0     3     0  Alltoallv       3              2              2         192  2 calls (0-1)
+   0     3     0  Gatherv         1              1              1          24  1 call (0)
+   1     2     2  Alltoall        4              1              1         256  4 calls (0-3)
+EOF
+
+run "$collprof" summary multicomms
+expect 0 <<'EOF'
+manifest:         none (counts files of another tool: communicator ids are synthetic)
+job:              unknown
+world size:       unknown
+MPI library:      unknown
+collprof version: unknown
+start time:       unknown
+partial:          unknown
+counts files:     4 (2 send, 2 receive)
+
+comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
+   0     2     0  Alltoallv       2              1              1          16  2 calls (0,2)
+   1     4     0  Alltoallv       1              1              1          96  1 call (1)
+   2     2     2  Alltoallv       2              1              1          16  2 calls (0,2)
+EOF
+no_stderr
+
+run "$collprof" summary syntax-error
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+EOF
+
+run "$collprof" summary empty
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: empty: no manifest.json and no counts files (send-counters.*, recv-counters.*): not a collprof output directory
+EOF
+
+run "$collprof" summary nonexistent
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: nonexistent: cannot open directory: No such file or directory
+EOF
+
+# -------------------------------------------------------------- matrix
+run "$collprof" matrix good --comm 0 --collective alltoallv --call 1
+expect 0 <<'EOF'
+communicator 0, Alltoallv, call 1, send counts (datatype size 8 bytes)
+rank 0: 1 2 0
+rank 1: 0 0 3
+rank 2: 0 0 3
+EOF
+no_stderr
+
+run "$collprof" matrix good --comm 0 --collective Alltoallv --call 1 --recv --format csv
+expect 0 <<'EOF'
+rank,peer0,peer1,peer2
+0,1,0,0
+1,2,0,0
+2,0,3,3
+EOF
+
+run "$collprof" matrix good --comm=0 --collective=ALLTOALLV --call=2 --format=json
+expect 0 <<'EOF'
+{"comm":0,"collective":"Alltoallv","call":2,"direction":"send","datatype_size":8,"counts_in_bytes":false,"rows":[[0,1,1],[1,0,1],[1,1,0]]}
+EOF
+
+run "$collprof" matrix good --comm 0 --collective gatherv --call 0 --recv
+expect 0 <<'EOF'
+communicator 0, Gatherv, call 0, root 0, receive counts (datatype size 4 bytes)
+rank 0: 1 2 3
+rank 1: -
+rank 2: -
+EOF
+
+run "$collprof" matrix good --comm 0 --collective gatherv --call 0 --recv --format csv
+expect 0 <<'EOF'
+rank,peer0,peer1,peer2
+0,1,2,3
+1,-,-,-
+2,-,-,-
+EOF
+
+run "$collprof" matrix good --comm 0 --collective gatherv --call 0 --recv --format json
+expect 0 <<'EOF'
+{"comm":0,"collective":"Gatherv","call":0,"direction":"recv","datatype_size":4,"counts_in_bytes":false,"rows":[[1,2,3],null,null]}
+EOF
+
+run "$collprof" matrix gzip --comm 1 --collective alltoall --call 3
+expect 0 <<'EOF'
+communicator 1, Alltoall, call 3, send counts (datatype size 4 bytes)
+rank 0: 4
+rank 1: 4
+EOF
+
+run "$collprof" matrix multicomms --format csv --comm 1 --collective alltoallv --call 1 --recv
+expect 0 <<'EOF'
+rank,peer0,peer1,peer2,peer3
+0,0,0,0,0
+1,1,1,1,1
+2,2,2,2,2
+3,3,3,3,3
+EOF
+
+run "$collprof" matrix alltoall --comm 0 --collective alltoall --call 0 --format json
+expect 0 <<'EOF'
+{"comm":0,"collective":"Alltoall","call":0,"direction":"send","datatype_size":1,"counts_in_bytes":false,"rows":[[8],[8],[8],[8]]}
+EOF
+
+run "$collprof" matrix good --comm 0 --collective alltoallv --call 7
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: good: communicator 0, Alltoallv: no call 7 with send counts; calls with send counts: 0-2
+EOF
+
+run "$collprof" matrix good --comm 0 --collective bcast --call 0
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: good: communicator 0 has no send counts of bcast; its collectives: Alltoallv, Gatherv
+EOF
+
+run "$collprof" matrix good --comm 9 --collective alltoallv --call 0
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: good: no communicator 9 with counts; communicators: 0-1
+EOF
+
+run "$collprof" matrix syntax-error --comm 0 --collective alltoallv --call 0
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+EOF
+
+# --------------------------------------------------------------- check
+run "$collprof" check good
+expect 0 <<'EOF'
+OK: 5 files, 8 blocks, 8 calls checked
+EOF
+no_stderr
+
+run "$collprof" check gzip
+expect 0 <<'EOF'
+OK: 5 files, 8 blocks, 8 calls checked
+EOF
+
+run "$collprof" check multicomms
+expect 0 <<'EOF'
+OK: 4 files, 6 blocks, 5 calls checked
+EOF
+
+run "$collprof" check recv-altered
+expect 1 <<'EOF'
+send-counters.rank0.txt, recv-counters.rank0.txt: communicator 0, Alltoallv, call 1: the send matrix is not the transpose of the receive matrix: rank 2 sends 24 bytes to rank 2, which receives 16 bytes from it (1 of 9 rank pairs differ)
+1 problem
+EOF
+no_stderr
+
+run "$collprof" check overlap
+expect 1 <<'EOF'
+send-counters.rank0.txt: communicator 0, Alltoallv, call 1: in two blocks, the block of calls 0-1 and the block of calls 1-2
+send-counters.rank0.txt, recv-counters.rank0.txt: communicator 0, Alltoallv, call 1: the send matrix is not the transpose of the receive matrix: rank 0 sends 0 bytes to rank 0, which receives 8 bytes from it (8 of 9 rank pairs differ)
+2 problems
+EOF
+
+run "$collprof" check manifest-mismatch
+expect 1 <<'EOF'
+send-counters.rank2.txt: communicator 1: the Communicator: line says size 2, world ranks 2,0, manifest.json says size 2, world ranks 0,2
+send-counters.rank2.txt: communicator 1: led by world rank 0 in manifest.json, but found in the file of lead rank 2
+recv-counters.rank2.txt: communicator 1: the Communicator: line says size 2, world ranks 2,0, manifest.json says size 2, world ranks 0,2
+recv-counters.rank2.txt: communicator 1: led by world rank 0 in manifest.json, but found in the file of lead rank 2
+manifest.json: lists timings.cpt, which is not in the directory
+5 problems
+EOF
+
+run "$collprof" check syntax-error
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+EOF
+
+# ---------------------------------------------------- usage and help
+run "$collprof"
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof: no command given
+usage: collprof <command> [arguments]
+       collprof --help | --version | help <command>
+Try 'collprof --help' for the list of commands.
+EOF
+
+run "$collprof" frobnicate good
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof: unknown command 'frobnicate'
+usage: collprof <command> [arguments]
+       collprof --help | --version | help <command>
+Try 'collprof --help' for the list of commands.
+EOF
+
+run "$collprof" --frobnicate
+expect 2 </dev/null
+
+run "$collprof" summary
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof summary: expected a directory
+usage: collprof summary DIR
+Try 'collprof help summary' for more information.
+EOF
+
+run "$collprof" summary good gzip
+expect 2 </dev/null
+
+run "$collprof" check --verbose good
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof check: unknown option '--verbose'
+usage: collprof check DIR
+Try 'collprof help check' for more information.
+EOF
+
+run "$collprof" matrix good --comm 0 --collective alltoallv
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof matrix: --comm, --collective and --call are required
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json]
+Try 'collprof help matrix' for more information.
+EOF
+
+run "$collprof" matrix good --comm 0 --collective alltoallv --call 1 --format xml
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof matrix: --format expects text, csv or json, not 'xml'
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json]
+Try 'collprof help matrix' for more information.
+EOF
+
+run "$collprof" matrix good --comm -1 --collective alltoallv --call 1
+expect 2 </dev/null
+
+run "$collprof" matrix good --comm 0 --collective alltoallv --call
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof matrix: option --call needs a value
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json]
+Try 'collprof help matrix' for more information.
+EOF
+
+run "$collprof" help nothing
+expect 2 </dev/null
+
+run "$collprof" --help
+expect 0 <<'EOF'
+usage: collprof <command> [arguments]
+       collprof --help | --version | help <command>
+
+Reads the output directory of a collprof run (or a directory of count files
+written by collective_profiler) and reports on it.
+
+commands:
+  summary    what the run was, then one line per communicator and collective
+  matrix     the full send or receive count matrix of one call
+  check      validate every file and their cross-consistency
+
+'collprof help <command>' describes a command and its options.
+Exit status: 0 success, 1 bad input or problems found, 2 usage error.
+EOF
+no_stderr
+
+run "$collprof" help check
+[ "$status" -eq 0 ] && head -1 out.txt | grep -qx 'usage: collprof check DIR' ||
+    fail "collprof help check: status $status, output: $(head -1 out.txt)"
+count=$((count + 1))
+
+run "$collprof" matrix --help
+[ "$status" -eq 0 ] && grep -q -- '--format F' out.txt || fail "collprof matrix --help"
+count=$((count + 1))
+
+run "$collprof" --version
+[ "$status" -eq 0 ] && grep -q '^collprof [0-9][0-9.]*' out.txt || fail "collprof --version"
+count=$((count + 1))
+
+echo "$count checks, $failed failed"
+[ "$failed" -eq 0 ]

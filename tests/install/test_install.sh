@@ -1,0 +1,56 @@
+#!/bin/sh
+# `meson install` puts the library, headers, pkg-config file, reader and docs
+# in place, and an application builds against the installed copy through
+# pkg-config, as the README says.
+# usage: test_install.sh BUILD_DIR
+set -eu
+build=$1
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+meson install -C "$build" --destdir "$dest" --quiet >/dev/null
+prefix=$(meson introspect "$build" --buildoptions |
+    python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+libdir=$(meson introspect "$build" --buildoptions |
+    python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="libdir"][0])')
+root=$dest$prefix
+fail() { echo "FAIL: $*"; exit 1; }
+for f in "$libdir/libcollprof.so" include/collprof.h include/collprof/reader.h \
+         include/collprof/profile.h bin/collprof "$libdir/pkgconfig/collprof.pc" \
+         share/doc/collprof/configuration.md; do
+    case $f in /*) p=$dest$f ;; *) p=$root/$f ;; esac
+    [ -e "$p" ] || fail "not installed: $f"
+done
+case $libdir in /*) pcdir=$dest$libdir/pkgconfig ;; *) pcdir=$root/$libdir/pkgconfig ;; esac
+flags=$(PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs collprof) ||
+    fail "pkg-config collprof"
+echo "$flags" | grep -q -- '-lcollprof' || fail "pkg-config gives no -lcollprof: $flags"
+# An application using the control API compiles and links against it.
+cat > "$dest/app.c" <<'C'
+#include <collprof.h>
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    collprof_pause();
+    collprof_resume();
+    MPI_Finalize();
+    return 0;
+}
+C
+mpicc "$dest/app.c" -o "$dest/app" $flags || fail "cannot build against the installed library"
+# And a program reading profiles links against the installed reader library.
+cat > "$dest/reader.c" <<'C'
+#include <collprof/reader.h>
+int main(int argc, char **argv)
+{
+    cp_profile p;
+    cp_error err;
+    if (argc > 1 && cp_profile_load(argv[1], &p, &err) == 0)
+        cp_profile_free(&p);
+    return 0;
+}
+C
+rflags=$(PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs --static collprof-reader) ||
+    fail "pkg-config collprof-reader"
+cc "$dest/reader.c" -o "$dest/reader" $rflags || fail "cannot build against the installed reader library"
+echo "installed layout and pkg-config OK"

@@ -1,0 +1,53 @@
+/*
+ * The `collprof` command: one table of subcommands (collprof.c), one file
+ * per subcommand (cmd_<name>.c), and a few helpers shared by them (cli.c).
+ *
+ * Exit codes: 0 success, 1 bad input or problems found, 2 usage error.
+ */
+#ifndef COLLPROF_CLI_H
+#define COLLPROF_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collprof/reader.h"
+
+enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
+
+typedef struct cli_command {
+    const char *name;
+    const char *synopsis; /* "summary DIR" */
+    const char *brief;    /* one line for `collprof --help` */
+    const char *help;     /* the rest of `collprof help <name>`: options, output */
+    /* argv[0] is the subcommand name; returns the exit code. */
+    int (*run)(const struct cli_command *self, int argc, char **argv);
+} cli_command;
+
+/* The subcommands (defined in cmd_<name>.c, listed in collprof.c). */
+extern const cli_command cli_cmd_summary;
+extern const cli_command cli_cmd_matrix;
+extern const cli_command cli_cmd_check;
+
+/* Print "collprof <cmd>: <message>", the usage line and a hint to stderr;
+ * returns CLI_USAGE. */
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* `collprof help <cmd>` text to stdout. */
+void cli_print_help(const cli_command *cmd);
+
+/* Option parsing, one argument at a time.  At argv[*i]: when it is `name`
+ * ("--comm"), take the value from "--comm=V" or the next argument, advance *i
+ * and return 1; return 0 when it is another argument; return -1 (usage error
+ * printed) when the value is missing. */
+int cli_option(const cli_command *cmd, int argc, char **argv, int *i, const char *name,
+               const char **value);
+/* Decimal integer >= 0; -1 (usage error printed) otherwise. */
+int cli_int64(const cli_command *cmd, const char *option, const char *s, int64_t *out);
+/* True when argv[i] is --help or -h. */
+bool cli_is_help(const char *arg);
+
+/* Load dir, printing "collprof: <parser message>" on failure.  Returns
+ * CLI_OK or CLI_BAD_INPUT. */
+int cli_load(const char *dir, cp_profile *p);
+
+#endif

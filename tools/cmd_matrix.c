@@ -1,0 +1,247 @@
+/*
+ * collprof matrix DIR --comm C --collective NAME --call K [--recv]
+ *                 [--format text|csv|json]
+ * The full count matrix of one call: one row per communicator rank.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "ranges.h"
+
+enum format { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+/* rows[r]: the counts of communicator rank r, NULL when it has no row. */
+static const int64_t **rank_rows(const cp_block *b)
+{
+    size_t n = b->nranks > 0 ? (size_t)b->nranks : 0;
+    const int64_t **rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows)
+        return NULL;
+    for (size_t i = 0; i < b->nrows; i++)
+        for (size_t k = 0; k < b->rows[i].ranks.n; k++)
+            for (int64_t r = b->rows[i].ranks.v[k].lo; r <= b->rows[i].ranks.v[k].hi; r++) {
+                if (r < 0 || (size_t)r >= n)
+                    break; /* not below nranks: `collprof check` reports it */
+                rows[r] = b->rows[i].counts;
+            }
+    return rows;
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void print_matrix(const cp_block *b, const int64_t **rows, int64_t call, bool recv,
+                         enum format fmt)
+{
+    size_t n = b->nranks > 0 ? (size_t)b->nranks : 0;
+    if (fmt == FMT_TEXT) {
+        printf("communicator %" PRId64 ", %s, call %" PRId64, b->comm_id, b->collective, call);
+        if (b->root >= 0)
+            printf(", root %" PRId64, b->root);
+        printf(", %s counts ", recv ? "receive" : "send");
+        if (b->counts_in_bytes)
+            printf("(counts in bytes)\n");
+        else
+            printf("(datatype size %" PRId64 " byte%s)\n", b->dtsize, b->dtsize == 1 ? "" : "s");
+        for (size_t r = 0; r < n; r++) {
+            printf("rank %zu:", r);
+            if (!rows[r])
+                printf(" -");
+            else
+                for (size_t k = 0; k < b->row_len; k++)
+                    printf(" %" PRId64, rows[r][k]);
+            putchar('\n');
+        }
+    } else if (fmt == FMT_CSV) {
+        printf("rank");
+        for (size_t k = 0; k < b->row_len; k++)
+            printf(",peer%zu", k);
+        putchar('\n');
+        for (size_t r = 0; r < n; r++) {
+            printf("%zu", r);
+            for (size_t k = 0; k < b->row_len; k++)
+                if (rows[r])
+                    printf(",%" PRId64, rows[r][k]);
+                else
+                    printf(",-");
+            putchar('\n');
+        }
+    } else {
+        printf("{\"comm\":%" PRId64 ",\"collective\":", b->comm_id);
+        json_string(b->collective);
+        printf(",\"call\":%" PRId64 ",\"direction\":\"%s\",\"datatype_size\":%" PRId64
+               ",\"counts_in_bytes\":%s,\"rows\":[",
+               call, recv ? "recv" : "send", b->dtsize, b->counts_in_bytes ? "true" : "false");
+        for (size_t r = 0; r < n; r++) {
+            if (r)
+                putchar(',');
+            if (!rows[r]) {
+                printf("null");
+                continue;
+            }
+            putchar('[');
+            for (size_t k = 0; k < b->row_len; k++)
+                printf(k ? ",%" PRId64 : "%" PRId64, rows[r][k]);
+            putchar(']');
+        }
+        printf("]}\n");
+    }
+}
+
+/* Explain why (comm, collective, direction, call) is not there. */
+static void not_found(const cp_profile *p, int64_t comm, const char *coll, bool recv,
+                      int64_t call)
+{
+    const char *what = recv ? "receive" : "send";
+    cp_ranges calls = {0};
+    char *list = NULL;
+    if (cp_profile_calls(p, comm, coll, recv ? CP_RECV : CP_SEND, &calls) == 0 && calls.n &&
+        (list = cp_ranges_to_string(&calls))) {
+        /* the name as the files write it */
+        const cp_block *any =
+            cp_profile_find(p, comm, coll, recv ? CP_RECV : CP_SEND, calls.v[0].lo);
+        fprintf(stderr,
+                "collprof: %s: communicator %" PRId64 ", %s: no call %" PRId64
+                " with %s counts; calls with %s counts: %s\n",
+                p->dir, comm, any ? any->collective : coll, call, what, what, list);
+        free(list);
+        cp_ranges_free(&calls);
+        return;
+    }
+    cp_ranges_free(&calls);
+    /* which collectives does the communicator have, which communicators exist */
+    cp_summary_row *rows = NULL;
+    size_t nrows = 0;
+    cp_ranges comms = {0};
+    if (cp_profile_summarize(p, &rows, &nrows, NULL) < 0)
+        nrows = 0;
+    size_t ncoll = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        if (cp_ranges_add(&comms, rows[i].comm) < 0)
+            break;
+        ncoll += rows[i].comm == comm;
+    }
+    if (ncoll) {
+        fprintf(stderr, "collprof: %s: communicator %" PRId64 " has no %s counts of %s; its collectives:",
+                p->dir, comm, what, coll);
+        const char *sep = " ";
+        for (size_t i = 0; i < nrows; i++)
+            if (rows[i].comm == comm) {
+                fprintf(stderr, "%s%s", sep, rows[i].collective);
+                sep = ", ";
+            }
+        fputc('\n', stderr);
+    } else {
+        list = cp_ranges_to_string(&comms);
+        fprintf(stderr, "collprof: %s: no communicator %" PRId64 " with counts; communicators: %s\n",
+                p->dir, comm, list && list[0] ? list : "none");
+        free(list);
+    }
+    cp_ranges_free(&comms);
+    free(rows);
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    const char *dir = NULL, *comm_s = NULL, *coll = NULL, *call_s = NULL, *fmt_s = "text";
+    bool recv = false, only_args = false;
+    for (int i = 1; i < argc; i++) {
+        int r = 0;
+        if (!only_args && argv[i][0] == '-' && argv[i][1] != '\0') {
+            if (strcmp(argv[i], "--") == 0) {
+                only_args = true;
+                continue;
+            }
+            if (strcmp(argv[i], "--recv") == 0) {
+                recv = true;
+                continue;
+            }
+            if ((r = cli_option(self, argc, argv, &i, "--comm", &comm_s)) ||
+                (r = cli_option(self, argc, argv, &i, "--collective", &coll)) ||
+                (r = cli_option(self, argc, argv, &i, "--call", &call_s)) ||
+                (r = cli_option(self, argc, argv, &i, "--format", &fmt_s))) {
+                if (r < 0)
+                    return CLI_USAGE;
+                continue;
+            }
+            return cli_usage_error(self, "unknown option '%s'", argv[i]);
+        }
+        if (dir)
+            return cli_usage_error(self, "expected one directory, got '%s' and '%s'", dir, argv[i]);
+        dir = argv[i];
+    }
+    if (!dir)
+        return cli_usage_error(self, "expected a directory");
+    if (!comm_s || !coll || !call_s)
+        return cli_usage_error(self, "--comm, --collective and --call are required");
+    int64_t comm, call;
+    if (cli_int64(self, "--comm", comm_s, &comm) < 0 || cli_int64(self, "--call", call_s, &call) < 0)
+        return CLI_USAGE;
+    enum format fmt;
+    if (strcmp(fmt_s, "text") == 0)
+        fmt = FMT_TEXT;
+    else if (strcmp(fmt_s, "csv") == 0)
+        fmt = FMT_CSV;
+    else if (strcmp(fmt_s, "json") == 0)
+        fmt = FMT_JSON;
+    else
+        return cli_usage_error(self, "--format expects text, csv or json, not '%s'", fmt_s);
+
+    cp_profile p;
+    int rc = cli_load(dir, &p);
+    if (rc != CLI_OK)
+        return rc;
+    const cp_block *b = cp_profile_find(&p, comm, coll, recv ? CP_RECV : CP_SEND, call);
+    if (!b) {
+        not_found(&p, comm, coll, recv, call);
+        cp_profile_free(&p);
+        return CLI_BAD_INPUT;
+    }
+    const int64_t **rows = rank_rows(b);
+    if (!rows) {
+        fprintf(stderr, "collprof: out of memory for %" PRId64 " ranks\n", b->nranks);
+        cp_profile_free(&p);
+        return CLI_BAD_INPUT;
+    }
+    print_matrix(b, rows, call, recv, fmt);
+    free(rows);
+    cp_profile_free(&p);
+    return CLI_OK;
+}
+
+const cli_command cli_cmd_matrix = {
+    .name = "matrix",
+    .synopsis = "matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json]",
+    .brief = "the full send or receive count matrix of one call",
+    .help =
+        "options:\n"
+        "  --comm C           communicator id (as `collprof summary` lists them)\n"
+        "  --collective NAME  collective, case-insensitive (Alltoallv, alltoallv)\n"
+        "  --call K           call index within that communicator and collective\n"
+        "  --recv             the receive counts (default: the send counts)\n"
+        "  --format F         text (default), csv or json\n"
+        "\n"
+        "One row per communicator rank, one column per peer (a single column for\n"
+        "collectives that pass one count, such as Alltoall).  Counts are in elements\n"
+        "of the datatype size shown, or in bytes when the ranks used different\n"
+        "datatypes.  A rank without counts (a non-root of a rooted collective) shows\n"
+        "as '-' in text and CSV, null in JSON.  When the call does not exist the\n"
+        "command fails (exit 1) and names the calls that do.\n",
+    .run = run,
+};

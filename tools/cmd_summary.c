@@ -1,0 +1,162 @@
+/*
+ * collprof summary DIR: what the run was, then one line per (communicator,
+ * collective).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ranges.h"
+#include "table.h"
+
+/* A manifest string on one line: its first line, control characters (tabs)
+ * as spaces.  MPI libraries return several lines; the first names them. */
+static void print_field(const char *label, const char *value, size_t size)
+{
+    printf("%-18s", label);
+    size_t n = strnlen(value, size);
+    const char *nl = memchr(value, '\n', n);
+    if (nl)
+        n = (size_t)(nl - value);
+    while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t' || value[n - 1] == '\r'))
+        n--;
+    for (size_t i = 0; i < n; i++)
+        putchar((unsigned char)value[i] < 0x20 ? ' ' : value[i]);
+    putchar('\n');
+}
+
+static void print_header(const cp_profile *p)
+{
+    size_t nsend = 0;
+    for (size_t i = 0; i < p->nfiles; i++)
+        nsend += p->files[i].direction == CP_SEND;
+    if (p->has_manifest) {
+        const cp_manifest *m = &p->manifest;
+        printf("%-18s%s\n", "manifest:", "manifest.json");
+        print_field("job:", m->job, sizeof m->job);
+        printf("%-18s%" PRId64 "\n", "world size:", m->world_size);
+        print_field("MPI library:", m->mpi_version, sizeof m->mpi_version);
+        print_field("collprof version:", m->collprof_version, sizeof m->collprof_version);
+        print_field("start time:", m->start_time, sizeof m->start_time);
+        if (m->partial)
+            print_field("partial:", m->partial_reason[0] ? m->partial_reason : "yes",
+                        sizeof m->partial_reason);
+        else
+            printf("%-18s%s\n", "partial:", "no");
+    } else {
+        printf("%-18s%s\n", "manifest:", "none (counts files of another tool: "
+                                          "communicator ids are synthetic)");
+        static const char *const unknown[] = {"job:", "world size:", "MPI library:",
+                                              "collprof version:", "start time:", "partial:"};
+        for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
+            printf("%-18s%s\n", unknown[i], "unknown");
+    }
+    printf("%-18s%zu (%zu send, %zu receive)\n", "counts files:", p->nfiles, nsend,
+           p->nfiles - nsend);
+}
+
+/* "2 calls (0-1)", the list cut after 40 characters. */
+static int top_cell(cli_table *t, const cp_summary_row *r)
+{
+    if (!r->top_send)
+        return cli_table_cell(t, "-");
+    char *list = cp_ranges_to_string(&r->top_send->calls);
+    if (!list)
+        return -1;
+    if (strlen(list) > 40) {
+        size_t keep = 40;
+        while (keep > 0 && list[keep] != ',')
+            keep--;
+        strcpy(list + keep, keep ? ",..." : "...");
+    }
+    int rc = cli_table_cell(t, "%" PRId64 " call%s (%s)", r->top_send_calls,
+                            r->top_send_calls == 1 ? "" : "s", list);
+    free(list);
+    return rc;
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage_error(self, "unknown option '%s'", argv[i]);
+        if (dir)
+            return cli_usage_error(self, "expected one directory, got '%s' and '%s'", dir, argv[i]);
+        dir = argv[i];
+    }
+    if (!dir)
+        return cli_usage_error(self, "expected a directory");
+
+    cp_profile p;
+    int rc = cli_load(dir, &p);
+    if (rc != CLI_OK)
+        return rc;
+    cp_summary_row *rows = NULL;
+    size_t nrows = 0;
+    cp_error err = {{0}};
+    if (cp_profile_summarize(&p, &rows, &nrows, &err) < 0) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        cp_profile_free(&p);
+        return CLI_BAD_INPUT;
+    }
+    print_header(&p);
+    putchar('\n');
+    if (nrows == 0) {
+        printf("no collective calls recorded\n");
+    } else {
+        static const char *const headers[] = {"comm", "size", "lead", "collective", "calls",
+                                              "send matrices", "recv matrices", "bytes sent",
+                                              "most frequent send matrix"};
+        static const bool right[] = {true, true, true, false, true, true, true, true, false};
+        cli_table *t = cli_table_new(9, headers, right);
+        int ok = t != NULL;
+        for (size_t i = 0; ok && i < nrows; i++) {
+            const cp_summary_row *r = &rows[i];
+            ok = cli_table_cell(t, "%" PRId64, r->comm) == 0 &&
+                 cli_table_cell(t, "%" PRId64, r->size) == 0 &&
+                 (r->lead >= 0 ? cli_table_cell(t, "%" PRId64, r->lead)
+                               : cli_table_cell(t, "-")) == 0 &&
+                 cli_table_cell(t, "%s", r->collective) == 0 &&
+                 cli_table_cell(t, "%" PRId64, r->calls) == 0 &&
+                 cli_table_cell(t, "%zu", r->send_matrices) == 0 &&
+                 cli_table_cell(t, "%zu", r->recv_matrices) == 0 &&
+                 cli_table_cell(t, "%" PRId64, r->bytes_sent) == 0 && top_cell(t, r) == 0;
+        }
+        if (!ok) {
+            fprintf(stderr, "collprof: out of memory\n");
+            cli_table_free(t);
+            free(rows);
+            cp_profile_free(&p);
+            return CLI_BAD_INPUT;
+        }
+        cli_table_print(t, stdout);
+        cli_table_free(t);
+    }
+    free(rows);
+    cp_profile_free(&p);
+    return CLI_OK;
+}
+
+const cli_command cli_cmd_summary = {
+    .name = "summary",
+    .synopsis = "summary DIR",
+    .brief = "what the run was, then one line per communicator and collective",
+    .help =
+        "DIR is a collprof output directory, or a directory of count files written by\n"
+        "collective_profiler (send-counters.job0.rank0.txt ...).\n"
+        "\n"
+        "The header comes from manifest.json: job, world size, MPI library, collprof\n"
+        "version, start time, and whether the run was cut short (partial).  The table\n"
+        "has one line per communicator and collective:\n"
+        "  comm           communicator id (synthetic for other tools' files)\n"
+        "  size, lead     its size and the world rank of its rank 0\n"
+        "  calls          number of recorded call indices\n"
+        "  send/recv matrices  number of distinct send / receive count matrices\n"
+        "  bytes sent     sum over calls of count x datatype size over all ranks and\n"
+        "                 peers (a single count, as Alltoall's, goes to every rank)\n"
+        "  most frequent send matrix  its number of calls, and which calls\n",
+    .run = run,
+};

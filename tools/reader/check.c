@@ -1,0 +1,501 @@
+/*
+ * cp_profile_check: everything that can be validated in a loaded profile.
+ *
+ *  1. each block: rows name distinct ranks below "Number of ranks"; its calls
+ *     are among "<Collective> calls" (files of this collprof, version >= 1);
+ *  2. blocks of one (communicator, collective, direction), version >= 1:
+ *     the same "<Collective> calls" list, disjoint calls, whose union is it;
+ *  3. blocks of one communicator agree on its Communicator: line;
+ *  4. manifest.json (when present): its communicator table is consistent
+ *     and lists every communicator used, with the same size and members; a
+ *     communicator's counts are in the files of its lead rank; every file it
+ *     lists exists (plain or .gz) and every counts file is listed;
+ *  5. send = transpose of receive, in bytes, for every call present in both
+ *     directions (see check_transpose).
+ * One line per problem: "<file(s)>: communicator C, <collective>, call(s) K: what".
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ranges.h"
+#include "reader_internal.h"
+
+/* The transpose check costs nranks^2 per pair of matrices; larger
+ * communicators are skipped (documented in docs/reader.md). */
+#define CHECK_MAX_RANKS 32768
+
+typedef struct checker {
+    const cp_profile *p;
+    FILE *out;
+    long problems;
+    bool oom;
+} checker;
+
+static void problem(checker *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(checker *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (c->out) {
+        vfprintf(c->out, fmt, ap);
+        fputc('\n', c->out);
+    }
+    va_end(ap);
+    c->problems++;
+}
+
+static const char *fname(const cp_counts_file *f)
+{
+    return cp_reader_basename(f->path);
+}
+
+/* --------------------------------------------------------- set algebra */
+
+/* out = a ∩ b (sets). */
+static int ranges_intersect(const cp_ranges *a, const cp_ranges *b, cp_ranges *out)
+{
+    size_t i = 0, j = 0;
+    out->n = 0;
+    while (i < a->n && j < b->n) {
+        int64_t lo = a->v[i].lo > b->v[j].lo ? a->v[i].lo : b->v[j].lo;
+        int64_t hi = a->v[i].hi < b->v[j].hi ? a->v[i].hi : b->v[j].hi;
+        if (lo <= hi && cp_ranges_add_range(out, lo, hi) < 0)
+            return -1;
+        if (a->v[i].hi < b->v[j].hi)
+            i++;
+        else
+            j++;
+    }
+    return 0;
+}
+
+/* out = a \ b (sets). */
+static int ranges_subtract(const cp_ranges *a, const cp_ranges *b, cp_ranges *out)
+{
+    size_t j = 0;
+    out->n = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        int64_t lo = a->v[i].lo, hi = a->v[i].hi;
+        while (j < b->n && b->v[j].hi < lo)
+            j++;
+        size_t k = j;
+        while (lo <= hi && k < b->n && b->v[k].lo <= hi) {
+            if (b->v[k].lo > lo && cp_ranges_add_range(out, lo, b->v[k].lo - 1) < 0)
+                return -1;
+            if (b->v[k].hi >= hi) {
+                lo = hi + 1; /* hi < INT64_MAX: b covers it */
+                break;
+            }
+            lo = b->v[k].hi + 1;
+            k++;
+        }
+        if (lo <= hi && cp_ranges_add_range(out, lo, hi) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int ranges_union_into(cp_ranges *acc, const cp_ranges *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (cp_ranges_add_range(acc, b->v[i].lo, b->v[i].hi) < 0)
+            return -1;
+    return 0;
+}
+
+/* --------------------------------------------------- 1. single blocks */
+
+static void check_block(checker *c, const cp_counts_file *f, const cp_block *b)
+{
+    char cl[96];
+    cp_reader_calls_label(&b->calls, cl, sizeof cl);
+    cp_ranges seen = {0}, extra = {0};
+    int64_t expected = 0;
+    for (size_t r = 0; r < b->nrows; r++) {
+        const cp_ranges *rk = &b->rows[r].ranks;
+        if (rk->n && rk->v[rk->n - 1].hi >= b->nranks)
+            problem(c, "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64
+                       " has a row, but the number of ranks is %" PRId64,
+                    fname(f), b->comm_id, b->collective, cl, rk->v[rk->n - 1].hi, b->nranks);
+        expected += cp_ranges_count(rk);
+        if (ranges_union_into(&seen, rk) < 0)
+            c->oom = true;
+        if (cp_ranges_count(&seen) != expected) {
+            problem(c, "%s: communicator %" PRId64 ", %s, %s: a rank has more than one row",
+                    fname(f), b->comm_id, b->collective, cl);
+            expected = cp_ranges_count(&seen); /* report each duplicate once */
+        }
+    }
+    if (f->version >= 1) {
+        if (b->calls.n == 0)
+            problem(c, "%s: communicator %" PRId64 ", %s: a block has no calls", fname(f),
+                    b->comm_id, b->collective);
+        if (ranges_subtract(&b->calls, &b->all_calls, &extra) < 0)
+            c->oom = true;
+        if (extra.n) {
+            char xl[96];
+            char *all = cp_ranges_to_string(&b->all_calls);
+            problem(c, "%s: communicator %" PRId64 ", %s, %s: not among the %s calls %s",
+                    fname(f), b->comm_id, b->collective, cp_reader_calls_label(&extra, xl, sizeof xl),
+                    b->collective, all ? all : "?");
+            free(all);
+        }
+    }
+    cp_ranges_free(&seen);
+    cp_ranges_free(&extra);
+}
+
+/* ------------------------------ 2. calls partitioned within a direction */
+
+static void check_partition(checker *c, const cp_reader_entry *e, size_t n)
+{
+    cp_ranges seen = {0}, overlap = {0}, missing = {0};
+    const cp_block *b0 = e[0].b;
+    for (size_t i = 0; i < n; i++) {
+        const cp_block *b = e[i].b;
+        if (!cp_ranges_equal(&b->all_calls, &b0->all_calls)) {
+            char *x = cp_ranges_to_string(&b->all_calls), *y = cp_ranges_to_string(&b0->all_calls);
+            problem(c, "%s: communicator %" PRId64 ", %s: one block lists %s calls %s, another %s",
+                    fname(e[i].f), b->comm_id, b->collective, b->collective, x ? x : "?",
+                    y ? y : "?");
+            free(x);
+            free(y);
+        }
+        if (ranges_intersect(&seen, &b->calls, &overlap) < 0)
+            c->oom = true;
+        if (overlap.n) {
+            /* name the earlier block that holds the first overlapping call */
+            const cp_reader_entry *other = NULL;
+            for (size_t k = 0; k < i && !other; k++)
+                if (cp_ranges_contains(&e[k].b->calls, overlap.v[0].lo))
+                    other = &e[k];
+            char ol[96], la[96], lb[96], files[600];
+            if (other && other->f != e[i].f)
+                snprintf(files, sizeof files, "%s, %s", fname(other->f), fname(e[i].f));
+            else
+                snprintf(files, sizeof files, "%s", fname(e[i].f));
+            problem(c, "%s: communicator %" PRId64 ", %s, %s: in two blocks, the block of %s and the block of %s",
+                    files, b->comm_id, b->collective, cp_reader_calls_label(&overlap, ol, sizeof ol),
+                    other ? cp_reader_calls_label(&other->b->calls, la, sizeof la) : "?",
+                    cp_reader_calls_label(&b->calls, lb, sizeof lb));
+        }
+        if (ranges_union_into(&seen, &b->calls) < 0)
+            c->oom = true;
+    }
+    if (ranges_subtract(&b0->all_calls, &seen, &missing) < 0)
+        c->oom = true;
+    if (missing.n) {
+        char ml[96];
+        problem(c, "%s: communicator %" PRId64 ", %s, %s: listed in \"%s calls\" but in no block",
+                fname(e[0].f), b0->comm_id, b0->collective,
+                cp_reader_calls_label(&missing, ml, sizeof ml), b0->collective);
+    }
+    cp_ranges_free(&seen);
+    cp_ranges_free(&overlap);
+    cp_ranges_free(&missing);
+}
+
+/* ------------------------------------ 3. and 4. communicators, manifest */
+
+static void describe_comm(char *buf, size_t size, int64_t csize, const cp_ranges *members)
+{
+    char *m = cp_ranges_to_string(members);
+    if (members->n)
+        snprintf(buf, size, "size %" PRId64 ", world ranks %s", csize, m ? m : "?");
+    else
+        snprintf(buf, size, "size %" PRId64, csize);
+    free(m);
+}
+
+/* Blocks of one communicator (e[0..n)) name the same size and members. */
+static void check_comm_lines(checker *c, const cp_reader_entry *e, size_t n)
+{
+    const cp_reader_entry *ref = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const cp_block *b = e[i].b;
+        if (b->comm_size < 0 && b->comm_world_ranks.n == 0)
+            continue;
+        if (!ref) {
+            ref = &e[i];
+            continue;
+        }
+        const cp_block *r = ref->b;
+        if ((b->comm_size >= 0 && r->comm_size >= 0 && b->comm_size != r->comm_size) ||
+            (b->comm_world_ranks.n && r->comm_world_ranks.n &&
+             !cp_ranges_equal(&b->comm_world_ranks, &r->comm_world_ranks))) {
+            char x[512], y[512];
+            describe_comm(x, sizeof x, r->comm_size, &r->comm_world_ranks);
+            describe_comm(y, sizeof y, b->comm_size, &b->comm_world_ranks);
+            problem(c, "%s, %s: communicator %" PRId64 ": Communicator: lines differ (%s in %s; %s in %s)",
+                    fname(ref->f), fname(e[i].f), b->comm_id, x, r->collective, y, b->collective);
+            return; /* once per communicator */
+        }
+    }
+}
+
+static void check_manifest_table(checker *c)
+{
+    const cp_manifest *m = &c->p->manifest;
+    for (size_t i = 0; i < m->ncomms; i++) {
+        const cp_comm_info *ci = &m->comms[i];
+        for (size_t k = 0; k < i; k++)
+            if (m->comms[k].id == ci->id) {
+                problem(c, "manifest.json: communicator %" PRId64 " is listed twice", ci->id);
+                break;
+            }
+        if (ci->members.n == 0)
+            continue;
+        int64_t count = cp_ranges_count(&ci->members);
+        if (count != ci->size)
+            problem(c, "manifest.json: communicator %" PRId64 ": size %" PRId64
+                       " but %" PRId64 " members",
+                    ci->id, ci->size, count);
+        if (cp_ranges_nth(&ci->members, 0) != ci->lead)
+            problem(c, "manifest.json: communicator %" PRId64 ": lead %" PRId64
+                       " but its first member is world rank %" PRId64,
+                    ci->id, ci->lead, cp_ranges_nth(&ci->members, 0));
+        int64_t maxm = -1;
+        for (size_t r = 0; r < ci->members.n; r++)
+            if (ci->members.v[r].hi > maxm)
+                maxm = ci->members.v[r].hi;
+        if (maxm >= m->world_size)
+            problem(c, "manifest.json: communicator %" PRId64 ": member %" PRId64
+                       " is not below the world size %" PRId64,
+                    ci->id, maxm, m->world_size);
+    }
+}
+
+/* Each file's communicators against the manifest's table: once per (file,
+ * communicator). */
+static void check_files_against_manifest(checker *c)
+{
+    for (size_t fi = 0; fi < c->p->nfiles; fi++) {
+        const cp_counts_file *f = &c->p->files[fi];
+        cp_ranges seen = {0};
+        for (size_t bi = 0; bi < f->nblocks; bi++) {
+            const cp_block *b = &f->blocks[bi];
+            if (b->comm_id < 0 || cp_ranges_contains(&seen, b->comm_id))
+                continue;
+            if (cp_ranges_add(&seen, b->comm_id) < 0)
+                c->oom = true;
+            const cp_comm_info *ci = cp_reader_manifest_comm(c->p, b->comm_id);
+            if (!ci) {
+                problem(c, "%s: communicator %" PRId64 ": not in the communicator table of manifest.json",
+                        fname(f), b->comm_id);
+                continue;
+            }
+            if ((b->comm_size >= 0 && b->comm_size != ci->size) ||
+                (b->comm_world_ranks.n && !cp_ranges_equal(&b->comm_world_ranks, &ci->members))) {
+                char x[512], y[512];
+                describe_comm(x, sizeof x, b->comm_size >= 0 ? b->comm_size : ci->size,
+                              &b->comm_world_ranks);
+                describe_comm(y, sizeof y, ci->size, &ci->members);
+                problem(c, "%s: communicator %" PRId64 ": the Communicator: line says %s, manifest.json says %s",
+                        fname(f), b->comm_id, x, y);
+            }
+            if (f->version >= 1 && f->lead_rank >= 0 && f->lead_rank != ci->lead)
+                problem(c, "%s: communicator %" PRId64 ": led by world rank %" PRId64
+                           " in manifest.json, but found in the file of lead rank %" PRId64,
+                        fname(f), b->comm_id, ci->lead, f->lead_rank);
+        }
+        cp_ranges_free(&seen);
+    }
+}
+
+static bool exists(const char *dir, const char *name, const char *suffix, size_t strip)
+{
+    char path[8192];
+    size_t len = strlen(name) - strip;
+    int n = snprintf(path, sizeof path, "%s/%.*s%s", dir, (int)len, name, suffix);
+    struct stat st;
+    return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* name and listed are the same file name, up to a ".gz" suffix. */
+static bool same_file(const char *name, const char *listed)
+{
+    size_t n = strlen(name), l = strlen(listed);
+    if (ends_with(name, ".gz"))
+        n -= 3;
+    if (ends_with(listed, ".gz"))
+        l -= 3;
+    return n == l && strncmp(name, listed, n) == 0;
+}
+
+static void check_listed_files(checker *c)
+{
+    const cp_manifest *m = &c->p->manifest;
+    for (size_t i = 0; i < m->nfiles; i++) {
+        const char *name = m->files[i];
+        if (exists(c->p->dir, name, "", 0) || exists(c->p->dir, name, ".gz", 0) ||
+            (ends_with(name, ".gz") && exists(c->p->dir, name, "", 3)))
+            continue;
+        problem(c, "manifest.json: lists %s, which is not in the directory", name);
+    }
+    /* and the other way round: every counts file is listed */
+    for (size_t f = 0; f < c->p->nfiles; f++) {
+        const char *name = fname(&c->p->files[f]);
+        size_t i = 0;
+        while (i < m->nfiles && !same_file(name, m->files[i]))
+            i++;
+        if (i == m->nfiles)
+            problem(c, "%s: not listed in the \"files\" of manifest.json", name);
+    }
+}
+
+/* ------------------------------------------- 5. send = transpose(recv) */
+
+/* Value of a row towards/from peer k: per-peer rows index by peer, a
+ * single-count row (row_len 1) holds the count for every peer. */
+static int64_t peer_value(const cp_block *b, const int64_t *row, int64_t k)
+{
+    return row[b->row_len == 1 ? 0 : (size_t)k];
+}
+
+static bool shape_ok(const cp_block *b)
+{
+    return b->row_len == 1 || (b->nranks >= 0 && b->row_len == (size_t)b->nranks);
+}
+
+static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_entry *re,
+                         const cp_ranges *calls)
+{
+    const cp_block *s = se->b, *r = re->b;
+    char cl[96], files[600];
+    cp_reader_calls_label(calls, cl, sizeof cl);
+    if (se->f == re->f)
+        snprintf(files, sizeof files, "%s", fname(se->f));
+    else
+        snprintf(files, sizeof files, "%s, %s", fname(se->f), fname(re->f));
+    if (s->nranks != r->nranks) {
+        problem(c, "%s: communicator %" PRId64 ", %s, %s: %" PRId64
+                   " ranks on the send side, %" PRId64 " on the receive side",
+                files, s->comm_id, s->collective, cl, s->nranks, r->nranks);
+        return;
+    }
+    int64_t n = s->nranks;
+    if (n > CHECK_MAX_RANKS || !shape_ok(s) || !shape_ok(r))
+        return; /* neighbourhood collectives, intercommunicators, very large */
+    int64_t root = s->root >= 0 ? s->root : r->root;
+    int64_t differ = 0, pairs = 0;
+    int64_t fi = 0, fj = 0;
+    cp_i128 fsb = 0, frb = 0;
+    for (size_t sr = 0; sr < s->nrows; sr++) {
+        const cp_row *srow = &s->rows[sr];
+        for (size_t si = 0; si < srow->ranks.n; si++)
+            for (int64_t i = srow->ranks.v[si].lo; i <= srow->ranks.v[si].hi && i < n; i++) {
+                if (i < 0)
+                    continue;
+                for (size_t rr = 0; rr < r->nrows; rr++) {
+                    const cp_row *rrow = &r->rows[rr];
+                    for (size_t ri = 0; ri < rrow->ranks.n; ri++)
+                        for (int64_t j = rrow->ranks.v[ri].lo; j <= rrow->ranks.v[ri].hi && j < n;
+                             j++) {
+                            if (j < 0 || (root >= 0 && i != root && j != root))
+                                continue;
+                            cp_i128 sb = cp_reader_bytes(s, peer_value(s, srow->counts, j));
+                            cp_i128 rb = cp_reader_bytes(r, peer_value(r, rrow->counts, i));
+                            pairs++;
+                            if (sb != rb && differ++ == 0) {
+                                fi = i;
+                                fj = j;
+                                fsb = sb;
+                                frb = rb;
+                            }
+                        }
+                }
+            }
+    }
+    if (differ)
+        problem(c, "%s: communicator %" PRId64 ", %s, %s: the send matrix is not the transpose of "
+                   "the receive matrix: rank %" PRId64 " sends %" PRId64 " bytes to rank %" PRId64
+                   ", which receives %" PRId64 " bytes from it (%" PRId64 " of %" PRId64
+                   " rank pairs differ)",
+                files, s->comm_id, s->collective, cl, fi, (int64_t)fsb, fj, (int64_t)frb, differ,
+                pairs);
+}
+
+static void check_transpose(checker *c, const cp_reader_entry *e, size_t n)
+{
+    cp_ranges both = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].f->direction != CP_SEND)
+            continue;
+        for (size_t k = 0; k < n; k++) {
+            if (e[k].f->direction != CP_RECV)
+                continue;
+            if (ranges_intersect(&e[i].b->calls, &e[k].b->calls, &both) < 0)
+                c->oom = true;
+            if (both.n)
+                compare_pair(c, &e[i], &e[k], &both);
+        }
+    }
+    cp_ranges_free(&both);
+}
+
+/* -------------------------------------------------------------- driver */
+
+long cp_profile_check(const cp_profile *p, FILE *report)
+{
+    checker c = {.p = p, .out = report};
+    cp_reader_entry *e = NULL, *v1 = NULL;
+    size_t n = 0;
+
+    for (size_t f = 0; f < p->nfiles; f++)
+        for (size_t b = 0; b < p->files[f].nblocks; b++)
+            check_block(&c, &p->files[f], &p->files[f].blocks[b]);
+
+    if (cp_reader_sorted_entries(p, &e, &n) < 0 || (n && !(v1 = malloc(n * sizeof *v1)))) {
+        c.oom = true;
+        n = 0;
+    }
+    /* 2. per (communicator, collective, direction), files of version >= 1 */
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1, nv = 0;
+        while (j < n && cp_reader_same_group(&e[i], &e[j]) && e[j].f->direction == e[i].f->direction)
+            j++;
+        for (size_t k = i; k < j; k++)
+            if (e[k].f->version >= 1)
+                v1[nv++] = e[k];
+        if (nv)
+            check_partition(&c, v1, nv);
+        i = j;
+    }
+    /* 3. per communicator */
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && e[j].b->comm_id == e[i].b->comm_id)
+            j++;
+        check_comm_lines(&c, e + i, j - i);
+        i = j;
+    }
+    /* 4. manifest */
+    if (p->has_manifest) {
+        check_manifest_table(&c);
+        check_files_against_manifest(&c);
+        check_listed_files(&c);
+    }
+    /* 5. per (communicator, collective) */
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && cp_reader_same_group(&e[i], &e[j]))
+            j++;
+        check_transpose(&c, e + i, j - i);
+        i = j;
+    }
+    free(e);
+    free(v1);
+    if (c.oom)
+        problem(&c, "%s: out of memory while checking: the check is incomplete", p->dir);
+    return c.problems;
+}

@@ -1,0 +1,228 @@
+/*
+ * cp_profile_load: read an output directory into the profile model.
+ *
+ * manifest.json (or manifest.json.gz) when present, then every file whose
+ * name is a counts file name (cp_compact_parse_name), in a deterministic
+ * order: send before receive, then by lead rank.  Blocks that do not name
+ * their communicator (other tools' dialect) get synthetic ids.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collprof/reader.h"
+#include "compact.h"
+#include "manifest.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+    const cp_counts_file *x = a, *y = b;
+    if (x->direction != y->direction)
+        return x->direction < y->direction ? -1 : 1;
+    if (x->lead_rank != y->lead_rank)
+        return x->lead_rank < y->lead_rank ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+typedef struct synth_key {
+    int64_t lead, nranks;
+} synth_key;
+
+static int cmp_synth(const void *a, const void *b)
+{
+    const synth_key *x = a, *y = b;
+    if (x->lead != y->lead)
+        return x->lead < y->lead ? -1 : 1;
+    if (x->nranks != y->nranks)
+        return x->nranks < y->nranks ? -1 : 1;
+    return 0;
+}
+
+/* Blocks without a communicator id (comm_id == -1: other tools' dialect) get
+ * one id per distinct (lead rank of their file, number of ranks), numbered
+ * in that order from one past the largest id named in the directory (from
+ * 0 when no file names one).  Send and receive files of a lead share ids. */
+static int assign_synthetic_ids(cp_profile *p, cp_error *err)
+{
+    size_t n = 0, k = 0;
+    int64_t base = 0;
+    for (size_t f = 0; f < p->nfiles; f++)
+        for (size_t b = 0; b < p->files[f].nblocks; b++) {
+            const cp_block *blk = &p->files[f].blocks[b];
+            if (blk->comm_id < 0)
+                n++;
+            else if (blk->comm_id >= base)
+                base = blk->comm_id + 1;
+        }
+    if (n == 0)
+        return 0;
+    synth_key *keys = malloc(n * sizeof *keys);
+    if (!keys)
+        return cp_error_set(err, "%s: out of memory", p->dir);
+    for (size_t f = 0; f < p->nfiles; f++)
+        for (size_t b = 0; b < p->files[f].nblocks; b++)
+            if (p->files[f].blocks[b].comm_id < 0)
+                keys[k++] = (synth_key){p->files[f].lead_rank, p->files[f].blocks[b].nranks};
+    qsort(keys, n, sizeof *keys, cmp_synth);
+    size_t uniq = 0;
+    for (size_t i = 0; i < n; i++)
+        if (uniq == 0 || cmp_synth(&keys[uniq - 1], &keys[i]) != 0)
+            keys[uniq++] = keys[i];
+    for (size_t f = 0; f < p->nfiles; f++)
+        for (size_t b = 0; b < p->files[f].nblocks; b++) {
+            cp_block *blk = &p->files[f].blocks[b];
+            if (blk->comm_id >= 0)
+                continue;
+            synth_key key = {p->files[f].lead_rank, blk->nranks};
+            synth_key *hit = bsearch(&key, keys, uniq, sizeof *keys, cmp_synth);
+            blk->comm_id = base + (int64_t)(hit - keys);
+        }
+    free(keys);
+    return 0;
+}
+
+static int join(char *dst, size_t size, const char *dir, const char *name, cp_error *err)
+{
+    int n = snprintf(dst, size, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= size)
+        return cp_error_set(err, "%s/%s: path too long", dir, name);
+    return 0;
+}
+
+static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
+{
+    const char *manifest = NULL;
+    for (size_t i = 0; i < nnames; i++)
+        if (strcmp(names[i], "manifest.json") == 0 ||
+            (!manifest && strcmp(names[i], "manifest.json.gz") == 0))
+            manifest = names[i];
+    if (manifest) {
+        char path[sizeof p->dir + 64];
+        if (join(path, sizeof path, p->dir, manifest, err) < 0)
+            return -1;
+        if (cp_manifest_parse_file(path, &p->manifest, err) < 0)
+            return -1;
+        p->has_manifest = true;
+    }
+
+    size_t ncounts = 0;
+    for (size_t i = 0; i < nnames; i++) {
+        int dir;
+        int64_t lead;
+        if (cp_compact_parse_name(names[i], &dir, &lead) == 0)
+            ncounts++;
+    }
+    if (ncounts == 0 && !manifest)
+        return cp_error_set(err,
+                            "%s: no manifest.json and no counts files (send-counters.*, "
+                            "recv-counters.*): not a collprof output directory",
+                            p->dir);
+    if (ncounts == 0)
+        return 0;
+    p->files = calloc(ncounts, sizeof *p->files);
+    if (!p->files)
+        return cp_error_set(err, "%s: out of memory", p->dir);
+    for (size_t i = 0; i < nnames; i++) {
+        int dir;
+        int64_t lead;
+        if (cp_compact_parse_name(names[i], &dir, &lead) != 0)
+            continue;
+        cp_counts_file *f = &p->files[p->nfiles++];
+        f->direction = dir;
+        f->lead_rank = lead;
+        if (join(f->path, sizeof f->path, p->dir, names[i], err) < 0)
+            return -1;
+        char path[sizeof f->path];
+        memcpy(path, f->path, sizeof path);
+        if (cp_compact_parse_file(path, f, err) < 0)
+            return -1;
+        /* the parser leaves these to the caller; keep them whatever it did */
+        f->direction = dir;
+        f->lead_rank = lead;
+        memcpy(f->path, path, sizeof path);
+    }
+    qsort(p->files, p->nfiles, sizeof *p->files, cmp_file);
+    for (size_t i = 1; i < p->nfiles; i++)
+        if (p->files[i].direction == p->files[i - 1].direction &&
+            p->files[i].lead_rank == p->files[i - 1].lead_rank)
+            return cp_error_set(err,
+                                "%s: two %s counts files of lead rank %" PRId64
+                                ": %s and %s (remove one)",
+                                p->dir, p->files[i].direction == CP_SEND ? "send" : "receive",
+                                p->files[i].lead_rank, p->files[i - 1].path, p->files[i].path);
+    return assign_synthetic_ids(p, err);
+}
+
+int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
+{
+    memset(p, 0, sizeof *p);
+    size_t dlen = strlen(dir);
+    while (dlen > 1 && dir[dlen - 1] == '/')
+        dlen--;
+    if (dlen >= sizeof p->dir)
+        return cp_error_set(err, "%s: path too long", dir);
+    memcpy(p->dir, dir, dlen);
+    p->dir[dlen] = '\0';
+
+    DIR *d = opendir(p->dir);
+    if (!d)
+        return cp_error_set(err, "%s: cannot open directory: %s", p->dir, strerror(errno));
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    errno = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **nn = realloc(names, ncap * sizeof *nn);
+            if (!nn) {
+                rc = cp_error_set(err, "%s: out of memory", p->dir);
+                break;
+            }
+            names = nn;
+            cap = ncap;
+        }
+        if (!(names[n] = strdup(e->d_name))) {
+            rc = cp_error_set(err, "%s: out of memory", p->dir);
+            break;
+        }
+        n++;
+        errno = 0;
+    }
+    if (rc == 0 && errno != 0)
+        rc = cp_error_set(err, "%s: cannot read directory: %s", p->dir, strerror(errno));
+    closedir(d);
+    if (rc == 0) {
+        if (n)
+            qsort(names, n, sizeof *names, cmp_str);
+        rc = load_files(p, names, n, err);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (rc < 0)
+        cp_profile_free(p);
+    return rc;
+}
+
+void cp_profile_free(cp_profile *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nfiles; i++)
+        cp_counts_file_free(&p->files[i]);
+    free(p->files);
+    if (p->has_manifest)
+        cp_manifest_free(&p->manifest);
+    memset(p, 0, sizeof *p);
+}

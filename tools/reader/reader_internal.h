@@ -1,0 +1,41 @@
+/*
+ * Helpers shared by the files of the reader library (not installed).
+ */
+#ifndef COLLPROF_READER_INTERNAL_H
+#define COLLPROF_READER_INTERNAL_H
+
+#include "collprof/reader.h"
+
+/* The manifest's entry of communicator id, or NULL (also without manifest). */
+const cp_comm_info *cp_reader_manifest_comm(const cp_profile *p, int64_t id);
+
+/* Collective names compare case-insensitively ("alltoallv" == "Alltoallv"). */
+int cp_reader_collective_cmp(const char *a, const char *b);
+
+/* The file name without its directory. */
+const char *cp_reader_basename(const char *path);
+
+/* "3", "calls 0-2,5": a call set as text for messages, into buf (truncated
+ * with "..." when long).  Returns buf. */
+const char *cp_reader_calls_label(const cp_ranges *calls, char *buf, size_t size);
+
+/* Every block of the profile with its file, sorted by communicator id,
+ * collective (case-insensitively), direction, then file and block order. */
+typedef struct cp_reader_entry {
+    const cp_block *b;
+    const cp_counts_file *f;
+} cp_reader_entry;
+/* *out is malloc'ed (NULL when there are no blocks).  Returns 0 or -1 (no memory). */
+int cp_reader_sorted_entries(const cp_profile *p, cp_reader_entry **out, size_t *n);
+/* Same communicator and collective. */
+bool cp_reader_same_group(const cp_reader_entry *a, const cp_reader_entry *b);
+
+/* Bytes of count c in block b (count x datatype size, or c when the block
+ * counts in bytes), 128-bit so that it cannot overflow. */
+__extension__ typedef __int128 cp_i128;
+static inline cp_i128 cp_reader_bytes(const cp_block *b, int64_t c)
+{
+    return b->counts_in_bytes ? (cp_i128)c : (cp_i128)c * (cp_i128)b->dtsize;
+}
+
+#endif
