@@ -76,3 +76,28 @@ int cli_load(const char *dir, cp_profile *p)
     }
     return CLI_OK;
 }
+
+int cli_load_dir_arg(const cli_command *cmd, int argc, char **argv, cp_profile *p)
+{
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        if (dir)
+            return cli_usage_error(cmd, "expected one directory, got '%s' and '%s'", dir, argv[i]);
+        dir = argv[i];
+    }
+    if (!dir)
+        return cli_usage_error(cmd, "expected a directory");
+    return cli_load(dir, p);
+}
+
+int cli_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows)
+{
+    cp_error err = {{0}};
+    if (cp_profile_summarize(p, rows, nrows, &err) < 0) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}

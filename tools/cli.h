@@ -49,5 +49,10 @@ bool cli_is_help(const char *arg);
 /* Load dir, printing "collprof: <parser message>" on failure.  Returns
  * CLI_OK or CLI_BAD_INPUT. */
 int cli_load(const char *dir, cp_profile *p);
+/* For subcommands whose only argument is DIR: parse argv and load it.
+ * Returns CLI_OK (p loaded), CLI_USAGE or CLI_BAD_INPUT (message printed). */
+int cli_load_dir_arg(const cli_command *cmd, int argc, char **argv, cp_profile *p);
+/* cp_profile_summarize, printing its error; returns CLI_OK or CLI_BAD_INPUT. */
+int cli_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows);
 
 #endif

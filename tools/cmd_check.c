@@ -9,19 +9,8 @@
 
 static int run(const cli_command *self, int argc, char **argv)
 {
-    const char *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error(self, "unknown option '%s'", argv[i]);
-        if (dir)
-            return cli_usage_error(self, "expected one directory, got '%s' and '%s'", dir, argv[i]);
-        dir = argv[i];
-    }
-    if (!dir)
-        return cli_usage_error(self, "expected a directory");
-
     cp_profile p;
-    int rc = cli_load(dir, &p);
+    int rc = cli_load_dir_arg(self, argc, argv, &p);
     if (rc != CLI_OK)
         return rc;
     long problems = cp_profile_check(&p, stdout);
@@ -36,9 +25,7 @@ static int run(const cli_command *self, int argc, char **argv)
         nblocks += p.files[i].nblocks;
     cp_summary_row *rows = NULL;
     size_t nrows = 0;
-    cp_error err = {{0}};
-    if (cp_profile_summarize(&p, &rows, &nrows, &err) < 0) {
-        fprintf(stderr, "collprof: %s\n", err.msg);
+    if (cli_summarize(&p, &rows, &nrows) != CLI_OK) {
         cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
