@@ -1,0 +1,34 @@
+/*
+ * A plain MPI application for the robustness tests: a few MPI_Alltoallv
+ * calls on MPI_COMM_WORLD, one line on stdout from rank 0, MPI_Finalize,
+ * then it returns the exit status given as argument (default 0).
+ *
+ * usage: app_exit [STATUS]
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *sc = calloc((size_t)size, sizeof *sc), *sd = calloc((size_t)size, sizeof *sd);
+    int *rc = calloc((size_t)size, sizeof *rc), *rd = calloc((size_t)size, sizeof *rd);
+    int *sbuf = calloc((size_t)size * 8, sizeof *sbuf), *rbuf = calloc((size_t)size * 8, sizeof *rbuf);
+    for (int call = 0; call < 5; call++) {
+        for (int p = 0; p < size; p++) {
+            sc[p] = 1 + (rank + p + call) % 4;
+            rc[p] = 1 + (p + rank + call) % 4;
+            sd[p] = rd[p] = 8 * p;
+        }
+        MPI_Alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    }
+    if (rank == 0)
+        printf("app_exit: %d ranks, 5 exchanges done\n", size);
+    free(sc), free(sd), free(rc), free(rd), free(sbuf), free(rbuf);
+    MPI_Finalize();
+    return argc > 1 ? atoi(argv[1]) : 0;
+}

@@ -1,0 +1,260 @@
+#!/bin/sh
+# Robustness tests of the library with real mpiexec runs: exact behaviour of
+# bad input, unwritable output, non-MPI programs, exit codes, the bundled
+# example.  Each check prints "FAIL: ..." and the script exits 1 if any
+# failed.
+#
+# usage: robustness.sh CASE WORKDIR MPIEXEC LIB [ARGS...]
+#   miniapp   ... MINIAPP COLLPROF_EXE : examples/alltoallv_miniapp at 4 ranks
+#   bad-env   ... APP COLLPROF_EXE     : an invalid value of each COLLPROF_* variable
+#   unwritable ... APP                 : an output directory that cannot be created
+#   non-mpi   ...                      : programs that never initialise MPI
+#   exit-code ... APP                  : the application's exit status passes through
+# WORKDIR is emptied first; APP is app_exit (a few Alltoallv, one stdout line,
+# returns its argument).
+set -u
+case_=$1 work=$2 mpiexec=$3 lib=$4
+shift 4
+limit=60
+failed=0
+
+fail() {
+    echo "FAIL: $case_: $*" >&2
+    failed=1
+}
+
+# Programs are given relative to the build directory: make them absolute
+# before changing directory.
+abs() {
+    case $1 in
+    /*) echo "$1" ;;
+    *) echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;;
+    esac
+}
+lib=$(abs "$lib")
+n_args=$#
+for a in "$@"; do
+    set -- "$@" "$(abs "$a")"
+done
+shift $n_args
+
+# Only the variables a case sets apply.
+for v in $(env | sed -n 's/^\(COLLPROF_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    unset "$v"
+done
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 2
+
+# run NAME NRANKS PRELOAD(yes/no) COMMAND...: stdout/stderr/status into NAME.*
+run() {
+    name=$1 n=$2 preload=$3
+    shift 3
+    if [ "$preload" = yes ]; then
+        timeout -k 5 $limit "$mpiexec" -genv LD_PRELOAD "$lib" -n "$n" "$@" >"$name.out" 2>"$name.err"
+    else
+        timeout -k 5 $limit "$mpiexec" -n "$n" "$@" >"$name.out" 2>"$name.err"
+    fi
+    echo $? >"$name.status"
+    if [ "$(cat "$name.status")" = 124 ] || [ "$(cat "$name.status")" = 137 ]; then
+        fail "$name: timed out after $limit s"
+    fi
+}
+
+show() { # a file, indented, for the log
+    sed 's/^/    | /' "$1" >&2
+}
+
+# same_as_baseline NAME: stdout and status of NAME equal those of baseline
+same_as_baseline() {
+    if ! cmp -s baseline.out "$1.out"; then
+        fail "$1: the application's stdout changed under collprof; without:"
+        show baseline.out
+        echo "  with:" >&2
+        show "$1.out"
+    fi
+    if [ "$(cat baseline.status)" != "$(cat "$1.status")" ]; then
+        fail "$1: exit status $(cat "$1.status"), without collprof $(cat baseline.status)"
+    fi
+}
+
+# lines_matching FILE PATTERN: how many lines match (fixed string)
+lines_matching() {
+    grep -c -F -- "$2" "$1"
+}
+
+case $case_ in
+miniapp)
+    miniapp=$1 collprof=$2
+    args="20 5"
+    run baseline 4 no "$miniapp" $args
+    COLLPROF_OUTPUT_DIR="$work/out" run profiled 4 yes "$miniapp" $args
+    [ "$(cat profiled.status)" = 0 ] || fail "exit status $(cat profiled.status), expected 0"
+    same_as_baseline profiled
+    grep -q -x "alltoallv_miniapp: 4 ranks, 20 halo + 5 rebalance exchanges: all data correct" \
+        profiled.out || { fail "stdout is not the expected line:"; show profiled.out; }
+    # collprof says where the output went, once, and nothing else
+    if [ "$(wc -l <profiled.err)" != 1 ] || ! grep -q "^collprof: wrote .* to $work/out" profiled.err; then
+        fail "stderr should be one line 'collprof: wrote N files to $work/out ...'; got:"
+        show profiled.err
+    fi
+    if "$collprof" check "$work/out" >check.out 2>&1; then
+        sed 's/^/collprof check: /' check.out
+    else
+        fail "'collprof check' on the output failed:"
+        show check.out
+    fi
+    ;;
+
+bad-env)
+    app=$1 collprof=$2
+    run baseline 2 no "$app"
+    # VARIABLE VALUE WORDS-OF-THE-ACCEPTED-VALUES...
+    check_one() {
+        var=$1 value=$2
+        shift 2
+        name=$(echo "$var" | tr 'A-Z' 'a-z')
+        mkdir -p "$name"
+        # the output goes to $name/out, or with a bad COLLPROF_OUTPUT_DIR to
+        # the default place: the working directory $name
+        outvar=COLLPROF_OUTPUT_DIR=$work/$name/out
+        [ "$var" = COLLPROF_OUTPUT_DIR ] && outvar=COLLPROF_UNUSED=
+        (cd "$name" && env "$outvar" "$var=$value" \
+            timeout -k 5 $limit "$mpiexec" -genv LD_PRELOAD "$lib" -n 2 "$app" \
+            >"../$name.out" 2>"../$name.err"; echo $? >"../$name.status")
+        same_as_baseline "$name"
+        k=$(lines_matching "$name.err" "$var")
+        if [ "$k" != 1 ]; then
+            fail "$var=\"$value\": $k stderr lines name the variable, expected exactly 1:"
+            show "$name.err"
+        fi
+        line=$(grep -F -- "$var" "$name.err" | head -n 1)
+        for word in "$@"; do
+            case $line in
+            *"$word"*) ;;
+            *) fail "$var=\"$value\": the message does not give the accepted values ('$word'): $line" ;;
+            esac
+        done
+        # apart from it, only collprof's final line
+        others=$(grep -v -F -- "$var" "$name.err" | grep -c -v "^collprof: wrote ")
+        if [ "$others" != 0 ]; then
+            fail "$var=\"$value\": unexpected stderr lines:"
+            show "$name.err"
+        fi
+        # the run was profiled with the default for that variable
+        if [ "$var" = COLLPROF_OUTPUT_DIR ]; then
+            out=$(ls -d "$name"/collprof.local.* 2>/dev/null | head -n 1)
+        else
+            out=$name/out
+        fi
+        if [ -z "$out" ] || [ ! -f "$out/manifest.json" ]; then
+            fail "$var=\"$value\": no profile written with the default value"
+        elif ! "$collprof" check "$out" >"$name.check" 2>&1; then
+            fail "$var=\"$value\": 'collprof check' fails on the output:"
+            show "$name.check"
+        fi
+        echo "$var=\"$value\": $(grep -F -- "$var" "$name.err")"
+    }
+    check_one COLLPROF_COMPRESS zip none gzip
+    check_one COLLPROF_MAX_CALLS -1 unlimited
+    check_one COLLPROF_VERBOSE 9 0 1 2
+    check_one COLLPROF_START_CALL first "0 or more"
+    check_one COLLPROF_OUTPUT_DIR "" directory
+    [ -f collprof_compress/out/send-counters.rank0.txt ] ||
+        fail "COLLPROF_COMPRESS=zip: the default (no compression) was not used"
+    # All at once: still one line per variable.
+    mkdir -p all
+    (cd all && env COLLPROF_COMPRESS=zip COLLPROF_MAX_CALLS=-1 COLLPROF_VERBOSE=9 \
+        COLLPROF_START_CALL=first COLLPROF_OUTPUT_DIR="$work/all/out" \
+        timeout -k 5 $limit "$mpiexec" -genv LD_PRELOAD "$lib" -n 2 "$app" \
+        >../all.out 2>../all.err; echo $? >../all.status)
+    same_as_baseline all
+    for var in COLLPROF_COMPRESS COLLPROF_MAX_CALLS COLLPROF_VERBOSE COLLPROF_START_CALL; do
+        k=$(lines_matching all.err "$var")
+        [ "$k" = 1 ] || { fail "all bad at once: $k lines name $var, expected 1:"; show all.err; }
+    done
+    ;;
+
+unwritable)
+    app=$1
+    run baseline 2 no "$app"
+    # A path through a regular file cannot be created, even by root.
+    echo "not a directory" >afile
+    COLLPROF_OUTPUT_DIR="$work/afile/out" run through_file 2 yes "$app"
+    same_as_baseline through_file
+    k=$(grep -c "^collprof:" through_file.err)
+    if [ "$k" != 1 ] || ! grep -q "afile" through_file.err; then
+        fail "output directory through a regular file: expected one collprof message naming it, got:"
+        show through_file.err
+    fi
+    if [ "$(wc -l <through_file.err)" != "$k" ]; then
+        fail "output directory through a regular file: other stderr lines:"
+        show through_file.err
+    fi
+    [ "$(cat afile)" = "not a directory" ] || fail "the regular file was changed"
+    echo "through a regular file: $(cat through_file.err)"
+    # A read-only parent (only meaningful when not root).
+    if [ "$(id -u)" != 0 ]; then
+        mkdir ro && chmod 555 ro
+        COLLPROF_OUTPUT_DIR="$work/ro/out" run read_only 2 yes "$app"
+        same_as_baseline read_only
+        k=$(grep -c "^collprof:" read_only.err)
+        [ "$k" = 1 ] || { fail "read-only parent: expected one collprof message, got:"; show read_only.err; }
+        chmod 755 ro
+    fi
+    ;;
+
+non-mpi)
+    mkdir empty
+    cd empty || exit 2
+    LD_PRELOAD=$lib sh -c 'echo hello' >../echo.out 2>../echo.err
+    echo $? >../echo.status
+    cd .. || exit 2
+    [ "$(cat echo.out)" = hello ] || { fail "'echo hello' printed:"; show echo.out; }
+    [ -s echo.err ] && { fail "'echo hello' printed on stderr:"; show echo.err; }
+    [ "$(cat echo.status)" = 0 ] || fail "'echo hello' exit status $(cat echo.status)"
+    (cd empty && LD_PRELOAD=$lib /bin/true) >true.out 2>&1 || fail "/bin/true failed"
+    [ -s true.out ] && { fail "/bin/true printed:"; show true.out; }
+    (cd empty && LD_PRELOAD=$lib /bin/false) >false.out 2>&1
+    st=$?
+    [ $st = 1 ] || fail "/bin/false: exit status $st, expected 1"
+    [ -s false.out ] && { fail "/bin/false printed:"; show false.out; }
+    # mpiexec and its proxies themselves preloaded: they never call MPI_Init
+    (cd empty && LD_PRELOAD=$lib timeout -k 5 $limit "$mpiexec" -n 2 /bin/echo hi) \
+        >mpiexec.out 2>mpiexec.err
+    st=$?
+    [ $st = 0 ] || fail "LD_PRELOAD=... mpiexec -n 2 /bin/echo: exit status $st"
+    [ "$(cat mpiexec.out)" = "hi
+hi" ] || { fail "mpiexec -n 2 /bin/echo hi printed:"; show mpiexec.out; }
+    [ -s mpiexec.err ] && { fail "mpiexec -n 2 /bin/echo hi printed on stderr:"; show mpiexec.err; }
+    if [ -n "$(ls -A empty)" ]; then
+        fail "files or directories were created:"
+        ls -lA empty >&2
+    fi
+    ;;
+
+exit-code)
+    app=$1
+    for code in 3 0; do
+        run "baseline" 2 no "$app" $code
+        [ "$(cat baseline.status)" = $code ] ||
+            echo "note: without collprof, mpiexec returns $(cat baseline.status) for $code" >&2
+        COLLPROF_OUTPUT_DIR="$work/out$code" run "status$code" 2 yes "$app" $code
+        same_as_baseline "status$code"
+        [ "$(cat "status$code.status")" = $code ] ||
+            fail "the application returned $code, mpiexec with collprof $(cat "status$code.status")"
+        [ -f "$work/out$code/manifest.json" ] || fail "status $code: no profile written"
+        echo "application status $code: mpiexec returns $(cat "status$code.status") with collprof"
+    done
+    ;;
+
+*)
+    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code WORKDIR MPIEXEC LIB [ARGS...]" >&2
+    exit 2
+    ;;
+esac
+
+if [ $failed = 0 ]; then
+    echo "$case_: PASS"
+fi
+exit $failed

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Driver of the MPI tests: a fresh output directory, a clean COLLPROF_*
+# environment, a time limit.
+#
+# usage: run_mpi.sh [VAR=VALUE ...] [--check-after] [--checker=PATH] [--mpiexec-arg=ARG ...] -- OUTDIR MPIEXEC LIB|- NRANKS TIMEOUT PROGRAM [ARGS...]
+#   VAR=VALUE  set for the run (COLLPROF_* and CPT_* of the caller's
+#              environment are removed first, so only these apply)
+#   --check-after  the run may end badly (ranks that exit without
+#              MPI_Finalize): its exit status is shown, not used, unless it
+#              timed out; then `PROGRAM check OUTDIR NRANKS [ARGS...]` checks
+#              the files and its exit status is the result
+#   --checker=PATH  the run must succeed; then `PATH check OUTDIR NRANKS
+#              [ARGS...]` checks the files (a checker for programs that
+#              cannot check themselves: Fortran)
+#   --mpiexec-arg=ARG  an extra argument of mpiexec (before -n)
+#   OUTDIR     COLLPROF_OUTPUT_DIR: removed before the run
+#   LIB        libcollprof.so, preloaded into the ranks only; - : not preloaded
+#              (a program linked with the library)
+#   TIMEOUT    seconds; the run is killed after that (exit 124)
+set -u
+for v in $(env | sed -n 's/^\(COLLPROF_[A-Za-z0-9_]*\)=.*/\1/p;s/^\(CPT_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    unset "$v"
+done
+check_after=no
+checker=
+margs=
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    case $1 in
+    --check-after) check_after=yes ;;
+    --checker=*) checker=${1#--checker=} ;;
+    --mpiexec-arg=*) margs="$margs ${1#--mpiexec-arg=}" ;;
+    *) export "$1" ;;
+    esac
+    shift
+done
+[ $# -ge 7 ] || { echo "usage: $0 [VAR=VALUE ...] [--check-after] [--checker=PATH] [--mpiexec-arg=ARG ...] -- OUTDIR MPIEXEC LIB|- NRANKS TIMEOUT PROGRAM [ARGS...]" >&2; exit 2; }
+shift
+outdir=$1 mpiexec=$2 lib=$3 n=$4 limit=$5
+shift 5
+rm -rf "$outdir"
+export COLLPROF_OUTPUT_DIR="$outdir"
+if [ "$lib" = "-" ]; then
+    timeout -k 5 "$limit" "$mpiexec" $margs -n "$n" "$@"
+else
+    timeout -k 5 "$limit" "$mpiexec" $margs -genv LD_PRELOAD "$lib" -n "$n" "$@"
+fi
+rc=$?
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    echo "FAIL: $(basename "$1"): timed out after $limit s (killed)" >&2
+    exit $rc
+fi
+if [ $check_after = yes ]; then
+    echo "$(basename "$1"): mpiexec exited with status $rc; checking the files" >&2
+    prog=$1
+    shift
+    "${checker:-$prog}" check "$outdir" "$n" "$@"
+    exit $?
+fi
+if [ -n "$checker" ]; then
+    if [ $rc -ne 0 ]; then
+        echo "FAIL: $(basename "$1"): mpiexec exited with status $rc" >&2
+        exit $rc
+    fi
+    shift
+    "$checker" check "$outdir" "$n" "$@"
+    exit $?
+fi
+exit $rc

@@ -1,0 +1,116 @@
+/*
+ * Exit without MPI_Finalize: collprof's destructor writes what each rank
+ * holds into <output dir>/partial.rank<R>/, marked partial.
+ *
+ * usage: test_nofinalize exit|return [all|any]   (under mpiexec: the run)
+ *        test_nofinalize check DIR NRANKS exit|return [all|any]
+ *        (afterwards, without MPI: checks DIR/partial.rank<R> of every rank
+ *        with the reader library: the rank's own rows of every call exact;
+ *        cp_profile_check finds no problem in partial.rank0, or, with `all`,
+ *        in the partial profile of every rank, whose manifest also shows the
+ *        configuration)
+ *   any: only the partial profiles that are complete (their manifest.json,
+ *        written last, exists) are checked; at least one must be.
+ *        mpiexec (hydra) kills the other ranks as soon as one exits without
+ *        MPI_Finalize, possibly before their destructors ran; the tests that
+ *        want every rank's files run mpiexec with -disable-auto-cleanup.
+ * The run and the check build the same plan (scenario below), so the checker
+ * knows every count every rank passed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+
+static void scenario(cpt_comm *w, cpt_comm *d, cpt_comm *o)
+{
+    cpt_alltoallv(w, CPT_BLOCKING, CPT_VARY, 0, false);
+    cpt_alltoall(w, CPT_BLOCKING, 2, false);
+    cpt_alltoallv(w, CPT_BLOCKING, CPT_VARY, 1, false);
+    cpt_alltoallv(d, CPT_BLOCKING, CPT_ZEROS, 3, false);
+    cpt_alltoallv(w, CPT_BLOCKING, CPT_VARY, 1, false);
+    cpt_alltoallv(o, CPT_BLOCKING, CPT_VARY, 9, false);
+    cpt_alltoall(w, CPT_BLOCKING, 1, false);
+    cpt_alltoallv(d, CPT_NONBLOCKING, CPT_SILENT, 1, false);
+}
+
+static int members(int n, int *all, int *odd)
+{
+    int no = 0;
+    for (int i = 0; i < n; i++)
+        all[i] = i;
+    for (int i = n - 1; i >= 0; i--)
+        if (i % 2)
+            odd[no++] = i;
+    return no;
+}
+
+static int check(const char *dir, int n, bool all_checked, bool any)
+{
+    cpt_init_offline("nofinalize", n);
+    int all[CPT_MAXRANKS], odd[CPT_MAXRANKS], no = members(n, all, odd);
+    cpt_comm *w = cpt_comm_plan("world", n, all, sizeof(int), sizeof(double));
+    cpt_comm *d = cpt_comm_plan("dup of world", n, all, sizeof(int), sizeof(double));
+    cpt_comm *o = cpt_comm_plan("odd (reversed)", no, odd, sizeof(int), sizeof(double));
+    scenario(w, d, o);
+    long problems = 0;
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    if (stat(path, &st) == 0) {
+        fprintf(stderr, "FAIL: nofinalize: %s exists, but MPI_Finalize was never called\n", path);
+        problems++;
+    }
+    int found = 0;
+    for (int r = 0; r < n; r++) {
+        char manifest[4200];
+        snprintf(path, sizeof path, "%s/partial.rank%d", dir, r);
+        snprintf(manifest, sizeof manifest, "%s/manifest.json", path);
+        if (any && stat(manifest, &st) != 0) {
+            printf("nofinalize: no complete partial profile of rank %d (killed by mpiexec "
+                   "before its destructor finished?)\n", r);
+            continue;
+        }
+        found++;
+        problems += cpt_verify_partial(path, r,
+                                       all_checked ? CPT_CHECK_PROFILE | CPT_CHECK_CONFIG
+                                       : r == 0    ? CPT_CHECK_PROFILE
+                                                   : 0);
+    }
+    if (found == 0) {
+        fprintf(stderr, "FAIL: nofinalize: no partial.rank<R> directory in %s\n", dir);
+        problems++;
+    }
+    return cpt_offline_verdict(problems);
+}
+
+int main(int argc, char **argv)
+{
+    if ((argc == 5 || argc == 6) && strcmp(argv[1], "check") == 0)
+        return check(argv[2], atoi(argv[3]), argc == 6 && strcmp(argv[5], "all") == 0,
+                     argc == 6 && strcmp(argv[5], "any") == 0);
+    if (argc < 2 || argc > 3 || (strcmp(argv[1], "exit") != 0 && strcmp(argv[1], "return") != 0)) {
+        fprintf(stderr, "usage: %s exit|return [all|any] | check DIR NRANKS exit|return [all|any]\n",
+                argv[0]);
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    cpt_init("nofinalize");
+    int n = cpt_world_size(), me = cpt_world_rank();
+    int all[CPT_MAXRANKS], odd[CPT_MAXRANKS], no = members(n, all, odd);
+    MPI_Comm dupc, split;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dupc);
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2 ? 1 : MPI_UNDEFINED, -me, &split);
+    cpt_comm *w = cpt_comm_declare("world", n, all, MPI_COMM_WORLD, MPI_INT, MPI_DOUBLE);
+    cpt_comm *d = cpt_comm_declare("dup of world", n, all, dupc, MPI_INT, MPI_DOUBLE);
+    cpt_comm *o = cpt_comm_declare("odd (reversed)", no, odd, split, MPI_INT, MPI_DOUBLE);
+    scenario(w, d, o);
+    /* Make sure every rank is done with its calls before any exits. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    fflush(stdout);
+    if (strcmp(argv[1], "exit") == 0)
+        exit(0);
+    return 0; /* without MPI_Finalize */
+}
