@@ -36,3 +36,13 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
     }
     errno = call->saved_errno;
 }
+
+void cp_comm_created(int rc, const MPI_Comm *newcomm)
+{
+    if (rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL ||
+        atomic_load_explicit(&cp_state, memory_order_relaxed) != CP_STATE_ON)
+        return;
+    int saved = errno;
+    cp_comm_get(*newcomm);
+    errno = saved;
+}

@@ -79,6 +79,9 @@ static inline void cp_capture_vector(cp_call *call, const cp_comm *c, const void
                                   .dtsize = cp_type_size(sendtype)};
 }
 
+/* A communicator constructor returned rc: register *newcomm now. */
+void cp_comm_created(int rc, const MPI_Comm *newcomm);
+
 /* Number the call on its (communicator, collective) and record its counts
  * when inside the recording window and not paused. */
 void cp_call_record(cp_comm *c, cp_call *call);

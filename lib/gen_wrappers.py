@@ -15,7 +15,7 @@ FORMS = ("blocking", "nonblocking", "persistent")
 
 
 def parse(path):
-    shapes, funcs = {}, []
+    shapes, funcs, creators = {}, [], []
     with open(path, encoding="utf-8") as f:
         for lineno, raw in enumerate(f, 1):
             line = raw.strip()
@@ -23,6 +23,11 @@ def parse(path):
                 continue
             fields = [x.strip() for x in line.split("|")]
             where = f"{path}:{lineno}"
+            if line.startswith("create "):
+                if len(fields) != 3:
+                    sys.exit(f"{where}: expected 'create MPI_Name | params | new communicator'")
+                creators.append((fields[0].split()[1], fields[1], fields[2]))
+                continue
             if line.startswith("shape "):
                 if len(fields) != 3:
                     sys.exit(f"{where}: expected 'shape NAME | params | capture'")
@@ -38,7 +43,7 @@ def parse(path):
                 if form not in FORMS + ("large",):
                     sys.exit(f"{where}: unknown form '{form}'")
             funcs.append((name, coll, shape, forms, where))
-    return shapes, funcs
+    return shapes, funcs, creators
 
 
 def large(params):
@@ -118,9 +123,20 @@ CP_EXPORT int {fn}({params})
 """
 
 
+def creator(fn, params, newcomm):
+    return f"""
+CP_EXPORT int {fn}({params})
+{{
+    int rc = P{fn}({arg_names(params)});
+    cp_comm_created(rc, {newcomm});
+    return rc;
+}}
+"""
+
+
 def main():
     table, out_c, out_h, out_md = sys.argv[1:5]
-    shapes, funcs = parse(table)
+    shapes, funcs, creators = parse(table)
     colls = []
     for _, coll, _, _, _ in funcs:
         if coll not in colls:
@@ -146,6 +162,8 @@ def main():
             params, capture = shapes[shape]
             for fn, form, is_large in variants(name, forms):
                 w.write(wrapper(fn, form, is_large, coll, params, capture))
+        for fn, params, newcomm in creators:
+            w.write(creator(fn, params, newcomm))
 
     with open(out_md, "w", encoding="utf-8") as d:
         d.write("# Wrapped MPI functions\n\n")
@@ -156,6 +174,9 @@ def main():
         for name, coll, shape, forms, _ in funcs:
             fns = ", ".join(f"`{fn}`" for fn, _, _ in variants(name, forms))
             d.write(f"| {coll} | {fns} |\n")
+        d.write("\nCommunicator constructors, wrapped so that a communicator is registered when it\n")
+        d.write("is created (communicators made by other means are registered at their first use):\n")
+        d.write(", ".join(f"`{fn}`" for fn, _, _ in creators) + ".\n")
 
 
 if __name__ == "__main__":

@@ -69,6 +69,9 @@ void cp_runtime_start(void)
             cp_log("cannot set up communicator tracking; profiling is off for this run");
         atomic_store(&cp_state, CP_STATE_DONE);
     } else {
+        /* World first: it is then the first of the communicators that share
+         * its membership (its dups) on every rank. */
+        cp_comm_get(MPI_COMM_WORLD);
         atomic_store(&cp_state, CP_STATE_ON); /* last step: start recording */
     }
     pthread_mutex_unlock(&start_lock);
