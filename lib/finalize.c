@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collprof_config.h"
 #include "comm_registry.h"
 #include "compact.h"
 #include "counts_merge.h"
@@ -24,6 +23,7 @@
 #include "manifest.h"
 #include "outdir.h"
 #include "pack.h"
+#include "run_manifest.h"
 #include "runtime.h"
 
 #define TAG_COUNTS 0x6370 /* on our own duplicate of MPI_COMM_WORLD */
@@ -452,23 +452,10 @@ static void merge_and_write(fin *f, char **inbox, size_t *inlens, int ninbox)
 static void fill_manifest(fin *f, bool partial)
 {
     cp_manifest *m = &f->man;
-    m->format_version = CP_MANIFEST_FORMAT_VERSION;
-    m->counts_format_version = CP_COUNTS_FORMAT_VERSION;
-    snprintf(m->collprof_version, sizeof m->collprof_version, "%s", COLLPROF_VERSION);
-    snprintf(m->mpi_version, sizeof m->mpi_version, "%.500s", cp_rt.mpi_version);
-    snprintf(m->job, sizeof m->job, "%s", cp_rt.job);
-    snprintf(m->start_time, sizeof m->start_time, "%s", cp_rt.start_iso);
-    m->world_size = cp_rt.world_size;
-    m->partial = partial;
-    if (partial)
-        snprintf(m->partial_reason, sizeof m->partial_reason,
-                 "memory ran out on some ranks: calls after that were not recorded");
-    m->config = calloc(CP_CONFIG_NENTRIES, sizeof *m->config);
-    for (int i = 0; m->config && i < CP_CONFIG_NENTRIES; i++) {
-        m->config[i].key = strdup(cp_rt.cfg_entries[i].name);
-        m->config[i].value = strdup(cp_rt.cfg_entries[i].value);
-        m->nconfig++;
-    }
+    if (cp_run_manifest(m, partial ? "memory ran out on some ranks: calls after that were not "
+                                     "recorded"
+                                   : NULL))
+        return;
     /* Files: the manifest, then each lead's pair. */
     size_t cap = 1 + 2 * m->ncomms;
     m->files = calloc(cap, sizeof *m->files);

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collprof_config.h"
 #include "comm_registry.h"
 #include "compact.h"
 #include "counts_merge.h"
 #include "log.h"
 #include "manifest.h"
 #include "outdir.h"
+#include "run_manifest.h"
 #include "runtime.h"
 
 static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
@@ -90,15 +90,12 @@ void cp_partial_write(const char *reason)
             goto fail;
         m.files[m.nfiles++] = strdup(strrchr(path, '/') + 1);
     }
-    m.format_version = CP_MANIFEST_FORMAT_VERSION;
-    m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
-    snprintf(m.collprof_version, sizeof m.collprof_version, "%s", COLLPROF_VERSION);
-    snprintf(m.mpi_version, sizeof m.mpi_version, "%.500s", cp_rt.mpi_version);
-    snprintf(m.job, sizeof m.job, "%s", cp_rt.job);
-    snprintf(m.start_time, sizeof m.start_time, "%s", cp_rt.start_iso);
-    m.world_size = cp_rt.world_size;
-    m.partial = true;
-    snprintf(m.partial_reason, sizeof m.partial_reason, "%s; rank %d's own data only", reason, r);
+    char why[256];
+    snprintf(why, sizeof why, "%s; rank %d's own data only", reason, r);
+    if (cp_run_manifest(&m, why)) {
+        cp_error_set(&err, "out of memory");
+        goto fail;
+    }
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     if (cp_manifest_write_file(path, false, &m, &err))
         goto fail;

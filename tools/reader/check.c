@@ -297,10 +297,18 @@ static void check_files_against_manifest(checker *c)
                 problem(c, "%s: communicator %" PRId64 ": the Communicator: line says %s, manifest.json says %s",
                         fname(f), b->comm_id, x, y);
             }
-            if (f->version >= 1 && f->lead_rank >= 0 && f->lead_rank != ci->lead)
+            /* A partial profile is written by each rank for itself: its
+             * files hold the communicators it is a member of. */
+            if (c->p->has_manifest && c->p->manifest.partial) {
+                if (f->lead_rank >= 0 && cp_ranges_index_of(&ci->members, f->lead_rank) < 0)
+                    problem(c, "%s: communicator %" PRId64 ": world rank %" PRId64
+                               " wrote it in a partial profile but is not a member",
+                            fname(f), b->comm_id, f->lead_rank);
+            } else if (f->version >= 1 && f->lead_rank >= 0 && f->lead_rank != ci->lead) {
                 problem(c, "%s: communicator %" PRId64 ": led by world rank %" PRId64
                            " in manifest.json, but found in the file of lead rank %" PRId64,
                         fname(f), b->comm_id, ci->lead, f->lead_rank);
+            }
         }
         cp_ranges_free(&seen);
     }
