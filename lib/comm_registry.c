@@ -104,11 +104,12 @@ static cp_comm *create(MPI_Comm comm)
         PMPI_Comm_remote_size(comm, &rsize);
         c->peers = rsize;
         PMPI_Comm_remote_group(comm, &g);
-        rc = translate(g, NULL, &h);
+        rc = translate(g, &c->remote, &h);
         PMPI_Group_free(&g);
     }
     if (rc) {
         cp_ranges_free(&c->members);
+        cp_ranges_free(&c->remote);
         free(c);
         return NULL;
     }

@@ -30,6 +30,7 @@ typedef struct cp_comm {
     int64_t rank;        /* this process's rank in the local group */
     int64_t lead;        /* world rank of local rank 0 */
     cp_ranges members;   /* world ranks of the local group, in rank order */
+    cp_ranges remote;    /* intercommunicators: the remote group's, else empty */
     uint64_t key_hash;   /* membership hash */
     uint32_t key_ordinal;/* order of first use among identical memberships */
     uint32_t reg_index;  /* order of registration on this process */

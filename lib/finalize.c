@@ -87,7 +87,7 @@ typedef struct desc {
     int64_t size, lead;
     int from;    /* world rank that described it */
     size_t pos;  /* its position in that rank's list */
-    cp_ranges members;
+    cp_ranges members, remote;
 } desc;
 
 static int desc_order(const void *a, const void *b)
@@ -100,6 +100,26 @@ static int desc_order(const void *a, const void *b)
     return (x->reg_index > y->reg_index) - (x->reg_index < y->reg_index);
 }
 
+static void put_ranges(cp_wbuf *b, const cp_ranges *r)
+{
+    cp_put_u64(b, r->n);
+    for (size_t i = 0; i < r->n; i++) {
+        cp_put_i64(b, r->v[i].lo);
+        cp_put_i64(b, r->v[i].hi);
+    }
+}
+
+static void get_ranges(cp_rbuf *b, cp_ranges *r)
+{
+    uint64_t n = cp_get_u64(b);
+    for (uint64_t j = 0; j < n && !b->bad; j++) {
+        int64_t lo = cp_get_i64(b), hi = cp_get_i64(b);
+        for (int64_t v = lo; v <= hi && !b->bad; v++)
+            if (cp_ranges_push(r, v))
+                b->bad = true;
+    }
+}
+
 static int number_communicators(fin *f)
 {
     cp_wbuf b = {0};
@@ -109,11 +129,8 @@ static int number_communicators(fin *f)
         cp_put_u32(&b, c->key_ordinal);
         cp_put_u32(&b, c->reg_index);
         cp_put_i64(&b, c->size);
-        cp_put_u64(&b, c->members.n);
-        for (size_t r = 0; r < c->members.n; r++) {
-            cp_put_i64(&b, c->members.v[r].lo);
-            cp_put_i64(&b, c->members.v[r].hi);
-        }
+        put_ranges(&b, &c->members);
+        put_ranges(&b, &c->remote);
     }
     if (b.failed)
         fail(f, "%s", "out of memory while describing communicators");
@@ -158,12 +175,8 @@ static int number_communicators(fin *f)
                 x->lead = r;
                 x->from = r;
                 x->pos = (size_t)i;
-                uint64_t n = cp_get_u64(&rb);
-                for (uint64_t j = 0; j < n && !rb.bad; j++) {
-                    int64_t lo = cp_get_i64(&rb), hi = cp_get_i64(&rb);
-                    for (int64_t v = lo; v <= hi && !rb.bad; v++)
-                        cp_ranges_push(&x->members, v);
-                }
+                get_ranges(&rb, &x->members);
+                get_ranges(&rb, &x->remote);
             }
         }
         qsort(d, nd, sizeof *d, desc_order);
@@ -175,7 +188,9 @@ static int number_communicators(fin *f)
             ci->size = d[i].size;
             ci->lead = d[i].lead;
             ci->members = d[i].members; /* moved */
+            ci->remote_members = d[i].remote;
             memset(&d[i].members, 0, sizeof d[i].members);
+            memset(&d[i].remote, 0, sizeof d[i].remote);
         }
         if (!all || !d || !ids || !f->man.comms)
             fail(f, "%s", "out of memory while numbering communicators");
@@ -184,8 +199,10 @@ static int number_communicators(fin *f)
     PMPI_Scatterv(ids, nleds, idispls, MPI_INT64_T, f->led_ids, nled, MPI_INT64_T, 0, f->w);
     if (!f->led_ids)
         fail(f, "%s", "out of memory");
-    for (size_t i = 0; i < nd; i++)
+    for (size_t i = 0; i < nd; i++) {
         cp_ranges_free(&d[i].members);
+        cp_ranges_free(&d[i].remote);
+    }
     free(d);
     free(all);
     free(ids);

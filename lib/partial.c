@@ -52,7 +52,8 @@ static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
             ci->id = c->reg_index;
             ci->size = c->size;
             ci->lead = c->lead;
-            if (cp_ranges_copy(&ci->members, &c->members))
+            if (cp_ranges_copy(&ci->members, &c->members) ||
+                cp_ranges_copy(&ci->remote_members, &c->remote))
                 return cp_error_set(err, "out of memory");
         }
     }

@@ -34,8 +34,10 @@ void cp_manifest_free(cp_manifest *m)
         free(m->config[i].value);
     }
     free(m->config);
-    for (size_t i = 0; i < m->ncomms; i++)
+    for (size_t i = 0; i < m->ncomms; i++) {
         cp_ranges_free(&m->comms[i].members);
+        cp_ranges_free(&m->comms[i].remote_members);
+    }
     free(m->comms);
     for (size_t i = 0; i < m->nfiles; i++)
         free(m->files[i]);
@@ -75,7 +77,8 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
     for (size_t i = 0; i < a->ncomms; i++) {
         const cp_comm_info *x = &a->comms[i], *y = &b->comms[i];
         if (x->id != y->id || x->size != y->size || x->lead != y->lead ||
-            !cp_ranges_equal(&x->members, &y->members))
+            !cp_ranges_equal(&x->members, &y->members) ||
+            !cp_ranges_equal(&x->remote_members, &y->remote_members))
             return false;
     }
     for (size_t i = 0; i < a->nfiles; i++)
@@ -214,11 +217,19 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
         char *members = cp_ranges_to_string(&c->members);
         if (!members)
             return cp_error_set(err, "%s: out of memory", cp_out_path(o));
+        char *remote = c->remote_members.n ? cp_ranges_to_string(&c->remote_members) : NULL;
+        if (c->remote_members.n && !remote) {
+            free(members);
+            return cp_error_set(err, "%s: out of memory", cp_out_path(o));
+        }
         ok = cp_out_printf(o,
                            "%s\n    {\"id\": %" PRId64 ", \"size\": %" PRId64
-                           ", \"lead\": %" PRId64 ", \"members\": \"%s\"}",
-                           i ? "," : "", c->id, c->size, c->lead, members) >= 0;
+                           ", \"lead\": %" PRId64 ", \"members\": \"%s\"%s%s%s}",
+                           i ? "," : "", c->id, c->size, c->lead, members,
+                           remote ? ", \"remote_members\": \"" : "", remote ? remote : "",
+                           remote ? "\"" : "") >= 0;
         free(members);
+        free(remote);
     }
     ok = ok && cp_out_printf(o, "%s],\n  \"files\": [", m->ncomms ? "\n  " : "") >= 0;
     for (size_t i = 0; ok && i < m->nfiles; i++)
@@ -872,6 +883,17 @@ static int to_comms(const jctx *cx, const jv *v, cp_manifest *m)
         const char *why = NULL;
         if (mem->slen > 0 && cp_ranges_parse_ordered(mem->s, mem->slen, &c->members, &why) < 0)
             return vfail(cx, mem, "expected a list of world ranks such as \"0-3,5\" for \"members\" (%s)",
+                         why ? why : "invalid range list");
+        /* Optional: intercommunicators only. */
+        if (get_member(cx, o, "remote_members", false, &mem) < 0)
+            return -1;
+        if (mem && mem->type != JV_STR)
+            return vfail(cx, mem, "expected a string for \"remote_members\", found %s",
+                         type_name(mem->type));
+        if (mem && mem->slen > 0 &&
+            cp_ranges_parse_ordered(mem->s, mem->slen, &c->remote_members, &why) < 0)
+            return vfail(cx, mem,
+                         "expected a list of world ranks such as \"4-7\" for \"remote_members\" (%s)",
                          why ? why : "invalid range list");
     }
     return 0;

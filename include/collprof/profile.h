@@ -141,6 +141,11 @@ typedef struct cp_comm_info {
     int64_t size;
     int64_t lead;      /* world rank of communicator rank 0 */
     cp_ranges members; /* ORDERED list: world rank of each communicator rank */
+    /* Intercommunicators only (empty otherwise): the remote group's world
+     * ranks in its rank order.  Each group of an intercommunicator is its
+     * own entry, led and written by its own lead; rows address the remote
+     * group. */
+    cp_ranges remote_members;
 } cp_comm_info;
 
 typedef struct cp_kv {

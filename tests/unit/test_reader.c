@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collprof/reader.h"
+#include "manifest.h"
 #include "reader_fixture.h"
 
 static char tmpdir[256];
@@ -531,6 +532,80 @@ START_TEST(manifest_only)
 }
 END_TEST
 
+/* Two groups of an intercommunicator, each its own manifest entry: one
+ * group's send matrix must be the transpose of the other's receive matrix. */
+static void write_intercomm(int64_t altered)
+{
+    cp_manifest m = {0};
+    m.format_version = CP_MANIFEST_FORMAT_VERSION;
+    m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
+    m.world_size = 3;
+    snprintf(m.job, sizeof m.job, "local");
+    m.comms = calloc(2, sizeof *m.comms);
+    m.ncomms = 2;
+    /* group A = world 0 (lead 0), group B = world 1,2 (lead 1) */
+    m.comms[0] = (cp_comm_info){.id = 0, .size = 1, .lead = 0};
+    cp_ranges_push(&m.comms[0].members, 0);
+    cp_ranges_push(&m.comms[0].remote_members, 1);
+    cp_ranges_push(&m.comms[0].remote_members, 2);
+    m.comms[1] = (cp_comm_info){.id = 1, .size = 2, .lead = 1};
+    cp_ranges_push(&m.comms[1].members, 1);
+    cp_ranges_push(&m.comms[1].members, 2);
+    cp_ranges_push(&m.comms[1].remote_members, 0);
+    const char *files[] = {"manifest.json", "send-counters.rank0.txt", "recv-counters.rank0.txt",
+                           "send-counters.rank1.txt", "recv-counters.rank1.txt"};
+    m.files = calloc(5, sizeof *m.files);
+    for (int i = 0; i < 5; i++)
+        m.files[m.nfiles++] = strdup(files[i]);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", tmpdir);
+    cp_error err = {{0}};
+    ck_assert_msg(cp_manifest_write_file(path, false, &m, &err) == 0, "%s", err.msg);
+    cp_manifest_free(&m);
+
+    /* A (1 rank) sends 3 and 4 to B's ranks 0 and 1; B's ranks send 5, 6 to A. */
+    cp_counts_file f = {0};
+    cp_block *b = fx_block(&f, 0, 1, "0", "Alltoallv", -1, 1, 4, "0", "0", 2);
+    fx_row(b, "0", (const int64_t[]){3, 4});
+    ck_assert(fx_write_counts(tmpdir, "send-counters.rank0.txt", &f, false, &err) == 0);
+    b = fx_block(&f, 0, 1, "0", "Alltoallv", -1, 1, 4, "0", "0", 2);
+    fx_row(b, "0", (const int64_t[]){5, 6});
+    ck_assert(fx_write_counts(tmpdir, "recv-counters.rank0.txt", &f, false, &err) == 0);
+    b = fx_block(&f, 1, 2, "1-2", "Alltoallv", -1, 2, 4, "0", "0", 1);
+    fx_row(b, "0", (const int64_t[]){5});
+    fx_row(b, "1", (const int64_t[]){6});
+    ck_assert(fx_write_counts(tmpdir, "send-counters.rank1.txt", &f, false, &err) == 0);
+    b = fx_block(&f, 1, 2, "1-2", "Alltoallv", -1, 2, 4, "0", "0", 1);
+    fx_row(b, "0", (const int64_t[]){3});
+    fx_row(b, "1", (const int64_t[]){altered});
+    ck_assert(fx_write_counts(tmpdir, "recv-counters.rank1.txt", &f, false, &err) == 0);
+}
+
+START_TEST(intercommunicator_groups_checked_against_each_other)
+{
+    write_intercomm(4);
+    cp_profile p;
+    load_ok(tmpdir, &p);
+    long n;
+    char *report = check_report(&p, &n);
+    ck_assert_msg(n == 0, "%s", report);
+    free(report);
+    cp_profile_free(&p);
+
+    write_intercomm(7); /* B's rank 1 says it received 7 from A's rank 0, which sent 4 */
+    load_ok(tmpdir, &p);
+    report = check_report(&p, &n);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(report,
+                     "send-counters.rank0.txt, recv-counters.rank1.txt: intercommunicator 0 -> 1, "
+                     "Alltoallv, call 0: the send matrix of one group is not the transpose of the "
+                     "receive matrix of the other: rank 0 sends 16 bytes to remote rank 1, which "
+                     "receives 28 bytes from it (1 of 2 rank pairs differ)\n");
+    free(report);
+    cp_profile_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -552,6 +627,7 @@ int main(void)
     tcase_add_test(tc, load_errors);
     tcase_add_test(tc, unlisted_counts_file);
     tcase_add_test(tc, manifest_only);
+    tcase_add_test(tc, intercommunicator_groups_checked_against_each_other);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

@@ -370,13 +370,18 @@ static int64_t peer_value(const cp_block *b, const int64_t *row, int64_t k)
     return row[b->row_len == 1 ? 0 : (size_t)k];
 }
 
-static bool shape_ok(const cp_block *b)
+/* Rows address `peers` processes: one count for all, or one per peer. */
+static bool shape_ok(const cp_block *b, int64_t peers)
 {
-    return b->row_len == 1 || (b->nranks >= 0 && b->row_len == (size_t)b->nranks);
+    return b->row_len == 1 || (peers >= 0 && b->row_len == (size_t)peers);
 }
 
+/* Send matrix s against receive matrix r for the calls both moved.  On an
+ * intracommunicator both are the same communicator's; on an
+ * intercommunicator s is one group's and r the other group's, so s's rows
+ * address r's ranks and the other way round. */
 static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_entry *re,
-                         const cp_ranges *calls)
+                         const cp_ranges *calls, bool inter)
 {
     const cp_block *s = se->b, *r = re->b;
     char cl[96], files[600];
@@ -385,16 +390,16 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
         snprintf(files, sizeof files, "%s", fname(se->f));
     else
         snprintf(files, sizeof files, "%s, %s", fname(se->f), fname(re->f));
-    if (s->nranks != r->nranks) {
+    if (!inter && s->nranks != r->nranks) {
         problem(c, "%s: communicator %" PRId64 ", %s, %s: %" PRId64
                    " ranks on the send side, %" PRId64 " on the receive side",
                 files, s->comm_id, s->collective, cl, s->nranks, r->nranks);
         return;
     }
-    int64_t n = s->nranks;
-    if (n > CHECK_MAX_RANKS || !shape_ok(s) || !shape_ok(r))
-        return; /* neighbourhood collectives, intercommunicators, very large */
-    int64_t root = s->root >= 0 ? s->root : r->root;
+    int64_t n = s->nranks, m = r->nranks;
+    if (n > CHECK_MAX_RANKS || m > CHECK_MAX_RANKS || !shape_ok(s, m) || !shape_ok(r, n))
+        return; /* neighbourhood collectives, very large communicators */
+    int64_t root = inter ? -1 : s->root >= 0 ? s->root : r->root;
     int64_t differ = 0, pairs = 0;
     int64_t fi = 0, fj = 0;
     cp_i128 fsb = 0, frb = 0;
@@ -407,7 +412,7 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
                 for (size_t rr = 0; rr < r->nrows; rr++) {
                     const cp_row *rrow = &r->rows[rr];
                     for (size_t ri = 0; ri < rrow->ranks.n; ri++)
-                        for (int64_t j = rrow->ranks.v[ri].lo; j <= rrow->ranks.v[ri].hi && j < n;
+                        for (int64_t j = rrow->ranks.v[ri].lo; j <= rrow->ranks.v[ri].hi && j < m;
                              j++) {
                             if (j < 0 || (root >= 0 && i != root && j != root))
                                 continue;
@@ -424,7 +429,14 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
                 }
             }
     }
-    if (differ)
+    if (differ && inter)
+        problem(c, "%s: intercommunicator %" PRId64 " -> %" PRId64 ", %s, %s: the send matrix of "
+                   "one group is not the transpose of the receive matrix of the other: rank %" PRId64
+                   " sends %" PRId64 " bytes to remote rank %" PRId64 ", which receives %" PRId64
+                   " bytes from it (%" PRId64 " of %" PRId64 " rank pairs differ)",
+                files, s->comm_id, r->comm_id, s->collective, cl, fi, (int64_t)fsb, fj,
+                (int64_t)frb, differ, pairs);
+    else if (differ)
         problem(c, "%s: communicator %" PRId64 ", %s, %s: the send matrix is not the transpose of "
                    "the receive matrix: rank %" PRId64 " sends %" PRId64 " bytes to rank %" PRId64
                    ", which receives %" PRId64 " bytes from it (%" PRId64 " of %" PRId64
@@ -433,22 +445,82 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
                 pairs);
 }
 
-static void check_transpose(checker *c, const cp_reader_entry *e, size_t n)
+/* Send blocks of es[0..ns) against receive blocks of er[0..nr) of the same
+ * collective, call by common call. */
+static void transpose_groups(checker *c, const cp_reader_entry *es, size_t ns,
+                             const cp_reader_entry *er, size_t nr, bool inter)
 {
     cp_ranges both = {0};
-    for (size_t i = 0; i < n; i++) {
-        if (e[i].f->direction != CP_SEND)
+    for (size_t i = 0; i < ns; i++) {
+        if (es[i].f->direction != CP_SEND)
             continue;
-        for (size_t k = 0; k < n; k++) {
-            if (e[k].f->direction != CP_RECV)
+        for (size_t k = 0; k < nr; k++) {
+            if (er[k].f->direction != CP_RECV ||
+                cp_reader_collective_cmp(es[i].b->collective, er[k].b->collective) != 0)
                 continue;
-            if (ranges_intersect(&e[i].b->calls, &e[k].b->calls, &both) < 0)
+            if (ranges_intersect(&es[i].b->calls, &er[k].b->calls, &both) < 0)
                 c->oom = true;
             if (both.n)
-                compare_pair(c, &e[i], &e[k], &both);
+                compare_pair(c, &es[i], &er[k], &both, inter);
         }
     }
     cp_ranges_free(&both);
+}
+
+static bool is_inter(const checker *c, int64_t comm)
+{
+    const cp_comm_info *ci = cp_reader_manifest_comm(c->p, comm);
+    return ci && ci->remote_members.n > 0;
+}
+
+static void check_transpose(checker *c, const cp_reader_entry *e, size_t n)
+{
+    if (n && !is_inter(c, e[0].b->comm_id))
+        transpose_groups(c, e, n, e, n, false);
+}
+
+/* The entries [*lo, *hi) of communicator id in the sorted list. */
+static void comm_span(const cp_reader_entry *e, size_t n, int64_t id, size_t *lo, size_t *hi)
+{
+    *lo = 0;
+    while (*lo < n && e[*lo].b->comm_id != id)
+        (*lo)++;
+    *hi = *lo;
+    while (*hi < n && e[*hi].b->comm_id == id)
+        (*hi)++;
+}
+
+/* Each group of an intercommunicator is its own entry in the manifest: pair
+ * each with the group whose members are its remote group (and the other way
+ * round), the k-th such pair with the k-th, and check that one group's sends
+ * are the other's receives. */
+static void check_intercomms(checker *c, const cp_reader_entry *e, size_t n)
+{
+    const cp_manifest *m = &c->p->manifest;
+    bool *used = calloc(m->ncomms ? m->ncomms : 1, sizeof *used);
+    if (!used) {
+        c->oom = true;
+        return;
+    }
+    for (size_t a = 0; a < m->ncomms; a++) {
+        const cp_comm_info *A = &m->comms[a];
+        if (!A->remote_members.n || used[a])
+            continue;
+        size_t b = 0;
+        while (b < m->ncomms &&
+               (b == a || used[b] || !cp_ranges_equal(&m->comms[b].members, &A->remote_members) ||
+                !cp_ranges_equal(&m->comms[b].remote_members, &A->members)))
+            b++;
+        if (b == m->ncomms)
+            continue; /* the other group's lead wrote nothing */
+        used[a] = used[b] = true;
+        size_t alo, ahi, blo, bhi;
+        comm_span(e, n, A->id, &alo, &ahi);
+        comm_span(e, n, m->comms[b].id, &blo, &bhi);
+        transpose_groups(c, e + alo, ahi - alo, e + blo, bhi - blo, true);
+        transpose_groups(c, e + blo, bhi - blo, e + alo, ahi - alo, true);
+    }
+    free(used);
 }
 
 /* -------------------------------------------------------------- driver */
@@ -501,6 +573,8 @@ long cp_profile_check(const cp_profile *p, FILE *report)
         check_transpose(&c, e + i, j - i);
         i = j;
     }
+    if (p->has_manifest)
+        check_intercomms(&c, e, n);
     free(e);
     free(v1);
     if (c.oom)
