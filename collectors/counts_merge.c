@@ -105,23 +105,23 @@ static uint32_t vec_of(const cp_counts_view *v, uint32_t sid, int d, int64_t *ro
 /* --------------------------------------------------------- block building */
 
 /* The row of rank r in the block's units. */
-static void fill_row(const cp_vec *v, size_t row_len, bool bytes, int64_t *row)
+static void fill_row(const cp_vec *v, bool bytes, int64_t *row)
 {
-    for (size_t i = 0; i < row_len; i++) {
-        int64_t c = (int64_t)i < v->len ? v->counts[i] : 0;
-        row[i] = bytes ? c * v->dtsize : c;
-    }
+    for (int64_t i = 0; i < v->len; i++)
+        row[i] = bytes ? v->counts[i] * v->dtsize : v->counts[i];
 }
 
 struct row_ctx {
     const cp_block *b;
     const int64_t *row;
+    size_t len;
 };
 
 static bool row_match(const void *ctx, uint32_t id)
 {
     const struct row_ctx *c = ctx;
-    return memcmp(c->b->rows[id].counts, c->row, c->b->row_len * sizeof *c->row) == 0;
+    const cp_row *r = &c->b->rows[id];
+    return r->len == c->len && memcmp(r->counts, c->row, c->len * sizeof *c->row) == 0;
 }
 
 static int build_block(const cp_counts_view *const *views, const matrix_set *ms, uint32_t m,
@@ -167,11 +167,13 @@ static int build_block(const cp_counts_view *const *views, const matrix_set *ms,
     for (int64_t r = 0; r < ms->nranks; r++) {
         if (vids[r] == CP_SEQ_NONE)
             continue;
-        fill_row(&views[r]->vecs[vids[r]], row_len, mixed, row);
-        uint64_t h = 0x3F84D5B5B5470917ull;
-        for (size_t i = 0; i < row_len; i++)
+        const cp_vec *v = &views[r]->vecs[vids[r]];
+        size_t len = (size_t)v->len;
+        fill_row(v, mixed, row);
+        uint64_t h = cp_hash_mix(0x3F84D5B5B5470917ull, len);
+        for (size_t i = 0; i < len; i++)
             h = cp_hash_mix(h, (uint64_t)row[i]);
-        struct row_ctx ctx = {b, row};
+        struct row_ctx ctx = {b, row, len};
         uint32_t id = cp_index_find(&rows_ix, h, row_match, &ctx);
         if (id == CP_INDEX_EMPTY) {
             if (b->nrows == cap) {
@@ -185,12 +187,13 @@ static int build_block(const cp_counts_view *const *views, const matrix_set *ms,
             id = (uint32_t)b->nrows;
             cp_row *nr = &b->rows[id];
             memset(nr, 0, sizeof *nr);
-            nr->counts = malloc((row_len ? row_len : 1) * sizeof *row);
+            nr->counts = malloc((len ? len : 1) * sizeof *row);
+            nr->len = len;
             if (!nr->counts || cp_index_put(&rows_ix, h, id)) {
                 free(nr->counts);
                 goto out;
             }
-            memcpy(nr->counts, row, row_len * sizeof *row);
+            memcpy(nr->counts, row, len * sizeof *row);
             b->nrows++;
         }
         if (cp_ranges_add(&b->rows[id].ranks, r))

@@ -15,10 +15,10 @@
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON };
 
 /* rows[r]: the counts of communicator rank r, NULL when it has no row. */
-static const int64_t **rank_rows(const cp_block *b)
+static const cp_row **rank_rows(const cp_block *b)
 {
     size_t n = b->nranks > 0 ? (size_t)b->nranks : 0;
-    const int64_t **rows = calloc(n ? n : 1, sizeof *rows);
+    const cp_row **rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows)
         return NULL;
     for (size_t i = 0; i < b->nrows; i++)
@@ -26,7 +26,7 @@ static const int64_t **rank_rows(const cp_block *b)
             for (int64_t r = b->rows[i].ranks.v[k].lo; r <= b->rows[i].ranks.v[k].hi; r++) {
                 if (r < 0 || (size_t)r >= n)
                     break; /* not below nranks: `collprof check` reports it */
-                rows[r] = b->rows[i].counts;
+                rows[r] = &b->rows[i];
             }
     return rows;
 }
@@ -46,7 +46,7 @@ static void json_string(const char *s)
     putchar('"');
 }
 
-static void print_matrix(const cp_block *b, const int64_t **rows, int64_t call, bool recv,
+static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, bool recv,
                          enum format fmt)
 {
     size_t n = b->nranks > 0 ? (size_t)b->nranks : 0;
@@ -64,8 +64,8 @@ static void print_matrix(const cp_block *b, const int64_t **rows, int64_t call, 
             if (!rows[r])
                 printf(" -");
             else
-                for (size_t k = 0; k < b->row_len; k++)
-                    printf(" %" PRId64, rows[r][k]);
+                for (size_t k = 0; k < rows[r]->len; k++)
+                    printf(" %" PRId64, rows[r]->counts[k]);
             putchar('\n');
         }
     } else if (fmt == FMT_CSV) {
@@ -75,11 +75,14 @@ static void print_matrix(const cp_block *b, const int64_t **rows, int64_t call, 
         putchar('\n');
         for (size_t r = 0; r < n; r++) {
             printf("%zu", r);
+            /* Shorter rows (neighbourhood collectives) leave cells empty. */
             for (size_t k = 0; k < b->row_len; k++)
-                if (rows[r])
-                    printf(",%" PRId64, rows[r][k]);
-                else
+                if (!rows[r])
                     printf(",-");
+                else if (k < rows[r]->len)
+                    printf(",%" PRId64, rows[r]->counts[k]);
+                else
+                    putchar(',');
             putchar('\n');
         }
     } else {
@@ -96,8 +99,8 @@ static void print_matrix(const cp_block *b, const int64_t **rows, int64_t call, 
                 continue;
             }
             putchar('[');
-            for (size_t k = 0; k < b->row_len; k++)
-                printf(k ? ",%" PRId64 : "%" PRId64, rows[r][k]);
+            for (size_t k = 0; k < rows[r]->len; k++)
+                printf(k ? ",%" PRId64 : "%" PRId64, rows[r]->counts[k]);
             putchar(']');
         }
         printf("]}\n");
@@ -213,7 +216,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
-    const int64_t **rows = rank_rows(b);
+    const cp_row **rows = rank_rows(b);
     if (!rows) {
         fprintf(stderr, "collprof: out of memory for %" PRId64 " ranks\n", b->nranks);
         cp_profile_free(&p);

@@ -288,9 +288,13 @@ static int check_block(const cp_block *b, size_t i, const char *path, cp_error *
             return bad_block(err, path, i, b,
                              "row %zu: rank %" PRId64 " is not below the number of ranks %" PRId64,
                              r, rk->v[rk->n - 1].hi, b->nranks);
-        if (b->row_len > 0 && !b->rows[r].counts)
+        const cp_row *row = &b->rows[r];
+        if (row->len > b->row_len || (row->len != b->row_len && !cp_collective_rows_vary(b->collective)))
+            return bad_block(err, path, i, b, "row %zu: %zu counts in a block of rows of %zu", r,
+                             row->len, b->row_len);
+        if (row->len > 0 && !row->counts)
             return bad_block(err, path, i, b, "row %zu: no counts", r);
-        for (size_t j = 0; j < b->row_len; j++)
+        for (size_t j = 0; j < row->len; j++)
             if (b->rows[r].counts[j] < 0)
                 return bad_block(err, path, i, b, "row %zu: negative count %" PRId64, r,
                                  b->rows[r].counts[j]);
@@ -349,7 +353,7 @@ static int write_block(cp_out *out, const cp_block *b, linebuf *lb, cp_error *er
         lb_puts(lb, "Rank(s) ");
         lb_ranges(lb, &b->rows[i].ranks);
         lb_puts(lb, ":");
-        for (size_t j = 0; j < b->row_len; j++) {
+        for (size_t j = 0; j < b->rows[i].len; j++) {
             lb_put(lb, " ", 1);
             lb_i64(lb, b->rows[i].counts[j]);
         }
@@ -883,7 +887,7 @@ static int parse_row(parser *ps, cp_block *b, values *vs, row_store *st)
         }
         cur_blanks(&c);
     }
-    if (b->nrows > 0 && vs->n != b->row_len) {
+    if (b->nrows > 0 && vs->n != b->row_len && !cp_collective_rows_vary(b->collective)) {
         cp_ranges_free(&ranks);
         return perr(ps, "row has %zu counts, the first row of this block has %zu", vs->n,
                     b->row_len);
@@ -898,10 +902,11 @@ static int parse_row(parser *ps, cp_block *b, values *vs, row_store *st)
     }
     if (vs->n)
         memcpy(counts, vs->v, vs->n * sizeof *counts);
-    if (b->nrows == 0)
+    if (b->nrows == 0 || vs->n > b->row_len)
         b->row_len = vs->n;
     b->rows[b->nrows].ranks = ranks;
     b->rows[b->nrows].counts = counts;
+    b->rows[b->nrows].len = vs->n;
     st->lines[b->nrows] = cp_in_lineno(ps->in);
     b->nrows++;
     return 0;

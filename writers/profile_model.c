@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "collprof/profile.h"
 
@@ -265,10 +266,11 @@ bool cp_block_equal(const cp_block *a, const cp_block *b)
         !cp_ranges_equal(&a->calls, &b->calls))
         return false;
     for (size_t i = 0; i < a->nrows; i++) {
-        if (!cp_ranges_equal(&a->rows[i].ranks, &b->rows[i].ranks))
+        if (!cp_ranges_equal(&a->rows[i].ranks, &b->rows[i].ranks) ||
+            a->rows[i].len != b->rows[i].len)
             return false;
-        if (a->row_len > 0 &&
-            memcmp(a->rows[i].counts, b->rows[i].counts, a->row_len * sizeof(int64_t)) != 0)
+        if (a->rows[i].len > 0 &&
+            memcmp(a->rows[i].counts, b->rows[i].counts, a->rows[i].len * sizeof(int64_t)) != 0)
             return false;
     }
     return true;
@@ -285,7 +287,12 @@ const cp_row *cp_block_row(const cp_block *b, int64_t rank)
 int64_t cp_block_count(const cp_block *b, int64_t rank, size_t peer)
 {
     const cp_row *row = cp_block_row(b, rank);
-    if (!row || peer >= b->row_len)
+    if (!row || peer >= row->len)
         return -1;
     return row->counts[peer];
+}
+
+bool cp_collective_rows_vary(const char *collective)
+{
+    return strncasecmp(collective, "Neighbor_", 9) == 0;
 }

@@ -87,7 +87,9 @@ enum cp_direction { CP_SEND = 0, CP_RECV = 1 };
  * that passed exactly this count vector. */
 typedef struct cp_row {
     cp_ranges ranks;
-    int64_t *counts; /* row_len values of the owning block */
+    int64_t *counts; /* len values */
+    size_t len;      /* the block's row_len, except in neighbourhood collectives,
+                        where each rank's row has its own degree */
 } cp_row;
 
 /* One block of a compact counts file: one distinct count matrix of one
@@ -104,7 +106,8 @@ typedef struct cp_block {
     bool counts_in_bytes;      /* "Datatype size: 1 (bytes)": mixed datatypes */
     cp_ranges all_calls;       /* "<Collective> calls A-B" */
     cp_ranges calls;           /* "Count: K calls - L" */
-    size_t row_len;            /* peers addressed per row */
+    size_t row_len;            /* peers addressed per row (the largest row when rows
+                                  may differ: see cp_collective_rows_vary) */
     cp_row *rows;
     size_t nrows;
 } cp_block;
@@ -123,6 +126,9 @@ typedef struct cp_counts_file {
 void cp_block_init(cp_block *b);
 /* Release everything the block owns and re-initialise it (cp_block_init). */
 void cp_block_free(cp_block *b);
+/* Neighbourhood collectives ("Neighbor_..."): each rank's row addresses its
+ * own neighbours, so rows of one block may differ in length. */
+bool cp_collective_rows_vary(const char *collective);
 /* Free every block; f->blocks becomes NULL, the other fields are kept. */
 void cp_counts_file_free(cp_counts_file *f);
 /* Deep equality, used by the round-trip tests and by `collprof check`.

@@ -69,6 +69,7 @@ void fx_row(cp_block *b, const char *ranks, const int64_t *counts)
     memset(r, 0, sizeof *r);
     set(&r->ranks, ranks, false);
     r->counts = xrealloc(NULL, (b->row_len ? b->row_len : 1) * sizeof *r->counts);
+    r->len = b->row_len;
     memcpy(r->counts, counts, b->row_len * sizeof *counts);
 }
 

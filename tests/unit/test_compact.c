@@ -95,6 +95,7 @@ static void add_row(cp_block *b, const char *ranks, const int64_t *vals)
     set_ranges(&r->ranks, ranks, false);
     if (b->row_len) {
         r->counts = malloc(b->row_len * sizeof *r->counts);
+        r->len = b->row_len;
         memcpy(r->counts, vals, b->row_len * sizeof *r->counts);
     }
 }
@@ -336,6 +337,48 @@ static void round_trip(bool gzip)
     ck_assert_ptr_null(h.blocks);
     remove_dir();
 }
+
+
+/* Neighbourhood collectives: each rank's row has its own degree. */
+START_TEST(neighbourhood_rows_vary)
+{
+    make_dir();
+    cp_block b = mk("Neighbor_alltoallv", 2, 3, "0-2", -1, 3, 4, false, "0-1", "0-1", 3);
+    static const int64_t three[] = {1, 2, 3}, one[] = {9, 0, 0}, none[] = {0, 0, 0};
+    add_row(&b, "0", three);
+    add_row(&b, "1", one);
+    b.rows[1].len = 1;
+    add_row(&b, "2", none);
+    b.rows[2].len = 0;
+    cp_counts_file f = file_of(&b, 1);
+    char *text = write_text(&f, false);
+    ck_assert_ptr_nonnull(strstr(text, "Rank(s) 0: 1 2 3\nRank(s) 1: 9\nRank(s) 2:\nEND DATA"));
+    cp_counts_file g;
+    cp_error err;
+    ck_assert_msg(parse_text(text, strlen(text), "n.txt", &g, &err) == 0, "%s", err.msg);
+    ck_assert(cp_block_equal(&f.blocks[0], &g.blocks[0]));
+    ck_assert_uint_eq(g.blocks[0].row_len, 3);
+    ck_assert_int_eq(cp_block_count(&g.blocks[0], 1, 0), 9);
+    ck_assert_int_eq(cp_block_count(&g.blocks[0], 1, 1), -1);
+    cp_counts_file_free(&g);
+
+    /* Other collectives keep one row length per block. */
+    char *bad = strdup(text);
+    char *p = strstr(bad, "Neighbor_alltoallv calls");
+    ck_assert_ptr_nonnull(p);
+    const char *fixed = "# collprof counts 1\n# Raw counters\nCommunicator: 2 (size 3, world ranks 0-2)\n"
+                        "Collective: Alltoallv\nNumber of ranks: 3\nDatatype size: 4\n"
+                        "Alltoallv calls 0-1\nCount: 2 calls - 0-1\n\nBEGINNING DATA\n"
+                        "Rank(s) 0: 1 2 3\nRank(s) 1: 9\nEND DATA\n";
+    ck_assert_int_eq(parse_text(fixed, strlen(fixed), "a.txt", &g, &err), -1);
+    ck_assert_msg(strstr(err.msg, "a.txt:12: row has 1 counts") != NULL, "%s", err.msg);
+    cp_counts_file_free(&g);
+    free(bad);
+    free(text);
+    cp_counts_file_free(&f);
+    remove_dir();
+}
+END_TEST
 
 START_TEST(round_trip_plain)
 {
@@ -920,6 +963,7 @@ int main(void)
     tcase_add_test(tc, exact_text);
     tcase_add_test(tc, exact_text_bytes_and_empty);
     tcase_add_test(tc, round_trip_plain);
+    tcase_add_test(tc, neighbourhood_rows_vary);
     tcase_add_test(tc, round_trip_gzip);
     tcase_add_test(tc, writer_refuses_invalid_blocks);
     tcase_add_test(tc, dialect_files_exact);

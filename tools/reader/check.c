@@ -365,14 +365,16 @@ static void check_listed_files(checker *c)
 
 /* Value of a row towards/from peer k: per-peer rows index by peer, a
  * single-count row (row_len 1) holds the count for every peer. */
-static int64_t peer_value(const cp_block *b, const int64_t *row, int64_t k)
+static int64_t peer_value(const cp_block *b, const cp_row *row, int64_t k)
 {
-    return row[b->row_len == 1 ? 0 : (size_t)k];
+    return row->counts[b->row_len == 1 ? 0 : (size_t)k];
 }
 
 /* Rows address `peers` processes: one count for all, or one per peer. */
 static bool shape_ok(const cp_block *b, int64_t peers)
 {
+    if (cp_collective_rows_vary(b->collective))
+        return false; /* rows address neighbours, not ranks */
     return b->row_len == 1 || (peers >= 0 && b->row_len == (size_t)peers);
 }
 
@@ -416,8 +418,8 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
                              j++) {
                             if (j < 0 || (root >= 0 && i != root && j != root))
                                 continue;
-                            cp_i128 sb = cp_reader_bytes(s, peer_value(s, srow->counts, j));
-                            cp_i128 rb = cp_reader_bytes(r, peer_value(r, rrow->counts, i));
+                            cp_i128 sb = cp_reader_bytes(s, peer_value(s, srow, j));
+                            cp_i128 rb = cp_reader_bytes(r, peer_value(r, rrow, i));
                             pairs++;
                             if (sb != rb && differ++ == 0) {
                                 fi = i;

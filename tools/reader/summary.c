@@ -17,7 +17,7 @@ int64_t cp_block_call_bytes(const cp_block *b)
     cp_i128 total = 0;
     for (size_t r = 0; r < b->nrows; r++) {
         cp_i128 row = 0;
-        for (size_t k = 0; k < b->row_len; k++) {
+        for (size_t k = 0; k < b->rows[r].len; k++) {
             row += cp_reader_bytes(b, b->rows[r].counts[k]);
             if (row > (cp_i128)INT64_MAX)
                 return INT64_MAX;
