@@ -41,7 +41,7 @@ static inline int64_t arg_count(const cp_vec_arg *a, int64_t i)
 
 static uint64_t hash_arg(const cp_vec_arg *a)
 {
-    uint64_t h = cp_hash_mix(0x243F6A8885A308D3ull, (uint64_t)a->dtsize);
+    uint64_t h = cp_hash_mix(0x243F6A8885A308D3ull ^ a->in_bytes, (uint64_t)a->dtsize);
     h = cp_hash_mix(h, (uint64_t)a->len);
     if (!a->counts)
         return cp_hash_mix(h, (uint64_t)a->single);
@@ -59,7 +59,7 @@ static uint64_t hash_arg(const cp_vec_arg *a)
 
 static bool vec_matches(const cp_vec *v, const cp_vec_arg *a)
 {
-    if (v->dtsize != a->dtsize || v->len != a->len)
+    if (v->dtsize != a->dtsize || v->len != a->len || v->in_bytes != a->in_bytes)
         return false;
     if (!a->counts)
         return v->counts[0] == a->single;
@@ -117,7 +117,8 @@ static int vector_id(cp_counts *t, const cp_vec_arg *a, uint32_t *id)
         return -1;
     }
     *id = t->nvecs;
-    t->vecs[t->nvecs++] = (cp_vec){.hash = h, .dtsize = a->dtsize, .len = a->len, .counts = copy};
+    t->vecs[t->nvecs++] = (cp_vec){.hash = h, .in_bytes = a->in_bytes, .dtsize = a->dtsize,
+                                   .len = a->len, .counts = copy};
     return 0;
 }
 

@@ -24,16 +24,22 @@ typedef struct cp_vec_arg {
     int width;          /* sizeof(int) or sizeof(MPI_Count) */
     int64_t single;
     int64_t len;        /* row length (1 for a single count) */
-    int64_t dtsize;     /* datatype size in bytes */
+    int64_t dtsize;     /* datatype size in bytes (1 when in_bytes) */
+    bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
 } cp_vec_arg;
 
 /* A distinct vector kept by the table. */
 typedef struct cp_vec {
     uint64_t hash;
+    bool in_bytes;
     int64_t dtsize;
     int64_t len;
     int64_t *counts;
 } cp_vec;
+
+/* The root of an intercommunicator's rooted collective, in the root's group
+ * (it passed MPI_ROOT); the merge turns it into that rank's number. */
+#define CP_ROOT_HERE (-2)
 
 /* A distinct call signature: vector ids (CP_SEQ_NONE when absent). */
 typedef struct cp_sig {

@@ -88,12 +88,16 @@ static void matrix_set_free(matrix_set *ms)
 }
 
 /* Vector id of rank r's signature `sid` in direction d, checked against the
- * view's tables (data unpacked from other ranks is never trusted blindly). */
-static uint32_t vec_of(const cp_counts_view *v, uint32_t sid, int d, int64_t *root)
+ * view's tables (data unpacked from other ranks is never trusted blindly).
+ * The first rank with a vector gives the root; CP_ROOT_HERE (the root of an
+ * intercommunicator's group) is that rank itself. */
+static uint32_t vec_of(const cp_counts_view *v, int64_t r, uint32_t sid, int d, int64_t *root)
 {
     if (!v || sid == CP_SEQ_NONE || sid >= v->nsigs)
         return CP_SEQ_NONE;
     const cp_sig *s = &v->sigs[sid];
+    if (s->root == CP_ROOT_HERE)
+        *root = r;
     uint32_t vid = d == CP_SEND ? s->send : s->recv;
     if (vid >= v->nvecs)
         return CP_SEQ_NONE;
@@ -150,7 +154,7 @@ static int build_block(const cp_counts_view *const *views, const matrix_set *ms,
         const cp_vec *v = &views[r]->vecs[vids[r]];
         if ((size_t)v->len > row_len)
             row_len = (size_t)v->len;
-        if (dtsize >= 0 && v->dtsize != dtsize)
+        if ((dtsize >= 0 && v->dtsize != dtsize) || v->in_bytes)
             mixed = true;
         dtsize = v->dtsize;
     }
@@ -250,7 +254,7 @@ int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp
             int64_t root = -1;
             bool present = false;
             for (int64_t r = 0; r < nranks; r++) {
-                key[2 + r] = vec_of(views[r], sids[r], d, &root);
+                key[2 + r] = vec_of(views[r], r, sids[r], d, &root);
                 present |= key[2 + r] != CP_SEQ_NONE;
             }
             key[0] = (uint32_t)(uint64_t)root;

@@ -10,6 +10,7 @@ void cp_counts_pack(cp_wbuf *b, const cp_counts *t)
     for (uint32_t i = 0; i < t->nvecs; i++) {
         const cp_vec *v = &t->vecs[i];
         cp_put_i64(b, v->dtsize);
+        cp_put_u32(b, v->in_bytes);
         cp_put_i64(b, v->len);
         cp_put(b, v->counts, (size_t)v->len * sizeof *v->counts);
     }
@@ -47,11 +48,12 @@ int cp_counts_unpack(cp_rbuf *b, cp_counts_unpacked *u)
     memset(u, 0, sizeof *u);
     cp_seq_init(&u->seq);
     uint32_t nvecs = cp_get_u32(b);
-    if (!cp_rbuf_has(b, nvecs, 16) || !(u->vecs = calloc(nvecs ? nvecs : 1, sizeof *u->vecs)))
+    if (!cp_rbuf_has(b, nvecs, 20) || !(u->vecs = calloc(nvecs ? nvecs : 1, sizeof *u->vecs)))
         goto bad;
     for (uint32_t i = 0; i < nvecs; i++) {
         cp_vec *v = &u->vecs[i];
         v->dtsize = cp_get_i64(b);
+        v->in_bytes = cp_get_u32(b) != 0;
         v->len = cp_get_i64(b);
         if (v->len < 0 || !cp_rbuf_has(b, (uint64_t)v->len, sizeof *v->counts))
             goto bad;

@@ -1,6 +1,8 @@
 /* Recording a call: numbering, recording window, pause (see call.h). */
 #include "call.h"
 
+#include <stdlib.h>
+
 #include "persistent.h"
 
 static inline bool recording(uint64_t idx)
@@ -45,4 +47,35 @@ void cp_comm_created(int rc, const MPI_Comm *newcomm)
     int saved = errno;
     cp_comm_get(*newcomm);
     errno = saved;
+}
+
+/* Per-thread scratch for counts turned into bytes (capture.h).  Allocated
+ * once per size reached; the vectors only live during one wrapper call. */
+static _Thread_local struct {
+    int64_t *v;
+    int64_t cap;
+} scratch[2];
+
+cp_vec_arg cp_bytes(int which, const void *counts, int width, int64_t len,
+                    const MPI_Datatype *types)
+{
+    if (len == 0)
+        return (cp_vec_arg){.present = true, .counts = cp_no_counts, .width = 4, .dtsize = 1,
+                            .in_bytes = true};
+    if (!counts || !types || len < 0)
+        return (cp_vec_arg){0};
+    if (scratch[which].cap < len) {
+        int64_t *nv = realloc(scratch[which].v, (size_t)len * sizeof *nv);
+        if (!nv)
+            return (cp_vec_arg){0};
+        scratch[which].v = nv;
+        scratch[which].cap = len;
+    }
+    int64_t *v = scratch[which].v;
+    for (int64_t i = 0; i < len; i++) {
+        int64_t c = width == 4 ? ((const int *)counts)[i] : ((const MPI_Count *)counts)[i];
+        v[i] = c * cp_type_size(types[i]);
+    }
+    return (cp_vec_arg){.present = true, .counts = v, .width = 8, .len = len, .dtsize = 1,
+                        .in_bytes = true};
 }

@@ -20,6 +20,8 @@ typedef struct cp_call {
     cp_vec_arg send, recv;
 } cp_call;
 
+#include "capture.h"
+
 /* NULL when the profiler is off: the wrapper is then a plain pass-through. */
 static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll)
 {
@@ -31,6 +33,8 @@ static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll)
         if (atomic_load(&cp_state) != CP_STATE_ON)
             return NULL;
     }
+    if (!cp_rt.cfg.enabled[coll])
+        return NULL; /* not asked for: not even numbered */
     call->saved_errno = errno;
     call->coll = coll;
     call->root = -1;
@@ -38,45 +42,6 @@ static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll)
     if (!c)
         errno = call->saved_errno;
     return c;
-}
-
-static inline int64_t cp_type_size(MPI_Datatype t)
-{
-    MPI_Count size = 0;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_c(t, &size) != MPI_SUCCESS)
-        return 0;
-    return (int64_t)size;
-}
-
-/* One count per direction (Alltoall's sendcount and recvcount). */
-static inline void cp_capture_single(cp_call *call, const void *sendbuf, MPI_Count sendcount,
-                                     MPI_Datatype sendtype, MPI_Count recvcount,
-                                     MPI_Datatype recvtype)
-{
-    call->recv = (cp_vec_arg){.present = true, .single = recvcount, .len = 1,
-                              .dtsize = cp_type_size(recvtype)};
-    /* MPI_IN_PLACE: the data sent is described by the receive arguments. */
-    if (sendbuf == MPI_IN_PLACE)
-        call->send = call->recv;
-    else
-        call->send = (cp_vec_arg){.present = true, .single = sendcount, .len = 1,
-                                  .dtsize = cp_type_size(sendtype)};
-}
-
-/* One count per peer (Alltoallv's sendcounts and recvcounts). */
-static inline void cp_capture_vector(cp_call *call, const cp_comm *c, const void *sendbuf,
-                                     const void *sendcounts, MPI_Datatype sendtype,
-                                     const void *recvcounts, MPI_Datatype recvtype, int width)
-{
-    call->recv = (cp_vec_arg){.present = recvcounts != NULL, .counts = recvcounts,
-                              .width = width, .len = c->peers,
-                              .dtsize = cp_type_size(recvtype)};
-    if (sendbuf == MPI_IN_PLACE)
-        call->send = call->recv;
-    else
-        call->send = (cp_vec_arg){.present = sendcounts != NULL, .counts = sendcounts,
-                                  .width = width, .len = c->peers,
-                                  .dtsize = cp_type_size(sendtype)};
 }
 
 /* A communicator constructor returned rc: register *newcomm now. */

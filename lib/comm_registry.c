@@ -79,6 +79,57 @@ done:
     return rc;
 }
 
+/* The topology's neighbours of this process, in the order neighbourhood
+ * collectives use them.  Returns 0, or -1 when memory ran out. */
+static int neighbours(cp_comm *c, MPI_Comm comm)
+{
+    int topo = MPI_UNDEFINED, in = 0, out = 0, weighted = 0;
+    c->topology = MPI_UNDEFINED;
+    if (c->inter || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS || topo == MPI_UNDEFINED)
+        return 0;
+    if (topo == MPI_CART) {
+        int nd = 0;
+        PMPI_Cartdim_get(comm, &nd);
+        in = out = 2 * nd;
+    } else if (topo == MPI_GRAPH) {
+        PMPI_Graph_neighbors_count(comm, (int)c->rank, &in);
+        out = in;
+    } else if (topo == MPI_DIST_GRAPH) {
+        PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+    }
+    c->sources = malloc(((size_t)in + 1) * sizeof *c->sources);
+    c->destinations = malloc(((size_t)out + 1) * sizeof *c->destinations);
+    int *w = malloc(((size_t)(in > out ? in : out) + 1) * 2 * sizeof *w);
+    if (!c->sources || !c->destinations || !w) {
+        free(w);
+        return -1;
+    }
+    if (topo == MPI_CART) {
+        /* Per dimension: the negative, then the positive direction. */
+        for (int d = 0; d < in / 2; d++) {
+            PMPI_Cart_shift(comm, d, 1, &c->sources[2 * d], &c->sources[2 * d + 1]);
+            c->destinations[2 * d] = c->sources[2 * d];
+            c->destinations[2 * d + 1] = c->sources[2 * d + 1];
+        }
+    } else if (topo == MPI_GRAPH) {
+        PMPI_Graph_neighbors(comm, (int)c->rank, in, c->sources);
+        memcpy(c->destinations, c->sources, (size_t)in * sizeof *c->sources);
+    } else {
+        PMPI_Dist_graph_neighbors(comm, in, c->sources, w, out, c->destinations, w + in + 1);
+    }
+    free(w);
+    for (int i = 0; i < in; i++)
+        if (c->sources[i] == MPI_PROC_NULL)
+            c->sources[i] = -1;
+    for (int i = 0; i < out; i++)
+        if (c->destinations[i] == MPI_PROC_NULL)
+            c->destinations[i] = -1;
+    c->topology = topo;
+    c->indegree = in;
+    c->outdegree = out;
+    return 0;
+}
+
 static cp_comm *create(MPI_Comm comm)
 {
     cp_comm *c = calloc(1, sizeof *c);
@@ -107,7 +158,11 @@ static cp_comm *create(MPI_Comm comm)
         rc = translate(g, &c->remote, &h);
         PMPI_Group_free(&g);
     }
+    if (!rc)
+        rc = neighbours(c, comm);
     if (rc) {
+        free(c->sources);
+        free(c->destinations);
         cp_ranges_free(&c->members);
         cp_ranges_free(&c->remote);
         free(c);

@@ -31,6 +31,10 @@ typedef struct cp_comm {
     int64_t lead;        /* world rank of local rank 0 */
     cp_ranges members;   /* world ranks of the local group, in rank order */
     cp_ranges remote;    /* intercommunicators: the remote group's, else empty */
+    int topology;        /* MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or MPI_UNDEFINED */
+    int64_t indegree, outdegree; /* neighbourhood collectives' row lengths */
+    int *sources, *destinations; /* this rank's neighbours in MPI's order,
+                                    communicator ranks, -1 for MPI_PROC_NULL */
     uint64_t key_hash;   /* membership hash */
     uint32_t key_ordinal;/* order of first use among identical memberships */
     uint32_t reg_index;  /* order of registration on this process */

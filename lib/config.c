@@ -59,6 +59,35 @@ static int parse_max_calls(cp_config *cfg, const char *v)
     return parse_u64(v, &cfg->max_calls);
 }
 
+/* "all", or a comma-separated list of collective names (any case). */
+static int parse_collectives(cp_config *cfg, const char *v)
+{
+    bool on[CP_NCOLLECTIVES] = {false};
+    if (!strcasecmp(v, "all")) {
+        for (int k = 0; k < CP_NCOLLECTIVES; k++)
+            cfg->enabled[k] = true;
+        return 0;
+    }
+    const char *p = v;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        while (n && p[n - 1] == ' ')
+            n--;
+        int k = 0;
+        while (k < CP_NCOLLECTIVES && !(strlen(cp_collective_names[k]) == n &&
+                                        !strncasecmp(p, cp_collective_names[k], n)))
+            k++;
+        if (k == CP_NCOLLECTIVES)
+            return -1;
+        on[k] = true;
+        p += strcspn(p, ",");
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    memcpy(cfg->enabled, on, sizeof on);
+    return 0;
+}
+
 static int parse_verbose(cp_config *cfg, const char *v)
 {
     if (strlen(v) != 1 || v[0] < '0' || v[0] > '2')
@@ -77,7 +106,21 @@ static const struct {
     {"COLLPROF_START_CALL", parse_start_call, "a call index, 0 or more"},
     {"COLLPROF_MAX_CALLS", parse_max_calls, "a number of calls, 0 or more, or unlimited"},
     {"COLLPROF_VERBOSE", parse_verbose, "0, 1 or 2"},
+    {"COLLPROF_COLLECTIVES", parse_collectives, NULL /* built from the collective table */},
 };
+
+/* "all, or a comma-separated list of: Allgather, Allgatherv, ..." */
+static const char *collectives_accepted(void)
+{
+    static char buf[1024];
+    if (!buf[0]) {
+        size_t used = (size_t)snprintf(buf, sizeof buf, "all, or a comma-separated list of:");
+        for (int k = 0; k < CP_NCOLLECTIVES && used < sizeof buf; k++)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%s %s", k ? "," : "",
+                                     cp_collective_names[k]);
+    }
+    return buf;
+}
 
 static void effective(const cp_config *cfg, int i, char *out, size_t len)
 {
@@ -91,7 +134,23 @@ static void effective(const cp_config *cfg, int i, char *out, size_t len)
         else
             snprintf(out, len, "%" PRIu64, cfg->max_calls);
         break;
-    default: snprintf(out, len, "%d", cfg->verbose); break;
+    case 4: snprintf(out, len, "%d", cfg->verbose); break;
+    default: {
+        size_t used = 0;
+        int n = 0;
+        for (int k = 0; k < CP_NCOLLECTIVES; k++)
+            n += cfg->enabled[k];
+        if (n == CP_NCOLLECTIVES) {
+            snprintf(out, len, "all");
+            break;
+        }
+        out[0] = '\0';
+        for (int k = 0; k < CP_NCOLLECTIVES && used < len; k++)
+            if (cfg->enabled[k])
+                used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "",
+                                         cp_collective_names[k]);
+        break;
+    }
     }
 }
 
@@ -99,6 +158,8 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->max_calls = UINT64_MAX;
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        cfg->enabled[k] = true;
     size_t used = 0;
     problems[0] = '\0';
     for (int i = 0; i < CP_CONFIG_NENTRIES; i++) {
@@ -107,7 +168,8 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
             /* The parsers leave the default in place on failure. */
             int n = snprintf(problems + used, len - used,
                              "%s=\"%s\" is not valid (accepted: %s); using the default\n",
-                             settings[i].name, v, settings[i].accepted);
+                             settings[i].name, v,
+                             settings[i].accepted ? settings[i].accepted : collectives_accepted());
             if (n > 0)
                 used += (size_t)n;
         }

@@ -11,12 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectives.h"
+
 typedef struct cp_config {
     char output_dir[4096]; /* empty: collprof.<job>.<YYYYmmdd-HHMMSS> */
     bool gzip;             /* COLLPROF_COMPRESS=gzip */
     uint64_t start_call;   /* first call index recorded, per (communicator, collective) */
     uint64_t max_calls;    /* calls recorded from there on; UINT64_MAX = all */
     int verbose;           /* 0 quiet but the final line, 1 more, 2 debug */
+    bool enabled[CP_NCOLLECTIVES]; /* COLLPROF_COLLECTIVES */
 } cp_config;
 
 /* One effective setting, for the manifest. */
@@ -25,7 +28,7 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 5
+#define CP_CONFIG_NENTRIES 6
 
 /* Read the environment into cfg.  Problems (one line each) are written into
  * `problems` (NUL-terminated, possibly empty) for rank 0 to print.  The

@@ -1,0 +1,257 @@
+/*
+ * What each collective's arguments mean, as count vectors: one inline helper
+ * per argument shape, called by the generated wrappers (lib/wrappers.tbl).
+ * They only take pointers and sizes; nothing is copied on the hot path except
+ * per-peer datatype counts, which are turned into bytes in a per-thread
+ * scratch buffer (Alltoallw, Neighbor_alltoallw).
+ *
+ * Roots: on an intracommunicator the root is the argument.  On an
+ * intercommunicator the root passes MPI_ROOT (its group's blocks get
+ * `Root: <its local rank>`), the other processes of its group pass
+ * MPI_PROC_NULL and move nothing, and the remote group passes the root's
+ * rank in the remote group, which becomes their blocks' Root.
+ */
+#ifndef COLLPROF_CAPTURE_H
+#define COLLPROF_CAPTURE_H
+
+#include <mpi.h>
+
+#include "comm_registry.h"
+#include "counts.h"
+
+static inline int64_t cp_type_size(MPI_Datatype t)
+{
+    MPI_Count size = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_c(t, &size) != MPI_SUCCESS)
+        return 0;
+    return (int64_t)size;
+}
+
+/* ------------------------------------------------------- vector builders */
+
+static inline cp_vec_arg cp_one(MPI_Count count, MPI_Datatype t)
+{
+    return (cp_vec_arg){.present = true, .single = count, .len = 1, .dtsize = cp_type_size(t)};
+}
+
+/* An empty vector (a rank with no neighbours may pass NULL arrays). */
+static const int cp_no_counts[1];
+
+static inline cp_vec_arg cp_many(const void *counts, int width, int64_t len, MPI_Datatype t)
+{
+    if (len == 0)
+        counts = cp_no_counts;
+    return (cp_vec_arg){.present = counts != NULL, .counts = counts, .width = width, .len = len,
+                        .dtsize = cp_type_size(t)};
+}
+
+/* counts[i] as a single count. */
+static inline cp_vec_arg cp_nth(const void *counts, int width, int64_t i, MPI_Datatype t)
+{
+    if (!counts)
+        return (cp_vec_arg){0};
+    MPI_Count v = width == 4 ? ((const int *)counts)[i] : ((const MPI_Count *)counts)[i];
+    return cp_one(v, t);
+}
+
+/* Per-peer datatypes: the counts in bytes, in this thread's scratch buffer
+ * `which` (0 send, 1 receive), which grows only when a larger vector comes. */
+cp_vec_arg cp_bytes(int which, const void *counts, int width, int64_t len,
+                    const MPI_Datatype *types);
+
+/* --------------------------------------------------------------- roots */
+
+enum cp_root_role { CP_ROLE_ROOT, CP_ROLE_LEAF, CP_ROLE_NONE };
+
+static inline enum cp_root_role cp_root_role(cp_call *call, const cp_comm *c, int root)
+{
+    if (!c->inter) {
+        call->root = root;
+        return c->rank == root ? CP_ROLE_ROOT : CP_ROLE_LEAF;
+    }
+    if (root == MPI_ROOT) {
+        call->root = CP_ROOT_HERE;
+        return CP_ROLE_ROOT;
+    }
+    if (root == MPI_PROC_NULL)
+        return CP_ROLE_NONE;
+    call->root = root;
+    return CP_ROLE_LEAF;
+}
+
+/* ------------------------------------------------------------- shapes */
+
+/* One count each way (Alltoall, Allgather, Allreduce, Scan, Neighbor_alltoall
+ * ...).  sendbuf MPI_IN_PLACE: the receive arguments describe the data sent. */
+static inline void cp_capture_single(cp_call *call, const void *sendbuf, MPI_Count sendcount,
+                                     MPI_Datatype sendtype, MPI_Count recvcount,
+                                     MPI_Datatype recvtype)
+{
+    call->recv = cp_one(recvcount, recvtype);
+    call->send = sendbuf == MPI_IN_PLACE ? call->recv : cp_one(sendcount, sendtype);
+}
+
+/* One count per peer each way (Alltoallv). */
+static inline void cp_capture_vector(cp_call *call, const cp_comm *c, const void *sendbuf,
+                                     const void *sendcounts, MPI_Datatype sendtype,
+                                     const void *recvcounts, MPI_Datatype recvtype, int width)
+{
+    call->recv = cp_many(recvcounts, width, c->peers, recvtype);
+    call->send = sendbuf == MPI_IN_PLACE ? call->recv
+                                         : cp_many(sendcounts, width, c->peers, sendtype);
+}
+
+/* Per-peer datatypes (Alltoallw): bytes. */
+static inline void cp_capture_typed(cp_call *call, const cp_comm *c, const void *sendbuf,
+                                    const void *sendcounts, const MPI_Datatype *sendtypes,
+                                    const void *recvcounts, const MPI_Datatype *recvtypes,
+                                    int width)
+{
+    call->recv = cp_bytes(1, recvcounts, width, c->peers, recvtypes);
+    call->send = sendbuf == MPI_IN_PLACE ? call->recv
+                                         : cp_bytes(0, sendcounts, width, c->peers, sendtypes);
+}
+
+/* Allgatherv: one count sent to all, one count per peer received. */
+static inline void cp_capture_allgatherv(cp_call *call, const cp_comm *c, const void *sendbuf,
+                                         MPI_Count sendcount, MPI_Datatype sendtype,
+                                         const void *recvcounts, MPI_Datatype recvtype, int width)
+{
+    call->recv = cp_many(recvcounts, width, c->peers, recvtype);
+    call->send = sendbuf == MPI_IN_PLACE ? cp_nth(recvcounts, width, c->rank, recvtype)
+                                         : cp_one(sendcount, sendtype);
+}
+
+/* Gather (recvcounts NULL: recvcount) and Gatherv: everyone sends one count
+ * to the root, the root receives. */
+static inline void cp_capture_gather(cp_call *call, const cp_comm *c, const void *sendbuf,
+                                     MPI_Count sendcount, MPI_Datatype sendtype,
+                                     MPI_Count recvcount, const void *recvcounts,
+                                     MPI_Datatype recvtype, int root, int width)
+{
+    call->send = call->recv = (cp_vec_arg){0};
+    switch (cp_root_role(call, c, root)) {
+    case CP_ROLE_ROOT:
+        call->recv = recvcounts ? cp_many(recvcounts, width, c->peers, recvtype)
+                                : cp_one(recvcount, recvtype);
+        if (c->inter)
+            break;
+        if (sendbuf != MPI_IN_PLACE)
+            call->send = cp_one(sendcount, sendtype);
+        else
+            call->send = recvcounts ? cp_nth(recvcounts, width, c->rank, recvtype)
+                                    : cp_one(recvcount, recvtype);
+        break;
+    case CP_ROLE_LEAF:
+        call->send = cp_one(sendcount, sendtype);
+        break;
+    case CP_ROLE_NONE:
+        break;
+    }
+}
+
+/* Scatter (sendcounts NULL: sendcount) and Scatterv: the root sends,
+ * everyone receives one count. */
+static inline void cp_capture_scatter(cp_call *call, const cp_comm *c, MPI_Count sendcount,
+                                      const void *sendcounts, MPI_Datatype sendtype,
+                                      const void *recvbuf, MPI_Count recvcount,
+                                      MPI_Datatype recvtype, int root, int width)
+{
+    call->send = call->recv = (cp_vec_arg){0};
+    switch (cp_root_role(call, c, root)) {
+    case CP_ROLE_ROOT:
+        call->send = sendcounts ? cp_many(sendcounts, width, c->peers, sendtype)
+                                : cp_one(sendcount, sendtype);
+        if (c->inter)
+            break;
+        if (recvbuf != MPI_IN_PLACE)
+            call->recv = cp_one(recvcount, recvtype);
+        else
+            call->recv = sendcounts ? cp_nth(sendcounts, width, c->rank, sendtype)
+                                    : cp_one(sendcount, sendtype);
+        break;
+    case CP_ROLE_LEAF:
+        call->recv = cp_one(recvcount, recvtype);
+        break;
+    case CP_ROLE_NONE:
+        break;
+    }
+}
+
+/* Bcast: the root sends the buffer, the others receive it. */
+static inline void cp_capture_bcast(cp_call *call, const cp_comm *c, MPI_Count count,
+                                    MPI_Datatype type, int root)
+{
+    call->send = call->recv = (cp_vec_arg){0};
+    enum cp_root_role role = cp_root_role(call, c, root);
+    if (role == CP_ROLE_ROOT)
+        call->send = cp_one(count, type);
+    else if (role == CP_ROLE_LEAF)
+        call->recv = cp_one(count, type);
+}
+
+/* Reduce: everyone contributes count elements, the root receives them. */
+static inline void cp_capture_reduce(cp_call *call, const cp_comm *c, MPI_Count count,
+                                     MPI_Datatype type, int root)
+{
+    call->send = call->recv = (cp_vec_arg){0};
+    switch (cp_root_role(call, c, root)) {
+    case CP_ROLE_ROOT:
+        call->recv = cp_one(count, type);
+        if (!c->inter)
+            call->send = cp_one(count, type);
+        break;
+    case CP_ROLE_LEAF:
+        call->send = cp_one(count, type);
+        break;
+    case CP_ROLE_NONE:
+        break;
+    }
+}
+
+/* Reduce_scatter: recvcounts[i] elements of the result go to rank i.  On an
+ * intercommunicator the send side depends on the remote group's counts,
+ * which this process does not see: only the receive side is recorded. */
+static inline void cp_capture_reduce_scatter(cp_call *call, const cp_comm *c,
+                                             const void *recvcounts, MPI_Datatype type, int width)
+{
+    call->recv = cp_nth(recvcounts, width, c->rank, type);
+    call->send = c->inter ? (cp_vec_arg){0} : cp_many(recvcounts, width, c->size, type);
+}
+
+/* Barrier: no counts, but the call is recorded: rows of length 0. */
+static inline void cp_capture_barrier(cp_call *call)
+{
+    call->send = call->recv = (cp_vec_arg){.present = true, .counts = cp_no_counts, .width = 4};
+}
+
+/* Neighbourhood collectives: rows address the topology's neighbours. */
+static inline void cp_capture_neighbor_allgatherv(cp_call *call, const cp_comm *c,
+                                                  MPI_Count sendcount, MPI_Datatype sendtype,
+                                                  const void *recvcounts, MPI_Datatype recvtype,
+                                                  int width)
+{
+    call->send = cp_one(sendcount, sendtype);
+    call->recv = cp_many(recvcounts, width, c->indegree, recvtype);
+}
+
+static inline void cp_capture_neighbor_vector(cp_call *call, const cp_comm *c,
+                                              const void *sendcounts, MPI_Datatype sendtype,
+                                              const void *recvcounts, MPI_Datatype recvtype,
+                                              int width)
+{
+    call->send = cp_many(sendcounts, width, c->outdegree, sendtype);
+    call->recv = cp_many(recvcounts, width, c->indegree, recvtype);
+}
+
+static inline void cp_capture_neighbor_typed(cp_call *call, const cp_comm *c,
+                                             const void *sendcounts,
+                                             const MPI_Datatype *sendtypes,
+                                             const void *recvcounts,
+                                             const MPI_Datatype *recvtypes, int width)
+{
+    call->send = cp_bytes(0, sendcounts, width, c->outdegree, sendtypes);
+    call->recv = cp_bytes(1, recvcounts, width, c->indegree, recvtypes);
+}
+
+#endif
