@@ -25,6 +25,33 @@
 
 /* ======================================================= model helpers */
 
+void cp_neighbors_free(cp_neighbors *nb, int64_t n)
+{
+    for (int64_t r = 0; nb && r < n; r++) {
+        free(nb[r].sources);
+        free(nb[r].destinations);
+    }
+    free(nb);
+}
+
+static bool list_equal(const int64_t *a, size_t na, const int64_t *b, size_t nb)
+{
+    return na == nb && (na == 0 || memcmp(a, b, na * sizeof *a) == 0);
+}
+
+static bool neighbors_equal(const cp_comm_info *x, const cp_comm_info *y)
+{
+    if (!x->neighbors || !y->neighbors)
+        return !x->neighbors && !y->neighbors;
+    for (int64_t r = 0; r < x->size; r++) {
+        const cp_neighbors *a = &x->neighbors[r], *b = &y->neighbors[r];
+        if (!list_equal(a->sources, a->nsources, b->sources, b->nsources) ||
+            !list_equal(a->destinations, a->ndestinations, b->destinations, b->ndestinations))
+            return false;
+    }
+    return true;
+}
+
 void cp_manifest_free(cp_manifest *m)
 {
     if (!m)
@@ -37,6 +64,7 @@ void cp_manifest_free(cp_manifest *m)
     for (size_t i = 0; i < m->ncomms; i++) {
         cp_ranges_free(&m->comms[i].members);
         cp_ranges_free(&m->comms[i].remote_members);
+        cp_neighbors_free(m->comms[i].neighbors, m->comms[i].size);
     }
     free(m->comms);
     for (size_t i = 0; i < m->nfiles; i++)
@@ -78,7 +106,8 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
         const cp_comm_info *x = &a->comms[i], *y = &b->comms[i];
         if (x->id != y->id || x->size != y->size || x->lead != y->lead ||
             !cp_ranges_equal(&x->members, &y->members) ||
-            !cp_ranges_equal(&x->remote_members, &y->remote_members))
+            !cp_ranges_equal(&x->remote_members, &y->remote_members) ||
+            !neighbors_equal(x, y))
             return false;
     }
     for (size_t i = 0; i < a->nfiles; i++)
@@ -185,6 +214,36 @@ static int write_cstr(cp_out *o, const char *s)
 /* A fixed-size field of the model: never read past its end. */
 #define WRITE_FIELD(o, m, f) write_json_string((o), (m)->f, strnlen((m)->f, sizeof (m)->f))
 
+/* ', "neighbors": {"sources": [[1,2],[0]], "destinations": [[...],...]}' */
+static int write_lists(cp_out *o, const cp_comm_info *c, bool sources)
+{
+    if (cp_out_printf(o, "[") < 0)
+        return -1;
+    for (int64_t r = 0; r < c->size; r++) {
+        const cp_neighbors *nb = &c->neighbors[r];
+        const int64_t *v = sources ? nb->sources : nb->destinations;
+        size_t n = sources ? nb->nsources : nb->ndestinations;
+        if (cp_out_printf(o, "%s[", r ? ", " : "") < 0)
+            return -1;
+        for (size_t k = 0; k < n; k++)
+            if (cp_out_printf(o, k ? ",%" PRId64 : "%" PRId64, v[k]) < 0)
+                return -1;
+        if (cp_out_printf(o, "]") < 0)
+            return -1;
+    }
+    return cp_out_printf(o, "]");
+}
+
+static int write_neighbors(cp_out *o, const cp_comm_info *c)
+{
+    if (!c->neighbors)
+        return 0;
+    if (cp_out_printf(o, ", \"neighbors\": {\"sources\": ") < 0 || write_lists(o, c, true) < 0 ||
+        cp_out_printf(o, ", \"destinations\": ") < 0 || write_lists(o, c, false) < 0)
+        return -1;
+    return cp_out_printf(o, "}");
+}
+
 int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
 {
     int counts_version = m->counts_format_version > 0 ? m->counts_format_version
@@ -224,10 +283,11 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
         }
         ok = cp_out_printf(o,
                            "%s\n    {\"id\": %" PRId64 ", \"size\": %" PRId64
-                           ", \"lead\": %" PRId64 ", \"members\": \"%s\"%s%s%s}",
+                           ", \"lead\": %" PRId64 ", \"members\": \"%s\"%s%s%s",
                            i ? "," : "", c->id, c->size, c->lead, members,
                            remote ? ", \"remote_members\": \"" : "", remote ? remote : "",
                            remote ? "\"" : "") >= 0;
+        ok = ok && write_neighbors(o, c) >= 0 && cp_out_printf(o, "}") >= 0;
         free(members);
         free(remote);
     }
@@ -855,6 +915,53 @@ static int to_config(const jctx *cx, jv *v, cp_manifest *m)
     return 0;
 }
 
+/* One of "sources"/"destinations": an array of c->size arrays of ranks. */
+static int to_lists(const jctx *cx, const jv *o, const char *key, cp_comm_info *c, bool sources)
+{
+    const jv *a;
+    if (get_member(cx, o, key, true, &a) < 0)
+        return -1;
+    if (a->type != JV_ARR || (int64_t)a->n != c->size)
+        return vfail(cx, a, "expected an array of %" PRId64 " neighbour lists for \"%s\"",
+                     c->size, key);
+    for (size_t r = 0; r < a->n; r++) {
+        const jv *l = &a->items[r];
+        if (l->type != JV_ARR)
+            return vfail(cx, l, "expected an array of ranks in \"%s\"", key);
+        int64_t *v = malloc((l->n ? l->n : 1) * sizeof *v);
+        if (!v)
+            return cp_error_set(cx->err, "%s: out of memory", cx->name);
+        cp_neighbors *nb = &c->neighbors[r];
+        if (sources) {
+            nb->sources = v;
+            nb->nsources = l->n;
+        } else {
+            nb->destinations = v;
+            nb->ndestinations = l->n;
+        }
+        for (size_t k = 0; k < l->n; k++) {
+            const jv *x = &l->items[k];
+            if (x->type != JV_INT || x->overflow || x->i < -1 || x->i >= c->size)
+                return vfail(cx, x, "expected a rank from -1 (MPI_PROC_NULL) to %" PRId64
+                                    " in \"%s\"", c->size - 1, key);
+            v[k] = x->i;
+        }
+    }
+    return 0;
+}
+
+static int to_neighbors(const jctx *cx, const jv *o, cp_comm_info *c)
+{
+    if (o->type != JV_OBJ)
+        return vfail(cx, o, "expected an object for \"neighbors\", found %s", type_name(o->type));
+    if (c->size > (int64_t)(SIZE_MAX / sizeof *c->neighbors) ||
+        !(c->neighbors = calloc(c->size ? (size_t)c->size : 1, sizeof *c->neighbors)))
+        return cp_error_set(cx->err, "%s: out of memory", cx->name);
+    return to_lists(cx, o, "sources", c, true) < 0 || to_lists(cx, o, "destinations", c, false) < 0
+               ? -1
+               : 0;
+}
+
 static int to_comms(const jctx *cx, const jv *v, cp_manifest *m)
 {
     if (v->type != JV_ARR)
@@ -895,6 +1002,9 @@ static int to_comms(const jctx *cx, const jv *v, cp_manifest *m)
             return vfail(cx, mem,
                          "expected a list of world ranks such as \"4-7\" for \"remote_members\" (%s)",
                          why ? why : "invalid range list");
+        /* Optional: topology communicators only. */
+        if (get_member(cx, o, "neighbors", false, &mem) < 0 || (mem && to_neighbors(cx, mem, c) < 0))
+            return -1;
     }
     return 0;
 }

@@ -142,6 +142,13 @@ const cp_row *cp_block_row(const cp_block *b, int64_t rank);
 
 /* -------------------------------------------------------------- manifest */
 
+/* One rank's neighbours in a topology communicator, as communicator ranks in
+ * the order neighbourhood collectives use them (-1: MPI_PROC_NULL). */
+typedef struct cp_neighbors {
+    int64_t *sources, *destinations;
+    size_t nsources, ndestinations;
+} cp_neighbors;
+
 typedef struct cp_comm_info {
     int64_t id;
     int64_t size;
@@ -152,6 +159,9 @@ typedef struct cp_comm_info {
      * own entry, led and written by its own lead; rows address the remote
      * group. */
     cp_ranges remote_members;
+    /* Topology communicators only (NULL otherwise): size entries, one per
+     * communicator rank, so that neighbourhood rows can be placed. */
+    cp_neighbors *neighbors;
 } cp_comm_info;
 
 typedef struct cp_kv {
@@ -177,6 +187,8 @@ typedef struct cp_manifest {
 } cp_manifest;
 
 void cp_manifest_free(cp_manifest *m);
+/* Free n entries of neighbour lists and the array (NULL allowed). */
+void cp_neighbors_free(cp_neighbors *nb, int64_t n);
 bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b);
 
 #ifdef __cplusplus

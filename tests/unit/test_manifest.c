@@ -212,6 +212,45 @@ START_TEST(round_trip)
 }
 END_TEST
 
+/* Intercommunicator groups and topology neighbour lists survive the trip,
+ * and are written as documented. */
+START_TEST(remote_members_and_neighbours)
+{
+    cp_manifest m, back;
+    cp_error err = {{0}};
+    example_model(&m);
+    add_comm(&m, 7, (const int64_t[]){0, 1, 2}, 3);
+    cp_comm_info *c = &m.comms[m.ncomms - 1];
+    cp_ranges_push(&c->remote_members, 5);
+    c->neighbors = calloc(3, sizeof *c->neighbors);
+    static const int64_t src0[] = {1, 2}, dst0[] = {2}, src2[] = {-1};
+    c->neighbors[0] = (cp_neighbors){.sources = malloc(sizeof src0), .nsources = 2,
+                                     .destinations = malloc(sizeof dst0), .ndestinations = 1};
+    memcpy(c->neighbors[0].sources, src0, sizeof src0);
+    memcpy(c->neighbors[0].destinations, dst0, sizeof dst0);
+    c->neighbors[2] = (cp_neighbors){.sources = malloc(sizeof src2), .nsources = 1};
+    memcpy(c->neighbors[2].sources, src2, sizeof src2);
+    char *text = write_text(&m, false);
+    ck_assert_msg(strstr(text, "\"members\": \"0-2\", \"remote_members\": \"5\", \"neighbors\": "
+                               "{\"sources\": [[1,2], [], [-1]], \"destinations\": [[2], [], []]}}") != NULL,
+                  "%s", text);
+    ck_assert_msg(parse_text(text, strlen(text), &back, &err) == 0, "%s", err.msg);
+    ck_assert(cp_manifest_equal(&m, &back));
+    ck_assert_int_eq(back.comms[back.ncomms - 1].neighbors[2].sources[0], -1);
+    back.comms[back.ncomms - 1].neighbors[0].sources[1] = 0;
+    ck_assert(!cp_manifest_equal(&m, &back));
+    cp_manifest_free(&back);
+    /* A neighbour that is not a rank of the communicator is refused. */
+    char *bad = replace(text, "[[1,2],", "[[1,3],");
+    ck_assert_int_eq(parse_text(bad, strlen(bad), &back, &err), -1);
+    ck_assert_msg(strstr(err.msg, "expected a rank from -1 (MPI_PROC_NULL) to 2") != NULL, "%s",
+                  err.msg);
+    free(bad);
+    free(text);
+    cp_manifest_free(&m);
+}
+END_TEST
+
 START_TEST(escapes_written)
 {
     cp_manifest m;
@@ -503,6 +542,7 @@ int main(void)
     tcase_add_test(tc, exact_text);
     tcase_add_test(tc, empty_lists_text);
     tcase_add_test(tc, round_trip);
+    tcase_add_test(tc, remote_members_and_neighbours);
     tcase_add_test(tc, escapes_written);
     tcase_add_test(tc, unicode_escapes_read);
     tcase_add_test(tc, parsed_values);

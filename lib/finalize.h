@@ -1,0 +1,53 @@
+/*
+ * Finalize, internal: the state shared by its steps (finalize.c drives them;
+ * finalize_ids.c numbers the communicators; finalize_exchange.c moves each
+ * rank's tables to the leads; finalize_merge.c merges and writes them).
+ */
+#ifndef COLLPROF_FINALIZE_H
+#define COLLPROF_FINALIZE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "comm_registry.h"
+#include "counts_pack.h"
+
+#define TAG_COUNTS 0x6370 /* on our own duplicate of MPI_COMM_WORLD */
+
+/* What a lead holds of one communicator it leads, from every member. */
+typedef struct cp_led {
+    cp_comm *comm;
+    int64_t id; /* job-wide id (finalize_ids.c) */
+    /* views[k][r]: communicator rank r's tables of collective k */
+    const cp_counts_view **views[CP_NCOLLECTIVES];
+    cp_neighbors *neighbors; /* topology communicators: per rank */
+} cp_led;
+
+typedef struct fin {
+    MPI_Comm w;
+    int rank, size;
+    char dir[4096];
+    bool failed;      /* this rank hit an error (message in err) */
+    cp_error err;
+    cp_led *led;      /* communicators with calls that this rank leads */
+    size_t nled;
+    cp_counts_unpacked **store; /* what the views point into */
+    size_t nstore;
+    cp_manifest man;  /* rank 0 */
+    char part[2][4200];  /* this lead's files, before renaming */
+    size_t nblocks[2];
+    char final[2][4200];
+} fin;
+
+/* Record the first failure of this rank. */
+void cp_fin_fail(fin *f, const char *msg);
+/* Send every rank's tables to the leads; leads unpack them into f->led. */
+void cp_fin_exchange(fin *f);
+/* Number the communicators job-wide (rank 0), ids back to the leads. */
+void cp_fin_number(fin *f);
+/* Leads: merge and write the count files under their .part names. */
+void cp_fin_merge_and_write(fin *f);
+void cp_fin_free(fin *f);
+
+#endif

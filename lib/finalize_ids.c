@@ -1,0 +1,200 @@
+/*
+ * Finalize, step 2: number the communicators job-wide.  Each lead describes
+ * the communicators it leads (key, size, members, remote group, topology)
+ * to world rank 0, which sorts them (largest first, then lead rank, then the
+ * lead's order of first use), fills the manifest's communicator table and
+ * scatters the ids back.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "finalize.h"
+#include "pack.h"
+
+
+typedef struct desc {
+    uint64_t hash;
+    uint32_t ordinal, reg_index;
+    int64_t size, lead;
+    int from;    /* world rank that described it */
+    size_t pos;  /* its position in that rank's list */
+    cp_ranges members, remote;
+    cp_neighbors *neighbors;
+} desc;
+
+static int desc_order(const void *a, const void *b)
+{
+    const desc *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1; /* the largest (world) first */
+    if (x->lead != y->lead)
+        return x->lead < y->lead ? -1 : 1;
+    return (x->reg_index > y->reg_index) - (x->reg_index < y->reg_index);
+}
+
+static void put_ranges(cp_wbuf *b, const cp_ranges *r)
+{
+    cp_put_u64(b, r->n);
+    for (size_t i = 0; i < r->n; i++) {
+        cp_put_i64(b, r->v[i].lo);
+        cp_put_i64(b, r->v[i].hi);
+    }
+}
+
+static void get_ranges(cp_rbuf *b, cp_ranges *r)
+{
+    uint64_t n = cp_get_u64(b);
+    for (uint64_t j = 0; j < n && !b->bad; j++) {
+        int64_t lo = cp_get_i64(b), hi = cp_get_i64(b);
+        for (int64_t v = lo; v <= hi && !b->bad; v++)
+            if (cp_ranges_push(r, v))
+                b->bad = true;
+    }
+}
+
+static void put_list(cp_wbuf *b, const int64_t *v, size_t n)
+{
+    cp_put_u64(b, n);
+    cp_put(b, v, n * sizeof *v);
+}
+
+static int get_list(cp_rbuf *b, int64_t **v, size_t *n)
+{
+    uint64_t len = cp_get_u64(b);
+    if (!cp_rbuf_has(b, len, sizeof **v) || !(*v = malloc((len ? len : 1) * sizeof **v)))
+        return -1;
+    *n = len;
+    cp_get(b, *v, len * sizeof **v);
+    return 0;
+}
+
+/* Every rank's neighbour lists (empty for ranks that sent none). */
+static void put_neighbours(cp_wbuf *b, const cp_led *l)
+{
+    cp_put_u32(b, l->neighbors != NULL);
+    for (int64_t r = 0; l->neighbors && r < l->comm->size; r++) {
+        put_list(b, l->neighbors[r].sources, l->neighbors[r].nsources);
+        put_list(b, l->neighbors[r].destinations, l->neighbors[r].ndestinations);
+    }
+}
+
+static void get_neighbours(cp_rbuf *b, desc *x)
+{
+    if (!cp_get_u32(b))
+        return;
+    if (x->size < 0 || !cp_rbuf_has(b, (uint64_t)x->size, 16) ||
+        !(x->neighbors = calloc(x->size ? (size_t)x->size : 1, sizeof *x->neighbors))) {
+        b->bad = true;
+        return;
+    }
+    for (int64_t r = 0; r < x->size && !b->bad; r++)
+        if (get_list(b, &x->neighbors[r].sources, &x->neighbors[r].nsources) ||
+            get_list(b, &x->neighbors[r].destinations, &x->neighbors[r].ndestinations))
+            b->bad = true;
+}
+
+void cp_fin_number(fin *f)
+{
+    cp_wbuf b = {0};
+    for (size_t i = 0; i < f->nled; i++) {
+        const cp_comm *c = f->led[i].comm;
+        cp_put_u64(&b, c->key_hash);
+        cp_put_u32(&b, c->key_ordinal);
+        cp_put_u32(&b, c->reg_index);
+        cp_put_i64(&b, c->size);
+        put_ranges(&b, &c->members);
+        put_ranges(&b, &c->remote);
+        put_neighbours(&b, &f->led[i]);
+    }
+    if (b.failed)
+        cp_fin_fail(f, "out of memory while describing communicators");
+    int mylen = b.failed ? 0 : (int)b.len, nled = b.failed ? 0 : (int)f->nled;
+    int *lens = NULL, *displs = NULL, *nleds = NULL, *idispls = NULL;
+    char *all = NULL;
+    int64_t *ids = NULL;
+    desc *d = NULL;
+    size_t nd = 0;
+    if (f->rank == 0) {
+        lens = calloc((size_t)f->size, sizeof *lens);
+        displs = calloc((size_t)f->size, sizeof *displs);
+        nleds = calloc((size_t)f->size, sizeof *nleds);
+        idispls = calloc((size_t)f->size, sizeof *idispls);
+    }
+    PMPI_Gather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, 0, f->w);
+    PMPI_Gather(&nled, 1, MPI_INT, nleds, 1, MPI_INT, 0, f->w);
+    if (f->rank == 0) {
+        size_t total = 0, totald = 0;
+        for (int r = 0; r < f->size; r++) {
+            displs[r] = (int)total;
+            idispls[r] = (int)totald;
+            total += (size_t)lens[r];
+            totald += (size_t)nleds[r];
+        }
+        all = malloc(total ? total : 1);
+        d = calloc(totald ? totald : 1, sizeof *d);
+        ids = calloc(totald ? totald : 1, sizeof *ids);
+        nd = totald;
+    }
+    PMPI_Gatherv(b.p, mylen, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, f->w);
+    if (f->rank == 0) {
+        size_t k = 0;
+        for (int r = 0; r < f->size && all && d; r++) {
+            cp_rbuf rb = {.p = all + displs[r], .len = (size_t)lens[r]};
+            for (int i = 0; i < nleds[r]; i++, k++) {
+                desc *x = &d[k];
+                x->hash = cp_get_u64(&rb);
+                x->ordinal = cp_get_u32(&rb);
+                x->reg_index = cp_get_u32(&rb);
+                x->size = cp_get_i64(&rb);
+                x->lead = r;
+                x->from = r;
+                x->pos = (size_t)i;
+                get_ranges(&rb, &x->members);
+                get_ranges(&rb, &x->remote);
+                get_neighbours(&rb, x);
+            }
+            if (rb.bad)
+                cp_fin_fail(f, "malformed communicator descriptions");
+        }
+        qsort(d, nd, sizeof *d, desc_order);
+        f->man.comms = calloc(nd ? nd : 1, sizeof *f->man.comms);
+        for (size_t i = 0; i < nd && ids && f->man.comms; i++) {
+            ids[idispls[d[i].from] + (int)d[i].pos] = (int64_t)i;
+            cp_comm_info *ci = &f->man.comms[f->man.ncomms++];
+            ci->id = (int64_t)i;
+            ci->size = d[i].size;
+            ci->lead = d[i].lead;
+            ci->members = d[i].members; /* moved */
+            ci->remote_members = d[i].remote;
+            ci->neighbors = d[i].neighbors;
+            memset(&d[i].members, 0, sizeof d[i].members);
+            memset(&d[i].remote, 0, sizeof d[i].remote);
+            d[i].neighbors = NULL;
+        }
+        if (!all || !d || !ids || !f->man.comms)
+            cp_fin_fail(f, "out of memory while numbering communicators");
+    }
+    int64_t *led_ids = calloc(f->nled ? f->nled : 1, sizeof *led_ids);
+    PMPI_Scatterv(ids, nleds, idispls, MPI_INT64_T, led_ids, nled, MPI_INT64_T, 0, f->w);
+    if (!led_ids)
+        cp_fin_fail(f, "out of memory");
+    for (size_t i = 0; led_ids && i < f->nled; i++)
+        f->led[i].id = led_ids[i];
+    free(led_ids);
+    for (size_t i = 0; i < nd; i++) {
+        cp_ranges_free(&d[i].members);
+        cp_ranges_free(&d[i].remote);
+        cp_neighbors_free(d[i].neighbors, d[i].size);
+    }
+    free(d);
+    free(all);
+    free(ids);
+    free(lens);
+    free(displs);
+    free(nleds);
+    free(idispls);
+    cp_wbuf_free(&b);
+}
+
