@@ -49,13 +49,18 @@ long cp_profile_check(const cp_profile *p, FILE *report);
 int cp_profile_calls(const cp_profile *p, int64_t comm, const char *collective, int direction,
                      cp_ranges *out);
 
-/* Bytes one call of this block asks to move: the sum over ranks (a row counts
- * once per rank of its range list) of the sum of the row, times the datatype
- * size (1 when counts_in_bytes); for a single-count row (row_len == 1) of a
- * collective that is not rooted (root < 0) on more than one rank, times the
- * number of ranks, since the count goes to every peer.  Saturates at
+/* Bytes one call of this block asks to move: the sum over its ranks (a row
+ * counts once per rank of its range list) of the sum of the row, times the
+ * datatype size (1 when counts_in_bytes).  A single count that goes to every
+ * peer (Alltoall, Allgather(v), Reduce_scatter_block, Scatter's root,
+ * Neighbor_allgather(v), Neighbor_alltoall) counts once per peer; any other single
+ * count (a reduction's contribution, a Bcast buffer, a Gather item) once.
+ * cp_block_call_bytes takes the peers to be the block's ranks;
+ * cp_profile_call_bytes uses the manifest: the remote group of an
+ * intercommunicator, each rank's out-degree in a topology.  Saturates at
  * INT64_MAX. */
 int64_t cp_block_call_bytes(const cp_block *b);
+int64_t cp_profile_call_bytes(const cp_profile *p, const cp_block *b);
 
 /* One line of `collprof summary`: one (communicator, collective). */
 typedef struct cp_summary_row {

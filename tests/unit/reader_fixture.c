@@ -70,7 +70,8 @@ void fx_row(cp_block *b, const char *ranks, const int64_t *counts)
     set(&r->ranks, ranks, false);
     r->counts = xrealloc(NULL, (b->row_len ? b->row_len : 1) * sizeof *r->counts);
     r->len = b->row_len;
-    memcpy(r->counts, counts, b->row_len * sizeof *counts);
+    if (b->row_len)
+        memcpy(r->counts, counts, b->row_len * sizeof *counts);
 }
 
 int fx_write_counts(const char *dir, const char *name, cp_counts_file *f, bool gz, cp_error *err)

@@ -606,6 +606,112 @@ START_TEST(intercommunicator_groups_checked_against_each_other)
 }
 END_TEST
 
+/* Bytes per call follow each collective's meaning of a single count. */
+START_TEST(call_bytes_per_collective)
+{
+    cp_counts_file f = {0};
+    /* Allreduce of 10 doubles on 4 ranks: each contributes 80 bytes once. */
+    cp_block *b = fx_block(&f, 0, 4, NULL, "Allreduce", -1, 4, 8, "0", "0", 1);
+    fx_row(b, "0-3", (const int64_t[]){10});
+    ck_assert_int_eq(cp_block_call_bytes(b), 4 * 80);
+    /* Bcast of 3 ints from root 1: the root's buffer, once. */
+    b = fx_block(&f, 0, 4, NULL, "Bcast", 1, 4, 4, "0", "0", 1);
+    fx_row(b, "1", (const int64_t[]){3});
+    ck_assert_int_eq(cp_block_call_bytes(b), 12);
+    /* Scatter of 2 ints to each of 4 ranks from root 0. */
+    b = fx_block(&f, 0, 4, NULL, "Scatter", 0, 4, 4, "0", "0", 1);
+    fx_row(b, "0", (const int64_t[]){2});
+    ck_assert_int_eq(cp_block_call_bytes(b), 4 * 8);
+    /* Gather: each rank's item once, to the root. */
+    b = fx_block(&f, 0, 4, NULL, "Gather", 0, 4, 4, "0", "0", 1);
+    fx_row(b, "0-3", (const int64_t[]){2});
+    ck_assert_int_eq(cp_block_call_bytes(b), 4 * 8);
+    /* Reduce_scatter_block: recvcount to each peer. */
+    b = fx_block(&f, 0, 4, NULL, "Reduce_scatter_block", -1, 4, 4, "0", "0", 1);
+    fx_row(b, "0-3", (const int64_t[]){1});
+    ck_assert_int_eq(cp_block_call_bytes(b), 4 * 4 * 4);
+    /* Barrier: rows of length 0. */
+    b = fx_block(&f, 0, 4, NULL, "Barrier", -1, 4, 0, "0", "0", 0);
+    fx_row(b, "0-3", NULL);
+    ck_assert_int_eq(cp_block_call_bytes(b), 0);
+    cp_counts_file_free(&f);
+}
+END_TEST
+
+/* Neighbourhood rows are checked through the manifest's neighbour lists:
+ * 0 -> 1,2 and 1 -> 2; rank k sends k+1+edge ints on its edges. */
+static void write_topology(int64_t received_by_2_from_1)
+{
+    cp_manifest m = {0};
+    m.format_version = CP_MANIFEST_FORMAT_VERSION;
+    m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
+    m.world_size = 3;
+    snprintf(m.job, sizeof m.job, "local");
+    m.comms = calloc(1, sizeof *m.comms);
+    m.ncomms = 1;
+    cp_comm_info *c = &m.comms[0];
+    *c = (cp_comm_info){.id = 0, .size = 3, .lead = 0};
+    cp_ranges_add_range(&c->members, 0, 2);
+    c->neighbors = calloc(3, sizeof *c->neighbors);
+    static const int64_t d0[] = {1, 2}, d1[] = {2}, s1[] = {0}, s2[] = {0, 1};
+    c->neighbors[0] = (cp_neighbors){.destinations = malloc(sizeof d0), .ndestinations = 2};
+    memcpy(c->neighbors[0].destinations, d0, sizeof d0);
+    c->neighbors[1] = (cp_neighbors){.destinations = malloc(sizeof d1), .ndestinations = 1,
+                                     .sources = malloc(sizeof s1), .nsources = 1};
+    memcpy(c->neighbors[1].destinations, d1, sizeof d1);
+    memcpy(c->neighbors[1].sources, s1, sizeof s1);
+    c->neighbors[2] = (cp_neighbors){.sources = malloc(sizeof s2), .nsources = 2};
+    memcpy(c->neighbors[2].sources, s2, sizeof s2);
+    m.files = calloc(3, sizeof *m.files);
+    m.files[m.nfiles++] = strdup("manifest.json");
+    m.files[m.nfiles++] = strdup("send-counters.rank0.txt");
+    m.files[m.nfiles++] = strdup("recv-counters.rank0.txt");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", tmpdir);
+    cp_error err = {{0}};
+    ck_assert_msg(cp_manifest_write_file(path, false, &m, &err) == 0, "%s", err.msg);
+    cp_manifest_free(&m);
+
+    cp_counts_file f = {0};
+    cp_block *b = fx_block(&f, 0, 3, "0-2", "Neighbor_alltoallv", -1, 3, 4, "0", "0", 2);
+    fx_row(b, "0", (const int64_t[]){1, 2});
+    fx_row(b, "1", (const int64_t[]){2, 0});
+    b->rows[1].len = 1;
+    fx_row(b, "2", (const int64_t[]){0, 0});
+    b->rows[2].len = 0;
+    ck_assert(fx_write_counts(tmpdir, "send-counters.rank0.txt", &f, false, &err) == 0);
+    b = fx_block(&f, 0, 3, "0-2", "Neighbor_alltoallv", -1, 3, 4, "0", "0", 2);
+    fx_row(b, "0", (const int64_t[]){0, 0});
+    b->rows[0].len = 0;
+    fx_row(b, "1", (const int64_t[]){1, 0});
+    b->rows[1].len = 1;
+    fx_row(b, "2", (const int64_t[]){2, received_by_2_from_1});
+    ck_assert(fx_write_counts(tmpdir, "recv-counters.rank0.txt", &f, false, &err) == 0);
+}
+
+START_TEST(neighbourhood_checked_through_topology)
+{
+    write_topology(2);
+    cp_profile p;
+    load_ok(tmpdir, &p);
+    long n;
+    char *report = check_report(&p, &n);
+    ck_assert_msg(n == 0, "%s", report);
+    free(report);
+    cp_profile_free(&p);
+
+    write_topology(3);
+    load_ok(tmpdir, &p);
+    report = check_report(&p, &n);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(report, "send-counters.rank0.txt, recv-counters.rank0.txt: communicator 0, "
+                             "Neighbor_alltoallv, call 0: rank 1 sends 8 bytes to its neighbour 2, "
+                             "which receives 12 bytes from it\n");
+    free(report);
+    cp_profile_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reader");
@@ -628,6 +734,8 @@ int main(void)
     tcase_add_test(tc, unlisted_counts_file);
     tcase_add_test(tc, manifest_only);
     tcase_add_test(tc, intercommunicator_groups_checked_against_each_other);
+    tcase_add_test(tc, call_bytes_per_collective);
+    tcase_add_test(tc, neighbourhood_checked_through_topology);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

@@ -525,6 +525,90 @@ static void check_intercomms(checker *c, const cp_reader_entry *e, size_t n)
     free(used);
 }
 
+
+/* ------------------------------------------ neighbourhood collectives */
+
+/* The k-th out-edge of rank i (to j, its m-th edge to j) arrives at j as
+ * j's m-th in-edge from i.  Returns that position in j's sources, or -1. */
+static int64_t arrival(const cp_neighbors *nb, int64_t i, size_t k)
+{
+    int64_t j = nb[i].destinations[k];
+    size_t m = 0;
+    for (size_t x = 0; x < k; x++)
+        m += nb[i].destinations[x] == j;
+    for (size_t y = 0; y < nb[j].nsources; y++)
+        if (nb[j].sources[y] == i && m-- == 0)
+            return (int64_t)y;
+    return -1;
+}
+
+/* A neighbourhood send matrix against a receive matrix of the same calls,
+ * through the manifest's neighbour lists: rows must have the degrees the
+ * topology gives, and what i sends on each edge is what its target
+ * receives on it. */
+static void compare_neighbors(checker *c, const cp_comm_info *ci, const cp_reader_entry *se,
+                              const cp_reader_entry *re, const cp_ranges *calls)
+{
+    const cp_block *s = se->b, *r = re->b;
+    const cp_neighbors *nb = ci->neighbors;
+    char cl[96];
+    cp_reader_calls_label(calls, cl, sizeof cl);
+    for (int64_t i = 0; i < ci->size; i++) {
+        const cp_row *srow = cp_block_row(s, i), *rrow = cp_block_row(r, i);
+        if (srow && srow->len != 1 && srow->len != nb[i].ndestinations)
+            problem(c, "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64 " sends %zu counts "
+                       "but has %zu out-neighbours",
+                    fname(se->f), s->comm_id, s->collective, cl, i, srow->len,
+                    nb[i].ndestinations);
+        if (rrow && rrow->len != 1 && rrow->len != nb[i].nsources)
+            problem(c, "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64 " receives %zu counts "
+                       "but has %zu in-neighbours",
+                    fname(re->f), r->comm_id, r->collective, cl, i, rrow->len, nb[i].nsources);
+    }
+    for (int64_t i = 0; i < ci->size; i++) {
+        const cp_row *srow = cp_block_row(s, i);
+        if (!srow || (srow->len != 1 && srow->len != nb[i].ndestinations))
+            continue;
+        for (size_t k = 0; k < nb[i].ndestinations; k++) {
+            int64_t j = nb[i].destinations[k];
+            if (j < 0 || j >= ci->size)
+                continue; /* MPI_PROC_NULL */
+            const cp_row *rrow = cp_block_row(r, j);
+            int64_t y = arrival(nb, i, k);
+            if (!rrow || y < 0 || (rrow->len != 1 && rrow->len != nb[j].nsources))
+                continue;
+            cp_i128 sb = cp_reader_bytes(s, srow->counts[srow->len == 1 ? 0 : k]);
+            cp_i128 rb = cp_reader_bytes(r, rrow->counts[rrow->len == 1 ? 0 : (size_t)y]);
+            if (sb != rb) {
+                problem(c, "%s, %s: communicator %" PRId64 ", %s, %s: rank %" PRId64 " sends %" PRId64
+                           " bytes to its neighbour %" PRId64 ", which receives %" PRId64
+                           " bytes from it",
+                        fname(se->f), fname(re->f), s->comm_id, s->collective, cl, i,
+                        (int64_t)sb, j, (int64_t)rb);
+                return;
+            }
+        }
+    }
+}
+
+static void check_neighbors(checker *c, const cp_reader_entry *e, size_t n)
+{
+    const cp_comm_info *ci = n ? cp_reader_manifest_comm(c->p, e[0].b->comm_id) : NULL;
+    if (!ci || !ci->neighbors || !cp_collective_rows_vary(e[0].b->collective))
+        return;
+    cp_ranges both = {0};
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < n; k++) {
+            if (e[i].f->direction != CP_SEND || e[k].f->direction != CP_RECV)
+                continue;
+            if (ranges_intersect(&e[i].b->calls, &e[k].b->calls, &both) < 0)
+                c->oom = true;
+            if (both.n)
+                compare_neighbors(c, ci, &e[i], &e[k], &both);
+        }
+    cp_ranges_free(&both);
+}
+
 /* -------------------------------------------------------------- driver */
 
 long cp_profile_check(const cp_profile *p, FILE *report)
@@ -573,6 +657,7 @@ long cp_profile_check(const cp_profile *p, FILE *report)
         while (j < n && cp_reader_same_group(&e[i], &e[j]))
             j++;
         check_transpose(&c, e + i, j - i);
+        check_neighbors(&c, e + i, j - i);
         i = j;
     }
     if (p->has_manifest)

@@ -12,23 +12,74 @@ static int64_t sat(cp_i128 v)
     return v > (cp_i128)INT64_MAX ? INT64_MAX : v < 0 ? 0 : (int64_t)v;
 }
 
-int64_t cp_block_call_bytes(const cp_block *b)
+/* Collectives whose single send count goes to every peer (the others'
+ * single count is one contribution: a reduction's, a Bcast buffer, a Gather
+ * item sent to the root). */
+static bool single_count_per_peer(const char *collective)
 {
+    static const char *const per_peer[] = {
+        "Alltoall", "Allgather",          "Allgatherv",          "Reduce_scatter_block",
+        "Scatter",  "Neighbor_allgather", "Neighbor_allgatherv", "Neighbor_alltoall"};
+    for (size_t i = 0; i < sizeof per_peer / sizeof per_peer[0]; i++)
+        if (cp_reader_collective_cmp(collective, per_peer[i]) == 0)
+            return true;
+    return false;
+}
+
+/* peers_of(r): how many peers a single count of rank r's row goes to. */
+static int64_t call_bytes(const cp_block *b, int64_t (*peers_of)(const void *, int64_t),
+                          const void *ctx)
+{
+    bool per_peer = single_count_per_peer(b->collective);
     cp_i128 total = 0;
     for (size_t r = 0; r < b->nrows; r++) {
-        cp_i128 row = 0;
-        for (size_t k = 0; k < b->rows[r].len; k++) {
-            row += cp_reader_bytes(b, b->rows[r].counts[k]);
-            if (row > (cp_i128)INT64_MAX)
-                return INT64_MAX;
-        }
-        total += row * cp_ranges_count(&b->rows[r].ranks);
-        if (total > (cp_i128)INT64_MAX)
-            return INT64_MAX;
+        const cp_row *row = &b->rows[r];
+        cp_i128 sum = 0;
+        for (size_t k = 0; k < row->len; k++)
+            sum += cp_reader_bytes(b, row->counts[k]);
+        for (size_t i = 0; i < row->ranks.n; i++)
+            for (int64_t rank = row->ranks.v[i].lo; rank <= row->ranks.v[i].hi; rank++) {
+                total += row->len == 1 && per_peer ? sum * peers_of(ctx, rank) : sum;
+                if (total > (cp_i128)INT64_MAX)
+                    return INT64_MAX;
+            }
     }
-    if (b->row_len == 1 && b->root < 0 && b->nranks > 1)
-        total *= b->nranks;
     return sat(total);
+}
+
+static int64_t nranks_of(const void *ctx, int64_t rank)
+{
+    (void)rank;
+    return ((const cp_block *)ctx)->nranks;
+}
+
+int64_t cp_block_call_bytes(const cp_block *b)
+{
+    return call_bytes(b, nranks_of, b);
+}
+
+/* With the manifest: the remote group's size on an intercommunicator, each
+ * rank's out-degree in a topology. */
+struct peers_ctx {
+    const cp_block *b;
+    const cp_comm_info *ci;
+};
+
+static int64_t peers_from_manifest(const void *ctx, int64_t rank)
+{
+    const struct peers_ctx *c = ctx;
+    if (c->ci && c->ci->neighbors && cp_collective_rows_vary(c->b->collective) &&
+        rank < c->ci->size)
+        return (int64_t)c->ci->neighbors[rank].ndestinations;
+    if (c->ci && c->ci->remote_members.n)
+        return cp_ranges_count(&c->ci->remote_members);
+    return c->b->nranks;
+}
+
+int64_t cp_profile_call_bytes(const cp_profile *p, const cp_block *b)
+{
+    struct peers_ctx ctx = {b, cp_reader_manifest_comm(p, b->comm_id)};
+    return call_bytes(b, peers_from_manifest, &ctx);
 }
 
 static int64_t first_call(const cp_block *b)
@@ -60,7 +111,7 @@ static void fill_row(const cp_profile *p, const cp_reader_entry *e, size_t n, cp
         }
         row->send_matrices++;
         int64_t ncalls = cp_ranges_count(&b->calls);
-        bytes += (cp_i128)ncalls * cp_block_call_bytes(b);
+        bytes += (cp_i128)ncalls * cp_profile_call_bytes(p, b);
         if (bytes > (cp_i128)INT64_MAX)
             bytes = INT64_MAX;
         if (!row->top_send || ncalls > row->top_send_calls ||
