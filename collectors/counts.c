@@ -141,12 +141,12 @@ static bool sig_match_cb(const void *ctx, uint32_t id)
     return a->send == c->s->send && a->recv == c->s->recv && a->root == c->s->root;
 }
 
-static bool last_sig_matches(const cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
+static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *send, const cp_vec_arg *recv,
                              int64_t root)
 {
-    if (t->last_sig == CP_SEQ_NONE)
+    if (id == CP_SEQ_NONE)
         return false;
-    const cp_sig *s = &t->sigs[t->last_sig];
+    const cp_sig *s = &t->sigs[id];
     if (s->root != root || (s->send != CP_SEQ_NONE) != send->present ||
         (s->recv != CP_SEQ_NONE) != recv->present)
         return false;
@@ -162,8 +162,13 @@ uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_
 {
     if (t->partial)
         return CP_SEQ_NONE;
-    if (last_sig_matches(t, send, recv, root))
+    if (sig_id_matches(t, t->last_sig, send, recv, root))
         return t->last_sig;
+    uint32_t hint = t->last_sig == CP_SEQ_NONE ? CP_SEQ_NONE : t->sigs[t->last_sig].next;
+    if (sig_id_matches(t, hint, send, recv, root)) {
+        t->last_sig = hint;
+        return hint;
+    }
     cp_sig s = {.root = root};
     if (vector_id(t, send, &s.send) || vector_id(t, recv, &s.recv))
         goto oom;
@@ -182,8 +187,11 @@ uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_
         id = t->nsigs;
         if (cp_index_put(&t->sig_index, h, id))
             goto oom;
+        s.next = CP_SEQ_NONE;
         t->sigs[t->nsigs++] = s;
     }
+    if (t->last_sig != CP_SEQ_NONE)
+        t->sigs[t->last_sig].next = id;
     t->last_sig = id;
     return id;
 oom:
@@ -194,6 +202,14 @@ oom:
 uint64_t cp_counts_record(cp_counts *t, uint32_t sig)
 {
     uint64_t idx = t->ncalls++;
+    /* The common case inline: the last run goes on. */
+    cp_seq *q = &t->seq;
+    if (!q->repeating && !q->failed && q->nruns > 0 && q->runs[q->nruns - 1].id == sig &&
+        q->groups[q->ngroups - 1].nruns > 0) {
+        q->runs[q->nruns - 1].len++;
+        q->total++;
+        return idx;
+    }
     if (cp_seq_append(&t->seq, sig, 1))
         t->partial = true;
     return idx;

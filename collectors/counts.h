@@ -45,6 +45,8 @@ typedef struct cp_vec {
 typedef struct cp_sig {
     uint32_t send, recv;
     int64_t root;
+    uint32_t next; /* the signature that followed this one last time: checked
+                      before hashing, so cycles of patterns cost a compare */
 } cp_sig;
 
 typedef struct cp_counts {
