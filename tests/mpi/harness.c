@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,8 @@ static uint64_t win_start = 0, win_max = UINT64_MAX;
 static bool paused;
 static const char *sabotage; /* self-test of the comparison: see cpt_verify */
 static cpt_comm *comms[CPT_MAXCOMMS];
+/* COLLPROF_COLLECTIVES: NULL when every collective is profiled */
+static const char *selected;
 static int ncomms;
 /* wrong data received (the profiler must not change results); threads add */
 static _Atomic long data_errors;
@@ -111,6 +114,61 @@ static bool env_u64(const char *name, uint64_t *out)
 
 /* -------------------------------------------------------------- set-up */
 
+/* The collectives that COLLPROF_COLLECTIVES accepts (the names of the
+ * files). */
+static const char *const collective_names[] = {
+    "Alltoall",           "Alltoallv",           "Alltoallw",         "Allgather",
+    "Allgatherv",         "Gather",              "Gatherv",           "Scatter",
+    "Scatterv",           "Bcast",               "Reduce",            "Allreduce",
+    "Reduce_scatter",     "Reduce_scatter_block", "Scan",             "Exscan",
+    "Barrier",            "Neighbor_allgather",  "Neighbor_allgatherv", "Neighbor_alltoall",
+    "Neighbor_alltoallv", "Neighbor_alltoallw"};
+
+static bool known_collective(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof collective_names / sizeof collective_names[0]; i++)
+        if (strlen(collective_names[i]) == len && strncasecmp(collective_names[i], name, len) == 0)
+            return true;
+    return false;
+}
+
+/* COLLPROF_COLLECTIVES as collprof must apply it: a list of names selects
+ * those; unset, empty, "all" or a list with a name collprof does not accept
+ * selects everything (collprof says so and profiles everything). */
+static void read_selection(void)
+{
+    const char *v = getenv("COLLPROF_COLLECTIVES");
+    selected = NULL;
+    if (!v || !*v || strcasecmp(v, "all") == 0)
+        return;
+    for (const char *p = v;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (!known_collective(p, len))
+            return;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    selected = v;
+}
+
+bool cpt_collective_selected(const char *collective)
+{
+    if (!selected)
+        return true;
+    size_t want = strlen(collective);
+    for (const char *p = selected;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == want && strncasecmp(p, collective, len) == 0)
+            return true;
+        if (!e)
+            return false;
+        p = e + 1;
+    }
+}
+
 void cpt_init(const char *name)
 {
     test_name = name;
@@ -135,6 +193,7 @@ void cpt_init(const char *name)
     sabotage = getenv("CPT_SABOTAGE");
     if (sabotage && !*sabotage)
         sabotage = NULL;
+    read_selection();
 }
 
 static cpt_comm *new_comm(const char *label, int n, const int *members)
@@ -214,6 +273,144 @@ void cpt_comm_forget(cpt_comm *c)
     c->comm = MPI_COMM_NULL;
 }
 
+static void set_remote(cpt_comm *c, int nremote, const int *remote)
+{
+    if (nremote < 1 || nremote > CPT_MAXRANKS)
+        cpt_die("communicator %s: remote group of %d ranks", c->label, nremote);
+    c->nremote = nremote;
+    memcpy(c->remote, remote, (size_t)nremote * sizeof *remote);
+}
+
+cpt_comm *cpt_comm_plan_inter(const char *label, int n, const int *members, int nremote,
+                              const int *remote)
+{
+    cpt_comm *c = new_comm(label, n, members);
+    set_remote(c, nremote, remote);
+    return c;
+}
+
+cpt_comm *cpt_comm_declare_inter(const char *label, int n, const int *members, MPI_Comm comm,
+                                 int nremote, const int *remote)
+{
+    cpt_comm *c = cpt_comm_declare(label, n, members, comm, MPI_INT, MPI_INT);
+    set_remote(c, nremote, remote);
+    if (comm != MPI_COMM_NULL) {
+        int inter = 0, rs = 0;
+        MPI_Comm_test_inter(comm, &inter);
+        MPI_Comm_remote_size(comm, &rs);
+        if (!inter || rs != nremote)
+            cpt_die("communicator %s: not an intercommunicator with a remote group of %d", label,
+                    nremote);
+        MPI_Group g, wg;
+        MPI_Comm_remote_group(comm, &g);
+        MPI_Comm_group(MPI_COMM_WORLD, &wg);
+        int in[CPT_MAXRANKS], out[CPT_MAXRANKS];
+        for (int i = 0; i < nremote; i++)
+            in[i] = i;
+        MPI_Group_translate_ranks(g, nremote, in, wg, out);
+        for (int i = 0; i < nremote; i++)
+            if (out[i] != remote[i])
+                cpt_die("communicator %s: remote rank %d is world rank %d, declared %d", label, i,
+                        out[i], remote[i]);
+        MPI_Group_free(&g);
+        MPI_Group_free(&wg);
+    }
+    return c;
+}
+
+void cpt_comm_set_neighbors(cpt_comm *c, int rank, int indeg, const int *sources, int outdeg,
+                            const int *dests)
+{
+    if (rank < 0 || rank >= c->n || indeg < 0 || outdeg < 0 || indeg > CPT_MAXRANKS ||
+        outdeg > CPT_MAXRANKS)
+        cpt_die("communicator %s: bad neighbours of rank %d", c->label, rank);
+    c->topo = true;
+    c->indeg[rank] = indeg;
+    c->outdeg[rank] = outdeg;
+    memcpy(c->sources[rank], sources, (size_t)indeg * sizeof *sources);
+    memcpy(c->dests[rank], dests, (size_t)outdeg * sizeof *dests);
+}
+
+/* -------------------------------------------------- any collective */
+
+static cpt_gseries *gseries(cpt_comm *c, const char *collective, bool create)
+{
+    for (int i = 0; i < c->ng; i++)
+        if (strcmp(c->g[i].collective, collective) == 0)
+            return &c->g[i];
+    if (!create)
+        return NULL;
+    if (strlen(collective) >= sizeof c->g[0].collective)
+        cpt_die("collective name %s too long", collective);
+    for (int k = 0; k < CPT_NCOLL; k++)
+        if (strcmp(c->s[k].collective, collective) == 0 && c->s[k].ncalls > 0)
+            cpt_die("communicator %s: %s planned both with cpt_%s and cpt_plan", c->label,
+                    collective, k == CPT_V ? "alltoallv" : "alltoall");
+    if (c->ng == c->gcap) {
+        c->gcap = c->gcap ? 2 * c->gcap : 8;
+        c->g = realloc(c->g, (size_t)c->gcap * sizeof *c->g);
+        if (!c->g)
+            cpt_die("out of memory");
+    }
+    cpt_gseries *s = &c->g[c->ng++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->collective, sizeof s->collective, "%s", collective);
+    return s;
+}
+
+static const cpt_gseries *gseries_find(const cpt_comm *c, const char *collective)
+{
+    return gseries((cpt_comm *)c, collective, false);
+}
+
+int cpt_plan(cpt_comm *c, const char *collective, int64_t root)
+{
+    cpt_gseries *s = gseries(c, collective, true);
+    if (s->ncalls == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 8;
+        s->calls = realloc(s->calls, (size_t)s->cap * sizeof *s->calls);
+        if (!s->calls)
+            cpt_die("out of memory");
+    }
+    int idx = s->ncalls++;
+    uint64_t u = (uint64_t)idx;
+    cpt_gcall *k = &s->calls[idx];
+    k->root = root;
+    k->recorded = !paused && u >= win_start && u - win_start < win_max &&
+                  cpt_collective_selected(collective);
+    for (int d = 0; d < 2; d++) {
+        k->rows[d] = xcalloc((size_t)c->n, sizeof *k->rows[d]);
+        for (int r = 0; r < c->n; r++)
+            k->rows[d][r].len = -1;
+    }
+    return idx;
+}
+
+void cpt_plan_row(cpt_comm *c, const char *collective, int call, int dir, int rank,
+                  int64_t dtsize, int len, const int64_t *counts)
+{
+    cpt_gseries *s = gseries(c, collective, false);
+    if (!s || call < 0 || call >= s->ncalls || (dir != CP_SEND && dir != CP_RECV) || rank < 0 ||
+        rank >= c->n || len < 0)
+        cpt_die("cpt_plan_row: %s call %d on %s, rank %d: not planned", collective, call,
+                c->label, rank);
+    cpt_grow *g = &s->calls[call].rows[dir][rank];
+    if (g->len >= 0)
+        cpt_die("cpt_plan_row: %s call %d on %s: rank %d's %s row planned twice", collective,
+                call, c->label, rank, dir == CP_SEND ? "send" : "recv");
+    g->dtsize = dtsize;
+    g->len = len;
+    g->v = xcalloc((size_t)len, sizeof *g->v);
+    if (len)
+        memcpy(g->v, counts, (size_t)len * sizeof *counts);
+}
+
+void cpt_plan_row1(cpt_comm *c, const char *collective, int call, int dir, int rank,
+                   int64_t dtsize, int64_t count)
+{
+    cpt_plan_row(c, collective, call, dir, rank, dtsize, 1, &count);
+}
+
 void cpt_set_paused(bool p)
 {
     paused = p;
@@ -260,7 +457,9 @@ static int note_call(cpt_comm *c, int coll, int kind, int seed, bool mixed)
     int idx = s->ncalls++;
     uint64_t u = (uint64_t)idx;
     s->calls[idx] = (cpt_call){kind, seed,
-                               !paused && u >= win_start && u - win_start < win_max, mixed};
+                               !paused && u >= win_start && u - win_start < win_max &&
+                                   cpt_collective_selected(s->collective),
+                               mixed};
     return idx;
 }
 
@@ -298,6 +497,11 @@ static void data_error(const cpt_comm *c, const char *coll, int call, int from)
                 "FAIL: %s: communicator '%s' %s call %d: rank %d received wrong data from "
                 "rank %d (the profiled run must give the application the same results)\n",
                 test_name, c->label, coll, call, c->rank, from);
+}
+
+void cpt_data_error(const cpt_comm *c, const char *collective, int call, int from)
+{
+    data_error(c, collective, call, from);
 }
 
 /* Buffers of one Alltoallv as this rank passes it. */
@@ -744,13 +948,46 @@ static bool members_equal(const cp_ranges *r, const cpt_comm *c)
     return true;
 }
 
+/* The remote group of an intercommunicator group (empty for others). */
+static bool remote_equal(const cp_ranges *r, const cpt_comm *c)
+{
+    if (cp_ranges_count(r) != c->nremote)
+        return false;
+    for (int i = 0; i < c->nremote; i++)
+        if (cp_ranges_nth(r, i) != c->remote[i])
+            return false;
+    return true;
+}
+
+static bool same_groups(const cpt_comm *a, const cpt_comm *b)
+{
+    return a->n == b->n && a->nremote == b->nremote &&
+           memcmp(a->members, b->members, (size_t)a->n * sizeof(int)) == 0 &&
+           memcmp(a->remote, b->remote, (size_t)a->nremote * sizeof(int)) == 0;
+}
+
+static void remote_str(const cpt_comm *c, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < c->nremote && used < len; i++) {
+        int k = snprintf(buf + used, len - used, "%s%d", i ? "," : "", c->remote[i]);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+    if (!buf[0])
+        snprintf(buf, len, "(none)");
+}
+
 int cpt_find_comms(const cp_profile *p, const cpt_comm *c, int64_t *ids, int max)
 {
     int k = 0;
     if (!p->has_manifest)
         return 0;
     for (size_t i = 0; i < p->manifest.ncomms; i++)
-        if (members_equal(&p->manifest.comms[i].members, c) && k < max)
+        if (members_equal(&p->manifest.comms[i].members, c) &&
+            remote_equal(&p->manifest.comms[i].remote_members, c) && k < max)
             ids[k++] = p->manifest.comms[i].id;
     /* id order */
     for (int i = 1; i < k; i++)
@@ -785,6 +1022,206 @@ static int comm_rank_of(const cpt_comm *c, int w)
     return -1;
 }
 
+static bool set_has(const cp_ranges *r, int64_t v)
+{
+    return cp_ranges_contains(r, v);
+}
+
+/* The manifest's neighbour lists of a communicator with a topology. */
+static void compare_neighbors(reporter *rp, const cp_comm_info *ci, const cpt_comm *c)
+{
+    if (!c->topo) {
+        if (ci->neighbors)
+            fail(rp, "communicator '%s' (id %" PRId64 "): the manifest gives neighbour lists, "
+                     "but it has no topology",
+                 c->label, ci->id);
+        return;
+    }
+    if (!ci->neighbors) {
+        fail(rp, "communicator '%s' (id %" PRId64 "): a topology communicator without "
+                 "\"neighbors\" in the manifest",
+             c->label, ci->id);
+        return;
+    }
+    for (int r = 0; r < c->n; r++) {
+        const cp_neighbors *nb = &ci->neighbors[r];
+        for (int side = 0; side < 2; side++) {
+            const char *name = side ? "destinations" : "sources";
+            size_t got_n = side ? nb->ndestinations : nb->nsources;
+            const int64_t *got = side ? nb->destinations : nb->sources;
+            int want_n = side ? c->outdeg[r] : c->indeg[r];
+            const int *want = side ? c->dests[r] : c->sources[r];
+            bool same = got_n == (size_t)want_n;
+            for (int j = 0; same && j < want_n; j++)
+                same = got[j] == want[j];
+            if (same)
+                continue;
+            char g[256] = "", w[256] = "";
+            size_t gu = 0, wu = 0;
+            for (size_t j = 0; j < got_n && gu < sizeof g; j++)
+                gu += (size_t)snprintf(g + gu, sizeof g - gu, "%s%" PRId64, j ? "," : "", got[j]);
+            for (int j = 0; j < want_n && wu < sizeof w; j++)
+                wu += (size_t)snprintf(w + wu, sizeof w - wu, "%s%d", j ? "," : "", want[j]);
+            fail(rp, "communicator '%s' (id %" PRId64 "): manifest neighbours of rank %d: %s "
+                     "[%s], expected [%s]",
+                 c->label, ci->id, r, name, g, w);
+        }
+    }
+}
+
+/* Every collective planned with cpt_plan on c, against the blocks of id. */
+static void compare_generic(reporter *rp, const cp_profile *p, const cpt_comm *c, int64_t id,
+                            int only_world)
+{
+    int only_rank = only_world >= 0 ? comm_rank_of(c, only_world) : -1;
+    bool absent = only_world >= 0 && only_rank < 0;
+    char mem[256];
+    members_str(c, mem, sizeof mem);
+    for (int si = 0; si < c->ng; si++) {
+        const cpt_gseries *s = &c->g[si];
+        bool vary = strncmp(s->collective, "Neighbor_", 9) == 0;
+        for (int dir = CP_SEND; dir <= CP_RECV; dir++) {
+            const char *dn = dir == CP_SEND ? "send" : "recv";
+            /* must: recorded calls with rows in this direction; may: recorded
+             * calls without (a block without rows, or none) */
+            cp_ranges must = {0}, may = {0}, got = {0};
+            for (int i = 0; i < s->ncalls; i++) {
+                const cpt_gcall *k = &s->calls[i];
+                if (!k->recorded || absent)
+                    continue;
+                int nrows = 0;
+                for (int r = 0; r < c->n; r++)
+                    nrows += k->rows[dir][r].len >= 0 && (only_rank < 0 || r == only_rank);
+                if (cp_ranges_add(nrows ? &must : &may, i) != 0)
+                    cpt_die("out of memory");
+            }
+            if (id >= 0 && cp_profile_calls(p, id, s->collective, dir, &got) != 0)
+                cpt_die("out of memory");
+            bool calls_ok = true;
+            for (size_t j = 0; j < got.n; j++)
+                for (int64_t i = got.v[j].lo; i <= got.v[j].hi; i++)
+                    calls_ok &= set_has(&must, i) || set_has(&may, i);
+            for (size_t j = 0; j < must.n; j++)
+                for (int64_t i = must.v[j].lo; i <= must.v[j].hi; i++)
+                    calls_ok &= set_has(&got, i);
+            if (!calls_ok) {
+                char w[512], m[512], g[512];
+                ranges_str(&must, w, sizeof w);
+                ranges_str(&may, m, sizeof m);
+                ranges_str(&got, g, sizeof g);
+                fail(rp, "communicator '%s' (id %" PRId64 ", world ranks %s) %s %s: calls "
+                         "recorded: expected %s (and possibly, without rows, %s), got %s",
+                     c->label, id, mem, s->collective, dn, w, m, g);
+            }
+            for (size_t j = 0; j < got.n; j++)
+                for (int64_t call = got.v[j].lo; call <= got.v[j].hi; call++) {
+                    if (call >= s->ncalls || !s->calls[call].recorded || absent)
+                        continue; /* reported above */
+                    const cpt_gcall *k = &s->calls[call];
+                    const cp_block *b = cp_profile_find(p, id, s->collective, dir, call);
+                    if (!b)
+                        continue;
+                    char where[512];
+                    snprintf(where, sizeof where,
+                             "communicator '%s' (id %" PRId64 ", world ranks %s) %s call %" PRId64
+                             " %s",
+                             c->label, id, mem, s->collective, call, dn);
+                    if (b->nranks != c->n)
+                        fail(rp, "%s: Number of ranks %" PRId64 ", expected %d", where,
+                             b->nranks, c->n);
+                    if (b->comm_size != c->n)
+                        fail(rp, "%s: Communicator size %" PRId64 ", expected %d", where,
+                             b->comm_size, c->n);
+                    if (!members_equal(&b->comm_world_ranks, c)) {
+                        char g[256];
+                        ranges_str(&b->comm_world_ranks, g, sizeof g);
+                        fail(rp, "%s: block names world ranks %s, expected %s", where, g, mem);
+                    }
+                    if (b->root != k->root)
+                        fail(rp, "%s: root %" PRId64 ", expected %" PRId64 " (-1: none)", where,
+                             b->root, k->root);
+                    bool all_ok = b->all_calls.n > 0 && b->all_calls.v[0].lo >= 0 &&
+                                  b->all_calls.v[b->all_calls.n - 1].hi < s->ncalls;
+                    for (size_t q = 0; q < must.n && all_ok; q++)
+                        for (int64_t i = must.v[q].lo; i <= must.v[q].hi; i++)
+                            all_ok &= cp_ranges_contains(&b->all_calls, i);
+                    if (!all_ok) {
+                        char g[512];
+                        ranges_str(&b->all_calls, g, sizeof g);
+                        fail(rp, "%s: the block's list of all calls is %s: it must hold every "
+                                 "recorded call and only calls 0-%d that were made",
+                             where, g, s->ncalls - 1);
+                    }
+                    /* the rows this profile must hold */
+                    const cpt_grow *rows = k->rows[dir];
+                    int nrows = 0, maxlen = -1, minlen = INT32_MAX;
+                    bool any_dt = false, bytes = false;
+                    int64_t dt = 0;
+                    for (int r = 0; r < c->n; r++) {
+                        if (rows[r].len < 0 || (only_rank >= 0 && r != only_rank))
+                            continue;
+                        if (nrows++ == 0)
+                            dt = rows[r].dtsize;
+                        any_dt |= rows[r].dtsize == CPT_DT_ANY;
+                        bytes |= rows[r].dtsize == CPT_DT_BYTES || rows[r].dtsize != dt;
+                        if (rows[r].len > maxlen)
+                            maxlen = rows[r].len;
+                        if (rows[r].len < minlen)
+                            minlen = rows[r].len;
+                    }
+                    if (nrows && !vary && minlen != maxlen)
+                        cpt_die("%s: planned rows of different lengths", where);
+                    if (nrows && !any_dt) {
+                        if (bytes && (b->dtsize != 1 || !b->counts_in_bytes))
+                            fail(rp, "%s: expected counts in bytes (\"Datatype size: 1 "
+                                     "(bytes)\"%s), got datatype size %" PRId64 "%s",
+                                 where,
+                                 dt == CPT_DT_BYTES ? ": per-peer datatypes"
+                                                    : ": ranks used datatypes of different sizes",
+                                 b->dtsize, b->counts_in_bytes ? " (bytes)" : "");
+                        if (!bytes && (b->dtsize != dt || b->counts_in_bytes))
+                            fail(rp, "%s: datatype size %" PRId64 "%s, expected %" PRId64, where,
+                                 b->dtsize, b->counts_in_bytes ? " (bytes)" : "", dt);
+                    }
+                    if (nrows && (int64_t)b->row_len != maxlen)
+                        fail(rp, "%s: row length %zu, expected %d%s", where, b->row_len, maxlen,
+                             vary ? " (the longest row)" : "");
+                    for (int r = 0; r < c->n; r++) {
+                        const cp_row *row = cp_block_row(b, r);
+                        bool want = rows[r].len >= 0 && (only_rank < 0 || r == only_rank);
+                        if (!want) {
+                            if (row)
+                                fail(rp, "%s: rank %d has a row, expected none%s", where, r,
+                                     only_rank >= 0 && r != only_rank
+                                         ? " (a partial profile of another rank)"
+                                         : "");
+                            continue;
+                        }
+                        if (!row) {
+                            fail(rp, "%s: rank %d: no row", where, r);
+                            continue;
+                        }
+                        if ((int)row->len != rows[r].len) {
+                            fail(rp, "%s: rank %d: row of %zu counts, expected %d", where, r,
+                                 row->len, rows[r].len);
+                            continue;
+                        }
+                        int64_t unit = bytes && rows[r].dtsize > 0 ? rows[r].dtsize : 1;
+                        for (int q = 0; q < rows[r].len; q++) {
+                            int64_t e = rows[r].v[q] * unit, g = row->counts[q];
+                            if (e != g)
+                                fail(rp, "%s: rank %d, peer %d: expected %" PRId64 ", got %" PRId64,
+                                     where, r, q, e, g);
+                        }
+                    }
+                }
+            cp_ranges_free(&must);
+            cp_ranges_free(&may);
+            cp_ranges_free(&got);
+        }
+    }
+}
+
 /* only_world >= 0: a partial profile holding only that world rank's rows;
  * a communicator it is not a member of must be absent. */
 static long compare_comm(reporter *rp, const cp_profile *p, const cpt_comm *c, int64_t id,
@@ -816,10 +1253,22 @@ static long compare_comm(reporter *rp, const cp_profile *p, const cpt_comm *c, i
                 fail(rp, "communicator '%s' (id %" PRId64 "): manifest members %s, expected %s",
                      c->label, id, got, mem);
             }
+            if (!remote_equal(&ci->remote_members, c)) {
+                char got[256], want[256];
+                ranges_str(&ci->remote_members, got, sizeof got);
+                remote_str(c, want, sizeof want);
+                fail(rp, "communicator '%s' (id %" PRId64 "): manifest remote_members %s, "
+                         "expected %s",
+                     c->label, id, got, want);
+            }
+            compare_neighbors(rp, ci, c);
         }
     }
+    compare_generic(rp, p, c, id, only_world);
     for (int coll = 0; coll < CPT_NCOLL; coll++) {
         const cpt_series *s = &c->s[coll];
+        if (gseries_find(c, s->collective))
+            continue; /* planned with cpt_plan: compared by compare_generic */
         int64_t row_len = coll == CPT_A ? 1 : c->n;
         for (int dir = CP_SEND; dir <= CP_RECV; dir++) {
             const char *dn = dir == CP_SEND ? "send" : "recv";
@@ -1071,6 +1520,10 @@ static bool has_recorded(const cpt_comm *c, int only_world)
         for (int i = 0; i < c->s[k].ncalls; i++)
             if (c->s[k].calls[i].recorded)
                 return true;
+    for (int k = 0; k < c->ng; k++)
+        for (int i = 0; i < c->g[k].ncalls; i++)
+            if (c->g[k].calls[i].recorded)
+                return true;
     return false;
 }
 
@@ -1106,9 +1559,49 @@ static void try_assign(matcher *m, int i)
     }
 }
 
+/* CPT_SABOTAGE=gcount: one count of the first recorded row of a collective
+ * planned with cpt_plan expected off by one; groot: the first rooted call
+ * expected with another root. */
+static bool apply_generic_sabotage(void)
+{
+    bool root = strcmp(sabotage, "groot") == 0;
+    if (!root && strcmp(sabotage, "gcount") != 0)
+        return false;
+    for (int i = 0; i < ncomms; i++)
+        for (int k = 0; k < comms[i]->ng; k++) {
+            cpt_gseries *s = &comms[i]->g[k];
+            for (int call = 0; call < s->ncalls; call++) {
+                cpt_gcall *g = &s->calls[call];
+                if (!g->recorded)
+                    continue;
+                if (root && g->root >= 0) {
+                    g->root++;
+                } else if (root) {
+                    continue;
+                } else {
+                    cpt_grow *row = NULL;
+                    for (int d = 0; d < 2 && !row; d++)
+                        for (int r = 0; r < comms[i]->n && !row; r++)
+                            if (g->rows[d][r].len > 0)
+                                row = &g->rows[d][r];
+                    if (!row)
+                        continue;
+                    row->v[0]++;
+                }
+                fprintf(stderr, "%s: self-test: the expectations of '%s' %s call %d are "
+                                "deliberately wrong (%s); the comparison must fail\n",
+                        test_name, comms[i]->label, s->collective, call, sabotage);
+                return true;
+            }
+        }
+    cpt_die("CPT_SABOTAGE=%s: no call to sabotage", sabotage);
+}
+
 static void apply_sabotage(void)
 {
     if (!sabotage)
+        return;
+    if (apply_generic_sabotage())
         return;
     cpt_series *s = NULL;
     cpt_comm *c0 = NULL;
@@ -1152,7 +1645,8 @@ static void apply_sabotage(void)
         c0->members[0] = c0->members[1];
         c0->members[1] = t;
     } else {
-        cpt_die("CPT_SABOTAGE=%s: expected count, index, missing, extra or members", sabotage);
+        cpt_die("CPT_SABOTAGE=%s: expected count, index, missing, extra, members, gcount or "
+                "groot", sabotage);
     }
     fprintf(stderr, "%s: self-test: the expectations of '%s' are deliberately wrong (%s); "
                     "the comparison must fail\n",
@@ -1224,6 +1718,7 @@ static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flag
     /* Every communicator, grouped by membership. */
     bool done[CPT_MAXCOMMS] = {false};
     int64_t assigned[CPT_MAXCOMMS * 2];
+    const cpt_comm *assigned_c[CPT_MAXCOMMS * 2]; /* NULL: not the test's (reported) */
     int nassigned = 0;
     for (int i = 0; i < ncomms; i++) {
         if (done[i])
@@ -1233,9 +1728,7 @@ static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flag
         m.p = p;
         m.only_world = only_world;
         for (int j = i; j < ncomms; j++)
-            if (!done[j] && comms[j]->n == comms[i]->n &&
-                memcmp(comms[j]->members, comms[i]->members,
-                       (size_t)comms[i]->n * sizeof(int)) == 0) {
+            if (!done[j] && same_groups(comms[j], comms[i])) {
                 done[j] = true;
                 m.group[m.ng++] = comms[j];
             }
@@ -1258,14 +1751,18 @@ static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flag
                 compare_comm(rp, p, m.group[j], m.best[j], only_world);
         }
         for (int j = 0; j < m.ng; j++)
-            if (m.best[j] >= 0)
+            if (m.best[j] >= 0) {
+                assigned_c[nassigned] = m.group[j];
                 assigned[nassigned++] = m.best[j];
+            }
         for (int j = 0; j < m.nc; j++) {
             bool mine = false;
             for (int k = 0; k < m.ng; k++)
                 mine |= m.best[k] == m.cand[j];
-            if (!mine)
+            if (!mine) {
+                assigned_c[nassigned] = NULL;
                 assigned[nassigned++] = m.cand[j]; /* reported above */
+            }
         }
     }
     /* Communicators the test did not create. */
@@ -1284,27 +1781,47 @@ static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flag
     for (size_t f = 0; f < p->nfiles; f++)
         for (size_t b = 0; b < p->files[f].nblocks; b++) {
             bool known = false;
+            const cpt_comm *owner = NULL;
             for (int j = 0; j < nassigned; j++)
-                known |= assigned[j] == p->files[f].blocks[b].comm_id;
+                if (assigned[j] == p->files[f].blocks[b].comm_id) {
+                    known = true;
+                    owner = assigned_c[j];
+                }
             if (!known)
                 fail(rp, "%s: block of communicator id %" PRId64 " (%s), which the test did "
                          "not create",
                      p->files[f].path, p->files[f].blocks[b].comm_id,
                      p->files[f].blocks[b].collective);
             const char *coll = p->files[f].blocks[b].collective;
-            if (strcmp(coll, "Alltoallv") != 0 && strcmp(coll, "Alltoall") != 0)
-                fail(rp, "%s: block of collective %s (communicator id %" PRId64 "), which the "
-                         "test never called",
-                     p->files[f].path, coll, p->files[f].blocks[b].comm_id);
+            /* Alltoallv and Alltoall: compared by compare_comm on every
+             * communicator; any other collective only where it was planned */
+            bool planned = (strcmp(coll, "Alltoallv") == 0 || strcmp(coll, "Alltoall") == 0) ||
+                           (owner && gseries_find(owner, coll));
+            if (known && owner && !planned)
+                fail(rp, "%s: block of collective %s (communicator id %" PRId64 ", '%s'), which "
+                         "the test never called on that communicator",
+                     p->files[f].path, coll, p->files[f].blocks[b].comm_id, owner->label);
+            else if (!planned && !owner) {
+                bool anywhere = false;
+                for (int j = 0; j < ncomms; j++)
+                    anywhere |= gseries_find(comms[j], coll) != NULL;
+                if (!anywhere)
+                    fail(rp, "%s: block of collective %s (communicator id %" PRId64 "), which "
+                             "the test never called",
+                         p->files[f].path, coll, p->files[f].blocks[b].comm_id);
+            }
         }
 }
 
 static long planned_calls(void)
 {
     long n = 0;
-    for (int i = 0; i < ncomms; i++)
+    for (int i = 0; i < ncomms; i++) {
         for (int k = 0; k < CPT_NCOLL; k++)
             n += comms[i]->s[k].ncalls;
+        for (int k = 0; k < comms[i]->ng; k++)
+            n += comms[i]->g[k].ncalls;
+    }
     return n;
 }
 
@@ -1378,6 +1895,7 @@ void cpt_init_offline(const char *name, int size)
     sabotage = getenv("CPT_SABOTAGE");
     if (sabotage && !*sabotage)
         sabotage = NULL;
+    read_selection();
 }
 
 int cpt_offline_verdict(long problems)

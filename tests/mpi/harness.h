@@ -71,6 +71,27 @@ typedef struct cpt_series {
 
 enum { CPT_V = 0, CPT_A = 1, CPT_NCOLL = 2 }; /* Alltoallv, Alltoall */
 
+/* Expectations of any collective (cpt_plan below): one rank's row. */
+typedef struct cpt_grow {
+    int64_t dtsize; /* bytes per count; CPT_DT_BYTES, CPT_DT_ANY (see cpt_plan_row) */
+    int len;        /* -1: this rank has no row */
+    int64_t *v;
+} cpt_grow;
+
+/* One call of a collective as the plan remembers it. */
+typedef struct cpt_gcall {
+    int64_t root;      /* expected "Root:", -1 for none */
+    bool recorded;
+    cpt_grow *rows[2]; /* [direction][communicator rank] */
+} cpt_gcall;
+
+/* The calls of one (communicator, collective), any collective. */
+typedef struct cpt_gseries {
+    char collective[32]; /* as in the files: "Gatherv" */
+    int ncalls, cap;
+    cpt_gcall *calls;
+} cpt_gseries;
+
 typedef struct cpt_comm {
     char label[48];
     int n;                     /* size */
@@ -80,6 +101,18 @@ typedef struct cpt_comm {
     MPI_Datatype type[CPT_NCOLL]; /* datatypes used for Alltoallv / Alltoall */
     MPI_Datatype pair[CPT_NCOLL]; /* two of them, contiguous (mixed calls) */
     cpt_series s[CPT_NCOLL];
+    /* Every other collective (cpt_plan). */
+    cpt_gseries *g;
+    int ng, gcap;
+    /* One group of an intercommunicator (cpt_comm_declare_inter): the
+     * remote group's world ranks in its rank order; nremote 0 otherwise. */
+    int nremote;
+    int remote[CPT_MAXRANKS];
+    /* A communicator with a topology (cpt_comm_set_neighbors): each rank's
+     * in- and out-neighbours as communicator ranks, -1 for MPI_PROC_NULL. */
+    bool topo;
+    int indeg[CPT_MAXRANKS], outdeg[CPT_MAXRANKS];
+    int sources[CPT_MAXRANKS][CPT_MAXRANKS], dests[CPT_MAXRANKS][CPT_MAXRANKS];
 } cpt_comm;
 
 /* ------------------------------------------------------------- set-up */
@@ -113,6 +146,51 @@ void cpt_comm_forget(cpt_comm *c);
  * collprof_resume in a program linked with the library). */
 void cpt_pcontrol(int level);
 void cpt_set_paused(bool paused); /* the plan only */
+
+/* One group of an intercommunicator: members are the local group's world
+ * ranks (in its rank order), remote the remote group's; comm the
+ * intercommunicator on members of this group, else MPI_COMM_NULL (checked
+ * against MPI_Comm_remote_group).  cpt_comm_plan_inter: the plan only. */
+cpt_comm *cpt_comm_declare_inter(const char *label, int n, const int *members, MPI_Comm comm,
+                                 int nremote, const int *remote);
+cpt_comm *cpt_comm_plan_inter(const char *label, int n, const int *members, int nremote,
+                              const int *remote);
+/* The neighbours of communicator rank `rank` of a communicator with a
+ * topology, as communicator ranks, -1 for MPI_PROC_NULL, in the order MPI
+ * gives them; declare every rank's.  The manifest must list them. */
+void cpt_comm_set_neighbors(cpt_comm *c, int rank, int indeg, const int *sources, int outdeg,
+                            const int *dests);
+
+/* ------------------------------------------- any collective: the plan */
+
+/* Expectations of any collective, by name as the files write it
+ * ("Gatherv", "Neighbor_alltoallw", also "Alltoall" on communicators whose
+ * Alltoall calls are not made with cpt_alltoall).  Every rank plans every
+ * call of every communicator, with every rank's rows, as for the other calls.
+ *
+ * cpt_plan: the next call of `collective` on c (all forms share one
+ * numbering); returns its index.  root: the block's expected "Root:" value,
+ * -1 for a collective without a root.  The call is recorded unless the
+ * recording window, MPI_Pcontrol or COLLPROF_COLLECTIVES exclude it.
+ * cpt_plan_row: the count vector communicator rank `rank` passed in
+ * direction dir (CP_SEND / CP_RECV): len counts of dtsize bytes each;
+ * CPT_DT_BYTES: the counts are bytes and the block must say so
+ * ("Datatype size: 1 (bytes)", Alltoallw); CPT_DT_ANY: the datatype size is
+ * not checked (Barrier, len 0).  A rank that passes no vector gets no row.
+ * The block's datatype size must be the common size of its rows; when the
+ * rows' sizes differ, counts in bytes.  A direction without rows in a call
+ * may be absent or a block without rows. */
+enum { CPT_DT_BYTES = 0, CPT_DT_ANY = -1 };
+int cpt_plan(cpt_comm *c, const char *collective, int64_t root);
+void cpt_plan_row(cpt_comm *c, const char *collective, int call, int dir, int rank,
+                  int64_t dtsize, int len, const int64_t *counts);
+/* A row of one count. */
+void cpt_plan_row1(cpt_comm *c, const char *collective, int call, int dir, int rank,
+                   int64_t dtsize, int64_t count);
+/* Whether COLLPROF_COLLECTIVES (of the environment) selects this collective:
+ * unset, "all", or holding a name collprof does not accept (which profiles
+ * everything): yes; otherwise only the names listed, case-insensitively. */
+bool cpt_collective_selected(const char *collective);
 
 /* ---------------------------------------------------------- the calls */
 
@@ -150,6 +228,11 @@ void cpt_persistent_free(cpt_persistent *p);
 
 /* Counts of a call: what `rank` sends to `peer` (communicator ranks). */
 int64_t cpt_count(int kind, int seed, int rank, int peer, int n);
+
+/* Wrong data received by this rank in call `call` of `collective` on c,
+ * from communicator rank `from` (-1: unknown): printed, and the test
+ * fails (the profiled run must give the application the same results). */
+void cpt_data_error(const cpt_comm *c, const char *collective, int call, int from);
 
 /* A fatal problem in the program itself (not in the profile): print and
  * abort the job. */

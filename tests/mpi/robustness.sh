@@ -10,6 +10,7 @@
 #   unwritable ... APP                 : an output directory that cannot be created
 #   non-mpi   ...                      : programs that never initialise MPI
 #   exit-code ... APP                  : the application's exit status passes through
+#   bad-collectives ... TEST_SELECT    : COLLPROF_COLLECTIVES with an unknown name
 # WORKDIR is emptied first; APP is app_exit (a few Alltoallv, one stdout line,
 # returns its argument).
 set -u
@@ -248,8 +249,38 @@ exit-code)
     done
     ;;
 
+bad-collectives)
+    # COLLPROF_COLLECTIVES with a name collprof does not accept: one message
+    # on stderr naming the variable and the accepted values, and everything
+    # is profiled, which the program (test_select, whose plan applies the
+    # same rule) checks itself.
+    app=$1
+    COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_COLLECTIVES=alltoallz run bad 2 yes "$app"
+    if [ "$(cat bad.status)" != 0 ]; then
+        fail "COLLPROF_COLLECTIVES=alltoallz: the run or its check failed (status $(cat bad.status)); everything must be profiled:"
+        show bad.err
+    fi
+    grep -q "PASS" bad.out || { fail "the program did not pass its check:"; show bad.out; }
+    k=$(lines_matching bad.err COLLPROF_COLLECTIVES)
+    if [ "$k" != 1 ]; then
+        fail "COLLPROF_COLLECTIVES=alltoallz: $k stderr lines name the variable, expected exactly 1:"
+        show bad.err
+    fi
+    line=$(grep -F -- COLLPROF_COLLECTIVES bad.err | head -n 1)
+    for word in alltoallz all alltoallv bcast neighbor_alltoallw; do
+        echo "$line" | grep -q -i -w -- "$word" ||
+            fail "COLLPROF_COLLECTIVES=alltoallz: the message does not give '$word': $line"
+    done
+    others=$(grep -v -F -- COLLPROF_COLLECTIVES bad.err | grep -c -v "^collprof: wrote ")
+    if [ "$others" != 0 ]; then
+        fail "COLLPROF_COLLECTIVES=alltoallz: unexpected stderr lines:"
+        show bad.err
+    fi
+    echo "COLLPROF_COLLECTIVES=alltoallz: $line"
+    ;;
+
 *)
-    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code WORKDIR MPIEXEC LIB [ARGS...]" >&2
+    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives WORKDIR MPIEXEC LIB [ARGS...]" >&2
     exit 2
     ;;
 esac
