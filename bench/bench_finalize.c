@@ -1,0 +1,67 @@
+/*
+ * bench_finalize: how long MPI_Finalize takes after many calls.
+ *
+ * collprof gathers each communicator's tables to its lead rank, merges them
+ * and writes the count files inside MPI_Finalize, so that is where its
+ * shutdown cost shows.  This program makes `calls` MPI_Alltoallv calls of one
+ * repeating pattern ("one") or of two alternating patterns ("alt"), then
+ * times MPI_Finalize on rank 0 (the lead of MPI_COMM_WORLD, which merges and
+ * writes) after a barrier.  run_benchmarks.sh runs it with and without
+ * libcollprof.so preloaded, alternately, and prints the medians; one run
+ * measures one finalize, so the comparison is across runs.
+ *
+ * Output, one line on rank 0, for the script to parse:
+ *   bench_finalize mode=one calls=1000000 profiler=yes calls_s=1.234 finalize_s=0.001234
+ *
+ * usage: bench_finalize one|alt [calls=1000000]
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_util.h"
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc < 2 || (strcmp(argv[1], "one") != 0 && strcmp(argv[1], "alt") != 0)) {
+        if (rank == 0)
+            fprintf(stderr, "usage: bench_finalize one|alt [calls=1000000]\n");
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    bool alternate = strcmp(argv[1], "alt") == 0;
+    int calls = bu_arg_int(argc, argv, 2, 1000000);
+    if (size < 2 || size > 64) {
+        if (rank == 0)
+            fprintf(stderr, "bench_finalize: needs 2 to 64 ranks\n");
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    /* Pattern A: 1 int per peer; pattern B: 2 ints per peer. */
+    int counts[2][64], displs[64], sbuf[128] = {0}, rbuf[128];
+    for (int j = 0; j < size; j++) {
+        counts[0][j] = 1;
+        counts[1][j] = 2;
+        displs[j] = 2 * j;
+    }
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = bu_now();
+    for (int i = 0; i < calls; i++) {
+        const int *c = counts[alternate ? i & 1 : 0];
+        MPI_Alltoallv(sbuf, c, displs, MPI_INT, rbuf, c, displs, MPI_INT, MPI_COMM_WORLD);
+    }
+    double t_calls = bu_now() - t0;
+    /* Detect the profiler before finalizing (it stops recording inside). */
+    bool profiled = bu_profiler_recording();
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t1 = bu_now();
+    MPI_Finalize();
+    double t_fin = bu_now() - t1;
+    if (rank == 0) {
+        printf("bench_finalize mode=%s calls=%d profiler=%s calls_s=%.3f finalize_s=%.6f\n",
+               argv[1], calls, profiled ? "yes" : "no", t_calls, t_fin);
+        fflush(stdout);
+    }
+    return 0;
+}
