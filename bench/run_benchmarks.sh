@@ -30,7 +30,7 @@ fi
 build=$(cd "$1" && pwd)
 lib="$build/lib/libcollprof.so"
 bin="$build/bench"
-for f in "$lib" "$bin/bench_overhead" "$bin/bench_memory" "$bin/bench_patterns" "$bin/bench_finalize"; do
+for f in "$lib" "$bin/bench_overhead" "$bin/bench_families" "$bin/bench_memory" "$bin/bench_patterns" "$bin/bench_finalize"; do
     if [ ! -e "$f" ]; then
         echo "$0: $f not found: build first (ninja -C $1)" >&2
         exit 2
@@ -144,6 +144,7 @@ echo
 # ------------------------------------------------------------ benchmarks
 
 run yes "$bin/bench_overhead" "$rounds" "$batch"
+run yes "$bin/bench_families" "$((rounds / 2))" "$batch"
 run yes "$bin/bench_memory" "$calls"
 run yes "$bin/bench_patterns" "$rounds" "$batch"
 
