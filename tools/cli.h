@@ -27,6 +27,9 @@ typedef struct cli_command {
 extern const cli_command cli_cmd_summary;
 extern const cli_command cli_cmd_matrix;
 extern const cli_command cli_cmd_check;
+extern const cli_command cli_cmd_report;
+extern const cli_command cli_cmd_patterns;
+extern const cli_command cli_cmd_export;
 
 /* Print "collprof <cmd>: <message>", the usage line and a hint to stderr;
  * returns CLI_USAGE. */

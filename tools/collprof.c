@@ -15,7 +15,10 @@
 static const cli_command *const commands[] = {
     &cli_cmd_summary,
     &cli_cmd_matrix,
+    &cli_cmd_patterns,
     &cli_cmd_check,
+    &cli_cmd_report,
+    &cli_cmd_export,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

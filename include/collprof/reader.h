@@ -84,6 +84,88 @@ typedef struct cp_summary_row {
 int cp_profile_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows,
                          cp_error *err);
 
+/* ---- patterns (`collprof patterns`; definitions in docs/reader.md) ---- */
+
+/* "<ranks> ranks send to <peers> other ranks" (DESIGN.md section 4). */
+#define CP_PEERS_UNKNOWN (-1) /* a neighbourhood single count without neighbour lists */
+typedef struct cp_peer_group {
+    int64_t peers; /* other ranks addressed with a non-zero count, or CP_PEERS_UNKNOWN */
+    int64_t ranks; /* how many ranks of the block address that many */
+} cp_peer_group;
+
+/* Classes of a send matrix: a bit set (a matrix may be several). */
+enum {
+    CP_PATTERN_EMPTY = 1 << 0,         /* no non-zero count */
+    CP_PATTERN_UNIFORM = 1 << 1,       /* every count towards another rank equal, non-zero */
+    CP_PATTERN_SPARSE = 1 << 2,        /* fewer than half the possible peers addressed */
+    CP_PATTERN_BANDED = 1 << 3,        /* non-zeros within |i-j| <= band (cyclic), band small */
+    CP_PATTERN_HOT_RECEIVERS = 1 << 4, /* most bytes go to few ranks (hot_recv) */
+    CP_PATTERN_HOT_SENDERS = 1 << 5,   /* most bytes come from few ranks (hot_send) */
+};
+
+/* Few ranks that move most of the bytes of a matrix. */
+typedef struct cp_hot_ranks {
+    cp_ranges ranks;        /* which ranks (a set); one rank: "one hot rank" */
+    int64_t count;          /* how many */
+    int64_t population;     /* among how many ranks (receivers or senders) */
+    int percent;            /* their share of the bytes, rounded down */
+} cp_hot_ranks;
+
+/* The pattern of one block (one distinct matrix). */
+typedef struct cp_pattern {
+    const cp_block *b;
+    int direction;          /* CP_SEND or CP_RECV */
+    bool inter;             /* peers are the remote group (intercommunicator) */
+    int64_t calls;          /* calls that moved this matrix */
+    int64_t bytes;          /* calls x cp_profile_call_bytes (saturates at INT64_MAX) */
+    cp_peer_group *groups;  /* by decreasing peers (unknown last); malloc'ed */
+    size_t ngroups;
+    int64_t ranks_with_row; /* ranks (below nranks) that have a row */
+    int64_t pairs;          /* non-zero (rank, other rank) pairs; -1 when unknown */
+    int64_t possible_pairs; /* ranks with a row x other ranks each could address */
+    int percent_peers;      /* 100 x pairs / possible_pairs, rounded down; -1 when unknown */
+    /* Send matrices only (receive matrices: 0, -1, empty). */
+    unsigned classes;       /* CP_PATTERN_* */
+    int64_t band;           /* half-width of the band holding every non-zero; -1: none/unknown */
+    cp_hot_ranks hot_recv, hot_send;
+} cp_pattern;
+
+/* Analyse block b, read as direction (CP_SEND / CP_RECV).  p (may be NULL)
+ * supplies the manifest: the remote group of an intercommunicator, the
+ * neighbour lists of a topology.  Returns 0, or -1 with err set (out of
+ * memory).  Free with cp_pattern_free. */
+int cp_pattern_analyze(const cp_profile *p, const cp_block *b, int direction, cp_pattern *out,
+                       cp_error *err);
+void cp_pattern_free(cp_pattern *pat);
+/* The classes as one line: "uniform; sparse: 25% of peers", "-" when none.
+ * snprintf semantics (returns the length the text needs). */
+int cp_pattern_classes_text(const cp_pattern *pat, char *buf, size_t size);
+
+/* Every matrix of one communicator, and its send matrices ranked. */
+typedef struct cp_comm_patterns {
+    int64_t comm;
+    int64_t size;           /* as cp_summary_row.size */
+    int64_t lead;           /* as cp_summary_row.lead */
+    bool inter;             /* an intercommunicator group (manifest remote_members) */
+    cp_pattern *blocks;     /* by collective, then send before receive, then file order */
+    size_t nblocks;
+    size_t *by_calls;       /* indices into blocks of the send matrices: most calls first */
+    size_t *by_bytes;       /* the same, most bytes first */
+    size_t nsend;
+} cp_comm_patterns;
+
+/* One entry per communicator with blocks, by communicator id.  Returns 0, or
+ * -1 with err set.  Free with cp_comm_patterns_free; entries point into p. */
+int cp_profile_patterns(const cp_profile *p, cp_comm_patterns **out, size_t *n, cp_error *err);
+void cp_comm_patterns_free(cp_comm_patterns *c, size_t n);
+
+/* ---- export (`collprof export`; schema in docs/export-schema.md) ---- */
+
+#define CP_EXPORT_SCHEMA_VERSION 1
+/* The whole profile as one JSON document.  Returns 0, or -1 with err set
+ * when writing to out fails. */
+int cp_export_json(const cp_profile *p, FILE *out, cp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

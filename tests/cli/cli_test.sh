@@ -356,7 +356,10 @@ written by collective_profiler) and reports on it.
 commands:
   summary    what the run was, then one line per communicator and collective
   matrix     the full send or receive count matrix of one call
+  patterns   who talks to how many ranks, and the shape of every matrix
   check      validate every file and their cross-consistency
+  report     one self-contained HTML page: summary, heat maps, bytes per rank
+  export     the whole profile as JSON, for scripts
 
 'collprof help <command>' describes a command and its options.
 Exit status: 0 success, 1 bad input or problems found, 2 usage error.

@@ -12,9 +12,10 @@ static int64_t sat(cp_i128 v)
     return v > (cp_i128)INT64_MAX ? INT64_MAX : v < 0 ? 0 : (int64_t)v;
 }
 
-/* Collectives whose single send count goes to every peer (the others'
- * single count is one contribution: a reduction's, a Bcast buffer, a Gather
- * item sent to the root). */
+/* Collectives whose single send count is an amount for each peer (the
+ * others' single count is one contribution: a reduction's, a Bcast buffer, a
+ * Gather item).  Not the same question as patterns_reach.c's "whom does the
+ * data reach": an Allreduce's count reaches every rank but is one amount. */
 static bool single_count_per_peer(const char *collective)
 {
     static const char *const per_peer[] = {
@@ -35,8 +36,10 @@ static int64_t call_bytes(const cp_block *b, int64_t (*peers_of)(const void *, i
     for (size_t r = 0; r < b->nrows; r++) {
         const cp_row *row = &b->rows[r];
         cp_i128 sum = 0;
-        for (size_t k = 0; k < row->len; k++)
+        for (size_t k = 0; k < row->len && sum <= (cp_i128)INT64_MAX; k++)
             sum += cp_reader_bytes(b, row->counts[k]);
+        if (sum > (cp_i128)INT64_MAX)
+            return INT64_MAX; /* the result saturates anyway */
         for (size_t i = 0; i < row->ranks.n; i++)
             for (int64_t rank = row->ranks.v[i].lo; rank <= row->ranks.v[i].hi; rank++) {
                 total += row->len == 1 && per_peer ? sum * peers_of(ctx, rank) : sum;

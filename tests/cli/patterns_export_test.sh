@@ -1,0 +1,381 @@
+#!/bin/sh
+# CLI tests of `collprof patterns` and `collprof export`: exact output and
+# exit status on the reader fixtures, on a hand-written directory with a
+# topology, an intercommunicator and a Barrier, and on other tools' files;
+# then every export is checked value by value against the files and against
+# `collprof matrix` (export_check.py).
+#   patterns_export_test.sh COLLPROF MAKE_FIXTURE TESTDATA_DIR PYTHON EXPORT_CHECK
+set -u
+# meson may pass paths relative to the build directory: make them absolute
+absolute() {
+    case $1 in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s/%s\n' "$PWD" "$1" ;;
+    esac
+}
+collprof=$(absolute "$1")
+make_fixture=$(absolute "$2")
+testdata=$(absolute "$3")
+python=$4
+export_check=$(absolute "$5")
+[ -d "$testdata/collective_profiler" ] || { echo "no $testdata/collective_profiler"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cp-patterns-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+for v in good gzip syntax-error; do
+    "$make_fixture" "$v" "$v" || exit 1
+done
+# other tools' files are read where they are
+for d in allgatherv_c alltoall_simple_c alltoallv_c alltoallv_dt_c alltoallv_multicomms_c; do
+    ln -s "$testdata/collective_profiler/$d" "$d" || exit 1
+done
+
+# topo: communicator 0 is a graph 0 -> 1,2 and 1 -> 2 (Neighbor_alltoallv,
+# and a Barrier); communicators 1 (world ranks 3-4) and 2 (world ranks 0-1)
+# are the two groups of an intercommunicator, each receiving what the other
+# sends.
+mkdir topo || exit 1
+cat >topo/manifest.json <<'JSON'
+{
+  "format": "collprof-manifest",
+  "format_version": 1,
+  "counts_format_version": 1,
+  "collprof_version": "0.1.0",
+  "mpi_version": "MPICH Version: 4.0.2",
+  "job": "topo",
+  "start_time": "2026-11-22T04:13:35",
+  "world_size": 5,
+  "partial": false,
+  "partial_reason": "",
+  "config": {"COLLPROF_COMPRESS": "none", "COLLPROF_OUTPUT_DIR": "topo"},
+  "communicators": [
+    {"id": 0, "size": 3, "lead": 0, "members": "0-2", "neighbors": {"sources": [[], [0], [0,1]], "destinations": [[1,2], [2], []]}},
+    {"id": 1, "size": 2, "lead": 3, "members": "3-4", "remote_members": "0-1"},
+    {"id": 2, "size": 2, "lead": 0, "members": "0-1", "remote_members": "3-4"}
+  ],
+  "files": ["manifest.json", "send-counters.rank0.txt", "recv-counters.rank0.txt", "send-counters.rank3.txt", "recv-counters.rank3.txt"]
+}
+JSON
+# block COMM SIZE MEMBERS COLLECTIVE DTSIZE NCALLS CALLS ROW...: one block
+block() {
+    printf '# Raw counters\nCommunicator: %s (size %s, world ranks %s)\n' "$1" "$2" "$3"
+    printf 'Collective: %s\nNumber of ranks: %s\nDatatype size: %s\n' "$4" "$2" "$5"
+    printf '%s calls %s\nCount: %s calls - %s\n\nBEGINNING DATA\n' "$4" "$7" "$6" "$7"
+    shift 7
+    for row in "$@"; do
+        printf '%s\n' "$row"
+    done
+    printf 'END DATA\n\n'
+}
+{
+    echo '# collprof counts 1'
+    block 0 3 0-2 Neighbor_alltoallv 4 1 0 'Rank(s) 0: 1 2' 'Rank(s) 1: 2' 'Rank(s) 2:'
+    block 2 2 0-1 Alltoallv 8 1 0 'Rank(s) 0: 3 4' 'Rank(s) 1: 5 0'
+    block 0 3 0-2 Barrier 0 2 0-1 'Rank(s) 0-2:'
+} >topo/send-counters.rank0.txt
+{
+    echo '# collprof counts 1'
+    block 0 3 0-2 Neighbor_alltoallv 4 1 0 'Rank(s) 0:' 'Rank(s) 1: 1' 'Rank(s) 2: 2 2'
+    block 2 2 0-1 Alltoallv 8 1 0 'Rank(s) 0: 6 8' 'Rank(s) 1: 7 9'
+    block 0 3 0-2 Barrier 0 2 0-1 'Rank(s) 0-2:'
+} >topo/recv-counters.rank0.txt
+{
+    echo '# collprof counts 1'
+    block 1 2 3-4 Alltoallv 8 1 0 'Rank(s) 0: 6 7' 'Rank(s) 1: 8 9'
+} >topo/send-counters.rank3.txt
+{
+    echo '# collprof counts 1'
+    block 1 2 3-4 Alltoallv 8 1 0 'Rank(s) 0: 3 5' 'Rank(s) 1: 4 0'
+} >topo/recv-counters.rank3.txt
+
+count=0
+failed=0
+
+fail() {
+    echo "FAIL: $*"
+    failed=$((failed + 1))
+}
+
+# run COMMAND...: runs it, keeping stdout, stderr and the exit status
+run() {
+    "$@" >out.txt 2>err.txt
+    status=$?
+    what="$*"
+}
+
+# expect STATUS <<EOF (expected stdout) EOF
+expect() {
+    count=$((count + 1))
+    cat >want.txt
+    [ "$status" -eq "$1" ] || fail "$what: exit status $status, expected $1"
+    if ! cmp -s want.txt out.txt; then
+        fail "$what: stdout differs (expected, got):"
+        diff -u want.txt out.txt
+    fi
+}
+
+# expect_err <<EOF (expected stderr) EOF
+expect_err() {
+    count=$((count + 1))
+    cat >want.txt
+    if ! cmp -s want.txt err.txt; then
+        fail "$what: stderr differs (expected, got):"
+        diff -u want.txt err.txt
+    fi
+}
+
+no_stderr() {
+    expect_err </dev/null
+}
+
+# the hand-written directory is consistent
+run "$collprof" check topo
+expect 0 <<'EOF'
+OK: 5 files, 8 blocks, 5 calls checked
+EOF
+
+# ------------------------------------------------------------ patterns
+run "$collprof" patterns good
+expect 0 <<'EOF'
+communicator 0: 3 ranks, lead 0, 3 send matrices, 3 receive matrices
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoallv       2    144  0-1          sparse: 33% of peers
+         2         2  Alltoallv       1     48  2            uniform
+         3         3  Gatherv         1     24  0            sparse: 33% of peers; one hot rank: rank 0 receives 100% of the bytes
+
+  Alltoallv, send, calls 0-1:
+    2 ranks send to 1 other rank
+    1 rank sends to 0 other ranks
+
+  Alltoallv, send, call 2:
+    3 ranks send to 2 other ranks
+
+  Alltoallv, receive, calls 0-1:
+    2 ranks receive from 1 other rank
+    1 rank receives from 0 other ranks
+
+  Alltoallv, receive, call 2:
+    3 ranks receive from 2 other ranks
+
+  Gatherv, root 0, send, call 0:
+    2 ranks send to 1 other rank
+    1 rank sends to 0 other ranks
+
+  Gatherv, root 0, receive, call 0:
+    1 rank receives from 2 other ranks
+    2 ranks have no receive counts
+
+communicator 1: 2 ranks, lead 2, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoall        4    256  0-3          uniform
+
+  Alltoall, send, calls 0-3:
+    2 ranks send to 1 other rank
+
+  Alltoall, receive, calls 0-3:
+    2 ranks receive from 1 other rank
+EOF
+no_stderr
+cp out.txt good-patterns.txt
+
+run "$collprof" patterns gzip
+cmp -s out.txt good-patterns.txt || fail "collprof patterns gzip differs from patterns good"
+count=$((count + 1))
+
+run "$collprof" patterns topo
+expect 0 <<'EOF'
+communicator 0: 3 ranks, lead 0, 2 send matrices, 2 receive matrices
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective          calls  bytes  which calls  pattern
+         1         2  Barrier                 2      0  0-1          empty
+         2         1  Neighbor_alltoallv      1     20  0            one hot rank: rank 2 receives 80% of the bytes
+
+  Barrier, send, calls 0-1:
+    3 ranks pass no counts
+
+  Barrier, receive, calls 0-1:
+    3 ranks pass no counts
+
+  Neighbor_alltoallv, send, call 0:
+    1 rank sends to 2 other ranks
+    1 rank sends to 1 other rank
+    1 rank sends to 0 other ranks
+
+  Neighbor_alltoallv, receive, call 0:
+    1 rank receives from 2 other ranks
+    1 rank receives from 1 other rank
+    1 rank receives from 0 other ranks
+
+communicator 1: 2 ranks, lead 3, intercommunicator group, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoallv       1    240  0            -
+
+  Alltoallv, send, call 0:
+    2 ranks send to 2 other ranks
+
+  Alltoallv, receive, call 0:
+    1 rank receives from 2 other ranks
+    1 rank receives from 1 other rank
+
+communicator 2: 2 ranks, lead 0, intercommunicator group, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoallv       1     96  0            -
+
+  Alltoallv, send, call 0:
+    1 rank sends to 2 other ranks
+    1 rank sends to 1 other rank
+
+  Alltoallv, receive, call 0:
+    2 ranks receive from 2 other ranks
+EOF
+no_stderr
+
+run "$collprof" patterns alltoallv_multicomms_c
+expect 0 <<'EOF'
+communicator 0: 2 ranks, lead 0, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoallv       2     16  0,2          -
+
+  Alltoallv, send, calls 0,2:
+    1 rank sends to 1 other rank
+    1 rank sends to 0 other ranks
+
+  Alltoallv, receive, calls 0,2:
+    1 rank receives from 1 other rank
+    1 rank receives from 0 other ranks
+
+communicator 1: 4 ranks, lead 0, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoallv       1     96  1            -
+
+  Alltoallv, send, call 1:
+    1 rank sends to 3 other ranks
+    3 ranks send to 2 other ranks
+
+  Alltoallv, receive, call 1:
+    3 ranks receive from 3 other ranks
+    1 rank receives from 0 other ranks
+
+communicator 2: 2 ranks, lead 2, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoallv       2     16  0,2          -
+
+  Alltoallv, send, calls 0,2:
+    1 rank sends to 1 other rank
+    1 rank sends to 0 other ranks
+
+  Alltoallv, receive, calls 0,2:
+    1 rank receives from 1 other rank
+    1 rank receives from 0 other ranks
+EOF
+no_stderr
+
+run "$collprof" patterns alltoall_simple_c
+expect 0 <<'EOF'
+communicator 0: 4 ranks, lead 0, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoall        1    128  0            uniform
+
+  Alltoall, send, call 0:
+    4 ranks send to 3 other ranks
+
+  Alltoall, receive, call 0:
+    4 ranks receive from 3 other ranks
+EOF
+
+run "$collprof" patterns syntax-error
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+EOF
+
+run "$collprof" patterns
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof patterns: expected a directory
+usage: collprof patterns DIR
+Try 'collprof help patterns' for more information.
+EOF
+
+run "$collprof" patterns --comm 0 good
+expect 2 </dev/null
+
+run "$collprof" help patterns
+[ "$status" -eq 0 ] && head -1 out.txt | grep -qx 'usage: collprof patterns DIR' ||
+    fail "collprof help patterns: status $status, output: $(head -1 out.txt)"
+count=$((count + 1))
+
+# -------------------------------------------------------------- export
+run "$collprof" export alltoall_simple_c
+expect 0 <<'EOF'
+{"schema_version":1,"format":"collprof-export",
+"manifest":null,
+"counts_files":[
+{"file":"send-counters.job0.rank0.txt","direction":"send","lead_rank":0,"format_version":0,"blocks":[
+{"comm":0,"comm_size":null,"comm_world_ranks":null,"collective":"Alltoall","root":null,"nranks":4,"datatype_size":1,"counts_in_bytes":false,"all_calls":[[0,0]],"calls":[[0,0]],"row_len":1,"rows":[{"ranks":[[0,0]],"counts":[8]},{"ranks":[[1,1]],"counts":[8]},{"ranks":[[2,2]],"counts":[8]},{"ranks":[[3,3]],"counts":[8]}]}]},
+{"file":"recv-counters.job0.rank0.txt","direction":"recv","lead_rank":0,"format_version":0,"blocks":[
+{"comm":0,"comm_size":null,"comm_world_ranks":null,"collective":"Alltoall","root":null,"nranks":4,"datatype_size":1,"counts_in_bytes":false,"all_calls":[[0,0]],"calls":[[0,0]],"row_len":1,"rows":[{"ranks":[[0,0]],"counts":[8]},{"ranks":[[1,1]],"counts":[8]},{"ranks":[[2,2]],"counts":[8]},{"ranks":[[3,3]],"counts":[8]}]}]}]}
+EOF
+no_stderr
+
+# -o FILE: the same document, nothing on stdout, no temporary file left
+run "$collprof" export good
+cp out.txt good.json
+run "$collprof" export good --format json -o exported.json
+expect 0 </dev/null
+no_stderr
+cmp -s good.json exported.json || fail "export -o exported.json differs from its stdout"
+ls exported.json.tmp.* >/dev/null 2>&1 && fail "export -o left a temporary file"
+count=$((count + 2))
+
+run "$collprof" export good -o nodir/x.json
+expect 1 </dev/null
+[ -e nodir ] && fail "export -o nodir/x.json created something"
+grep -q '^collprof: nodir/x.json.tmp.[0-9]*: cannot create: No such file or directory$' err.txt ||
+    fail "export -o nodir/x.json: stderr $(cat err.txt)"
+count=$((count + 2))
+
+run "$collprof" export syntax-error
+expect 1 </dev/null
+expect_err <<'EOF'
+collprof: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+EOF
+
+run "$collprof" export good --format csv
+expect 2 </dev/null
+expect_err <<'EOF'
+collprof export: --format expects json, not 'csv'
+usage: collprof export DIR [--format json] [-o FILE]
+Try 'collprof help export' for more information.
+EOF
+
+run "$collprof" export good -o
+expect 2 </dev/null
+
+# every value of every export, against the files and `collprof matrix`
+run "$python" "$export_check" "$collprof" good gzip topo allgatherv_c alltoall_simple_c \
+    alltoallv_c alltoallv_dt_c alltoallv_multicomms_c
+[ "$status" -eq 0 ] || fail "export_check.py: $(cat out.txt err.txt)"
+tail -1 out.txt
+count=$((count + 1))
+
+echo "$count checks, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,350 @@
+/*
+ * cp_export_json: the whole profile model as one JSON document
+ * (`collprof export`; the schema is docs/export-schema.md).
+ *
+ * Written through a small buffer of our own rather than fprintf per value:
+ * an export holds every count of every matrix, tens of millions of numbers
+ * for a large run.  Layout: top-level keys and each block on a line of its
+ * own, so that the output can be read with grep, but readers must use a JSON
+ * parser.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+typedef struct jw {
+    FILE *out;
+    size_t len;
+    bool failed;
+    char buf[1 << 16];
+} jw;
+
+static void flush(jw *w)
+{
+    if (w->len && fwrite(w->buf, 1, w->len, w->out) != w->len)
+        w->failed = true;
+    w->len = 0;
+}
+
+static void raw(jw *w, const char *s, size_t n)
+{
+    if (w->len + n > sizeof w->buf)
+        flush(w);
+    if (n > sizeof w->buf) {
+        if (fwrite(s, 1, n, w->out) != n)
+            w->failed = true;
+        return;
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+}
+
+static void lit(jw *w, const char *s)
+{
+    raw(w, s, strlen(s));
+}
+
+static void i64(jw *w, int64_t v)
+{
+    char tmp[24], *e = tmp + sizeof tmp, *s = e;
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    do
+        *--s = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--s = '-';
+    raw(w, s, (size_t)(e - s));
+}
+
+/* An integer, or null when it is the model's "absent" (-1). */
+static void i64_or_null(jw *w, int64_t v)
+{
+    if (v < 0)
+        lit(w, "null");
+    else
+        i64(w, v);
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                                : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (len == 0 || len > n || (len == 2 && c < 0xc2))
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if (len == 3) {
+        unsigned cp = (c & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
+        if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))
+            return 0;
+    } else if (len == 4) {
+        unsigned cp = (c & 0x07u) << 18 | (s[1] & 0x3fu) << 12 | (s[2] & 0x3fu) << 6;
+        if (cp < 0x10000 || cp > 0x10ffff)
+            return 0;
+    }
+    return len;
+}
+
+/* A JSON string.  The model's strings come from parsed files and file
+ * names; bytes that are not UTF-8 become U+FFFD, so the output is always
+ * valid JSON (as the manifest writer does). */
+static void str(jw *w, const char *s, size_t max)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strnlen(s, max);
+    const unsigned char *u = (const unsigned char *)s;
+    lit(w, "\"");
+    for (size_t i = 0; i < n;) {
+        unsigned c = u[i];
+        if (c == '"' || c == '\\') {
+            char e[2] = {'\\', (char)c};
+            raw(w, e, 2);
+        } else if (c == '\n') {
+            lit(w, "\\n");
+        } else if (c == '\t') {
+            lit(w, "\\t");
+        } else if (c == '\r') {
+            lit(w, "\\r");
+        } else if (c < 0x20) {
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            raw(w, e, 6);
+        } else {
+            size_t len = utf8_len(u + i, n - i);
+            if (len == 0) {
+                lit(w, "\xef\xbf\xbd");
+                i++;
+                continue;
+            }
+            raw(w, s + i, len);
+            i += len;
+            continue;
+        }
+        i++;
+    }
+    lit(w, "\"");
+}
+
+static void key(jw *w, const char *k, bool first)
+{
+    if (!first)
+        lit(w, ",");
+    lit(w, "\"");
+    lit(w, k);
+    lit(w, "\":");
+}
+
+static void boolean(jw *w, bool v)
+{
+    lit(w, v ? "true" : "false");
+}
+
+/* [[lo,hi],...] in the list's order (an ordered list keeps rank order). */
+static void ranges(jw *w, const cp_ranges *r)
+{
+    lit(w, "[");
+    for (size_t i = 0; i < r->n; i++) {
+        lit(w, i ? ",[" : "[");
+        i64(w, r->v[i].lo);
+        lit(w, ",");
+        i64(w, r->v[i].hi);
+        lit(w, "]");
+    }
+    lit(w, "]");
+}
+
+static void i64_array(jw *w, const int64_t *v, size_t n)
+{
+    lit(w, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            lit(w, ",");
+        i64(w, v[i]);
+    }
+    lit(w, "]");
+}
+
+/* As manifest.json writes them: {"sources": [[...] per rank], "destinations": ...}. */
+static void neighbor_lists(jw *w, const cp_comm_info *c, bool sources)
+{
+    lit(w, "[");
+    for (int64_t r = 0; r < c->size; r++) {
+        const cp_neighbors *nb = &c->neighbors[r];
+        if (r)
+            lit(w, ",");
+        if (sources)
+            i64_array(w, nb->sources, nb->nsources);
+        else
+            i64_array(w, nb->destinations, nb->ndestinations);
+    }
+    lit(w, "]");
+}
+
+static void neighbors(jw *w, const cp_comm_info *c)
+{
+    if (!c->neighbors) {
+        lit(w, "null");
+        return;
+    }
+    lit(w, "{\"sources\":");
+    neighbor_lists(w, c, true);
+    lit(w, ",\"destinations\":");
+    neighbor_lists(w, c, false);
+    lit(w, "}");
+}
+
+static void manifest(jw *w, const cp_manifest *m)
+{
+    lit(w, "{");
+    key(w, "format_version", true);
+    i64(w, m->format_version);
+    key(w, "counts_format_version", false);
+    i64(w, m->counts_format_version);
+    key(w, "collprof_version", false);
+    str(w, m->collprof_version, sizeof m->collprof_version);
+    key(w, "mpi_version", false);
+    str(w, m->mpi_version, sizeof m->mpi_version);
+    key(w, "job", false);
+    str(w, m->job, sizeof m->job);
+    key(w, "start_time", false);
+    str(w, m->start_time, sizeof m->start_time);
+    key(w, "world_size", false);
+    i64(w, m->world_size);
+    key(w, "partial", false);
+    boolean(w, m->partial);
+    key(w, "partial_reason", false);
+    str(w, m->partial_reason, sizeof m->partial_reason);
+    key(w, "config", false);
+    lit(w, "{");
+    for (size_t i = 0; i < m->nconfig; i++) {
+        if (i)
+            lit(w, ",");
+        str(w, m->config[i].key, SIZE_MAX);
+        lit(w, ":");
+        str(w, m->config[i].value, SIZE_MAX);
+    }
+    lit(w, "}");
+    key(w, "communicators", false);
+    lit(w, "[");
+    for (size_t i = 0; i < m->ncomms; i++) {
+        const cp_comm_info *c = &m->comms[i];
+        lit(w, i ? ",\n{" : "\n{");
+        key(w, "id", true);
+        i64(w, c->id);
+        key(w, "size", false);
+        i64(w, c->size);
+        key(w, "lead", false);
+        i64(w, c->lead);
+        key(w, "members", false);
+        ranges(w, &c->members);
+        key(w, "remote_members", false);
+        ranges(w, &c->remote_members);
+        key(w, "neighbors", false);
+        neighbors(w, c);
+        lit(w, "}");
+    }
+    lit(w, "]");
+    key(w, "files", false);
+    lit(w, "[");
+    for (size_t i = 0; i < m->nfiles; i++) {
+        if (i)
+            lit(w, ",");
+        str(w, m->files[i], SIZE_MAX);
+    }
+    lit(w, "]}");
+}
+
+static void block(jw *w, const cp_block *b)
+{
+    lit(w, "{");
+    key(w, "comm", true);
+    i64(w, b->comm_id);
+    key(w, "comm_size", false);
+    i64_or_null(w, b->comm_size);
+    key(w, "comm_world_ranks", false);
+    if (b->comm_world_ranks.n)
+        ranges(w, &b->comm_world_ranks);
+    else
+        lit(w, "null");
+    key(w, "collective", false);
+    str(w, b->collective, sizeof b->collective);
+    key(w, "root", false);
+    i64_or_null(w, b->root);
+    key(w, "nranks", false);
+    i64(w, b->nranks);
+    key(w, "datatype_size", false);
+    i64(w, b->dtsize);
+    key(w, "counts_in_bytes", false);
+    boolean(w, b->counts_in_bytes);
+    key(w, "all_calls", false);
+    ranges(w, &b->all_calls);
+    key(w, "calls", false);
+    ranges(w, &b->calls);
+    key(w, "row_len", false);
+    i64(w, (int64_t)b->row_len);
+    key(w, "rows", false);
+    lit(w, "[");
+    for (size_t r = 0; r < b->nrows; r++) {
+        lit(w, r ? ",{\"ranks\":" : "{\"ranks\":");
+        ranges(w, &b->rows[r].ranks);
+        lit(w, ",\"counts\":");
+        i64_array(w, b->rows[r].counts, b->rows[r].len);
+        lit(w, "}");
+    }
+    lit(w, "]}");
+}
+
+static void counts_file(jw *w, const cp_counts_file *f)
+{
+    lit(w, "{");
+    key(w, "file", true);
+    str(w, cp_reader_basename(f->path), sizeof f->path);
+    key(w, "direction", false);
+    lit(w, f->direction == CP_SEND ? "\"send\"" : "\"recv\"");
+    key(w, "lead_rank", false);
+    i64_or_null(w, f->lead_rank);
+    key(w, "format_version", false);
+    i64(w, f->version);
+    key(w, "blocks", false);
+    lit(w, "[");
+    for (size_t i = 0; i < f->nblocks; i++) {
+        lit(w, i ? ",\n" : "\n");
+        block(w, &f->blocks[i]);
+    }
+    lit(w, "]}");
+}
+
+int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
+{
+    jw *w = malloc(sizeof *w); /* its 64 KiB buffer is not for the stack */
+    if (!w)
+        return cp_error_set(err, "out of memory");
+    w->out = out;
+    w->len = 0;
+    w->failed = false;
+    lit(w, "{\"schema_version\":");
+    i64(w, CP_EXPORT_SCHEMA_VERSION);
+    lit(w, ",\"format\":\"collprof-export\",\n\"manifest\":");
+    if (p->has_manifest)
+        manifest(w, &p->manifest);
+    else
+        lit(w, "null");
+    lit(w, ",\n\"counts_files\":[");
+    for (size_t i = 0; i < p->nfiles; i++) {
+        lit(w, i ? ",\n" : "\n");
+        counts_file(w, &p->files[i]);
+    }
+    lit(w, "]}\n");
+    flush(w);
+    bool failed = w->failed;
+    free(w);
+    if (fflush(out) != 0 || ferror(out) || failed)
+        return cp_error_set(err, "cannot write the export: %s", strerror(errno));
+    return 0;
+}
