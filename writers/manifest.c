@@ -954,6 +954,18 @@ static int to_neighbors(const jctx *cx, const jv *o, cp_comm_info *c)
 {
     if (o->type != JV_OBJ)
         return vfail(cx, o, "expected an object for \"neighbors\", found %s", type_name(o->type));
+    /* Both lists must hold one entry per rank: check their lengths before
+     * allocating, so that the allocation is bounded by the input's length
+     * and not by a "size" that the input may set to anything. */
+    static const char *const keys[] = {"sources", "destinations"};
+    for (size_t k = 0; k < 2; k++) {
+        const jv *a;
+        if (get_member(cx, o, keys[k], true, &a) < 0)
+            return -1;
+        if (a->type != JV_ARR || (int64_t)a->n != c->size)
+            return vfail(cx, a, "expected an array of %" PRId64 " neighbour lists for \"%s\"",
+                         c->size, keys[k]);
+    }
     if (c->size > (int64_t)(SIZE_MAX / sizeof *c->neighbors) ||
         !(c->neighbors = calloc(c->size ? (size_t)c->size : 1, sizeof *c->neighbors)))
         return cp_error_set(cx->err, "%s: out of memory", cx->name);
@@ -1050,7 +1062,10 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
     if (get_int(cx, root, "format_version", 1, CP_MANIFEST_FORMAT_VERSION, &x) < 0)
         return -1;
     m->format_version = (int)x;
-    if (get_int(cx, root, "counts_format_version", 0, 1000000, &x) < 0)
+    /* From 1: version 0 is other tools' count files, which come without a
+     * manifest, and the writer takes 0 for "not set" and writes the current
+     * version, so a 0 read here would not survive a round trip. */
+    if (get_int(cx, root, "counts_format_version", 1, 1000000, &x) < 0)
         return -1;
     m->counts_format_version = (int)x;
     if (get_str(cx, root, "collprof_version", m->collprof_version, sizeof m->collprof_version) < 0 ||
