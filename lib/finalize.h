@@ -35,7 +35,7 @@ typedef struct fin {
     cp_counts_unpacked **store; /* what the views point into */
     size_t nstore;
     cp_manifest man;  /* rank 0 */
-    char part[2][4200];  /* this lead's files, before renaming */
+    char part[2][4300];  /* this lead's files, before renaming (final + ".part") */
     size_t nblocks[2];
     char final[2][4200];
 } fin;
