@@ -20,7 +20,8 @@ seconds=${COLLPROF_FUZZ_SECONDS:-8}
 
 rm -rf "$work"
 mkdir -p "$work/corpus" "$work/artifacts" "$work/tmp"
-# Round trips write their temporary files here, not in the system's /tmp.
+# Round trips write their temporary files here, not in the system's
+# temporary directory.
 export TMPDIR="$work/tmp"
 
 # libFuzzer's own exit code for a crash is 77, which meson takes for

@@ -499,6 +499,8 @@ static void comm_span(const cp_reader_entry *e, size_t n, int64_t id, size_t *lo
 static void check_intercomms(checker *c, const cp_reader_entry *e, size_t n)
 {
     const cp_manifest *m = &c->p->manifest;
+    if (n == 0)
+        return; /* no blocks (and e may be NULL) */
     bool *used = calloc(m->ncomms ? m->ncomms : 1, sizeof *used);
     if (!used) {
         c->oom = true;
