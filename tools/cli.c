@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,19 +79,102 @@ int cli_load(const char *dir, cp_profile *p)
     return CLI_OK;
 }
 
+int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_opt *opts,
+                   const char **dir)
+{
+    bool only_args = false;
+    *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!only_args && argv[i][0] == '-' && argv[i][1] != '\0') {
+            if (strcmp(argv[i], "--") == 0) {
+                only_args = true;
+                continue;
+            }
+            const cli_opt *o = opts;
+            int r = 0;
+            for (; o->name; o++) {
+                if (o->flag && strcmp(argv[i], o->name) == 0) {
+                    *o->flag = true;
+                    r = 1;
+                } else if (o->value) {
+                    r = cli_option(cmd, argc, argv, &i, o->name, o->value);
+                }
+                if (r)
+                    break;
+            }
+            if (r < 0)
+                return CLI_USAGE;
+            if (r)
+                continue;
+            return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        }
+        if (*dir)
+            return cli_usage_error(cmd, "expected one directory, got '%s' and '%s'", *dir, argv[i]);
+        *dir = argv[i];
+    }
+    if (!*dir)
+        return cli_usage_error(cmd, "expected a directory");
+    return CLI_OK;
+}
+
 int cli_load_dir_arg(const cli_command *cmd, int argc, char **argv, cp_profile *p)
 {
-    const char *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
-        if (dir)
-            return cli_usage_error(cmd, "expected one directory, got '%s' and '%s'", dir, argv[i]);
-        dir = argv[i];
+    static const cli_opt none[] = {{NULL}};
+    const char *dir;
+    int rc = cli_parse_args(cmd, argc, argv, none, &dir);
+    return rc == CLI_OK ? cli_load(dir, p) : rc;
+}
+
+int cli_write_file(const char *path, int (*write)(FILE *f, void *ctx, cp_error *err), void *ctx,
+                   long *size)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + sizeof ".tmpXXXXXX");
+    if (!tmp) {
+        fprintf(stderr, "collprof: out of memory\n");
+        return CLI_BAD_INPUT;
     }
-    if (!dir)
-        return cli_usage_error(cmd, "expected a directory");
-    return cli_load(dir, p);
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
+    int fd = mkstemp(tmp);
+    if (fd >= 0) {
+        /* mkstemp makes it private; the result is an ordinary file */
+        mode_t mask = umask(0);
+        umask(mask);
+        (void)!fchmod(fd, 0666 & ~mask); /* failing, it stays private: still usable */
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "collprof: %s: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        return CLI_BAD_INPUT;
+    }
+    cp_error err = {{0}};
+    int rc = write(f, ctx, &err);
+    if (size)
+        *size = ftell(f);
+    int saved = 0;
+    if (fclose(f) != 0 && rc == 0) {
+        saved = errno;
+        rc = cp_error_set(&err, "cannot write it");
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        saved = errno;
+        rc = cp_error_set(&err, "cannot rename %s to it", tmp);
+    }
+    if (rc != 0) {
+        if (saved)
+            fprintf(stderr, "collprof: %s: %s (%s)\n", path, err.msg, strerror(saved));
+        else
+            fprintf(stderr, "collprof: %s: %s\n", path, err.msg);
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
 }
 
 int cli_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows)

@@ -8,6 +8,7 @@
 #define COLLPROF_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "collprof/reader.h"
@@ -48,6 +49,28 @@ int cli_option(const cli_command *cmd, int argc, char **argv, int *i, const char
 int cli_int64(const cli_command *cmd, const char *option, const char *s, int64_t *out);
 /* True when argv[i] is --help or -h. */
 bool cli_is_help(const char *arg);
+
+/* One option of a subcommand: a value option ("--comm C" or "--comm=C")
+ * sets *value; a flag ("--recv") sets *flag. */
+typedef struct cli_opt {
+    const char *name;
+    const char **value;
+    bool *flag;
+} cli_opt;
+
+/* The one argument loop of the subcommands: options from `opts` (ended by a
+ * {NULL}), "--" ends them, and exactly one positional DIR.  Returns CLI_OK,
+ * or CLI_USAGE with the message printed. */
+int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_opt *opts,
+                   const char **dir);
+
+/* Write `path` through a temporary file beside it, renamed when complete, so
+ * that an interrupted or failed run never leaves half a file (as the formats'
+ * writers do); the file gets the ordinary mode (umask).  `write` returns 0
+ * or -1 with err set.  *size (may be NULL) receives the bytes written.
+ * Returns CLI_OK, or CLI_BAD_INPUT with the message printed. */
+int cli_write_file(const char *path, int (*write)(FILE *f, void *ctx, cp_error *err), void *ctx,
+                   long *size);
 
 /* Load dir, printing "collprof: <parser message>" on failure.  Returns
  * CLI_OK or CLI_BAD_INPUT. */

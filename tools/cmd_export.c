@@ -3,82 +3,35 @@
  * and every block of every counts file) as one JSON document, for scripts
  * (docs/export-schema.md).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
-/* Write to FILE through "<FILE>.tmp.<pid>", renamed when complete, so that
- * FILE is never left half-written (as the formats' writers do). */
-static int export_to_file(const cp_profile *p, const char *path)
+static int write_json(FILE *f, void *ctx, cp_error *err)
 {
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (!tmp) {
-        fprintf(stderr, "collprof: out of memory\n");
-        return CLI_BAD_INPUT;
-    }
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "w");
-    if (!fp) {
-        fprintf(stderr, "collprof: %s: cannot create: %s\n", tmp, strerror(errno));
-        free(tmp);
-        return CLI_BAD_INPUT;
-    }
-    cp_error err = {{0}};
-    int rc = cp_export_json(p, fp, &err);
-    if (fclose(fp) != 0 && rc == 0)
-        rc = cp_error_set(&err, "cannot write the export: %s", strerror(errno));
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = cp_error_set(&err, "cannot rename %s to it: %s", tmp, strerror(errno));
-    if (rc < 0) {
-        fprintf(stderr, "collprof: %s: %s\n", path, err.msg);
-        remove(tmp);
-    }
-    free(tmp);
-    return rc < 0 ? CLI_BAD_INPUT : CLI_OK;
+    return cp_export_json(ctx, f, err);
 }
 
 static int run(const cli_command *self, int argc, char **argv)
 {
-    const char *dir = NULL, *fmt = "json", *output = NULL;
-    bool only_args = false;
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-        if (!only_args && argv[i][0] == '-' && argv[i][1] != '\0') {
-            if (strcmp(argv[i], "--") == 0) {
-                only_args = true;
-                continue;
-            }
-            if ((r = cli_option(self, argc, argv, &i, "--format", &fmt)) ||
-                (r = cli_option(self, argc, argv, &i, "--output", &output)) ||
-                (r = cli_option(self, argc, argv, &i, "-o", &output))) {
-                if (r < 0)
-                    return CLI_USAGE;
-                continue;
-            }
-            return cli_usage_error(self, "unknown option '%s'", argv[i]);
-        }
-        if (dir)
-            return cli_usage_error(self, "expected one directory, got '%s' and '%s'", dir, argv[i]);
-        dir = argv[i];
-    }
-    if (!dir)
-        return cli_usage_error(self, "expected a directory");
+    const char *dir, *fmt = "json", *output = NULL;
+    const cli_opt opts[] = {
+        {"--format", &fmt, NULL}, {"--output", &output, NULL}, {"-o", &output, NULL}, {NULL}};
+    int rc = cli_parse_args(self, argc, argv, opts, &dir);
+    if (rc != CLI_OK)
+        return rc;
     if (strcmp(fmt, "json") != 0)
         return cli_usage_error(self, "--format expects json, not '%s'", fmt);
     if (output && output[0] == '\0')
         return cli_usage_error(self, "-o expects a file name");
 
     cp_profile p;
-    int rc = cli_load(dir, &p);
-    if (rc != CLI_OK)
+    if ((rc = cli_load(dir, &p)) != CLI_OK)
         return rc;
     if (output && strcmp(output, "-") != 0) {
-        rc = export_to_file(&p, output);
+        rc = cli_write_file(output, write_json, &p, NULL);
     } else {
         cp_error err = {{0}};
         if (cp_export_json(&p, stdout, &err) < 0) {

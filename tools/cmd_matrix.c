@@ -162,35 +162,14 @@ static void not_found(const cp_profile *p, int64_t comm, const char *coll, bool 
 
 static int run(const cli_command *self, int argc, char **argv)
 {
-    const char *dir = NULL, *comm_s = NULL, *coll = NULL, *call_s = NULL, *fmt_s = "text";
-    bool recv = false, only_args = false;
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-        if (!only_args && argv[i][0] == '-' && argv[i][1] != '\0') {
-            if (strcmp(argv[i], "--") == 0) {
-                only_args = true;
-                continue;
-            }
-            if (strcmp(argv[i], "--recv") == 0) {
-                recv = true;
-                continue;
-            }
-            if ((r = cli_option(self, argc, argv, &i, "--comm", &comm_s)) ||
-                (r = cli_option(self, argc, argv, &i, "--collective", &coll)) ||
-                (r = cli_option(self, argc, argv, &i, "--call", &call_s)) ||
-                (r = cli_option(self, argc, argv, &i, "--format", &fmt_s))) {
-                if (r < 0)
-                    return CLI_USAGE;
-                continue;
-            }
-            return cli_usage_error(self, "unknown option '%s'", argv[i]);
-        }
-        if (dir)
-            return cli_usage_error(self, "expected one directory, got '%s' and '%s'", dir, argv[i]);
-        dir = argv[i];
-    }
-    if (!dir)
-        return cli_usage_error(self, "expected a directory");
+    const char *dir, *comm_s = NULL, *coll = NULL, *call_s = NULL, *fmt_s = "text";
+    bool recv = false;
+    const cli_opt opts[] = {{"--comm", &comm_s, NULL},  {"--collective", &coll, NULL},
+                            {"--call", &call_s, NULL},  {"--format", &fmt_s, NULL},
+                            {"--recv", NULL, &recv},    {NULL}};
+    int prc = cli_parse_args(self, argc, argv, opts, &dir);
+    if (prc != CLI_OK)
+        return prc;
     if (!comm_s || !coll || !call_s)
         return cli_usage_error(self, "--comm, --collective and --call are required");
     int64_t comm, call;

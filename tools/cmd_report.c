@@ -3,92 +3,35 @@
  * One self-contained HTML file: the summary, a heat map per distinct count
  * matrix, the bytes per rank (the page itself is written by tools/report/).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "report/report.h"
 
-/* Write to a temporary file beside `path`, then rename it: an interrupted
- * or failed run never leaves half a report where the last good one was. */
-static int write_file(const char *path, const cp_profile *p, const rp_options *opt,
-                      rp_stats *stats, long *size)
+struct report_ctx {
+    const cp_profile *p;
+    const rp_options *opt;
+    rp_stats *stats;
+};
+
+static int write_report(FILE *f, void *vctx, cp_error *err)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + sizeof ".tmpXXXXXX");
-    if (!tmp) {
-        fprintf(stderr, "collprof: out of memory\n");
-        return CLI_BAD_INPUT;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmpXXXXXX", sizeof ".tmpXXXXXX");
-    int fd = mkstemp(tmp);
-    if (fd >= 0) {
-        /* mkstemp makes it private; a report is an ordinary file */
-        mode_t mask = umask(0);
-        umask(mask);
-        (void)!fchmod(fd, 0666 & ~mask); /* failing, it stays private: still a report */
-    }
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "collprof: %s: %s\n", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-        return CLI_BAD_INPUT;
-    }
-    cp_error err = {{0}};
-    int rc = rp_write_report(f, p, opt, stats, &err);
-    *size = ftell(f);
-    int saved = errno;
-    if (fclose(f) != 0 && rc == 0) {
-        saved = errno;
-        rc = cp_error_set(&err, "cannot write the report");
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        saved = errno;
-        rc = cp_error_set(&err, "cannot write the report");
-    }
-    if (rc != 0) {
-        fprintf(stderr, "collprof: %s: %s (%s)\n", path, err.msg, strerror(saved));
-        unlink(tmp);
-    }
-    free(tmp);
-    return rc == 0 ? CLI_OK : CLI_BAD_INPUT;
+    struct report_ctx *c = vctx;
+    return rp_write_report(f, c->p, c->opt, c->stats, err);
 }
 
 static int run(const cli_command *self, int argc, char **argv)
 {
-    const char *dir = NULL, *out = NULL, *max_s = NULL;
-    bool only_args = false;
-    for (int i = 1; i < argc; i++) {
-        int r = 0;
-        if (!only_args && argv[i][0] == '-' && argv[i][1] != '\0') {
-            if (strcmp(argv[i], "--") == 0) {
-                only_args = true;
-                continue;
-            }
-            if ((r = cli_option(self, argc, argv, &i, "-o", &out)) ||
-                (r = cli_option(self, argc, argv, &i, "--output", &out)) ||
-                (r = cli_option(self, argc, argv, &i, "--max-matrices", &max_s))) {
-                if (r < 0)
-                    return CLI_USAGE;
-                continue;
-            }
-            return cli_usage_error(self, "unknown option '%s'", argv[i]);
-        }
-        if (dir)
-            return cli_usage_error(self, "expected one directory, got '%s' and '%s'", dir, argv[i]);
-        dir = argv[i];
-    }
-    if (!dir)
-        return cli_usage_error(self, "expected a directory");
+    const char *dir, *out = NULL, *max_s = NULL;
+    const cli_opt opts[] = {{"-o", &out, NULL},
+                            {"--output", &out, NULL},
+                            {"--max-matrices", &max_s, NULL},
+                            {NULL}};
+    int rc = cli_parse_args(self, argc, argv, opts, &dir);
+    if (rc != CLI_OK)
+        return rc;
     if (!out || !out[0])
         return cli_usage_error(self, "-o FILE is required (- for standard output)");
     rp_options opt = {RP_DEFAULT_MAX_MATRICES, RP_DEFAULT_MAX_CELLS, RP_DEFAULT_CELL_BUDGET};
@@ -100,8 +43,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
 
     cp_profile p;
-    int rc = cli_load(dir, &p);
-    if (rc != CLI_OK)
+    if ((rc = cli_load(dir, &p)) != CLI_OK)
         return rc;
     rp_stats stats;
     if (strcmp(out, "-") == 0) {
@@ -112,7 +54,8 @@ static int run(const cli_command *self, int argc, char **argv)
         }
     } else {
         long size = 0;
-        rc = write_file(out, &p, &opt, &stats, &size);
+        struct report_ctx ctx = {&p, &opt, &stats};
+        rc = cli_write_file(out, write_report, &ctx, &size);
         if (rc == CLI_OK) {
             char human[32];
             rp_human_bytes(human, sizeof human, size);
