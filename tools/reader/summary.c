@@ -16,7 +16,7 @@ static int64_t sat(cp_i128 v)
  * others' single count is one contribution: a reduction's, a Bcast buffer, a
  * Gather item).  Not the same question as patterns_reach.c's "whom does the
  * data reach": an Allreduce's count reaches every rank but is one amount. */
-static bool single_count_per_peer(const char *collective)
+bool cp_reader_single_count_per_peer(const char *collective)
 {
     static const char *const per_peer[] = {
         "Alltoall", "Allgather",          "Allgatherv",          "Reduce_scatter_block",
@@ -31,7 +31,7 @@ static bool single_count_per_peer(const char *collective)
 static int64_t call_bytes(const cp_block *b, int64_t (*peers_of)(const void *, int64_t),
                           const void *ctx)
 {
-    bool per_peer = single_count_per_peer(b->collective);
+    bool per_peer = cp_reader_single_count_per_peer(b->collective);
     cp_i128 total = 0;
     for (size_t r = 0; r < b->nrows; r++) {
         const cp_row *row = &b->rows[r];

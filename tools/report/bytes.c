@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader_internal.h"
 #include "report.h"
 
 __extension__ typedef __int128 i128;
@@ -76,7 +77,7 @@ static int communicator(const rp_ctx *c, const cp_summary_row *r)
 {
     FILE *f = c->out;
     const cp_profile *p = c->p;
-    const cp_comm_info *ci = rp_comm_info(p, r->comm);
+    const cp_comm_info *ci = cp_reader_manifest_comm(p, r->comm);
     int64_t n = r->size > 0 ? r->size : 1;
     bool has_recv = false;
     for (size_t i = 0; i < p->nfiles; i++)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader_internal.h"
 #include "report.h"
 
 __extension__ typedef __int128 i128;
@@ -243,7 +244,7 @@ static int shape(rp_grid *g, int64_t nsenders, int64_t nreceivers, size_t max_ce
 int rp_grid_build(rp_grid *g, const cp_profile *p, const cp_block *b, int dir, size_t max_cells)
 {
     memset(g, 0, sizeof *g);
-    const cp_comm_info *ci = rp_comm_info(p, b->comm_id);
+    const cp_comm_info *ci = cp_reader_manifest_comm(p, b->comm_id);
     int64_t n = b->nranks > 0 ? b->nranks : 1;
     bool inter = ci && ci->remote_members.n > 0;
     int64_t npeers = inter ? cp_ranges_count(&ci->remote_members) : n;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "reader_internal.h"
 #include "report.h"
 
 typedef struct entry {
@@ -250,7 +251,7 @@ static int collective(const rp_ctx *c, const cp_summary_row *r)
 static void describe_comm(const rp_ctx *c, const cp_summary_row *r)
 {
     FILE *f = c->out;
-    const cp_comm_info *ci = rp_comm_info(c->p, r->comm);
+    const cp_comm_info *ci = cp_reader_manifest_comm(c->p, r->comm);
     rp_printf(f, "<h3 id=\"comm-%" PRId64 "\">Communicator %" PRId64 "</h3>\n<p>%" PRId64
                  " rank%s",
               r->comm, r->comm, r->size, r->size == 1 ? "" : "s");

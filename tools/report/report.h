@@ -93,8 +93,6 @@ void rp_page_end(FILE *f);
 
 /* --------------------------------------------- rules.c: what counts mean */
 
-/* The manifest's entry of communicator id, or NULL. */
-const cp_comm_info *rp_comm_info(const cp_profile *p, int64_t id);
 /* A single count of this collective and direction goes to (send) / comes
  * from (receive) every peer: Alltoall, Allgather, ...  Otherwise it is one
  * contribution (a reduction's, a Bcast buffer, a Gather item).  The send

@@ -5,17 +5,8 @@
  */
 #include <strings.h>
 
+#include "reader_internal.h"
 #include "report.h"
-
-const cp_comm_info *rp_comm_info(const cp_profile *p, int64_t id)
-{
-    if (!p->has_manifest)
-        return NULL;
-    for (size_t i = 0; i < p->manifest.ncomms; i++)
-        if (p->manifest.comms[i].id == id)
-            return &p->manifest.comms[i];
-    return NULL;
-}
 
 static bool in(const char *collective, const char *const *names, size_t n)
 {
@@ -27,17 +18,14 @@ static bool in(const char *collective, const char *const *names, size_t n)
 
 bool rp_single_count_per_peer(const char *collective, int direction)
 {
-    /* The send list is the reader's (tools/reader/summary.c), so that the
-     * bytes per rank add up to `collprof summary`'s bytes sent. */
-    static const char *const send[] = {
-        "Alltoall", "Allgather",          "Allgatherv",          "Reduce_scatter_block",
-        "Scatter",  "Neighbor_allgather", "Neighbor_allgatherv", "Neighbor_alltoall"};
     /* recvcount of these is received from each peer; Gather's only at the
      * root, which receives it from every rank. */
     static const char *const recv[] = {"Alltoall", "Allgather", "Gather", "Neighbor_allgather",
                                        "Neighbor_alltoall"};
+    /* The send side is the reader's rule, so that the bytes per rank add up
+     * to `collprof summary`'s bytes sent. */
     if (direction == CP_SEND)
-        return in(collective, send, sizeof send / sizeof *send);
+        return cp_reader_single_count_per_peer(collective);
     return in(collective, recv, sizeof recv / sizeof *recv);
 }
 
