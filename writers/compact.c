@@ -162,15 +162,8 @@ static void lb_puts(linebuf *lb, const char *s)
 
 static void lb_i64(linebuf *lb, int64_t v)
 {
-    char tmp[24], *e = tmp + sizeof tmp, *q = e;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        *--q = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--q = '-';
-    lb_put(lb, q, (size_t)(e - q));
+    char tmp[24], *q = cp_format_i64(tmp, v);
+    lb_put(lb, q, (size_t)(tmp + sizeof tmp - q));
 }
 
 static void lb_ranges(linebuf *lb, const cp_ranges *r)

@@ -487,3 +487,16 @@ void cp_in_close(cp_in *in)
     free(in->name);
     free(in);
 }
+
+char *cp_format_i64(char buf[24], int64_t v)
+{
+    char *q = buf + 24;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--q = '-';
+    return q;
+}

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "collprof/profile.h"
 
 typedef struct cp_out cp_out;
@@ -33,6 +34,11 @@ const char *cp_out_path(const cp_out *o);
  * cp_out_write and cp_out_printf return -1 from the first failure on and
  * write nothing more; cp_out_commit then fails with that same message. */
 int cp_out_status(const cp_out *o, cp_error *err);
+
+/* Decimal text of v without snprintf (the writers print millions of counts):
+ * written at the end of buf, returns its start; the length is buf + 24 minus
+ * that. */
+char *cp_format_i64(char buf[24], int64_t v);
 
 typedef struct cp_in cp_in;
 

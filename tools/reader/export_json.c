@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "textio.h"
 
 typedef struct jw {
     FILE *out;
@@ -50,14 +51,8 @@ static void lit(jw *w, const char *s)
 
 static void i64(jw *w, int64_t v)
 {
-    char tmp[24], *e = tmp + sizeof tmp, *s = e;
-    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-    do
-        *--s = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (v < 0)
-        *--s = '-';
-    raw(w, s, (size_t)(e - s));
+    char tmp[24], *s = cp_format_i64(tmp, v);
+    raw(w, s, (size_t)(tmp + sizeof tmp - s));
 }
 
 /* An integer, or null when it is the model's "absent" (-1). */
