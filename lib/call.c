@@ -16,10 +16,26 @@ void cp_call_record(cp_comm *c, cp_call *call)
 {
     cp_counts *t = &c->counts[call->coll];
     uint32_t sig = CP_SEQ_NONE;
-    if (recording(t->ncalls))
+    bool rec = recording(t->ncalls);
+    if (rec)
         sig = cp_counts_signature(t, &call->send, &call->recv, call->root);
-    cp_counts_record(t, sig);
+    call->idx = cp_counts_record(t, sig);
+    call->timed = rec && cp_rt.cfg.timing != CP_TIMING_OFF;
     errno = call->saved_errno;
+}
+
+void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
+{
+    int saved = errno; /* as the MPI call left it */
+    cp_timing_rec r = {.call = call->idx,
+                       .enter = call->enter,
+                       .start = call->start,
+                       .exit = cp_clock_now(),
+                       .root = call->root >= 0 && call->root <= INT32_MAX ? (int32_t)call->root
+                                                                          : -1,
+                       .flags = blocking ? 0 : CP_CPT_NONBLOCKING};
+    cp_timing_add(&c->timing[call->coll], &r);
+    errno = saved;
 }
 
 void cp_record_signature(cp_comm *c, int coll, uint32_t sig)

@@ -11,6 +11,7 @@
 
 #include "comm_registry.h"
 #include "counts.h"
+#include "clock.h"
 #include "runtime.h"
 
 typedef struct cp_call {
@@ -18,6 +19,9 @@ typedef struct cp_call {
     int saved_errno; /* the wrapper leaves errno as the application had it */
     int64_t root;    /* communicator-local root, -1 when not rooted */
     cp_vec_arg send, recv;
+    bool timed;      /* record its times (timing on, call recorded) */
+    uint64_t idx;    /* its call index */
+    double enter, start; /* this rank's clock: arrival, start of the MPI call */
 } cp_call;
 
 #include "capture.h"
@@ -38,6 +42,9 @@ static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll)
     call->saved_errno = errno;
     call->coll = coll;
     call->root = -1;
+    call->timed = false;
+    if (cp_rt.cfg.timing != CP_TIMING_OFF)
+        call->enter = cp_clock_now();
     cp_comm *c = cp_comm_get(comm);
     if (!c)
         errno = call->saved_errno;
@@ -50,6 +57,21 @@ void cp_comm_created(int rc, const MPI_Comm *newcomm);
 /* Number the call on its (communicator, collective) and record its counts
  * when inside the recording window and not paused. */
 void cp_call_record(cp_comm *c, cp_call *call);
+/* Timed calls, around the MPI call: barrier mode synchronises the
+ * communicator first (blocking forms only: a barrier before a non-blocking
+ * call could deadlock a correct program); then the end of the call. */
+static inline void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
+{
+    if (cp_rt.cfg.timing == CP_TIMING_BARRIER && blocking && call->coll != CP_COLL_BARRIER) {
+        PMPI_Barrier(comm);
+        call->start = cp_clock_now();
+        errno = call->saved_errno;
+    } else {
+        call->start = call->enter;
+    }
+}
+void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking);
+
 /* A persistent collective was created (rc is its MPI result): each
  * MPI_Start of *request will count as one call with these counts. */
 void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request);

@@ -19,6 +19,7 @@
 #include "collectives.h"
 #include "collprof/profile.h"
 #include "counts.h"
+#include "timing.h"
 
 typedef struct cp_comm {
     MPI_Comm handle;     /* as registered; compared by the cache */
@@ -39,6 +40,7 @@ typedef struct cp_comm {
     uint32_t key_ordinal;/* order of first use among identical memberships */
     uint32_t reg_index;  /* order of registration on this process */
     cp_counts counts[CP_NCOLLECTIVES];
+    cp_timing timing[CP_NCOLLECTIVES];
     struct cp_comm *next;
 } cp_comm;
 

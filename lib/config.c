@@ -54,6 +54,8 @@ static int parse_max_calls(cp_config *cfg, const char *v)
 {
     if (!strcasecmp(v, "unlimited")) {
         cfg->max_calls = UINT64_MAX;
+    cfg->timing = CP_TIMING_PASSIVE;
+    cfg->timing_max_calls = CP_TIMING_MAX_CALLS_DEFAULT;
         return 0;
     }
     return parse_u64(v, &cfg->max_calls);
@@ -96,17 +98,135 @@ static int parse_verbose(cp_config *cfg, const char *v)
     return 0;
 }
 
+static const char *const timing_modes[] = {"off", "passive", "barrier"};
+
+static int parse_timing(cp_config *cfg, const char *v)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcasecmp(v, timing_modes[i])) {
+            cfg->timing = i;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_timing_max_calls(cp_config *cfg, const char *v)
+{
+    return parse_u64(v, &cfg->timing_max_calls);
+}
+
+/* A host name as the location collector reports it: printable, no spaces. */
+static int parse_hostname(cp_config *cfg, const char *v)
+{
+    size_t n = strlen(v);
+    if (n == 0 || n >= sizeof cfg->hostname)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)v[i] <= ' ' || (unsigned char)v[i] >= 0x7f)
+            return -1;
+    strcpy(cfg->hostname, v);
+    return 0;
+}
+
+static int parse_stat_layout(cp_config *cfg, const char *v)
+{
+    if (!strcasecmp(v, "cubegui"))
+        cfg->stat_documented = false;
+    else if (!strcasecmp(v, "documented"))
+        cfg->stat_documented = true;
+    else
+        return -1;
+    return 0;
+}
+
+/* ------------------------------------------- effective values (manifest) */
+
+static void show_output_dir(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%s", cfg->output_dir);
+}
+
+static void show_compress(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%s", cfg->gzip ? "gzip" : "none");
+}
+
+static void show_start_call(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%" PRIu64, cfg->start_call);
+}
+
+static void show_max_calls(const cp_config *cfg, char *out, size_t len)
+{
+    if (cfg->max_calls == UINT64_MAX)
+        snprintf(out, len, "unlimited");
+    else
+        snprintf(out, len, "%" PRIu64, cfg->max_calls);
+}
+
+static void show_verbose(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%d", cfg->verbose);
+}
+
+static void show_collectives(const cp_config *cfg, char *out, size_t len)
+{
+    size_t used = 0;
+    int n = 0;
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        n += cfg->enabled[k];
+    if (n == CP_NCOLLECTIVES) {
+        snprintf(out, len, "all");
+        return;
+    }
+    out[0] = '\0';
+    for (int k = 0; k < CP_NCOLLECTIVES && used < len; k++)
+        if (cfg->enabled[k])
+            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "",
+                                     cp_collective_names[k]);
+}
+
+static void show_timing(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%s", timing_modes[cfg->timing]);
+}
+
+static void show_timing_max_calls(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%" PRIu64, cfg->timing_max_calls);
+}
+
+static void show_hostname(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%s", cfg->hostname);
+}
+
+static void show_stat_layout(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%s", cfg->stat_documented ? "documented" : "cubegui");
+}
+
 static const struct {
     const char *name;
     parse_fn parse;
+    void (*show)(const cp_config *cfg, char *out, size_t len);
     const char *accepted;
 } settings[CP_CONFIG_NENTRIES] = {
-    {"COLLPROF_OUTPUT_DIR", parse_output_dir, "a directory path (created if missing)"},
-    {"COLLPROF_COMPRESS", parse_compress, "none or gzip"},
-    {"COLLPROF_START_CALL", parse_start_call, "a call index, 0 or more"},
-    {"COLLPROF_MAX_CALLS", parse_max_calls, "a number of calls, 0 or more, or unlimited"},
-    {"COLLPROF_VERBOSE", parse_verbose, "0, 1 or 2"},
-    {"COLLPROF_COLLECTIVES", parse_collectives, NULL /* built from the collective table */},
+    {"COLLPROF_OUTPUT_DIR", parse_output_dir, show_output_dir,
+     "a directory path (created if missing)"},
+    {"COLLPROF_COMPRESS", parse_compress, show_compress, "none or gzip"},
+    {"COLLPROF_START_CALL", parse_start_call, show_start_call, "a call index, 0 or more"},
+    {"COLLPROF_MAX_CALLS", parse_max_calls, show_max_calls,
+     "a number of calls, 0 or more, or unlimited"},
+    {"COLLPROF_VERBOSE", parse_verbose, show_verbose, "0, 1 or 2"},
+    {"COLLPROF_COLLECTIVES", parse_collectives, show_collectives,
+     NULL /* built from the collective table */},
+    {"COLLPROF_TIMING", parse_timing, show_timing, "off, passive or barrier"},
+    {"COLLPROF_TIMING_MAX_CALLS", parse_timing_max_calls, show_timing_max_calls,
+     "a number of calls per rank, 0 or more"},
+    {"COLLPROF_HOSTNAME", parse_hostname, show_hostname,
+     "a host name without spaces (at most 255 characters)"},
+    {"COLLPROF_STAT_LAYOUT", parse_stat_layout, show_stat_layout, "cubegui or documented"},
 };
 
 /* "all, or a comma-separated list of: Allgather, Allgatherv, ..." */
@@ -120,38 +240,6 @@ static const char *collectives_accepted(void)
                                      cp_collective_names[k]);
     }
     return buf;
-}
-
-static void effective(const cp_config *cfg, int i, char *out, size_t len)
-{
-    switch (i) {
-    case 0: snprintf(out, len, "%s", cfg->output_dir); break;
-    case 1: snprintf(out, len, "%s", cfg->gzip ? "gzip" : "none"); break;
-    case 2: snprintf(out, len, "%" PRIu64, cfg->start_call); break;
-    case 3:
-        if (cfg->max_calls == UINT64_MAX)
-            snprintf(out, len, "unlimited");
-        else
-            snprintf(out, len, "%" PRIu64, cfg->max_calls);
-        break;
-    case 4: snprintf(out, len, "%d", cfg->verbose); break;
-    default: {
-        size_t used = 0;
-        int n = 0;
-        for (int k = 0; k < CP_NCOLLECTIVES; k++)
-            n += cfg->enabled[k];
-        if (n == CP_NCOLLECTIVES) {
-            snprintf(out, len, "all");
-            break;
-        }
-        out[0] = '\0';
-        for (int k = 0; k < CP_NCOLLECTIVES && used < len; k++)
-            if (cfg->enabled[k])
-                used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "",
-                                         cp_collective_names[k]);
-        break;
-    }
-    }
 }
 
 void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, size_t len)
@@ -176,6 +264,6 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
     }
     for (int i = 0; i < CP_CONFIG_NENTRIES; i++) {
         entries[i].name = settings[i].name;
-        effective(cfg, i, entries[i].value, sizeof entries[i].value);
+        settings[i].show(cfg, entries[i].value, sizeof entries[i].value);
     }
 }

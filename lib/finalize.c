@@ -30,6 +30,14 @@ void cp_fin_fail(fin *f, const char *msg)
     }
 }
 
+cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal)
+{
+    for (size_t j = 0; j < f->nled; j++)
+        if (f->led[j].comm->key_hash == hash && f->led[j].comm->key_ordinal == ordinal)
+            return &f->led[j];
+    return NULL;
+}
+
 void cp_fin_free(fin *f)
 {
     for (size_t j = 0; j < f->nled; j++) {

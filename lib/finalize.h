@@ -40,6 +40,8 @@ typedef struct fin {
     char final[2][4200];
 } fin;
 
+/* The communicator led here with this key, or NULL. */
+cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal);
 /* Record the first failure of this rank. */
 void cp_fin_fail(fin *f, const char *msg);
 /* Send every rank's tables to the leads; leads unpack them into f->led. */

@@ -10,29 +10,11 @@
 #include <string.h>
 
 #include "finalize.h"
+#include "finalize_mail.h"
 #include "log.h"
 #include "pack.h"
 #include "runtime.h"
 
-
-typedef struct outbox {
-    int lead;
-    cp_wbuf b;
-    uint32_t nrecords;
-} outbox;
-
-static outbox *box_for(outbox **boxes, size_t *n, int lead)
-{
-    for (size_t i = 0; i < *n; i++)
-        if ((*boxes)[i].lead == lead)
-            return &(*boxes)[i];
-    outbox *nb = realloc(*boxes, (*n + 1) * sizeof *nb);
-    if (!nb)
-        return NULL;
-    *boxes = nb;
-    nb[*n] = (outbox){.lead = lead};
-    return &nb[(*n)++];
-}
 
 static void put_list(cp_wbuf *b, const int *v, int64_t n)
 {
@@ -43,15 +25,15 @@ static void put_list(cp_wbuf *b, const int *v, int64_t n)
 
 /* Each record: communicator key, sender's rank in it, collective, its
  * neighbours when the communicator has a topology, then the tables. */
-static int pack_records(outbox **boxes, size_t *nboxes)
+static int pack_records(cp_mail *m)
 {
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
-        outbox *ob = NULL;
+        cp_box *ob = NULL;
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
             cp_counts *t = &c->counts[k];
             if (t->ncalls == 0)
                 continue;
-            if (!ob && !(ob = box_for(boxes, nboxes, (int)c->lead)))
+            if (!ob && !(ob = cp_mail_box(m, (int)c->lead)))
                 return -1;
             if (cp_seq_finish(&t->seq))
                 t->partial = true;
@@ -103,23 +85,21 @@ static int unpack_neighbours(cp_rbuf *b, cp_led *l, int64_t crank)
 }
 
 /* One received message: records into views of the communicators led here. */
-static void unpack_message(fin *f, const char *p, size_t len)
+static void unpack_message(fin *f, void *ctx, int source, uint32_t nrec, cp_rbuf *rbp)
 {
-    cp_rbuf rb = {.p = p, .len = len};
-    uint32_t nrec = cp_get_u32(&rb);
+    (void)ctx;
+    (void)source;
+    cp_rbuf rb = *rbp;
     for (uint32_t i = 0; i < nrec && !rb.bad && !f->failed; i++) {
         uint64_t hash = cp_get_u64(&rb);
         uint32_t ordinal = cp_get_u32(&rb);
         int64_t crank = cp_get_i64(&rb);
         uint32_t k = cp_get_u32(&rb);
         uint32_t topo = cp_get_u32(&rb);
-        size_t j = 0;
-        while (j < f->nled && !(f->led[j].comm->key_hash == hash &&
-                                f->led[j].comm->key_ordinal == ordinal))
-            j++;
-        bool mine = j < f->nled && k < CP_NCOLLECTIVES && crank >= 0 &&
-                    crank < f->led[j].comm->size;
-        cp_led *l = mine ? &f->led[j] : NULL;
+        cp_led *l = cp_fin_led_find(f, hash, ordinal);
+        bool mine = l && k < CP_NCOLLECTIVES && crank >= 0 && crank < l->comm->size;
+        if (!mine)
+            l = NULL;
         if (topo && unpack_neighbours(&rb, l, crank)) {
             cp_fin_fail(f, "out of memory or malformed data while receiving neighbour lists");
             return;
@@ -150,68 +130,13 @@ static void unpack_message(fin *f, const char *p, size_t len)
         if (!l->views[k][crank])
             l->views[k][crank] = &u->view;
     }
-    if (rb.bad)
-        cp_fin_fail(f, "malformed counts received from another rank");
+    rbp->bad |= rb.bad;
 }
 
 void cp_fin_exchange(fin *f)
 {
-    outbox *boxes = NULL;
-    size_t nboxes = 0;
-    if (pack_records(&boxes, &nboxes))
-        cp_fin_fail(f, "out of memory while packing counts");
-    int *want = calloc((size_t)f->size, sizeof *want);
-    if (!want)
-        cp_fin_fail(f, "out of memory");
-    for (size_t i = 0; i < nboxes && want; i++)
-        if (!boxes[i].b.failed)
-            want[boxes[i].lead] = 1;
-    /* How many messages each lead will receive: one per sender. */
-    int nrecv = 0;
-    int *ones = want ? want : calloc((size_t)f->size, sizeof *ones);
-    PMPI_Reduce_scatter_block(ones, &nrecv, 1, MPI_INT, MPI_SUM, f->w);
-    MPI_Request *reqs = calloc(nboxes ? nboxes : 1, sizeof *reqs);
-    size_t nreqs = 0;
-    for (size_t i = 0; i < nboxes && reqs && want; i++) {
-        if (boxes[i].b.failed)
-            continue;
-        cp_wbuf *b = &boxes[i].b;
-        /* Prefix the record count. */
-        cp_wbuf msg = {0};
-        cp_put_u32(&msg, boxes[i].nrecords);
-        cp_put(&msg, b->p, b->len);
-        cp_wbuf_free(b);
-        *b = msg;
-        if (PMPI_Isend_c(b->p, (MPI_Count)b->len, MPI_BYTE, boxes[i].lead, TAG_COUNTS, f->w,
-                         &reqs[nreqs]) == MPI_SUCCESS)
-            nreqs++;
-        if (cp_rt.cfg.verbose >= 2)
-            cp_log("rank %d sends %zu bytes of counts (%u tables) to lead rank %d", f->rank,
-                   b->len, boxes[i].nrecords, boxes[i].lead);
-    }
-    /* Every expected message is received, even after a failure, so that no
-     * rank is left waiting. */
-    for (int i = 0; i < nrecv; i++) {
-        MPI_Status st;
-        MPI_Count n = 0;
-        PMPI_Probe(MPI_ANY_SOURCE, TAG_COUNTS, f->w, &st);
-        PMPI_Get_count_c(&st, MPI_BYTE, &n);
-        char *buf = malloc(n > 0 ? (size_t)n : 1);
-        PMPI_Recv_c(buf ? buf : (char[1]){0}, buf ? n : 0, MPI_BYTE, st.MPI_SOURCE, TAG_COUNTS,
-                    f->w, MPI_STATUS_IGNORE);
-        if (!buf)
-            cp_fin_fail(f, "out of memory while receiving counts");
-        else
-            unpack_message(f, buf, (size_t)n);
-        free(buf);
-    }
-    for (size_t i = 0; i < nreqs; i++)
-        PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
-    for (size_t i = 0; i < nboxes; i++)
-        cp_wbuf_free(&boxes[i].b);
-    free(boxes);
-    free(reqs);
-    if (ones != want)
-        free(ones);
-    free(want);
+    cp_mail m = {0};
+    if (pack_records(&m))
+        m.failed = true;
+    cp_mail_exchange(f, &m, TAG_COUNTS, "counts", unpack_message, NULL);
 }

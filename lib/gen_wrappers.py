@@ -109,6 +109,7 @@ CP_EXPORT int {fn}({params})
     return rc;
 }}
 """
+    blocking = "true" if form == "blocking" else "false"
     return f"""
 CP_EXPORT int {fn}({params})
 {{
@@ -117,6 +118,12 @@ CP_EXPORT int {fn}({params})
     if (c) {{
         {capture};
         cp_call_record(c, &call);
+        if (call.timed) {{
+            cp_call_sync(&call, comm, {blocking});
+            int rc = P{fn}({args});
+            cp_call_timed(c, &call, {blocking});
+            return rc;
+        }}
     }}
     return P{fn}({args});
 }}

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "outdir.h"
 #include "partial.h"
+#include "clock.h"
 #include "runtime.h"
 
 
@@ -34,7 +35,7 @@ static void first_line(char *s)
         *nl = '\0';
 }
 
-void cp_runtime_start(void)
+void cp_runtime_start(bool collective)
 {
     pthread_mutex_lock(&start_lock);
     int initialized = 0, finalized = 0;
@@ -72,6 +73,13 @@ void cp_runtime_start(void)
         /* World first: it is then the first of the communicators that share
          * its membership (its dups) on every rank. */
         cp_comm_get(MPI_COMM_WORLD);
+        cp_clock_start();
+        cp_location_capture(&cp_rt.loc, cp_rt.cfg.hostname);
+        cp_timing_set_budget(cp_rt.cfg.timing_max_calls);
+        /* The first clock offset needs every rank: only from MPI_Init
+         * (a lazy start comes from one communicator's collective). */
+        if (collective && cp_rt.cfg.timing != CP_TIMING_OFF)
+            cp_clock_measure(&cp_rt.loc, false);
         atomic_store(&cp_state, CP_STATE_ON); /* last step: start recording */
     }
     pthread_mutex_unlock(&start_lock);
@@ -79,7 +87,7 @@ void cp_runtime_start(void)
 
 void cp_runtime_lazy_start(void)
 {
-    cp_runtime_start();
+    cp_runtime_start(false);
 }
 
 /* ------------------------------------------------------------ C bindings */
@@ -88,7 +96,7 @@ CP_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        cp_runtime_start();
+        cp_runtime_start(true);
     return rc;
 }
 
@@ -96,7 +104,7 @@ CP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        cp_runtime_start();
+        cp_runtime_start(true);
     return rc;
 }
 
@@ -134,7 +142,7 @@ CP_EXPORT void mpi_init_f08_(int *ierror)
         if (ierror)
             *ierror = rc;
     }
-    cp_runtime_start();
+    cp_runtime_start(true);
 }
 
 CP_EXPORT void mpi_init_thread_f08_(int *required, int *provided, int *ierror)
@@ -148,13 +156,13 @@ CP_EXPORT void mpi_init_thread_f08_(int *required, int *provided, int *ierror)
         if (ierror)
             *ierror = rc;
     }
-    cp_runtime_start();
+    cp_runtime_start(true);
 }
 
 CP_EXPORT void mpi_finalize_f08_(int *ierror)
 {
     /* Started lazily when the f08 init was not seen. */
-    cp_runtime_start();
+    cp_runtime_start(true);
     cp_runtime_finalize();
     void (*real)(int *) = (void (*)(int *))next_symbol("mpi_finalize_f08_");
     if (real) {

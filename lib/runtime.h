@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include "config.h"
+#include "location.h"
 
 enum cp_state {
     CP_STATE_OFF = 0, /* MPI not initialised (yet), or never: pass-through */
@@ -34,14 +35,16 @@ typedef struct cp_runtime {
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
     MPI_Group world_group;
     int keyval;            /* communicator attribute holding our state */
+    cp_location loc;       /* where this rank runs (location collector) */
 } cp_runtime;
 
 extern cp_runtime cp_rt;
 
 /* Start recording after MPI is initialised (MPI_Init wrappers, or lazily on
  * the first intercepted call when MPI was initialised behind our back, as
- * mpi_f08 does). */
-void cp_runtime_start(void);
+ * mpi_f08 does).  collective: every rank is starting now (MPI_Init), so
+ * the clocks can be compared. */
+void cp_runtime_start(bool collective);
 /* First call of a wrapper while OFF: start if MPI is up. */
 void cp_runtime_lazy_start(void);
 /* Gather, merge and write everything; before PMPI_Finalize. */

@@ -191,6 +191,198 @@ void cp_manifest_free(cp_manifest *m);
 void cp_neighbors_free(cp_neighbors *nb, int64_t n);
 bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b);
 
+
+/* ------------------------------------------- wait-state statistics (.stat) */
+
+/* Version of timings.cpt written by this collprof (major.minor.patch of the
+ * layout, DESIGN §7).  profile.stat and profile.cubex follow Cube's own
+ * layouts and carry no version of ours. */
+#define CP_CPT_VERSION_MAJOR 1
+#define CP_CPT_VERSION_MINOR 0
+#define CP_CPT_VERSION_PATCH 0
+
+/* At most this many instances are listed per pattern in profile.stat. */
+#define CP_STAT_MAX_EVENTS 5
+
+/* The two layouts of profile.stat: what CubeGUI's statistics plugin parses
+ * (and Scalasca writes), and the variant its user guide documents (a MetricID
+ * column after the name, event lines without "rank:"). */
+enum cp_stat_layout { CP_STAT_LAYOUT_CUBEGUI = 0, CP_STAT_LAYOUT_DOCUMENTED = 1 };
+
+/* One instance of a pattern: one rank's wait in one call. */
+typedef struct cp_stat_event {
+    int64_t cnode;   /* call-tree id in profile.cubex */
+    double enter, exit; /* seconds from the run's start */
+    double duration; /* severity: the waiting time */
+    int64_t rank;    /* world rank; -1 when the file does not say (documented layout) */
+} cp_stat_event;
+
+/* One pattern (a Cube metric) and the statistics of its instances'
+ * severities.  variance is meaningful when count >= 2, the quartiles when
+ * count >= 5 (the file carries them only then; otherwise they are 0). */
+typedef struct cp_stat_pattern {
+    char name[64];      /* the Cube metric's unique name, e.g. "mpi_wait_nxn" */
+    int64_t metric_id;  /* documented layout: the MetricID column; else -1 */
+    uint64_t count;
+    double mean, median, minimum, maximum, sum, variance, q25, q75;
+    cp_stat_event events[CP_STAT_MAX_EVENTS]; /* most severe first */
+    size_t nevents;
+} cp_stat_pattern;
+
+typedef struct cp_stat_file {
+    int layout; /* enum cp_stat_layout */
+    cp_stat_pattern *patterns;
+    size_t npatterns;
+} cp_stat_file;
+
+void cp_stat_file_free(cp_stat_file *s);
+
+/* ------------------------------------------------ Cube profile (.cubex) */
+
+typedef enum cp_cube_dtype { CP_CUBE_DOUBLE = 0, CP_CUBE_UINT64 = 1 } cp_cube_dtype;
+
+typedef struct cp_cube_metric {
+    char uniq_name[64];  /* "time", "mpi_wait_nxn", ... */
+    char disp_name[128];
+    cp_cube_dtype dtype;
+    char uom[16];        /* "sec", "occ", "bytes" */
+    char url[256];
+    char descr[512];
+} cp_cube_metric;
+
+typedef struct cp_cube_region {
+    char name[256];
+    char mangled_name[256];
+    char mod[1024];      /* module (file) it belongs to; "" when unknown */
+    int64_t begin, end;  /* source lines, -1 when unknown */
+    char paradigm[16];   /* "mpi", "user", "measurement" */
+    char role[32];       /* "function", "collective", "artificial" */
+    char url[256];
+    char descr[512];
+} cp_cube_region;
+
+/* Call-tree node.  Nodes are stored in depth-first pre-order and a node's id
+ * is its index: the root is 0, a node's children follow it. */
+typedef struct cp_cube_cnode {
+    int64_t region; /* index into regions (the callee) */
+    int64_t parent; /* -1 for a root */
+    int64_t line;   /* call site line, -1 when unknown */
+    char mod[1024]; /* call site module, "" when unknown */
+} cp_cube_cnode;
+
+/* System tree: one machine -> hosts (nodes) -> one process per rank -> one
+ * thread.  Location i is world rank i. */
+typedef struct cp_cube_host {
+    char name[256];
+} cp_cube_host;
+
+typedef struct cp_cube {
+    char machine[256];
+    cp_kv *attrs;            /* <attr key value/> of the anchor */
+    size_t nattrs;
+    cp_cube_metric *metrics;
+    size_t nmetrics;
+    cp_cube_region *regions;
+    size_t nregions;
+    cp_cube_cnode *cnodes;
+    size_t ncnodes;
+    cp_cube_host *hosts;
+    size_t nhosts;
+    int64_t *location_host;  /* nlocations entries: host index of each rank */
+    size_t nlocations;
+    /* Severities: for metric m, cnode c, location l the value is
+     * values[m][c * nlocations + l]; read as uint64_t for UINT64 metrics
+     * (the array holds either doubles or uint64_t, by the metric's dtype). */
+    void **values;
+} cp_cube;
+
+void cp_cube_free(cp_cube *c);
+/* Value accessors (m, c, l within bounds). */
+double cp_cube_get_double(const cp_cube *c, size_t m, size_t cnode, size_t loc);
+uint64_t cp_cube_get_u64(const cp_cube *c, size_t m, size_t cnode, size_t loc);
+
+/* -------------------------------------------------- raw timings (.cpt) */
+
+/* Which collectors contributed (the header's flags byte). */
+enum cp_cpt_flag {
+    CP_CPT_COUNTS = 1u << 0,
+    CP_CPT_TIMING = 1u << 1,
+    CP_CPT_CALLSITE = 1u << 2,
+    CP_CPT_LOCATION = 1u << 3,
+    CP_CPT_BARRIER = 1u << 4 /* timing in barrier mode: start differs from enter */
+};
+
+/* Per-call flags of a series. */
+enum cp_cpt_call_flag {
+    CP_CPT_NONBLOCKING = 1u << 0 /* I... or a persistent Start: the time of the
+                                    initiating call only */
+};
+
+/* One rank's timed calls of one (communicator, collective), in call order.
+ * Times are seconds from the run's start, aligned to world rank 0's clock. */
+typedef struct cp_cpt_series {
+    int64_t comm_id;
+    char collective[32];
+    uint64_t naggregated; /* calls past COLLPROF_TIMING_MAX_CALLS: in the
+                             aggregates only, not in these arrays */
+    double agg_time;      /* their summed time (exit - start) */
+    uint64_t n;
+    uint64_t *call;       /* call index */
+    double *enter;        /* arrival in the wrapper */
+    double *start;        /* start of the MPI call proper (after the barrier in
+                             barrier mode; == enter otherwise) */
+    double *exit;
+    int32_t *root;        /* communicator-local root, -1 when not rooted */
+    uint8_t *flags;       /* enum cp_cpt_call_flag */
+} cp_cpt_series;
+
+/* Job-wide aggregates, held in world rank 0's chunk. */
+typedef struct cp_cpt_coll_stat {
+    char collective[32];
+    uint64_t calls;        /* timed calls over all ranks (arrays + aggregated) */
+    double min, avg, max;  /* seconds per call (exit - start) */
+} cp_cpt_coll_stat;
+
+typedef struct cp_cpt_slow {
+    char collective[32];
+    int64_t comm_id;
+    uint64_t call;
+    int64_t rank;          /* world rank */
+    double duration;
+} cp_cpt_slow;
+
+typedef struct cp_cpt_aggregates {
+    char start_time[32], end_time[32]; /* "YYYY-mm-ddTHH:MM:SS" */
+    cp_cpt_coll_stat *colls;
+    size_t ncolls;
+    cp_cpt_slow *slowest;  /* slowest instances, slowest first */
+    size_t nslowest;
+} cp_cpt_aggregates;
+
+typedef struct cp_cpt_chunk {
+    int64_t rank;          /* world rank (the chunk's position) */
+    char hostname[256];
+    int32_t core, pid;
+    uint32_t node;         /* node index: hosts numbered in order of their lowest rank */
+    bool has_aggregates;   /* world rank 0's chunk */
+    cp_cpt_aggregates agg;
+    cp_cpt_series *series;
+    size_t nseries;
+} cp_cpt_chunk;
+
+typedef struct cp_cpt_file {
+    uint32_t version[3];   /* major, minor, patch */
+    char git_hash[41];
+    char mode[512];        /* MPI library version string */
+    uint8_t flags;         /* enum cp_cpt_flag */
+    uint64_t world_size;
+    cp_cpt_chunk *chunks;  /* world_size chunks, chunk i of rank i */
+} cp_cpt_file;
+
+void cp_cpt_series_free(cp_cpt_series *s);
+void cp_cpt_chunk_free(cp_cpt_chunk *c);
+void cp_cpt_file_free(cp_cpt_file *f);
+
 #ifdef __cplusplus
 }
 #endif

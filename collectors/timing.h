@@ -1,0 +1,51 @@
+/*
+ * Timing collector: when each call entered and left, per (communicator,
+ * collective), in bounded memory.
+ *
+ * Each rank keeps at most COLLPROF_TIMING_MAX_CALLS records in total (one
+ * budget shared by all its communicators and threads); past it a call only
+ * adds to its table's aggregates, and the output says how many calls that
+ * was.  Times are seconds on this rank's clock (lib/clock.h) until
+ * finalize aligns them to world rank 0's.
+ */
+#ifndef COLLPROF_TIMING_H
+#define COLLPROF_TIMING_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cp_timing_rec {
+    uint64_t call;  /* call index on its (communicator, collective) */
+    double enter;   /* arrival in the wrapper */
+    double start;   /* the MPI call proper began (after the barrier in
+                       barrier mode; == enter otherwise) */
+    double exit;
+    int32_t root;   /* communicator-local root, -1 when not rooted */
+    uint8_t flags;  /* enum cp_cpt_call_flag (collprof/profile.h) */
+} cp_timing_rec;
+
+typedef struct cp_timing {
+    cp_timing_rec *recs;
+    size_t n, cap;
+    uint64_t naggregated; /* calls past the budget: aggregates only */
+    double agg_time;      /* their summed exit - start */
+    double agg_late;      /* their summed start - enter */
+    bool partial;         /* memory ran out: later calls aggregated only */
+} cp_timing;
+
+/* The rank-wide budget of records (COLLPROF_TIMING_MAX_CALLS). */
+void cp_timing_set_budget(uint64_t max_records);
+
+/* Keep one call: a record while the budget lasts, else the aggregates.
+ * Called by one thread at a time per table (MPI orders collectives on a
+ * communicator).  Never fails: running out of memory aggregates. */
+void cp_timing_add(cp_timing *t, const cp_timing_rec *r);
+
+void cp_timing_free(cp_timing *t);
+
+/* Sum of exit - start over the records and the aggregates. */
+double cp_timing_total(const cp_timing *t);
+
+#endif

@@ -1,0 +1,124 @@
+/* Wait-state patterns (see wait_states.h). */
+#include "wait_states.h"
+
+#include <stdbool.h>
+#include <strings.h>
+
+const cp_wait_metric cp_wait_metrics[CP_NWAIT_PATTERNS] = {
+    [CP_WAIT_NXN] = {"mpi_wait_nxn", "Wait at N x N",
+                     "Time spent waiting in front of an N-to-N collective operation until the "
+                     "last process has entered it"},
+    [CP_NXN_COMPLETION] = {"mpi_nxn_completion", "N x N Completion",
+                           "Time needed to finish an N-to-N collective operation after the "
+                           "first process has left it"},
+    [CP_BARRIER_WAIT] = {"mpi_barrier_wait", "Wait at Barrier",
+                         "Time spent waiting in front of a barrier until the last process "
+                         "has entered it"},
+    [CP_BARRIER_COMPLETION] = {"mpi_barrier_completion", "Barrier Completion",
+                               "Time needed to finish a barrier after the first process has "
+                               "left it"},
+    [CP_LATE_BROADCAST] = {"mpi_latebroadcast", "Late Broadcast",
+                           "Waiting time of the destination processes of a 1-to-N collective "
+                           "operation that enter it before the root"},
+    [CP_EARLY_REDUCE] = {"mpi_earlyreduce", "Early Reduce",
+                         "Waiting time of the root of an N-to-1 collective operation that "
+                         "enters it before the last other process"},
+    [CP_EARLY_SCAN] = {"mpi_earlyscan", "Early Scan",
+                       "Waiting time of a process in a prefix reduction until the last "
+                       "process of lower rank has entered it"},
+};
+
+int cp_wait_family(const char *collective)
+{
+    static const struct {
+        const char *name;
+        int family;
+    } table[] = {
+        {"Alltoall", CP_FAMILY_NXN},        {"Alltoallv", CP_FAMILY_NXN},
+        {"Alltoallw", CP_FAMILY_NXN},       {"Allgather", CP_FAMILY_NXN},
+        {"Allgatherv", CP_FAMILY_NXN},      {"Allreduce", CP_FAMILY_NXN},
+        {"Reduce_scatter", CP_FAMILY_NXN},  {"Reduce_scatter_block", CP_FAMILY_NXN},
+        {"Barrier", CP_FAMILY_BARRIER},     {"Bcast", CP_FAMILY_ONE_TO_N},
+        {"Scatter", CP_FAMILY_ONE_TO_N},    {"Scatterv", CP_FAMILY_ONE_TO_N},
+        {"Reduce", CP_FAMILY_N_TO_ONE},     {"Gather", CP_FAMILY_N_TO_ONE},
+        {"Gatherv", CP_FAMILY_N_TO_ONE},    {"Scan", CP_FAMILY_SCAN},
+        {"Exscan", CP_FAMILY_SCAN},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcasecmp(collective, table[i].name))
+            return table[i].family;
+    return CP_FAMILY_NONE;
+}
+
+void cp_wait_family_patterns(int family, int pattern[2])
+{
+    pattern[0] = pattern[1] = -1;
+    switch (family) {
+    case CP_FAMILY_NXN: pattern[0] = CP_WAIT_NXN; pattern[1] = CP_NXN_COMPLETION; break;
+    case CP_FAMILY_BARRIER: pattern[0] = CP_BARRIER_WAIT; pattern[1] = CP_BARRIER_COMPLETION; break;
+    case CP_FAMILY_ONE_TO_N: pattern[0] = CP_LATE_BROADCAST; break;
+    case CP_FAMILY_N_TO_ONE: pattern[0] = CP_EARLY_REDUCE; break;
+    case CP_FAMILY_SCAN: pattern[0] = CP_EARLY_SCAN; break;
+    default: break;
+    }
+}
+
+/* Waiting from `from` until `until`, never past the rank's own exit. */
+static double wait(double from, double until, double exit)
+{
+    if (until > exit)
+        until = exit;
+    return until > from ? until - from : 0;
+}
+
+void cp_wait_states_call(int family, size_t n, const double *enter, const double *exit,
+                         int64_t root, double *sev0, double *sev1)
+{
+    for (size_t r = 0; r < n; r++)
+        sev0[r] = sev1[r] = 0;
+    if (n < 2)
+        return;
+    bool rooted = family == CP_FAMILY_ONE_TO_N || family == CP_FAMILY_N_TO_ONE;
+    if (rooted && (root < 0 || (size_t)root >= n))
+        return;
+    switch (family) {
+    case CP_FAMILY_NXN:
+    case CP_FAMILY_BARRIER: {
+        double last_in = enter[0], first_out = exit[0];
+        for (size_t r = 1; r < n; r++) {
+            if (enter[r] > last_in)
+                last_in = enter[r];
+            if (exit[r] < first_out)
+                first_out = exit[r];
+        }
+        for (size_t r = 0; r < n; r++) {
+            sev0[r] = wait(enter[r], last_in, exit[r]);
+            sev1[r] = exit[r] > first_out ? exit[r] - first_out : 0;
+        }
+        break;
+    }
+    case CP_FAMILY_ONE_TO_N:
+        for (size_t r = 0; r < n; r++)
+            if ((int64_t)r != root)
+                sev0[r] = wait(enter[r], enter[root], exit[r]);
+        break;
+    case CP_FAMILY_N_TO_ONE: {
+        double last_in = -1e300;
+        for (size_t r = 0; r < n; r++)
+            if ((int64_t)r != root && enter[r] > last_in)
+                last_in = enter[r];
+        sev0[root] = wait(enter[root], last_in, exit[root]);
+        break;
+    }
+    case CP_FAMILY_SCAN: {
+        double last_lower = enter[0];
+        for (size_t r = 1; r < n; r++) {
+            sev0[r] = wait(enter[r], last_lower, exit[r]);
+            if (enter[r] > last_lower)
+                last_lower = enter[r];
+        }
+        break;
+    }
+    default: break;
+    }
+}

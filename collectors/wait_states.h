@@ -1,0 +1,67 @@
+/*
+ * Wait-state patterns with Scalasca's semantics, computed post mortem from
+ * the enter and exit times of every rank in one call (no MPI here: the
+ * runtime's lead ranks and the reader both use it).
+ *
+ * An instance is one rank's wait in one call; its severity is the waiting
+ * time in seconds (0: no instance).  Families:
+ *  - N x N (Alltoall*, Allgather*, Allreduce, Reduce_scatter*): a rank waits
+ *    from its entry until the last rank enters (mpi_wait_nxn), and after the
+ *    first rank has left it spends exit - first exit completing
+ *    (mpi_nxn_completion);
+ *  - Barrier: the same, as mpi_barrier_wait and mpi_barrier_completion;
+ *  - 1 -> N (Bcast, Scatter, Scatterv): a rank other than the root that
+ *    enters before the root waits for it (mpi_latebroadcast);
+ *  - N -> 1 (Reduce, Gather, Gatherv): the root entering before the last
+ *    other rank waits for it (mpi_earlyreduce);
+ *  - Scan, Exscan: rank r waits until the last of ranks 0..r-1 has entered
+ *    (mpi_earlyscan).
+ * A wait never lasts beyond the waiting rank's own exit.  Neighbourhood
+ * collectives and intercommunicators have no pattern.
+ */
+#ifndef COLLPROF_WAIT_STATES_H
+#define COLLPROF_WAIT_STATES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cp_wait_pattern {
+    CP_WAIT_NXN = 0,
+    CP_NXN_COMPLETION,
+    CP_BARRIER_WAIT,
+    CP_BARRIER_COMPLETION,
+    CP_LATE_BROADCAST,
+    CP_EARLY_REDUCE,
+    CP_EARLY_SCAN,
+    CP_NWAIT_PATTERNS
+};
+
+enum cp_wait_family {
+    CP_FAMILY_NONE = 0,
+    CP_FAMILY_NXN,
+    CP_FAMILY_BARRIER,
+    CP_FAMILY_ONE_TO_N,
+    CP_FAMILY_N_TO_ONE,
+    CP_FAMILY_SCAN
+};
+
+/* The Cube metric of each pattern: unique name, display name, description. */
+typedef struct cp_wait_metric {
+    const char *uniq_name, *disp_name, *descr;
+} cp_wait_metric;
+extern const cp_wait_metric cp_wait_metrics[CP_NWAIT_PATTERNS];
+
+/* The family of a collective, by its name ("Alltoallv"; case-insensitive). */
+int cp_wait_family(const char *collective);
+
+/* The (at most two) patterns of a family; -1 where there is none. */
+void cp_wait_family_patterns(int family, int pattern[2]);
+
+/* One call on n ranks (communicator-local order): enter[r], exit[r], the
+ * communicator-local root (rooted families).  Fills sev[0][r] and sev[1][r]
+ * with the severity of the family's first and second pattern (0 where a rank
+ * has none).  sev rows have n entries each. */
+void cp_wait_states_call(int family, size_t n, const double *enter, const double *exit,
+                         int64_t root, double *sev0, double *sev1);
+
+#endif

@@ -1,0 +1,95 @@
+/* Messages to the leads at finalize (see finalize_mail.h). */
+#include "finalize_mail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "runtime.h"
+
+cp_box *cp_mail_box(cp_mail *m, int dest)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->boxes[i].dest == dest)
+            return &m->boxes[i];
+    cp_box *nb = realloc(m->boxes, (m->n + 1) * sizeof *nb);
+    if (!nb) {
+        m->failed = true;
+        return NULL;
+    }
+    m->boxes = nb;
+    nb[m->n] = (cp_box){.dest = dest};
+    cp_put_u32(&nb[m->n].b, 0); /* the record count, filled in when sent */
+    return &nb[m->n++];
+}
+
+void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
+                      void (*deliver)(fin *f, void *ctx, int source, uint32_t nrecords,
+                                      cp_rbuf *rb),
+                      void *ctx)
+{
+    char msg[160];
+    if (m->failed) {
+        snprintf(msg, sizeof msg, "out of memory while packing %s", what);
+        cp_fin_fail(f, msg);
+    }
+    int *want = calloc((size_t)f->size, sizeof *want);
+    if (!want)
+        cp_fin_fail(f, "out of memory");
+    for (size_t i = 0; i < m->n && want; i++)
+        if (!m->boxes[i].b.failed)
+            want[m->boxes[i].dest] = 1;
+    /* How many messages each rank will receive: one per sender. */
+    int nrecv = 0;
+    int *ones = want ? want : calloc((size_t)f->size, sizeof *ones);
+    PMPI_Reduce_scatter_block(ones, &nrecv, 1, MPI_INT, MPI_SUM, f->w);
+    MPI_Request *reqs = calloc(m->n ? m->n : 1, sizeof *reqs);
+    size_t nreqs = 0;
+    for (size_t i = 0; i < m->n && reqs && want; i++) {
+        cp_wbuf *b = &m->boxes[i].b;
+        if (b->failed)
+            continue;
+        memcpy(b->p, &m->boxes[i].nrecords, sizeof m->boxes[i].nrecords);
+        if (PMPI_Isend_c(b->p, (MPI_Count)b->len, MPI_BYTE, m->boxes[i].dest, tag, f->w,
+                         &reqs[nreqs]) == MPI_SUCCESS)
+            nreqs++;
+        if (cp_rt.cfg.verbose >= 2)
+            cp_log("rank %d sends %zu bytes of %s (%u records) to rank %d", f->rank, b->len,
+                   what, m->boxes[i].nrecords, m->boxes[i].dest);
+    }
+    for (int i = 0; i < nrecv; i++) {
+        MPI_Status st;
+        MPI_Count n = 0;
+        PMPI_Probe(MPI_ANY_SOURCE, tag, f->w, &st);
+        PMPI_Get_count_c(&st, MPI_BYTE, &n);
+        char *buf = malloc(n > 0 ? (size_t)n : 1);
+        PMPI_Recv_c(buf ? buf : (char[1]){0}, buf ? n : 0, MPI_BYTE, st.MPI_SOURCE, tag, f->w,
+                    MPI_STATUS_IGNORE);
+        if (!buf) {
+            snprintf(msg, sizeof msg, "out of memory while receiving %s", what);
+            cp_fin_fail(f, msg);
+        } else {
+            cp_rbuf rb = {.p = buf, .len = (size_t)n};
+            uint32_t nrec = cp_get_u32(&rb);
+            if (!f->failed)
+                deliver(f, ctx, st.MPI_SOURCE, nrec, &rb);
+            if (rb.bad) {
+                snprintf(msg, sizeof msg, "malformed %s received from rank %d", what,
+                         st.MPI_SOURCE);
+                cp_fin_fail(f, msg);
+            }
+        }
+        free(buf);
+    }
+    for (size_t i = 0; i < nreqs; i++)
+        PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+    for (size_t i = 0; i < m->n; i++)
+        cp_wbuf_free(&m->boxes[i].b);
+    free(m->boxes);
+    *m = (cp_mail){0};
+    free(reqs);
+    if (ones != want)
+        free(ones);
+    free(want);
+}

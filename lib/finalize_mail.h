@@ -1,0 +1,38 @@
+/*
+ * Finalize, internal: messages from every rank to the lead ranks of its
+ * communicators over the duplicate of MPI_COMM_WORLD.  Each sender puts
+ * what it has for one destination in that destination's box; a
+ * reduce-scatter tells each destination how many messages to expect, so
+ * every message is received even after a failure and no rank is left
+ * waiting.  Each box's first word is its number of records.
+ */
+#ifndef COLLPROF_FINALIZE_MAIL_H
+#define COLLPROF_FINALIZE_MAIL_H
+
+#include "finalize.h"
+#include "pack.h"
+
+typedef struct cp_box {
+    int dest;
+    cp_wbuf b;
+    uint32_t nrecords;
+} cp_box;
+
+typedef struct cp_mail {
+    cp_box *boxes;
+    size_t n;
+    bool failed; /* out of memory while packing */
+} cp_mail;
+
+/* The box for dest (created empty), or NULL when out of memory. */
+cp_box *cp_mail_box(cp_mail *m, int dest);
+
+/* Send every box, receive every message addressed to this rank and hand it
+ * to deliver(ctx, source rank, records, reader positioned after the count).
+ * Frees the boxes.  `what` names the data in messages ("counts"). */
+void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
+                      void (*deliver)(fin *f, void *ctx, int source, uint32_t nrecords,
+                                      cp_rbuf *rb),
+                      void *ctx);
+
+#endif
