@@ -2,6 +2,7 @@
 #include "wait_states.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <strings.h>
 
 const cp_wait_metric cp_wait_metrics[CP_NWAIT_PATTERNS] = {
@@ -121,4 +122,59 @@ void cp_wait_states_call(int family, size_t n, const double *enter, const double
     }
     default: break;
     }
+}
+
+int cp_wait_states_series(const char *collective, size_t n, const cp_wait_member *m,
+                          cp_wait_sink sink, void *ctx)
+{
+    int family = cp_wait_family(collective);
+    int pats[2];
+    cp_wait_family_patterns(family, pats);
+    if (family == CP_FAMILY_NONE || n < 2)
+        return 0;
+    double *enter = malloc(n * sizeof *enter), *exit = malloc(n * sizeof *exit);
+    double *sev[2] = {malloc(n * sizeof(double)), malloc(n * sizeof(double))};
+    size_t *pos = calloc(n, sizeof *pos);
+    int rc = enter && exit && sev[0] && sev[1] && pos ? 0 : -1;
+    while (rc == 0) {
+        /* The next call index that every member may have. */
+        uint64_t call = 0;
+        bool end = false, all = true;
+        for (size_t r = 0; r < n && !end; r++) {
+            end = pos[r] >= m[r].n;
+            if (!end && m[r].call[pos[r]] > call)
+                call = m[r].call[pos[r]];
+        }
+        for (size_t r = 0; r < n && !end; r++) {
+            while (pos[r] < m[r].n && m[r].call[pos[r]] < call)
+                pos[r]++;
+            end = pos[r] >= m[r].n;
+            all &= !end && m[r].call[pos[r]] == call;
+        }
+        if (end)
+            break;
+        if (!all)
+            continue;
+        bool blocking = true;
+        for (size_t r = 0; r < n; r++) {
+            enter[r] = m[r].enter[pos[r]];
+            exit[r] = m[r].exit[pos[r]];
+            blocking &= !m[r].flags || !(m[r].flags[pos[r]] & 1u);
+        }
+        if (blocking) {
+            cp_wait_states_call(family, n, enter, exit, m[0].root[pos[0]], sev[0], sev[1]);
+            for (size_t r = 0; r < n; r++)
+                for (int q = 0; q < 2; q++)
+                    if (pats[q] >= 0 && sev[q][r] > 0)
+                        sink(ctx, pats[q], r, call, enter[r], exit[r], sev[q][r]);
+        }
+        for (size_t r = 0; r < n; r++)
+            pos[r]++;
+    }
+    free(enter);
+    free(exit);
+    free(sev[0]);
+    free(sev[1]);
+    free(pos);
+    return rc;
 }

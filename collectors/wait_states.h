@@ -22,6 +22,7 @@
 #ifndef COLLPROF_WAIT_STATES_H
 #define COLLPROF_WAIT_STATES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,5 +64,25 @@ void cp_wait_family_patterns(int family, int pattern[2]);
  * has none).  sev rows have n entries each. */
 void cp_wait_states_call(int family, size_t n, const double *enter, const double *exit,
                          int64_t root, double *sev0, double *sev1);
+
+/* One rank's timed calls of one (communicator, collective), in call order:
+ * call index, enter and exit, root, flags (NULL, or CP_CPT_NONBLOCKING in
+ * bit 0: such calls have no wait states). */
+typedef struct cp_wait_member {
+    const uint64_t *call;
+    const double *enter, *exit;
+    const int32_t *root;
+    const uint8_t *flags;
+    size_t n;
+} cp_wait_member;
+
+/* Called for every instance found (severity > 0). */
+typedef void (*cp_wait_sink)(void *ctx, int pattern, size_t member, uint64_t call,
+                             double enter, double exit, double severity);
+
+/* Every call that all n members timed (blocking) is analysed with the
+ * collective's family.  Returns 0, or -1 when memory ran out. */
+int cp_wait_states_series(const char *collective, size_t n, const cp_wait_member *m,
+                          cp_wait_sink sink, void *ctx);
 
 #endif

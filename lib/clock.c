@@ -26,6 +26,11 @@ void cp_clock_start(void)
     start = cp_clock_now();
 }
 
+double cp_clock_start_time(void)
+{
+    return start;
+}
+
 /* The communicators of the measurement: the ranks of this host, and one
  * rank per host (the lowest), whose order numbers the hosts. */
 static int group_by_host(cp_location *loc)

@@ -28,8 +28,10 @@ static inline double cp_clock_now(void)
     return (double)(ts.tv_sec - cp_clock_base) + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Start this rank's clock (zero = now). */
+/* Start this rank's clock. */
 void cp_clock_start(void);
+/* This rank's clock when it started. */
+double cp_clock_start_time(void);
 
 /* Collective over MPI_COMM_WORLD: group ranks by host (fills loc->node),
  * then measure the offset to world rank 0.  `final` selects which of the

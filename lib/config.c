@@ -54,8 +54,6 @@ static int parse_max_calls(cp_config *cfg, const char *v)
 {
     if (!strcasecmp(v, "unlimited")) {
         cfg->max_calls = UINT64_MAX;
-    cfg->timing = CP_TIMING_PASSIVE;
-    cfg->timing_max_calls = CP_TIMING_MAX_CALLS_DEFAULT;
         return 0;
     }
     return parse_u64(v, &cfg->max_calls);
@@ -246,6 +244,8 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->max_calls = UINT64_MAX;
+    cfg->timing = CP_TIMING_PASSIVE;
+    cfg->timing_max_calls = CP_TIMING_MAX_CALLS_DEFAULT;
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
         cfg->enabled[k] = true;
     size_t used = 0;

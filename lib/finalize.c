@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "finalize.h"
+#include "finalize_timing.h"
 #include "log.h"
 #include "manifest.h"
 #include "outdir.h"
@@ -38,8 +39,18 @@ cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal)
     return NULL;
 }
 
+int64_t cp_fin_comm_id(const fin *f, const cp_comm *c)
+{
+    for (size_t i = 0; i < f->nids; i++)
+        if (f->id_hash[i] == c->key_hash && f->id_ordinal[i] == c->key_ordinal)
+            return (int64_t)i;
+    return -1;
+}
+
 void cp_fin_free(fin *f)
 {
+    free(f->id_hash);
+    free(f->id_ordinal);
     for (size_t j = 0; j < f->nled; j++) {
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             free(f->led[j].views[k]);
@@ -84,7 +95,7 @@ static int agree_directory(fin *f)
 
 /* --------------------------------------------- agree, rename, report */
 
-static void fill_manifest(fin *f, bool partial)
+static void fill_manifest(fin *f, bool partial, const char *const *run_files, size_t nrun)
 {
     cp_manifest *m = &f->man;
     if (cp_run_manifest(m, partial ? "memory ran out on some ranks: calls after that were not "
@@ -92,11 +103,13 @@ static void fill_manifest(fin *f, bool partial)
                                    : NULL))
         return;
     /* Files: the manifest, then each lead's pair. */
-    size_t cap = 1 + 2 * m->ncomms;
+    size_t cap = 1 + nrun + 2 * m->ncomms;
     m->files = calloc(cap, sizeof *m->files);
     if (!m->files)
         return;
     m->files[m->nfiles++] = strdup("manifest.json");
+    for (size_t i = 0; i < nrun; i++)
+        m->files[m->nfiles++] = strdup(run_files[i]);
     for (size_t i = 0; i < m->ncomms; i++) {
         bool seen = false;
         for (size_t j = 0; j < i; j++)
@@ -112,7 +125,32 @@ static void fill_manifest(fin *f, bool partial)
     }
 }
 
-static void conclude(fin *f, double t0)
+/* Rank 0's run-wide files: the Cube profile, its statistics, the raw
+ * timings.  Returns how many of names[] were written. */
+static size_t write_run_files(fin *f, cp_run_times *rt, const char *names[3])
+{
+    size_t n = 0;
+    bool timing = cp_rt.cfg.timing != CP_TIMING_OFF;
+    if (timing) {
+        char final[4200];
+        snprintf(final, sizeof final, "%s/timings.cpt", f->dir);
+        if (rename(f->cpt_part, final) != 0)
+            cp_log("cannot rename %s into place", f->cpt_part);
+        else
+            names[n++] = "timings.cpt";
+    }
+    cp_error err;
+    if (cp_fin_write_profile(f, rt, &err)) {
+        cp_log("%s", err.msg);
+        return n;
+    }
+    names[n++] = "profile.cubex";
+    if (timing)
+        names[n++] = "profile.stat";
+    return n;
+}
+
+static void conclude(fin *f, double t0, cp_run_times *rt)
 {
     int partial = 0;
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
@@ -140,9 +178,13 @@ static void conclude(fin *f, double t0)
             cp_log("rank %d wrote %s (%zu blocks, %zu communicators)", f->rank, f->final[d],
                    f->nblocks[d], f->nled);
     }
+    if (!ok && f->rank == 0 && f->cpt_part[0])
+        remove(f->cpt_part);
     if (!ok || f->rank != 0)
         return;
-    fill_manifest(f, any_partial != 0);
+    const char *run_files[3];
+    size_t nrun = write_run_files(f, rt, run_files);
+    fill_manifest(f, any_partial != 0, run_files, nrun);
     char path[4200];
     snprintf(path, sizeof path, "%s/manifest.json", f->dir);
     cp_error err;
@@ -183,7 +225,11 @@ void cp_runtime_finalize(void)
         cp_fin_exchange(&f);
         cp_fin_number(&f);
         cp_fin_merge_and_write(&f);
-        conclude(&f, t0);
+        cp_run_times rt;
+        cp_fin_timing(&f, &rt);
+        cp_fin_write_cpt(&f, &rt);
+        conclude(&f, t0, &rt);
+        cp_run_times_free(&rt);
         cp_fin_free(&f);
     }
     PMPI_Comm_free(&f.w);

@@ -35,13 +35,19 @@ typedef struct fin {
     cp_counts_unpacked **store; /* what the views point into */
     size_t nstore;
     cp_manifest man;  /* rank 0 */
+    uint64_t *id_hash;   /* the key of communicator id i (every rank) */
+    uint32_t *id_ordinal;
+    size_t nids;
     char part[2][4300];  /* this lead's files, before renaming (final + ".part") */
     size_t nblocks[2];
     char final[2][4200];
+    char cpt_part[4300];  /* timings.cpt before renaming (every rank) */
 } fin;
 
 /* The communicator led here with this key, or NULL. */
 cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal);
+/* The job-wide id of a communicator of this rank, or -1 (not numbered). */
+int64_t cp_fin_comm_id(const fin *f, const cp_comm *c);
 /* Record the first failure of this rank. */
 void cp_fin_fail(fin *f, const char *msg);
 /* Send every rank's tables to the leads; leads unpack them into f->led. */

@@ -176,6 +176,28 @@ void cp_fin_number(fin *f)
         if (!all || !d || !ids || !f->man.comms)
             cp_fin_fail(f, "out of memory while numbering communicators");
     }
+    /* Every rank learns every id (the timing chunks name communicators). */
+    uint64_t nids = 0;
+    if (f->rank == 0 && ids && d)
+        nids = nd;
+    PMPI_Bcast(&nids, 1, MPI_UINT64_T, 0, f->w);
+    f->id_hash = calloc(nids ? nids : 1, sizeof *f->id_hash);
+    f->id_ordinal = calloc(nids ? nids : 1, sizeof *f->id_ordinal);
+    if (f->id_hash && f->id_ordinal && f->rank == 0)
+        for (size_t i = 0; i < nids; i++) {
+            f->id_hash[i] = d[i].hash;
+            f->id_ordinal[i] = d[i].ordinal;
+        }
+    if (!f->id_hash || !f->id_ordinal) {
+        cp_fin_fail(f, "out of memory while numbering communicators");
+        nids = 0; /* still take part in the broadcasts below */
+        PMPI_Bcast((uint64_t[1]){0}, 0, MPI_UINT64_T, 0, f->w);
+        PMPI_Bcast((uint32_t[1]){0}, 0, MPI_UINT32_T, 0, f->w);
+    } else {
+        PMPI_Bcast(f->id_hash, (int)nids, MPI_UINT64_T, 0, f->w);
+        PMPI_Bcast(f->id_ordinal, (int)nids, MPI_UINT32_T, 0, f->w);
+        f->nids = nids;
+    }
     int64_t *led_ids = calloc(f->nled ? f->nled : 1, sizeof *led_ids);
     PMPI_Scatterv(ids, nleds, idispls, MPI_INT64_T, led_ids, nled, MPI_INT64_T, 0, f->w);
     if (!led_ids)

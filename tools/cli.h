@@ -31,6 +31,8 @@ extern const cli_command cli_cmd_check;
 extern const cli_command cli_cmd_report;
 extern const cli_command cli_cmd_patterns;
 extern const cli_command cli_cmd_export;
+extern const cli_command cli_cmd_stat;
+extern const cli_command cli_cmd_timings;
 
 /* Print "collprof <cmd>: <message>", the usage line and a hint to stderr;
  * returns CLI_USAGE. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "ranges.h"
@@ -77,6 +78,22 @@ static int top_cell(cli_table *t, const cp_summary_row *r)
     return rc;
 }
 
+/* Time in the calls and waiting time of the row's (communicator,
+ * collective); "-" when it was not timed. */
+static int time_cells(cli_table *t, const cp_timings *tm, const cp_summary_row *r)
+{
+    for (size_t i = 0; i < tm->nrows; i++) {
+        const cp_timing_row *x = &tm->rows[i];
+        if (x->comm != r->comm || strcasecmp(x->collective, r->collective))
+            continue;
+        double wait = 0;
+        for (int p = 0; p < CP_READER_NPATTERNS; p++)
+            wait += x->wait[p];
+        return cli_table_cell(t, "%.6f", x->total) || cli_table_cell(t, "%.6f", wait) ? -1 : 0;
+    }
+    return cli_table_cell(t, "-") || cli_table_cell(t, "-") ? -1 : 0;
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     cp_profile p;
@@ -96,9 +113,24 @@ static int run(const cli_command *self, int argc, char **argv)
     } else {
         static const char *const headers[] = {"comm", "size", "lead", "collective", "calls",
                                               "send matrices", "recv matrices", "bytes sent",
-                                              "most frequent send matrix"};
-        static const bool right[] = {true, true, true, false, true, true, true, true, false};
-        cli_table *t = cli_table_new(9, headers, right);
+                                              "most frequent send matrix", "time (s)",
+                                              "waiting (s)"};
+        static const bool right[] = {true, true, true, false, true, true, true, true, false,
+                                     true, true};
+        /* The time columns when the run was timed (timings.cpt). */
+        cp_timings tm;
+        bool timed = false;
+        if (p.has_timings) {
+            cp_error err;
+            if (cp_profile_timings(&p, &tm, &err)) {
+                fprintf(stderr, "collprof: %s\n", err.msg);
+                free(rows);
+                cp_profile_free(&p);
+                return CLI_BAD_INPUT;
+            }
+            timed = true;
+        }
+        cli_table *t = cli_table_new(timed ? 11 : 9, headers, right);
         int ok = t != NULL;
         for (size_t i = 0; ok && i < nrows; i++) {
             const cp_summary_row *r = &rows[i];
@@ -110,8 +142,11 @@ static int run(const cli_command *self, int argc, char **argv)
                  cli_table_cell(t, "%" PRId64, r->calls) == 0 &&
                  cli_table_cell(t, "%zu", r->send_matrices) == 0 &&
                  cli_table_cell(t, "%zu", r->recv_matrices) == 0 &&
-                 cli_table_cell(t, "%" PRId64, r->bytes_sent) == 0 && top_cell(t, r) == 0;
+                 cli_table_cell(t, "%" PRId64, r->bytes_sent) == 0 && top_cell(t, r) == 0 &&
+                 (!timed || time_cells(t, &tm, r) == 0);
         }
+        if (timed)
+            cp_timings_free(&tm);
         if (!ok) {
             fprintf(stderr, "collprof: out of memory\n");
             cli_table_free(t);
@@ -144,6 +179,10 @@ const cli_command cli_cmd_summary = {
         "  send/recv matrices  number of distinct send / receive count matrices\n"
         "  bytes sent     sum over calls of count x datatype size over all ranks and\n"
         "                 peers (a single count, as Alltoall's, goes to every rank)\n"
-        "  most frequent send matrix  its number of calls, and which calls\n",
+        "  most frequent send matrix  its number of calls, and which calls\n"
+        "With timings.cpt (a timed run) two more columns:\n"
+        "  time (s)       seconds in the MPI call, summed over ranks and calls\n"
+        "  waiting (s)    summed waiting time of the wait-state patterns\n"
+        "                 (details: collprof timings DIR)\n",
     .run = run,
 };

@@ -19,6 +19,8 @@ static const cli_command *const commands[] = {
     &cli_cmd_check,
     &cli_cmd_report,
     &cli_cmd_export,
+    &cli_cmd_stat,
+    &cli_cmd_timings,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -129,6 +129,12 @@ void cp_block_free(cp_block *b);
 /* Neighbourhood collectives ("Neighbor_..."): each rank's row addresses its
  * own neighbours, so rows of one block may differ in length. */
 bool cp_collective_rows_vary(const char *collective);
+/* Collectives whose single count (a row of length 1) is an amount for each
+ * peer: Alltoall, Allgather(v), Reduce_scatter_block, Scatter, and the
+ * neighbourhood allgathers and Alltoall.  Other single counts are one
+ * contribution (a reduction's, a Bcast buffer, a Gather item).
+ * Case-insensitive. */
+bool cp_collective_single_count_per_peer(const char *collective);
 /* Free every block; f->blocks becomes NULL, the other fields are kept. */
 void cp_counts_file_free(cp_counts_file *f);
 /* Deep equality, used by the round-trip tests and by `collprof check`.

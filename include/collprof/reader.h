@@ -19,10 +19,12 @@ typedef struct cp_profile {
     cp_manifest manifest;
     cp_counts_file *files; /* every send-/recv-counters file found */
     size_t nfiles;
+    bool has_timings;      /* timings.cpt was there (COLLPROF_TIMING not off) */
+    cp_cpt_file timings;
 } cp_profile;
 
 /* Load dir: manifest.json when present, then every counts file (plain or
- * .gz).  Files in other tools' dialect get synthetic communicator ids: one per
+ * .gz), then timings.cpt when present.  Files in other tools' dialect get synthetic communicator ids: one per
  * distinct (lead rank of the file, number of ranks), numbered in that order.
  * Returns 0, or -1 with err naming the file, the line and the problem. */
 int cp_profile_load(const char *dir, cp_profile *p, cp_error *err);
@@ -165,6 +167,54 @@ void cp_comm_patterns_free(cp_comm_patterns *c, size_t n);
 /* The whole profile as one JSON document.  Returns 0, or -1 with err set
  * when writing to out fails. */
 int cp_export_json(const cp_profile *p, FILE *out, cp_error *err);
+
+/* ---- timings (`collprof timings`, summary's time columns) ---- */
+
+/* Wait-state patterns, in the order of cp_timing_row.wait. */
+#define CP_READER_NPATTERNS 7
+/* The Cube metric name of pattern i ("mpi_wait_nxn", ...). */
+const char *cp_reader_pattern_name(int i);
+
+/* One timed call of one rank. */
+typedef struct cp_timed_call {
+    int64_t rank;   /* world rank */
+    uint64_t call;  /* call index */
+    double duration; /* exit - start, seconds */
+} cp_timed_call;
+
+#define CP_TIMING_SLOWEST 5
+
+/* One (communicator, collective) of timings.cpt, over all its ranks. */
+typedef struct cp_timing_row {
+    int64_t comm;
+    char collective[32];
+    uint64_t instances;     /* (rank, call) pairs with their own times */
+    uint64_t naggregated;   /* calls past COLLPROF_TIMING_MAX_CALLS: total only */
+    double total;           /* seconds in the call (exit - start), aggregated included */
+    double late;            /* seconds of late arrival (start - enter; barrier mode) */
+    double min, median, max; /* of the instances' exit - start (0 when none) */
+    double wait[CP_READER_NPATTERNS];        /* summed waiting time per pattern */
+    uint64_t wait_instances[CP_READER_NPATTERNS];
+    cp_timed_call slowest[CP_TIMING_SLOWEST]; /* slowest first */
+    size_t nslowest;
+} cp_timing_row;
+
+typedef struct cp_timings {
+    cp_timing_row *rows;    /* sorted by communicator, then collective */
+    size_t nrows;
+    bool barrier;           /* recorded in barrier mode */
+    uint64_t naggregated;   /* over all rows */
+    uint64_t nranks;        /* world size */
+    char (*hosts)[256];     /* host names, by node index */
+    size_t nhosts;
+    int64_t *rank_node;     /* node index of each world rank (nranks) */
+} cp_timings;
+
+/* Analyse p->timings (wait states recomputed from the aligned enter/exit
+ * times with the manifest's communicator members).  Returns 0, or -1 with
+ * err set (no timings.cpt, no manifest, or out of memory). */
+int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err);
+void cp_timings_free(cp_timings *t);
 
 #ifdef __cplusplus
 }

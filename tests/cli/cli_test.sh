@@ -360,6 +360,8 @@ commands:
   check      validate every file and their cross-consistency
   report     one self-contained HTML page: summary, heat maps, bytes per rank
   export     the whole profile as JSON, for scripts
+  stat       the wait-state statistics of a profile.stat, and the worst instances
+  timings    time, waiting time per pattern and slowest calls, from timings.cpt
 
 'collprof help <command>' describes a command and its options.
 Exit status: 0 success, 1 bad input or problems found, 2 usage error.

@@ -13,6 +13,10 @@
 #              [ARGS...]` checks the files (a checker for programs that
 #              cannot check themselves: Fortran)
 #   --mpiexec-arg=ARG  an extra argument of mpiexec (before -n)
+#   --hosts=H0,H1,...  one host name per rank (COLLPROF_HOSTNAME): the run is
+#              MPMD, one section per run of equal names
+#              (mpiexec -n 2 -env COLLPROF_HOSTNAME a P : -n 2 -env ... b P),
+#              so that several nodes are pretended on one machine
 #   OUTDIR     COLLPROF_OUTPUT_DIR: removed before the run
 #   LIB        libcollprof.so, preloaded into the ranks only; - : not preloaded
 #              (a program linked with the library)
@@ -24,11 +28,13 @@ done
 check_after=no
 checker=
 margs=
+hosts=
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case $1 in
     --check-after) check_after=yes ;;
     --checker=*) checker=${1#--checker=} ;;
     --mpiexec-arg=*) margs="$margs ${1#--mpiexec-arg=}" ;;
+    --hosts=*) hosts=${1#--hosts=} ;;
     *) export "$1" ;;
     esac
     shift
@@ -39,10 +45,23 @@ outdir=$1 mpiexec=$2 lib=$3 n=$4 limit=$5
 shift 5
 rm -rf "$outdir"
 export COLLPROF_OUTPUT_DIR="$outdir"
-if [ "$lib" = "-" ]; then
-    timeout -k 5 "$limit" "$mpiexec" $margs -n "$n" "$@"
+preload=
+[ "$lib" = "-" ] || preload="-genv LD_PRELOAD $lib"
+if [ -n "$hosts" ]; then
+    # One MPMD section per run of equal host names.
+    sections=
+    prev= count=0
+    for h in $(echo "$hosts" | tr ',' ' ') END; do
+        if [ "$h" != "$prev" ] && [ $count -gt 0 ]; then
+            sections="$sections${sections:+ : }-n $count -env COLLPROF_HOSTNAME $prev $*"
+            count=0
+        fi
+        prev=$h
+        count=$((count + 1))
+    done
+    timeout -k 5 "$limit" "$mpiexec" $margs $preload $sections
 else
-    timeout -k 5 "$limit" "$mpiexec" $margs -genv LD_PRELOAD "$lib" -n "$n" "$@"
+    timeout -k 5 "$limit" "$mpiexec" $margs $preload -n "$n" "$@"
 fi
 rc=$?
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then

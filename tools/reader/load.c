@@ -11,9 +11,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collprof/reader.h"
 #include "compact.h"
+#include "cpt.h"
 #include "manifest.h"
 
 static int cmp_str(const void *a, const void *b)
@@ -160,6 +162,19 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
     return assign_synthetic_ids(p, err);
 }
 
+/* timings.cpt, when the run wrote one. */
+static int load_timings(cp_profile *p, cp_error *err)
+{
+    char path[sizeof p->dir + 32];
+    snprintf(path, sizeof path, "%s/timings.cpt", p->dir);
+    if (access(path, F_OK) != 0)
+        return 0;
+    if (cp_cpt_read(path, &p->timings, err))
+        return -1;
+    p->has_timings = true;
+    return 0;
+}
+
 int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -207,6 +222,8 @@ int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
             qsort(names, n, sizeof *names, cmp_str);
         rc = load_files(p, names, n, err);
     }
+    if (rc == 0)
+        rc = load_timings(p, err);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
@@ -224,5 +241,7 @@ void cp_profile_free(cp_profile *p)
     free(p->files);
     if (p->has_manifest)
         cp_manifest_free(&p->manifest);
+    if (p->has_timings)
+        cp_cpt_file_free(&p->timings);
     memset(p, 0, sizeof *p);
 }

@@ -12,12 +12,6 @@ const cp_comm_info *cp_reader_manifest_comm(const cp_profile *p, int64_t id);
 /* Collective names compare case-insensitively ("alltoallv" == "Alltoallv"). */
 int cp_reader_collective_cmp(const char *a, const char *b);
 
-/* Is a single send count of this collective an amount for each peer
- * (Alltoall, Allgather(v), Reduce_scatter_block, Scatter's root, ...), or one
- * contribution (a reduction's, a Bcast buffer, a Gather item)?  The rule of
- * summary's bytes sent, shared by the report. */
-bool cp_reader_single_count_per_peer(const char *collective);
-
 /* The file name without its directory. */
 const char *cp_reader_basename(const char *path);
 

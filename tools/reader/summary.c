@@ -12,26 +12,11 @@ static int64_t sat(cp_i128 v)
     return v > (cp_i128)INT64_MAX ? INT64_MAX : v < 0 ? 0 : (int64_t)v;
 }
 
-/* Collectives whose single send count is an amount for each peer (the
- * others' single count is one contribution: a reduction's, a Bcast buffer, a
- * Gather item).  Not the same question as patterns_reach.c's "whom does the
- * data reach": an Allreduce's count reaches every rank but is one amount. */
-bool cp_reader_single_count_per_peer(const char *collective)
-{
-    static const char *const per_peer[] = {
-        "Alltoall", "Allgather",          "Allgatherv",          "Reduce_scatter_block",
-        "Scatter",  "Neighbor_allgather", "Neighbor_allgatherv", "Neighbor_alltoall"};
-    for (size_t i = 0; i < sizeof per_peer / sizeof per_peer[0]; i++)
-        if (cp_reader_collective_cmp(collective, per_peer[i]) == 0)
-            return true;
-    return false;
-}
-
 /* peers_of(r): how many peers a single count of rank r's row goes to. */
 static int64_t call_bytes(const cp_block *b, int64_t (*peers_of)(const void *, int64_t),
                           const void *ctx)
 {
-    bool per_peer = cp_reader_single_count_per_peer(b->collective);
+    bool per_peer = cp_collective_single_count_per_peer(b->collective);
     cp_i128 total = 0;
     for (size_t r = 0; r < b->nrows; r++) {
         const cp_row *row = &b->rows[r];

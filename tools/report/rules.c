@@ -25,7 +25,7 @@ bool rp_single_count_per_peer(const char *collective, int direction)
     /* The send side is the reader's rule, so that the bytes per rank add up
      * to `collprof summary`'s bytes sent. */
     if (direction == CP_SEND)
-        return cp_reader_single_count_per_peer(collective);
+        return cp_collective_single_count_per_peer(collective);
     return in(collective, recv, sizeof recv / sizeof *recv);
 }
 

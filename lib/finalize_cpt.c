@@ -1,0 +1,195 @@
+/*
+ * Finalize, step 6: timings.cpt, one file written by all ranks.  Each rank
+ * encodes its own chunk (location, then per (communicator, collective) its
+ * times, compressed); an exclusive scan of the chunk sizes places it; rank 0
+ * writes the header (with every chunk's offset) in front of its own chunk.
+ * MPI-IO writes the parts collectively to the .part name, renamed by rank 0
+ * once every rank agreed (finalize.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collprof_config.h"
+#include "cpt.h"
+#include "finalize_timing.h"
+#include "runtime.h"
+
+static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
+{
+    const cp_timing *t = &c->timing[k];
+    cp_cpt_series *ns = realloc(ch->series, (ch->nseries + 1) * sizeof *ns);
+    if (!ns)
+        return -1;
+    ch->series = ns;
+    cp_cpt_series *s = &ns[ch->nseries++];
+    memset(s, 0, sizeof *s);
+    s->comm_id = id;
+    snprintf(s->collective, sizeof s->collective, "%s", cp_collective_names[k]);
+    s->naggregated = t->naggregated;
+    s->agg_time = t->agg_time;
+    size_t n = t->n ? t->n : 1;
+    s->call = malloc(n * sizeof *s->call);
+    s->enter = malloc(n * sizeof *s->enter);
+    s->start = malloc(n * sizeof *s->start);
+    s->exit = malloc(n * sizeof *s->exit);
+    s->root = malloc(n * sizeof *s->root);
+    s->flags = malloc(n * sizeof *s->flags);
+    if (!s->call || !s->enter || !s->start || !s->exit || !s->root || !s->flags)
+        return -1;
+    s->n = t->n;
+    for (size_t i = 0; i < t->n; i++) {
+        const cp_timing_rec *r = &t->recs[i];
+        s->call[i] = r->call;
+        s->enter[i] = r->enter;
+        s->start[i] = r->start;
+        s->exit[i] = r->exit;
+        s->root[i] = r->root;
+        s->flags[i] = r->flags;
+    }
+    return 0;
+}
+
+/* Rank 0's chunk: per collective over all ranks, and the slowest calls. */
+static int add_aggregates(cp_cpt_chunk *ch, const cp_run_times *rt)
+{
+    cp_cpt_aggregates *a = &ch->agg;
+    ch->has_aggregates = true;
+    snprintf(a->start_time, sizeof a->start_time, "%s", cp_rt.start_iso);
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(a->end_time, sizeof a->end_time, "%Y-%m-%dT%H:%M:%S", &tm);
+    a->colls = calloc(CP_NCOLLECTIVES, sizeof *a->colls);
+    a->slowest = calloc(CP_SLOWEST, sizeof *a->slowest);
+    if (!a->colls || !a->slowest)
+        return -1;
+    for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+        cp_cpt_coll_stat cs = {.min = 0};
+        double time = 0;
+        bool any = false;
+        for (int64_t r = 0; r < rt->nranks; r++) {
+            const cp_coll_sums *s = &rt->sums[r * CP_NCOLLECTIVES + k];
+            cs.calls += s->ntimed;
+            time += s->time;
+            if (s->nrecords == 0)
+                continue;
+            cs.min = !any || s->min < cs.min ? s->min : cs.min;
+            cs.max = !any || s->max > cs.max ? s->max : cs.max;
+            any = true;
+        }
+        if (cs.calls == 0)
+            continue;
+        snprintf(cs.collective, sizeof cs.collective, "%s", cp_collective_names[k]);
+        cs.avg = time / (double)cs.calls;
+        a->colls[a->ncolls++] = cs;
+    }
+    memcpy(a->slowest, rt->slowest, rt->nslowest * sizeof *a->slowest);
+    a->nslowest = rt->nslowest;
+    return 0;
+}
+
+static int build_chunk(fin *f, const cp_run_times *rt, cp_cpt_chunk *ch)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->rank = f->rank;
+    snprintf(ch->hostname, sizeof ch->hostname, "%s", cp_rt.loc.hostname);
+    ch->core = cp_rt.loc.core;
+    ch->pid = cp_rt.loc.pid;
+    ch->node = cp_rt.loc.node;
+    if (f->rank == 0 && add_aggregates(ch, rt))
+        return -1;
+    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+        int64_t id = cp_fin_comm_id(f, c);
+        for (int k = 0; k < CP_NCOLLECTIVES && id >= 0; k++)
+            if ((c->timing[k].n || c->timing[k].naggregated) && add_series(ch, c, id, k))
+                return -1;
+    }
+    return 0;
+}
+
+static void header_model(fin *f, cp_cpt_file *h)
+{
+    memset(h, 0, sizeof *h);
+    h->version[0] = CP_CPT_VERSION_MAJOR;
+    h->version[1] = CP_CPT_VERSION_MINOR;
+    h->version[2] = CP_CPT_VERSION_PATCH;
+    snprintf(h->git_hash, sizeof h->git_hash, "%s", COLLPROF_GIT_HASH);
+    /* The first line of the MPI library's version (cut to fit). */
+    snprintf(h->mode, sizeof h->mode, "%.*s", (int)sizeof h->mode - 1, cp_rt.mpi_version);
+    h->flags = CP_CPT_COUNTS | CP_CPT_TIMING | CP_CPT_LOCATION |
+               (cp_rt.cfg.timing == CP_TIMING_BARRIER ? CP_CPT_BARRIER : 0);
+    h->world_size = (uint64_t)f->size;
+}
+
+void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
+{
+    if (cp_rt.cfg.timing == CP_TIMING_OFF)
+        return; /* the same on every rank */
+    cp_cpt_chunk ch;
+    cp_bytes out = {0};
+    cp_error err;
+    bool ok = !f->failed && build_chunk(f, rt, &ch) == 0;
+    if (!ok)
+        cp_fin_fail(f, "out of memory while preparing timings.cpt");
+    else if (cp_cpt_encode_chunk(&ch, &out, &err)) {
+        cp_fin_fail(f, err.msg);
+        ok = false;
+    }
+    cp_cpt_chunk_free(&ch);
+
+    cp_cpt_file h;
+    header_model(f, &h);
+    uint64_t hsize = cp_cpt_header_size(&h), len = ok ? out.len : 0, before = 0;
+    PMPI_Exscan(&len, &before, 1, MPI_UINT64_T, MPI_SUM, f->w);
+    if (f->rank == 0)
+        before = 0; /* MPI leaves rank 0's result undefined */
+    uint64_t offset = hsize + before;
+    uint64_t *offsets = f->rank == 0 ? calloc((size_t)f->size, sizeof *offsets) : NULL;
+    PMPI_Gather(&offset, 1, MPI_UINT64_T, offsets, 1, MPI_UINT64_T, 0, f->w);
+    cp_bytes head = {0};
+    if (f->rank == 0) {
+        if (!offsets || cp_cpt_encode_header(&h, offsets, &head, &err)) {
+            cp_fin_fail(f, offsets ? err.msg : "out of memory while writing timings.cpt");
+            ok = false;
+        }
+        /* The header goes in front of rank 0's chunk. */
+        if (ok && head.len == hsize) {
+            cp_bytes both = {0};
+            both.p = malloc(head.len + out.len);
+            if (both.p) {
+                memcpy(both.p, head.p, head.len);
+                memcpy(both.p + head.len, out.p, out.len);
+                both.len = both.cap = head.len + out.len;
+                cp_bytes_free(&out);
+                out = both;
+                offset = 0;
+            } else {
+                cp_fin_fail(f, "out of memory while writing timings.cpt");
+                ok = false;
+            }
+        }
+    }
+    free(offsets);
+    cp_bytes_free(&head);
+
+    snprintf(f->cpt_part, sizeof f->cpt_part, "%s/timings.cpt.part", f->dir);
+    MPI_File fh;
+    if (f->rank == 0)
+        remove(f->cpt_part); /* a stale one would keep its old length */
+    PMPI_Barrier(f->w);
+    int rc = PMPI_File_open(f->w, f->cpt_part, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
+                            &fh);
+    if (rc != MPI_SUCCESS) {
+        cp_fin_fail(f, "cannot create timings.cpt");
+    } else {
+        rc = PMPI_File_write_at_all_c(fh, (MPI_Offset)offset, out.p, ok ? (MPI_Count)out.len : 0,
+                                      MPI_BYTE, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            cp_fin_fail(f, "cannot write timings.cpt");
+        if (PMPI_File_close(&fh) != MPI_SUCCESS)
+            cp_fin_fail(f, "cannot close timings.cpt");
+    }
+    cp_bytes_free(&out);
+}

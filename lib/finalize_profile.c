@@ -1,0 +1,252 @@
+/*
+ * Finalize, step 5 (world rank 0): the Cube profile and the wait-state
+ * statistics from what every rank sent (finalize_timing.c).
+ *
+ * Call tree: root (the program) -> one node per collective called.  The
+ * builder takes nodes in any order and numbers them depth-first, so call
+ * paths can be put in between later.  Metrics are exclusive: the root holds
+ * each rank's time outside the timed collectives.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collprof_config.h"
+#include "cubex.h"
+#include "finalize_timing.h"
+#include "runtime.h"
+#include "stat.h"
+
+enum { M_VISITS, M_TIME, M_LATE, M_SENT, M_RECV, M_WAIT0 };
+
+static const char *const timing_modes[] = {"off", "passive", "barrier"};
+
+static const char *role_of(int k)
+{
+    switch (cp_wait_family(cp_collective_names[k])) {
+    case CP_FAMILY_BARRIER: return "barrier";
+    case CP_FAMILY_ONE_TO_N: return "coll_one2all";
+    case CP_FAMILY_N_TO_ONE: return "coll_all2one";
+    case CP_FAMILY_NXN: return "coll_all2all";
+    default: return "coll_other";
+    }
+}
+
+static int64_t add_metric(cp_cube *c, const char *uniq, const char *disp, cp_cube_dtype dt,
+                          const char *uom, const char *descr)
+{
+    cp_cube_metric m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.uniq_name, sizeof m.uniq_name, "%s", uniq);
+    snprintf(m.disp_name, sizeof m.disp_name, "%s", disp);
+    m.dtype = dt;
+    snprintf(m.uom, sizeof m.uom, "%s", uom);
+    snprintf(m.descr, sizeof m.descr, "%s", descr);
+    return cp_cube_add_metric(c, &m);
+}
+
+static int64_t add_region(cp_cube *c, const char *name, const char *mod, const char *paradigm,
+                          const char *role, const char *descr)
+{
+    cp_cube_region r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.name, sizeof r.name, "%s", name);
+    snprintf(r.mangled_name, sizeof r.mangled_name, "%s", name);
+    snprintf(r.mod, sizeof r.mod, "%s", mod);
+    r.begin = r.end = -1;
+    snprintf(r.paradigm, sizeof r.paradigm, "%s", paradigm);
+    snprintf(r.role, sizeof r.role, "%s", role);
+    snprintf(r.descr, sizeof r.descr, "%s", descr);
+    return cp_cube_add_region(c, &r);
+}
+
+static int add_attr(cp_cube *c, const char *key, const char *value)
+{
+    cp_kv *na = realloc(c->attrs, (c->nattrs + 1) * sizeof *na);
+    if (!na)
+        return -1;
+    c->attrs = na;
+    na[c->nattrs].key = strdup(key);
+    na[c->nattrs].value = strdup(value);
+    return na[c->nattrs++].key && na[c->nattrs - 1].value ? 0 : -1;
+}
+
+/* Hosts of the system tree, by node index. */
+static int add_hosts(const cp_run_times *rt, cp_cube *c)
+{
+    uint32_t nnodes = 0;
+    for (int64_t r = 0; r < rt->nranks; r++)
+        if (rt->loc[r].node + 1 > nnodes)
+            nnodes = rt->loc[r].node + 1;
+    for (uint32_t n = 0; n < nnodes; n++) {
+        const char *name = "unknown";
+        for (int64_t r = 0; r < rt->nranks; r++)
+            if (rt->loc[r].node == n) {
+                name = rt->loc[r].hostname;
+                break;
+            }
+        if (cp_cube_add_host(c, name) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* metric[] maps the enum above to metric ids (-1: not in this profile). */
+static int build_cube(const cp_run_times *rt, cp_cube *c, int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS],
+                      int64_t coll_cnode[CP_NCOLLECTIVES], int64_t *root_cnode)
+{
+    if (cp_cube_init(c, (size_t)rt->nranks) || add_hosts(rt, c))
+        return -1;
+    snprintf(c->machine, sizeof c->machine, "job %.200s", cp_rt.job);
+    char aggregated[32];
+    uint64_t nagg = 0;
+    for (int64_t i = 0; i < rt->nranks * CP_NCOLLECTIVES; i++)
+        nagg += rt->sums[i].naggregated;
+    snprintf(aggregated, sizeof aggregated, "%" PRIu64, nagg);
+    if (add_attr(c, "collprof version", COLLPROF_VERSION) ||
+        add_attr(c, "MPI library", cp_rt.mpi_version) || add_attr(c, "job", cp_rt.job) ||
+        add_attr(c, "start time", cp_rt.start_iso) ||
+        add_attr(c, "timing", timing_modes[cp_rt.cfg.timing]) ||
+        add_attr(c, "calls timed in aggregate only", aggregated))
+        return -1;
+
+    for (int i = 0; i < M_WAIT0 + CP_NWAIT_PATTERNS; i++)
+        metric[i] = -1;
+    metric[M_VISITS] = add_metric(c, "visits", "Visits", CP_CUBE_UINT64, "occ",
+                                  "Number of calls recorded");
+    if (rt->timing)
+        metric[M_TIME] = add_metric(c, "time", "Time", CP_CUBE_DOUBLE, "sec",
+                                    "Time in the MPI call (after the barrier in barrier mode); "
+                                    "at the root: time outside the timed collectives");
+    if (cp_rt.cfg.timing == CP_TIMING_BARRIER)
+        metric[M_LATE] = add_metric(c, "late_arrival", "Late arrival (barrier mode)",
+                                    CP_CUBE_DOUBLE, "sec",
+                                    "Time in the barrier collprof adds before each blocking "
+                                    "call in barrier mode: waiting for the other ranks");
+    metric[M_SENT] = add_metric(c, "bytes_sent", "Bytes sent", CP_CUBE_UINT64, "bytes",
+                                "Bytes the rank's send counts ask to move");
+    metric[M_RECV] = add_metric(c, "bytes_received", "Bytes received", CP_CUBE_UINT64, "bytes",
+                                "Bytes the rank's receive counts ask to move");
+    for (int p = 0; p < CP_NWAIT_PATTERNS && rt->timing; p++)
+        metric[M_WAIT0 + p] = add_metric(c, cp_wait_metrics[p].uniq_name,
+                                         cp_wait_metrics[p].disp_name, CP_CUBE_DOUBLE, "sec",
+                                         cp_wait_metrics[p].descr);
+    size_t wanted = 3 + (rt->timing ? 1 + CP_NWAIT_PATTERNS : 0) +
+                    (cp_rt.cfg.timing == CP_TIMING_BARRIER);
+    if (c->nmetrics != wanted)
+        return -1; /* out of memory */
+
+    int64_t program = add_region(c, program_invocation_short_name, "", "user", "function",
+                                 "The application");
+    int64_t handles[1 + CP_NCOLLECTIVES], nh = 0;
+    handles[nh++] = cp_cube_tree_add(c, -1, program, -1, "");
+    int64_t coll_handle[CP_NCOLLECTIVES];
+    for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+        coll_handle[k] = -1;
+        if (!rt->used[k])
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "MPI_%s", cp_collective_names[k]);
+        int64_t reg = add_region(c, name, "MPI", "mpi", role_of(k), "MPI collective (all forms)");
+        coll_handle[k] = handles[nh++] = cp_cube_tree_add(c, handles[0], reg, -1, "");
+    }
+    for (int64_t i = 0; i < nh; i++)
+        if (handles[i] < 0)
+            return -1;
+    int64_t ids[1 + CP_NCOLLECTIVES];
+    if (cp_cube_tree_finish(c, ids))
+        return -1;
+    *root_cnode = ids[handles[0]];
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        coll_cnode[k] = coll_handle[k] < 0 ? -1 : ids[coll_handle[k]];
+
+    for (int64_t i = 0; i < rt->nranks; i++)
+        c->location_host[i] = rt->loc[i].node;
+    for (int64_t r = 0; r < rt->nranks; r++) {
+        size_t loc = (size_t)r;
+        double outside = rt->wall[r];
+        cp_cube_add_u64(c, (size_t)metric[M_VISITS], (size_t)*root_cnode, loc, 1);
+        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+            const cp_coll_sums *s = &rt->sums[r * CP_NCOLLECTIVES + k];
+            if (coll_cnode[k] < 0)
+                continue;
+            size_t cn = (size_t)coll_cnode[k];
+            cp_cube_add_u64(c, (size_t)metric[M_VISITS], cn, loc, s->visits);
+            cp_cube_add_u64(c, (size_t)metric[M_SENT], cn, loc, s->bytes_sent);
+            cp_cube_add_u64(c, (size_t)metric[M_RECV], cn, loc, s->bytes_recv);
+            if (metric[M_TIME] >= 0)
+                cp_cube_add_double(c, (size_t)metric[M_TIME], cn, loc, s->time);
+            if (metric[M_LATE] >= 0)
+                cp_cube_add_double(c, (size_t)metric[M_LATE], cn, loc, s->late);
+            for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+                if (metric[M_WAIT0 + p] >= 0)
+                    cp_cube_add_double(c, (size_t)metric[M_WAIT0 + p], cn, loc, s->wait[p]);
+            outside -= s->time + s->late;
+        }
+        if (metric[M_TIME] >= 0)
+            cp_cube_add_double(c, (size_t)metric[M_TIME], (size_t)*root_cnode, loc,
+                               outside > 0 ? outside : 0);
+    }
+    return 0;
+}
+
+static int build_stat(cp_run_times *rt, const int64_t metric[], const int64_t coll_cnode[],
+                      cp_stat_file *st)
+{
+    memset(st, 0, sizeof *st);
+    st->layout = cp_rt.cfg.stat_documented ? CP_STAT_LAYOUT_DOCUMENTED : CP_STAT_LAYOUT_CUBEGUI;
+    st->patterns = calloc(CP_NWAIT_PATTERNS, sizeof *st->patterns);
+    if (!st->patterns)
+        return -1;
+    for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
+        if (rt->nvalues[p] == 0)
+            continue;
+        cp_stat_pattern *sp = &st->patterns[st->npatterns++];
+        cp_stat_summarize(sp, rt->values[p], rt->nvalues[p]);
+        snprintf(sp->name, sizeof sp->name, "%s", cp_wait_metrics[p].uniq_name);
+        sp->metric_id = st->layout == CP_STAT_LAYOUT_DOCUMENTED ? metric[M_WAIT0 + p] : -1;
+        sp->nevents = 0;
+        for (size_t e = 0; e < rt->top[p].nevents; e++) {
+            cp_stat_event ev = rt->top[p].events[e];
+            int64_t k = ev.cnode;
+            ev.cnode = k >= 0 && k < CP_NCOLLECTIVES ? coll_cnode[k] : -1;
+            if (ev.cnode >= 0)
+                sp->events[sp->nevents++] = ev;
+        }
+    }
+    return 0;
+}
+
+int cp_fin_write_profile(fin *f, cp_run_times *rt, cp_error *err)
+{
+    cp_cube cube;
+    memset(&cube, 0, sizeof cube);
+    int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS], coll_cnode[CP_NCOLLECTIVES], root;
+    char path[4200];
+    int rc = -1;
+    if (build_cube(rt, &cube, metric, coll_cnode, &root)) {
+        cp_error_set(err, "out of memory while building the Cube profile");
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/profile.cubex", f->dir);
+    if (cp_cubex_write(path, &cube, err))
+        goto out;
+    if (rt->timing) {
+        cp_stat_file st;
+        if (build_stat(rt, metric, coll_cnode, &st)) {
+            cp_error_set(err, "out of memory while building the statistics");
+            goto out;
+        }
+        snprintf(path, sizeof path, "%s/profile.stat", f->dir);
+        int wrc = cp_stat_write(path, &st, err);
+        cp_stat_file_free(&st);
+        if (wrc)
+            goto out;
+    }
+    rc = 0;
+out:
+    cp_cube_free(&cube);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/*
+ * Finalize, internal: what the timing, location and counts collectors
+ * contribute to the run-wide files (profile.cubex, profile.stat,
+ * timings.cpt).
+ *
+ * finalize_timing.c: every rank aligns its times to world rank 0's clock and
+ * sends the enter/exit times of its blocking calls to each communicator's
+ * lead, which finds the wait-state instances; then every rank sends world
+ * rank 0 its own sums per collective and, when it leads, the instances.
+ * finalize_profile.c: rank 0 turns that into the Cube profile and the
+ * statistics.  finalize_cpt.c: all ranks write timings.cpt.
+ */
+#ifndef COLLPROF_FINALIZE_TIMING_H
+#define COLLPROF_FINALIZE_TIMING_H
+
+#include "collprof/profile.h"
+#include "finalize.h"
+#include "location.h"
+#include "wait_states.h"
+
+#define TAG_TIMING 0x6371
+/* Slowest calls kept per rank, and job-wide in rank 0's aggregates. */
+#define CP_SLOWEST 10
+
+/* One rank's sums over one collective (all its communicators). */
+typedef struct cp_coll_sums {
+    uint64_t visits;     /* calls recorded */
+    uint64_t bytes_sent, bytes_recv;
+    uint64_t ntimed;     /* calls timed: records + aggregated */
+    uint64_t naggregated;
+    uint64_t nrecords;   /* calls timed with their own record */
+    double time;         /* execution: exit - start */
+    double late;         /* barrier mode: start - enter */
+    double min, max;     /* of exit - start over the records (nrecords > 0) */
+    double wait[CP_NWAIT_PATTERNS]; /* severities of this rank's instances */
+} cp_coll_sums;
+
+/* Everything world rank 0 learns (rank 0 only, after cp_fin_timing). */
+typedef struct cp_run_times {
+    bool timing;                   /* COLLPROF_TIMING was not off */
+    bool used[CP_NCOLLECTIVES];    /* collectives called on some rank */
+    int64_t nranks;
+    cp_location *loc;              /* per rank */
+    double *wall;                  /* per rank: seconds from its start to finalize */
+    cp_coll_sums *sums;            /* [rank * CP_NCOLLECTIVES + collective] */
+    /* Instances of each pattern (severities) and the most severe ones, whose
+     * cnode is the collective's number until finalize_profile.c maps it. */
+    double *values[CP_NWAIT_PATTERNS];
+    size_t nvalues[CP_NWAIT_PATTERNS], capvalues[CP_NWAIT_PATTERNS];
+    cp_stat_pattern top[CP_NWAIT_PATTERNS];
+    cp_cpt_slow slowest[CP_SLOWEST]; /* job-wide, slowest first */
+    size_t nslowest;
+} cp_run_times;
+
+/* Align, analyse and gather (every rank).  On rank 0 fills *rt. */
+void cp_fin_timing(fin *f, cp_run_times *rt);
+void cp_run_times_free(cp_run_times *rt);
+
+/* Offer a slow call to a list of at most CP_SLOWEST, slowest first. */
+void cp_slowest_offer(cp_cpt_slow *list, size_t *n, const cp_cpt_slow *s);
+
+/* Rank 0: build the Cube profile and the statistics from *rt and write
+ * them under their final names (after every rank agreed that all went
+ * well).  Sorts rt's instance values.  Returns 0 or -1 with err set. */
+int cp_fin_write_profile(fin *f, cp_run_times *rt, cp_error *err);
+
+/* All ranks: write this rank's chunk of timings.cpt (rank 0 with the header
+ * and the aggregates from *rt) under the .part name. */
+void cp_fin_write_cpt(fin *f, const cp_run_times *rt);
+
+#endif

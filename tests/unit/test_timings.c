@@ -1,0 +1,223 @@
+/*
+ * The reader's timings (collprof timings, summary's time columns): an output
+ * directory with a manifest and a timings.cpt of known times, written with
+ * the real writers; every number of cp_profile_timings checked by hand.
+ *
+ * World of 3 ranks, communicator 0 = world, two hosts (ranks 0-1 on "a",
+ * rank 2 on "b").  Alltoall calls 0 and 1: rank 2 enters call 0 two seconds
+ * late; call 1 was non-blocking on rank 1 (no wait states).  Bcast call 0,
+ * root 1 one second late.  Rank 0 also has 5 Alltoall calls past the budget.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collprof/reader.h"
+#include "cpt.h"
+#include "manifest.h"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(tmpdir, sizeof tmpdir, "%s/cp-timings-XXXXXX", t && t[0] ? t : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void series(cp_cpt_series *s, const char *coll, size_t n, const double *enter,
+                   const double *exit, int32_t root, uint8_t flags1)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->collective, sizeof s->collective, "%s", coll);
+    s->n = n;
+    s->call = calloc(n, sizeof *s->call);
+    s->enter = calloc(n, sizeof *s->enter);
+    s->start = calloc(n, sizeof *s->start);
+    s->exit = calloc(n, sizeof *s->exit);
+    s->root = calloc(n, sizeof *s->root);
+    s->flags = calloc(n, sizeof *s->flags);
+    for (size_t i = 0; i < n; i++) {
+        s->call[i] = i;
+        s->enter[i] = s->start[i] = enter[i];
+        s->exit[i] = exit[i];
+        s->root[i] = root;
+    }
+    if (n > 1)
+        s->flags[1] = flags1;
+}
+
+static void write_dir(void)
+{
+    cp_manifest m = {0};
+    m.format_version = CP_MANIFEST_FORMAT_VERSION;
+    m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
+    m.world_size = 3;
+    snprintf(m.job, sizeof m.job, "local");
+    m.comms = calloc(1, sizeof *m.comms);
+    m.ncomms = 1;
+    m.comms[0] = (cp_comm_info){.id = 0, .size = 3, .lead = 0};
+    for (int r = 0; r < 3; r++)
+        cp_ranges_push(&m.comms[0].members, r);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", tmpdir);
+    cp_error err = {{0}};
+    ck_assert_msg(cp_manifest_write_file(path, false, &m, &err) == 0, "%s", err.msg);
+    cp_manifest_free(&m);
+
+    cp_cpt_file f;
+    memset(&f, 0, sizeof f);
+    f.version[0] = CP_CPT_VERSION_MAJOR;
+    snprintf(f.mode, sizeof f.mode, "test MPI");
+    f.flags = CP_CPT_TIMING | CP_CPT_LOCATION;
+    f.world_size = 3;
+    f.chunks = calloc(3, sizeof *f.chunks);
+    /* Alltoall: call 0 rank 2 late by 2 s; call 1 together (rank 1 I-call). */
+    const double a_enter[3][2] = {{10, 20}, {10.5, 20}, {12, 20}};
+    const double a_exit[3][2] = {{13, 21}, {13, 22}, {13.5, 23}};
+    const double b_enter[3][1] = {{30}, {31}, {30.25}};
+    const double b_exit[3][1] = {{31.5}, {31.5}, {31.5}};
+    for (int r = 0; r < 3; r++) {
+        cp_cpt_chunk *c = &f.chunks[r];
+        c->rank = r;
+        snprintf(c->hostname, sizeof c->hostname, "%s", r < 2 ? "a" : "b");
+        c->node = r < 2 ? 0 : 1;
+        c->pid = 100 + r;
+        c->core = r;
+        c->series = calloc(2, sizeof *c->series);
+        c->nseries = 2;
+        series(&c->series[0], "Alltoall", 2, a_enter[r], a_exit[r], -1,
+               r == 1 ? CP_CPT_NONBLOCKING : 0);
+        series(&c->series[1], "Bcast", 1, b_enter[r], b_exit[r], 1, 0);
+    }
+    f.chunks[0].series[0].naggregated = 5;
+    f.chunks[0].series[0].agg_time = 0.5;
+    snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
+    ck_assert_msg(cp_cpt_write(path, &f, &err) == 0, "%s", err.msg);
+    cp_cpt_file_free(&f);
+}
+
+#define EQ(a, b) ck_assert_double_eq_tol((a), (b), 1e-9)
+
+START_TEST(every_number_by_hand)
+{
+    make_tmpdir();
+    write_dir();
+    cp_profile p;
+    cp_error err = {{0}};
+    ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
+    ck_assert(p.has_timings);
+    cp_timings t;
+    ck_assert_msg(cp_profile_timings(&p, &t, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(t.nranks, 3);
+    ck_assert_uint_eq(t.nhosts, 2);
+    ck_assert_str_eq(t.hosts[0], "a");
+    ck_assert_str_eq(t.hosts[1], "b");
+    ck_assert_int_eq(t.rank_node[2], 1);
+    ck_assert(!t.barrier);
+    ck_assert_uint_eq(t.naggregated, 5);
+    ck_assert_uint_eq(t.nrows, 2);
+
+    const cp_timing_row *a = &t.rows[0], *b = &t.rows[1];
+    ck_assert_str_eq(a->collective, "Alltoall");
+    ck_assert_str_eq(b->collective, "Bcast");
+    /* Alltoall durations: 3 2.5 1.5 | 1 2 3; total + 0.5 aggregated. */
+    ck_assert_uint_eq(a->instances, 6);
+    EQ(a->total, 13.5);
+    EQ(a->min, 1);
+    EQ(a->max, 3);
+    EQ(a->median, 2.25);
+    /* Call 0: ranks 0 and 1 wait for rank 2 (2 s, 1.5 s); completion after
+     * the first exit at 13: rank 2 0.5 s.  Call 1: non-blocking on rank 1. */
+    int nxn = -1, comp = -1, late = -1;
+    for (int i = 0; i < CP_READER_NPATTERNS; i++) {
+        if (!strcmp(cp_reader_pattern_name(i), "mpi_wait_nxn"))
+            nxn = i;
+        if (!strcmp(cp_reader_pattern_name(i), "mpi_nxn_completion"))
+            comp = i;
+        if (!strcmp(cp_reader_pattern_name(i), "mpi_latebroadcast"))
+            late = i;
+    }
+    ck_assert(nxn >= 0 && comp >= 0 && late >= 0);
+    ck_assert_uint_eq(a->wait_instances[nxn], 2);
+    EQ(a->wait[nxn], 3.5);
+    ck_assert_uint_eq(a->wait_instances[comp], 1);
+    EQ(a->wait[comp], 0.5);
+    /* Slowest: 3 s twice (rank 0 call 0 first, then rank 2 call 1). */
+    ck_assert_uint_eq(a->nslowest, 5);
+    EQ(a->slowest[0].duration, 3);
+    ck_assert_int_eq(a->slowest[0].rank, 0);
+    ck_assert_uint_eq(a->slowest[0].call, 0);
+    ck_assert_int_eq(a->slowest[1].rank, 2);
+    ck_assert_uint_eq(a->slowest[1].call, 1);
+    EQ(a->slowest[4].duration, 1.5);
+    /* Bcast: root 1 at 31; rank 0 waited 1 s, rank 2 0.75 s. */
+    ck_assert_uint_eq(b->wait_instances[late], 2);
+    EQ(b->wait[late], 1.75);
+    EQ(b->median, 1.25);
+    cp_timings_free(&t);
+    cp_profile_free(&p);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(no_timings_is_a_clear_error)
+{
+    make_tmpdir();
+    write_dir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
+    ck_assert_int_eq(unlink(path), 0);
+    cp_profile p;
+    cp_error err = {{0}};
+    ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
+    cp_timings t;
+    ck_assert_int_eq(cp_profile_timings(&p, &t, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no timings.cpt"));
+    cp_profile_free(&p);
+    remove_tmpdir();
+}
+END_TEST
+
+START_TEST(a_corrupt_timings_file_fails_the_load)
+{
+    make_tmpdir();
+    write_dir();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
+    FILE *fp = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(fseek(fp, -20, SEEK_END), 0);
+    fputc(0x5a, fp); /* inside rank 2's compressed series */
+    fclose(fp);
+    cp_profile p;
+    cp_error err = {{0}};
+    ck_assert_int_eq(cp_profile_load(tmpdir, &p, &err), -1);
+    ck_assert_msg(strstr(err.msg, "timings.cpt") != NULL, "%s", err.msg);
+    remove_tmpdir();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("timings");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, every_number_by_hand);
+    tcase_add_test(tc, no_timings_is_a_clear_error);
+    tcase_add_test(tc, a_corrupt_timings_file_fails_the_load);
+    suite_add_tcase(su, tc);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,175 @@
+/*
+ * collprof stat FILE: the wait-state statistics of a profile.stat (the file
+ * that CubeGUI's statistics plugin shows beside profile.cubex), one table of
+ * patterns and then the most severe instances of each.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "stat.h"
+#include "table.h"
+
+/* Exactly one FILE (options: none but --help, which collprof.c answers).
+ * Not cli_parse_args: its messages speak of a directory. */
+static int parse_args(const cli_command *cmd, int argc, char **argv, const char **file)
+{
+    bool only_args = false;
+    *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!only_args && argv[i][0] == '-' && argv[i][1] != '\0') {
+            if (strcmp(argv[i], "--") == 0) {
+                only_args = true;
+                continue;
+            }
+            return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        }
+        if (*file)
+            return cli_usage_error(cmd, "expected one file, got '%s' and '%s'", *file, argv[i]);
+        *file = argv[i];
+    }
+    if (!*file)
+        return cli_usage_error(cmd, "expected a file (profile.stat) or an output directory");
+    return CLI_OK;
+}
+
+/* A value as the file has it: mean and median with 7 decimals, the rest
+ * with 10. */
+static int value_cell(cli_table *t, double v, bool mean)
+{
+    return cli_table_cell(t, "%.*f", mean ? CP_STAT_MEAN_DECIMALS : CP_STAT_VALUE_DECIMALS,
+                          v == 0 ? 0.0 : v); /* never "-0.0..." */
+}
+
+static int print_patterns(const cp_stat_file *s)
+{
+    bool doc = s->layout == CP_STAT_LAYOUT_DOCUMENTED;
+    static const char *const gui_headers[] = {"pattern", "count", "mean",     "median", "minimum",
+                                              "maximum", "sum",   "variance", "q25",    "q75"};
+    static const char *const doc_headers[] = {"pattern",  "metric id", "count",   "mean",
+                                              "median",   "minimum",   "maximum", "sum",
+                                              "variance", "q25",       "q75"};
+    static const bool right[] = {false, true, true, true, true, true, true, true, true, true, true};
+    size_t ncols = doc ? 11 : 10;
+    cli_table *t = cli_table_new(ncols, doc ? doc_headers : gui_headers, right);
+    int ok = t != NULL;
+    for (size_t i = 0; ok && i < s->npatterns; i++) {
+        const cp_stat_pattern *p = &s->patterns[i];
+        ok = cli_table_cell(t, "%s", p->name) == 0 &&
+             (!doc || cli_table_cell(t, "%" PRId64, p->metric_id) == 0) &&
+             cli_table_cell(t, "%" PRIu64, p->count) == 0 && value_cell(t, p->mean, true) == 0 &&
+             value_cell(t, p->median, true) == 0 && value_cell(t, p->minimum, false) == 0 &&
+             value_cell(t, p->maximum, false) == 0 && value_cell(t, p->sum, false) == 0 &&
+             (p->count >= 2 ? value_cell(t, p->variance, false) : cli_table_cell(t, "-")) == 0 &&
+             (p->count >= 5 ? value_cell(t, p->q25, false) : cli_table_cell(t, "-")) == 0 &&
+             (p->count >= 5 ? value_cell(t, p->q75, false) : cli_table_cell(t, "-")) == 0;
+    }
+    if (ok)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    return ok ? 0 : -1;
+}
+
+static int print_instances(const cp_stat_pattern *p, bool ranks)
+{
+    if (p->nevents == 0) {
+        printf("%s: no instances listed\n", p->name);
+        return 0;
+    }
+    printf("%s: most severe instances (%zu of %" PRIu64 ", at most one per call path)\n", p->name,
+           p->nevents, p->count);
+    static const char *const headers[] = {"cnode", "rank", "enter", "exit", "waiting time"};
+    static const bool right[] = {true, true, true, true, true};
+    cli_table *t = cli_table_new(5, headers, right);
+    int ok = t != NULL;
+    for (size_t k = 0; ok && k < p->nevents; k++) {
+        const cp_stat_event *e = &p->events[k];
+        ok = cli_table_cell(t, "%" PRId64, e->cnode) == 0 &&
+             (ranks ? cli_table_cell(t, "%" PRId64, e->rank) : cli_table_cell(t, "-")) == 0 &&
+             value_cell(t, e->enter, false) == 0 && value_cell(t, e->exit, false) == 0 &&
+             value_cell(t, e->duration, false) == 0;
+    }
+    if (ok)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    return ok ? 0 : -1;
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    const char *arg;
+    int rc = parse_args(self, argc, argv, &arg);
+    if (rc != CLI_OK)
+        return rc;
+
+    /* An output directory stands for its profile.stat. */
+    char *path = NULL;
+    struct stat st;
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t n = strlen(arg);
+        path = malloc(n + sizeof "/profile.stat");
+        if (!path) {
+            fprintf(stderr, "collprof: out of memory\n");
+            return CLI_BAD_INPUT;
+        }
+        memcpy(path, arg, n);
+        while (n > 1 && path[n - 1] == '/')
+            n--;
+        memcpy(path + n, "/profile.stat", sizeof "/profile.stat");
+    }
+
+    cp_stat_file s;
+    cp_error err = {{0}};
+    if (cp_stat_read(path ? path : arg, &s, &err) != 0) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        free(path);
+        return CLI_BAD_INPUT;
+    }
+    bool gui = s.layout == CP_STAT_LAYOUT_CUBEGUI;
+    printf("file:      %s\n", path ? path : arg);
+    printf("layout:    %s\n", gui ? "CubeGUI (instances with their rank)"
+                                  : "documented (MetricID column, instances without rank)");
+    printf("patterns:  %zu\n", s.npatterns);
+    printf("times in seconds; an instance is one rank's wait in one call\n");
+    int ok = 0;
+    if (s.npatterns > 0) {
+        putchar('\n');
+        ok = print_patterns(&s);
+        for (size_t i = 0; ok == 0 && i < s.npatterns; i++) {
+            putchar('\n');
+            ok = print_instances(&s.patterns[i], gui);
+        }
+    }
+    cp_stat_file_free(&s);
+    free(path);
+    if (ok != 0) {
+        fprintf(stderr, "collprof: out of memory\n");
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
+const cli_command cli_cmd_stat = {
+    .name = "stat",
+    .synopsis = "stat FILE",
+    .brief = "the wait-state statistics of a profile.stat, and the worst instances",
+    .help = "FILE is a profile.stat (Cube's pattern statistics file, as CubeGUI's\n"
+            "statistics plugin reads it), or an output directory holding one.  Both\n"
+            "layouts are read: CubeGUI's (what collprof and Scalasca write) and the one\n"
+            "the Cube GUI user guide documents (a MetricID column, no ranks).\n"
+            "\n"
+            "First one line per pattern (a Cube metric such as mpi_wait_nxn) with the\n"
+            "statistics of its instances' waiting times, in seconds, as the file gives\n"
+            "them: count, mean, median, minimum, maximum, sum, sample variance (only for a\n"
+            "count of at least 2, else '-'), lower and upper quartile (only for a count of\n"
+            "at least 5).  Then, per pattern, its most severe instances (at most 5, one\n"
+            "per call path): the cnode (call-tree id in profile.cubex), the world rank\n"
+            "('-' in the documented layout), enter and exit time from the start of the\n"
+            "run, and the waiting time.\n"
+            "\n"
+            "A malformed file is reported as 'file:line: what was expected' (exit 1).\n",
+    .run = run,
+};

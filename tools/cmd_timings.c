@@ -1,0 +1,170 @@
+/*
+ * collprof timings DIR: what the collectives cost and who waited for whom,
+ * from timings.cpt - per communicator and collective the time and its
+ * spread, the waiting time of each wait-state pattern, the slowest calls
+ * and their ranks, and the hosts.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ranges.h"
+#include "table.h"
+
+static int print_hosts(const cp_timings *t)
+{
+    printf("hosts:\n");
+    for (size_t h = 0; h < t->nhosts; h++) {
+        cp_ranges ranks = {0};
+        for (uint64_t r = 0; r < t->nranks; r++)
+            if (t->rank_node[r] == (int64_t)h && cp_ranges_add(&ranks, (int64_t)r))
+                return -1;
+        char *list = cp_ranges_to_string(&ranks);
+        cp_ranges_free(&ranks);
+        if (!list)
+            return -1;
+        printf("  %zu %s: rank%s %s\n", h, t->hosts[h], strchr(list, ',') || strchr(list, '-')
+                                                           ? "s" : "", list);
+        free(list);
+    }
+    return 0;
+}
+
+static int time_table(const cp_timings *t)
+{
+    static const char *const headers[] = {"comm", "collective", "timed calls", "aggregated",
+                                          "time (s)", "min (s)", "median (s)", "max (s)",
+                                          "waiting (s)", "late arrival (s)"};
+    static const bool right[] = {true, false, true, true, true, true, true, true, true, true};
+    size_t ncols = t->barrier ? 10 : 9;
+    cli_table *tb = cli_table_new(ncols, headers, right);
+    int ok = tb != NULL;
+    for (size_t i = 0; ok && i < t->nrows; i++) {
+        const cp_timing_row *r = &t->rows[i];
+        double wait = 0;
+        for (int p = 0; p < CP_READER_NPATTERNS; p++)
+            wait += r->wait[p];
+        ok = cli_table_cell(tb, "%" PRId64, r->comm) == 0 &&
+             cli_table_cell(tb, "%s", r->collective) == 0 &&
+             cli_table_cell(tb, "%" PRIu64, r->instances) == 0 &&
+             cli_table_cell(tb, "%" PRIu64, r->naggregated) == 0 &&
+             cli_table_cell(tb, "%.6f", r->total) == 0 &&
+             cli_table_cell(tb, "%.6f", r->min) == 0 &&
+             cli_table_cell(tb, "%.6f", r->median) == 0 &&
+             cli_table_cell(tb, "%.6f", r->max) == 0 && cli_table_cell(tb, "%.6f", wait) == 0 &&
+             (!t->barrier || cli_table_cell(tb, "%.6f", r->late) == 0);
+    }
+    if (ok)
+        cli_table_print(tb, stdout);
+    cli_table_free(tb);
+    return ok ? 0 : -1;
+}
+
+static int wait_table(const cp_timings *t)
+{
+    static const char *const headers[] = {"comm", "collective", "pattern", "instances",
+                                          "waiting (s)"};
+    static const bool right[] = {true, false, false, true, true};
+    cli_table *tb = cli_table_new(5, headers, right);
+    int ok = tb != NULL, rows = 0;
+    for (size_t i = 0; ok && i < t->nrows; i++)
+        for (int p = 0; ok && p < CP_READER_NPATTERNS; p++) {
+            const cp_timing_row *r = &t->rows[i];
+            if (!r->wait_instances[p])
+                continue;
+            rows++;
+            ok = cli_table_cell(tb, "%" PRId64, r->comm) == 0 &&
+                 cli_table_cell(tb, "%s", r->collective) == 0 &&
+                 cli_table_cell(tb, "%s", cp_reader_pattern_name(p)) == 0 &&
+                 cli_table_cell(tb, "%" PRIu64, r->wait_instances[p]) == 0 &&
+                 cli_table_cell(tb, "%.6f", r->wait[p]) == 0;
+        }
+    if (ok && rows)
+        cli_table_print(tb, stdout);
+    else if (ok)
+        printf("no waiting time found\n");
+    cli_table_free(tb);
+    return ok ? 0 : -1;
+}
+
+static int slow_table(const cp_timings *t)
+{
+    static const char *const headers[] = {"comm", "collective", "call", "rank", "host",
+                                          "time (s)"};
+    static const bool right[] = {true, false, true, true, false, true};
+    cli_table *tb = cli_table_new(6, headers, right);
+    int ok = tb != NULL;
+    for (size_t i = 0; ok && i < t->nrows; i++)
+        for (size_t k = 0; ok && k < t->rows[i].nslowest; k++) {
+            const cp_timing_row *r = &t->rows[i];
+            const cp_timed_call *c = &r->slowest[k];
+            int64_t node = (uint64_t)c->rank < t->nranks ? t->rank_node[c->rank] : -1;
+            ok = cli_table_cell(tb, "%" PRId64, r->comm) == 0 &&
+                 cli_table_cell(tb, "%s", r->collective) == 0 &&
+                 cli_table_cell(tb, "%" PRIu64, c->call) == 0 &&
+                 cli_table_cell(tb, "%" PRId64, c->rank) == 0 &&
+                 cli_table_cell(tb, "%s", node >= 0 ? t->hosts[node] : "?") == 0 &&
+                 cli_table_cell(tb, "%.6f", c->duration) == 0;
+        }
+    if (ok)
+        cli_table_print(tb, stdout);
+    cli_table_free(tb);
+    return ok ? 0 : -1;
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    cp_profile p;
+    int rc = cli_load_dir_arg(self, argc, argv, &p);
+    if (rc != CLI_OK)
+        return rc;
+    cp_timings t;
+    cp_error err;
+    if (cp_profile_timings(&p, &t, &err)) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        cp_profile_free(&p);
+        return CLI_BAD_INPUT;
+    }
+    printf("timings.cpt: %" PRIu64 " ranks on %zu host%s, timing mode %s\n", t.nranks, t.nhosts,
+           t.nhosts == 1 ? "" : "s", t.barrier ? "barrier" : "passive");
+    if (t.naggregated)
+        printf("%" PRIu64 " calls were timed in aggregate only (past "
+               "COLLPROF_TIMING_MAX_CALLS): in the totals, not in min/median/max\n",
+               t.naggregated);
+    int ok = print_hosts(&t) == 0;
+    printf("\ntime per communicator and collective:\n");
+    ok = ok && time_table(&t) == 0;
+    printf("\nwaiting time per pattern:\n");
+    ok = ok && wait_table(&t) == 0;
+    printf("\nslowest calls:\n");
+    ok = ok && slow_table(&t) == 0;
+    if (!ok)
+        fprintf(stderr, "collprof: out of memory\n");
+    cp_timings_free(&t);
+    cp_profile_free(&p);
+    return ok ? CLI_OK : CLI_BAD_INPUT;
+}
+
+const cli_command cli_cmd_timings = {
+    .name = "timings",
+    .synopsis = "timings DIR",
+    .brief = "time, waiting time per pattern and slowest calls, from timings.cpt",
+    .help =
+        "DIR is a collprof output directory with timings.cpt (COLLPROF_TIMING passive or\n"
+        "barrier).  Times are seconds from the run's start on world rank 0's clock.\n"
+        "\n"
+        "hosts           each host (node index) and its world ranks\n"
+        "time per communicator and collective:\n"
+        "  timed calls   (rank, call) pairs timed with their own enter/exit\n"
+        "  aggregated    calls past COLLPROF_TIMING_MAX_CALLS, in the time only\n"
+        "  time          seconds in the MPI call, summed over ranks and calls\n"
+        "  min/median/max  of one rank's time in one call\n"
+        "  waiting       summed waiting time of every wait-state pattern\n"
+        "  late arrival  barrier mode: time in the barrier before the call\n"
+        "waiting time per pattern: instances (one rank's wait in one call) and their\n"
+        "  summed waiting time, per Scalasca pattern (docs/reader.md)\n"
+        "slowest calls: the slowest rank-calls of each communicator and collective\n",
+    .run = run,
+};

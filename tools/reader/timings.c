@@ -1,0 +1,244 @@
+/*
+ * The numbers of `collprof timings` and of summary's time columns, from
+ * timings.cpt: per (communicator, collective) the time spent, its spread,
+ * the slowest calls, and the waiting time of each wait-state pattern,
+ * recomputed from every rank's aligned enter/exit times with the same
+ * analysis the runtime's leads use (collectors/wait_states.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+#include "wait_states.h"
+
+const char *cp_reader_pattern_name(int i)
+{
+    return i >= 0 && i < CP_NWAIT_PATTERNS ? cp_wait_metrics[i].uniq_name : "?";
+}
+
+typedef struct key {
+    int64_t comm;
+    const char *collective;
+} key;
+
+/* One row being built: the series of every rank, and the durations. */
+typedef struct acc {
+    cp_timing_row row;
+    const cp_cpt_series **by_rank; /* world_size entries */
+    double *durations;
+    size_t ndur, capdur;
+} acc;
+
+static int cmp_row(const void *a, const void *b)
+{
+    const acc *x = a, *y = b;
+    if (x->row.comm != y->row.comm)
+        return x->row.comm < y->row.comm ? -1 : 1;
+    return cp_reader_collective_cmp(x->row.collective, y->row.collective);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static acc *find_acc(acc **accs, size_t *n, const cp_cpt_series *s, size_t world,
+                     cp_error *err)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*accs)[i].row.comm == s->comm_id &&
+            !cp_reader_collective_cmp((*accs)[i].row.collective, s->collective))
+            return &(*accs)[i];
+    acc *na = realloc(*accs, (*n + 1) * sizeof *na);
+    if (!na) {
+        cp_error_set(err, "out of memory");
+        return NULL;
+    }
+    *accs = na;
+    acc *a = &na[(*n)++];
+    memset(a, 0, sizeof *a);
+    a->row.comm = s->comm_id;
+    snprintf(a->row.collective, sizeof a->row.collective, "%s", s->collective);
+    a->by_rank = calloc(world ? world : 1, sizeof *a->by_rank);
+    if (!a->by_rank) {
+        cp_error_set(err, "out of memory");
+        return NULL;
+    }
+    return a;
+}
+
+static void offer_slow(cp_timing_row *r, const cp_timed_call *c)
+{
+    size_t i = r->nslowest;
+    if (i == CP_TIMING_SLOWEST && !(c->duration > r->slowest[i - 1].duration))
+        return;
+    if (i == CP_TIMING_SLOWEST)
+        i--;
+    else
+        r->nslowest++;
+    while (i > 0 && c->duration > r->slowest[i - 1].duration) {
+        r->slowest[i] = r->slowest[i - 1];
+        i--;
+    }
+    r->slowest[i] = *c;
+}
+
+static int add_series(acc *a, int64_t rank, const cp_cpt_series *s, cp_error *err)
+{
+    a->by_rank[rank] = s;
+    cp_timing_row *r = &a->row;
+    r->naggregated += s->naggregated;
+    r->total += s->agg_time;
+    if (a->ndur + s->n > a->capdur) {
+        size_t cap = a->capdur ? a->capdur : 64;
+        while (cap < a->ndur + s->n)
+            cap *= 2;
+        double *nd = realloc(a->durations, cap * sizeof *nd);
+        if (!nd)
+            return cp_error_set(err, "out of memory");
+        a->durations = nd;
+        a->capdur = cap;
+    }
+    for (uint64_t i = 0; i < s->n; i++) {
+        double d = s->exit[i] - s->start[i];
+        a->durations[a->ndur++] = d;
+        r->total += d;
+        r->late += s->start[i] - s->enter[i];
+        offer_slow(r, &(cp_timed_call){rank, s->call[i], d});
+    }
+    r->instances += s->n;
+    return 0;
+}
+
+static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter, double exit,
+                        double sev)
+{
+    cp_timing_row *r = ctx;
+    (void)m, (void)call, (void)enter, (void)exit;
+    r->wait[p] += sev;
+    r->wait_instances[p]++;
+}
+
+/* Wait states of one row: every member's series, in communicator order. */
+static int waits(const cp_profile *p, acc *a, cp_error *err)
+{
+    const cp_comm_info *ci = NULL;
+    for (size_t i = 0; i < p->manifest.ncomms; i++)
+        if (p->manifest.comms[i].id == a->row.comm)
+            ci = &p->manifest.comms[i];
+    if (!ci || ci->remote_members.n || ci->size < 2)
+        return 0; /* intercommunicators have no pattern */
+    size_t n = (size_t)ci->size;
+    cp_wait_member *wm = calloc(n, sizeof *wm);
+    if (!wm)
+        return cp_error_set(err, "out of memory");
+    for (size_t m = 0; m < n; m++) {
+        int64_t w = cp_ranges_nth(&ci->members, (int64_t)m);
+        const cp_cpt_series *s =
+            w >= 0 && (uint64_t)w < p->timings.world_size ? a->by_rank[w] : NULL;
+        if (!s) {
+            free(wm); /* a member timed nothing: no call has every rank */
+            return 0;
+        }
+        wm[m] = (cp_wait_member){s->call, s->enter, s->exit, s->root, s->flags, s->n};
+    }
+    int rc = cp_wait_states_series(a->row.collective, n, wm, on_instance, &a->row);
+    free(wm);
+    return rc ? cp_error_set(err, "out of memory") : 0;
+}
+
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    if (lo + 1 >= n)
+        return v[n - 1];
+    return v[lo] + (pos - (double)lo) * (v[lo + 1] - v[lo]);
+}
+
+static int hosts_of(const cp_cpt_file *f, cp_timings *t, cp_error *err)
+{
+    size_t w = (size_t)f->world_size;
+    t->nranks = f->world_size;
+    t->rank_node = calloc(w ? w : 1, sizeof *t->rank_node);
+    if (!t->rank_node)
+        return cp_error_set(err, "out of memory");
+    for (size_t r = 0; r < w; r++) {
+        uint32_t node = f->chunks[r].node;
+        t->rank_node[r] = node;
+        if (node >= t->nhosts) {
+            if (node > w)
+                return cp_error_set(err, "timings.cpt: rank %zu: node index %u beyond %zu ranks",
+                                    r, node, w);
+            char(*nh)[256] = realloc(t->hosts, (node + 1) * sizeof *nh);
+            if (!nh)
+                return cp_error_set(err, "out of memory");
+            for (size_t i = t->nhosts; i <= node; i++)
+                nh[i][0] = '\0';
+            t->hosts = nh;
+            t->nhosts = node + 1;
+        }
+        if (!t->hosts[node][0])
+            snprintf(t->hosts[node], sizeof t->hosts[node], "%s", f->chunks[r].hostname);
+    }
+    return 0;
+}
+
+int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!p->has_timings)
+        return cp_error_set(err, "%s: no timings.cpt (was COLLPROF_TIMING=off?)", p->dir);
+    if (!p->has_manifest)
+        return cp_error_set(err, "%s: timings.cpt needs manifest.json", p->dir);
+    const cp_cpt_file *f = &p->timings;
+    out->barrier = (f->flags & CP_CPT_BARRIER) != 0;
+    acc *accs = NULL;
+    size_t nacc = 0;
+    int rc = hosts_of(f, out, err);
+    for (uint64_t r = 0; r < f->world_size && rc == 0; r++)
+        for (size_t i = 0; i < f->chunks[r].nseries && rc == 0; i++) {
+            const cp_cpt_series *s = &f->chunks[r].series[i];
+            acc *a = find_acc(&accs, &nacc, s, (size_t)f->world_size, err);
+            rc = !a ? -1 : a->by_rank[r] ? cp_error_set(err, "timings.cpt: rank %llu has two "
+                                                             "series of %s on communicator %lld",
+                                                        (unsigned long long)r, s->collective,
+                                                        (long long)s->comm_id)
+                                       : add_series(a, (int64_t)r, s, err);
+        }
+    for (size_t i = 0; i < nacc && rc == 0; i++) {
+        acc *a = &accs[i];
+        if (a->ndur) {
+            qsort(a->durations, a->ndur, sizeof *a->durations, cmp_double);
+            a->row.min = a->durations[0];
+            a->row.max = a->durations[a->ndur - 1];
+            a->row.median = quantile_sorted(a->durations, a->ndur, 0.5);
+        }
+        rc = waits(p, a, err);
+        out->naggregated += a->row.naggregated;
+    }
+    if (rc == 0 && nacc)
+        qsort(accs, nacc, sizeof *accs, cmp_row);
+    if (rc == 0 && !(out->rows = calloc(nacc ? nacc : 1, sizeof *out->rows)))
+        rc = cp_error_set(err, "out of memory");
+    for (size_t i = 0; i < nacc; i++) {
+        if (rc == 0)
+            out->rows[out->nrows++] = accs[i].row;
+        free(accs[i].by_rank);
+        free(accs[i].durations);
+    }
+    free(accs);
+    if (rc)
+        cp_timings_free(out);
+    return rc;
+}
+
+void cp_timings_free(cp_timings *t)
+{
+    free(t->rows);
+    free(t->hosts);
+    free(t->rank_node);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,907 @@
+/*
+ * Cube statistics file `profile.stat`: writer and parser (stat.h,
+ * docs/formats.md), and the statistics the runtime puts into it.
+ *
+ * One grammar, in one place.  A file is
+ *
+ *   header     "PatternName Count Mean Median Minimum Maximum Sum Variance
+ *               Quartil25 Quartil75"           (CubeGUI layout), or the same
+ *               with "MetricID" after "PatternName" (documented layout)
+ *   pattern*   each:
+ *     NAME [METRICID] COUNT MEAN MEDIAN MINIMUM MAXIMUM SUM
+ *          [VARIANCE: COUNT >= 2] [QUARTIL25 QUARTIL75: COUNT >= 5]
+ *     ("- cnode: C enter: T exit: T duration: D [rank: R]")*   at most 5
+ *     ""                                         an empty line ends it
+ *
+ * The column rule is the one that matters: CubeGUI's statistics plugin
+ * skips the first line and then reads tokens, deciding by COUNT how many
+ * values follow, so a column too many or too few shifts everything after
+ * it.  Its event reader takes the two tokens after the duration as
+ * "rank: R"; without them it swallows the next line, hence "rank:" in every
+ * event line of the CubeGUI layout.  A line starting with '-' is an event to
+ * the GUI, so no statistic may be negative (the writer refuses them).
+ *
+ * The parser is strict (every error is "<input>:<line>: expected ...") and
+ * also insists on the empty line that ends each pattern: that is what tells
+ * a complete file from one cut off inside a pattern.  Nothing is read
+ * outside the line buffer that textio hands over (the parser is fuzzed).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stat.h"
+
+#define NAME_MAX_LEN (sizeof(((cp_stat_pattern *)0)->name) - 1)
+
+/* The header's column names; the documented layout has "MetricID" after the
+ * first. */
+static const char *const columns[] = {"PatternName", "Count", "Mean",     "Median",    "Minimum",
+                                      "Maximum",     "Sum",   "Variance", "Quartil25", "Quartil75"};
+enum { NCOLUMNS = sizeof columns / sizeof *columns };
+
+/* Widths of the columns as CubeGUI's example aligns them: the name left in
+ * 25, the count in 7, mean and median in 9, the others in 12 (a single blank
+ * between columns; wider values just push the rest right). */
+#define W_NAME 25
+#define W_ID 8
+#define W_COUNT 7
+#define W_MEAN 9
+#define W_VALUE 12
+
+/* ----------------------------------------------------------------- model */
+
+void cp_stat_pattern_init(cp_stat_pattern *p, const char *name)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name ? name : "");
+    p->metric_id = -1;
+}
+
+cp_stat_pattern *cp_stat_file_add(cp_stat_file *s, const char *name)
+{
+    if (s->npatterns >= SIZE_MAX / sizeof *s->patterns - 1)
+        return NULL;
+    cp_stat_pattern *p = realloc(s->patterns, (s->npatterns + 1) * sizeof *p);
+    if (!p)
+        return NULL;
+    s->patterns = p;
+    p = &s->patterns[s->npatterns++];
+    cp_stat_pattern_init(p, name);
+    return p;
+}
+
+void cp_stat_file_free(cp_stat_file *s)
+{
+    if (!s)
+        return;
+    free(s->patterns);
+    s->patterns = NULL;
+    s->npatterns = 0;
+}
+
+/* |x| without libm (the formats link nothing but zlib). */
+static double magnitude(double x)
+{
+    return x < 0 ? -x : x;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* numpy's default quantile of sorted v (n >= 1). */
+static double quantile(const double *v, size_t n, double q)
+{
+    double h = q * (double)(n - 1);
+    size_t i = (size_t)h;
+    if (i + 1 >= n)
+        return v[n - 1];
+    return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
+}
+
+void cp_stat_summarize(cp_stat_pattern *p, double *values, size_t n)
+{
+    p->count = n;
+    p->mean = p->median = p->minimum = p->maximum = p->sum = 0;
+    p->variance = p->q25 = p->q75 = 0;
+    if (n == 0)
+        return;
+    qsort(values, n, sizeof *values, cmp_double);
+    /* Neumaier's compensated sum: millions of small waits would otherwise
+     * lose their last digits against a large running total. */
+    double sum = 0, c = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t = sum + values[i];
+        if (magnitude(sum) >= magnitude(values[i]))
+            c += (sum - t) + values[i];
+        else
+            c += (values[i] - t) + sum;
+        sum = t;
+    }
+    sum += c;
+    p->sum = sum;
+    p->mean = sum / (double)n;
+    p->minimum = values[0];
+    p->maximum = values[n - 1];
+    p->median = quantile(values, n, 0.5);
+    if (n >= 2) {
+        /* Two passes (deviations from the mean): no cancellation. */
+        double ss = 0;
+        for (size_t i = 0; i < n; i++)
+            ss += (values[i] - p->mean) * (values[i] - p->mean);
+        p->variance = ss / (double)(n - 1);
+    }
+    if (n >= 5) {
+        p->q25 = quantile(values, n, 0.25);
+        p->q75 = quantile(values, n, 0.75);
+    }
+}
+
+/* Put e at the first position whose event is less severe (after equals:
+ * ties keep the earlier), shifting the rest down; the list has room. */
+static void insert_event(cp_stat_pattern *p, const cp_stat_event *e)
+{
+    size_t at = 0;
+    while (at < p->nevents && p->events[at].duration >= e->duration)
+        at++;
+    memmove(&p->events[at + 1], &p->events[at], (p->nevents - at) * sizeof *p->events);
+    p->events[at] = *e;
+    p->nevents++;
+}
+
+void cp_stat_offer_event(cp_stat_pattern *p, const cp_stat_event *e)
+{
+    /* The common case first: the list is full and e is no more severe than
+     * its last, so it can neither enter nor replace its cnode's entry (that
+     * one is at least as severe as the last). */
+    if (p->nevents == CP_STAT_MAX_EVENTS && !(e->duration > p->events[p->nevents - 1].duration))
+        return;
+    for (size_t i = 0; i < p->nevents; i++) {
+        if (p->events[i].cnode != e->cnode)
+            continue;
+        if (!(e->duration > p->events[i].duration))
+            return;
+        memmove(&p->events[i], &p->events[i + 1], (p->nevents - i - 1) * sizeof *p->events);
+        p->nevents--;
+        insert_event(p, e);
+        return;
+    }
+    if (p->nevents == CP_STAT_MAX_EVENTS)
+        p->nevents--; /* drop the least severe: e is more severe (above) */
+    insert_event(p, e);
+}
+
+/* v printed with `decimals` decimals into buf, as the file has it: "-0.00"
+ * (a tiny negative, or -0) is written "0.00", so that what is written reads
+ * back to the same text. */
+static const char *fmt_value(char *buf, size_t size, double v, int decimals)
+{
+    snprintf(buf, size, "%.*f", decimals, v);
+    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1))
+        memmove(buf, buf + 1, strlen(buf));
+    return buf;
+}
+
+/* Large enough for any finite double printed with %.10f. */
+#define VALUE_BUF 400
+
+static bool same_value(double a, double b, int decimals)
+{
+    char x[VALUE_BUF], y[VALUE_BUF];
+    return strcmp(fmt_value(x, sizeof x, a, decimals), fmt_value(y, sizeof y, b, decimals)) == 0;
+}
+
+static bool same_pattern(const cp_stat_pattern *a, const cp_stat_pattern *b, int layout)
+{
+    const int m = CP_STAT_MEAN_DECIMALS, d = CP_STAT_VALUE_DECIMALS;
+    if (strncmp(a->name, b->name, sizeof a->name) != 0 || a->count != b->count)
+        return false;
+    if (layout == CP_STAT_LAYOUT_DOCUMENTED && a->metric_id != b->metric_id)
+        return false;
+    if (!same_value(a->mean, b->mean, m) || !same_value(a->median, b->median, m) ||
+        !same_value(a->minimum, b->minimum, d) || !same_value(a->maximum, b->maximum, d) ||
+        !same_value(a->sum, b->sum, d))
+        return false;
+    if (a->count >= 2 && !same_value(a->variance, b->variance, d))
+        return false;
+    if (a->count >= 5 && (!same_value(a->q25, b->q25, d) || !same_value(a->q75, b->q75, d)))
+        return false;
+    if (a->nevents != b->nevents)
+        return false;
+    for (size_t i = 0; i < a->nevents && i < CP_STAT_MAX_EVENTS; i++) {
+        const cp_stat_event *x = &a->events[i], *y = &b->events[i];
+        if (x->cnode != y->cnode || !same_value(x->enter, y->enter, d) ||
+            !same_value(x->exit, y->exit, d) || !same_value(x->duration, y->duration, d))
+            return false;
+        if (layout == CP_STAT_LAYOUT_CUBEGUI && x->rank != y->rank)
+            return false;
+    }
+    return true;
+}
+
+bool cp_stat_file_equal(const cp_stat_file *a, const cp_stat_file *b)
+{
+    if (a->layout != b->layout || a->npatterns != b->npatterns)
+        return false;
+    for (size_t i = 0; i < a->npatterns; i++)
+        if (!same_pattern(&a->patterns[i], &b->patterns[i], a->layout))
+            return false;
+    return true;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+/* A name as the GUI reads it (one token) and as the parser takes it: 1 to
+ * 63 printable ASCII characters without blanks, not starting with '-'
+ * (that would be an event line). */
+static const char *name_problem(const char *name, size_t size)
+{
+    size_t n = strnlen(name, size);
+    if (n == 0)
+        return "empty name";
+    if (n >= size)
+        return "name longer than 63 characters or not NUL-terminated";
+    if (name[0] == '-')
+        return "name starting with '-' (the GUI would take the line for an event)";
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)name[i] <= 0x20 || (unsigned char)name[i] >= 0x7f)
+            return "name with a blank or a character that is not printable ASCII";
+    return NULL;
+}
+
+/* "<where>: pattern <i> (<name>): <why>", for check_pattern. */
+__attribute__((format(printf, 5, 6))) static int bad_pattern(cp_error *err, const char *where,
+                                                             size_t i, const cp_stat_pattern *p,
+                                                             const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return cp_error_set(err, "%s: pattern %zu (%.*s): %s", where, i, (int)NAME_MAX_LEN, p->name,
+                        why);
+}
+
+/* Refuse a pattern that the parser would reject (the checks are the
+ * parser's, on the same values), so that a file collprof writes always
+ * reads back. */
+static int check_pattern(const cp_stat_file *s, size_t i, const char *where, cp_error *err)
+{
+    const cp_stat_pattern *p = &s->patterns[i];
+    const char *why = name_problem(p->name, sizeof p->name);
+    if (why)
+        return bad_pattern(err, where, i, p, "%s", why);
+    for (size_t k = 0; k < i; k++)
+        if (strncmp(s->patterns[k].name, p->name, sizeof p->name) == 0)
+            return bad_pattern(err, where, i, p, "pattern %zu has the same name", k);
+    if (s->layout == CP_STAT_LAYOUT_DOCUMENTED && p->metric_id < 0)
+        return bad_pattern(err, where, i, p, "negative metric id %" PRId64 " (documented layout)",
+                           p->metric_id);
+    const double v[] = {p->mean, p->median,   p->minimum, p->maximum,
+                        p->sum,  p->variance, p->q25,     p->q75};
+    size_t nv = 5 + (p->count >= 2) + (p->count >= 5 ? 2 : 0);
+    for (size_t k = 0; k < nv; k++)
+        if (!isfinite(v[k]) || v[k] < 0)
+            return bad_pattern(err, where, i, p,
+                               "%s %g: statistics must be finite and not negative", columns[2 + k],
+                               v[k]);
+    if (p->minimum > p->maximum)
+        return bad_pattern(err, where, i, p, "minimum %g is larger than maximum %g", p->minimum,
+                           p->maximum);
+    if (p->nevents > CP_STAT_MAX_EVENTS)
+        return bad_pattern(err, where, i, p, "%zu events (at most %d)", p->nevents,
+                           CP_STAT_MAX_EVENTS);
+    if (p->nevents > p->count)
+        return bad_pattern(err, where, i, p, "%zu events for a count of %" PRIu64, p->nevents,
+                           p->count);
+    for (size_t k = 0; k < p->nevents; k++) {
+        const cp_stat_event *e = &p->events[k];
+        if (e->cnode < 0)
+            return bad_pattern(err, where, i, p, "event %zu: negative cnode %" PRId64, k, e->cnode);
+        if (s->layout == CP_STAT_LAYOUT_CUBEGUI && e->rank < 0)
+            return bad_pattern(err, where, i, p,
+                               "event %zu: negative rank %" PRId64 " (CubeGUI layout)", k, e->rank);
+        if (!isfinite(e->enter) || !isfinite(e->exit) || !isfinite(e->duration))
+            return bad_pattern(err, where, i, p, "event %zu: a time that is not finite", k);
+        if (e->exit < e->enter)
+            return bad_pattern(err, where, i, p, "event %zu: exit %g before enter %g", k, e->exit,
+                               e->enter);
+        if (e->duration < p->minimum || e->duration > p->maximum)
+            return bad_pattern(err, where, i, p,
+                               "event %zu: duration %g outside [minimum, maximum]", k, e->duration);
+        if (k > 0 && e->duration > p->events[k - 1].duration)
+            return bad_pattern(err, where, i, p,
+                               "event %zu is more severe than event %zu "
+                               "(most severe first)",
+                               k, k - 1);
+        for (size_t j = 0; j < k; j++)
+            if (p->events[j].cnode == e->cnode)
+                return bad_pattern(err, where, i, p, "events %zu and %zu: cnode %" PRId64 " twice",
+                                   j, k, e->cnode);
+    }
+    return 0;
+}
+
+/* A growing text. */
+typedef struct text {
+    char *p;
+    size_t n, cap;
+    bool oom;
+} text;
+
+__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, ...)
+{
+    if (t->oom)
+        return;
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int w = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
+    va_end(ap);
+    if (w < 0) {
+        t->oom = true;
+        va_end(aq);
+        return;
+    }
+    if (!t->p || (size_t)w >= t->cap - t->n) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->n + (size_t)w + 1)
+            cap *= 2;
+        char *p = realloc(t->p, cap);
+        if (!p) {
+            t->oom = true;
+            va_end(aq);
+            return;
+        }
+        t->p = p;
+        t->cap = cap;
+        vsnprintf(t->p + t->n, t->cap - t->n, fmt, aq);
+    }
+    va_end(aq);
+    t->n += (size_t)w;
+}
+
+static void put_header(text *t, int layout)
+{
+    put(t, "%-*s", W_NAME, columns[0]);
+    if (layout == CP_STAT_LAYOUT_DOCUMENTED)
+        put(t, " %*s", W_ID, "MetricID");
+    put(t, " %*s %*s %*s", W_COUNT, columns[1], W_MEAN, columns[2], W_MEAN, columns[3]);
+    for (size_t k = 4; k < NCOLUMNS; k++)
+        put(t, " %*s", W_VALUE, columns[k]);
+    put(t, "\n");
+}
+
+static void put_pattern(text *t, const cp_stat_pattern *p, int layout)
+{
+    char b[VALUE_BUF];
+    const int m = CP_STAT_MEAN_DECIMALS, d = CP_STAT_VALUE_DECIMALS;
+    put(t, "%-*.*s", W_NAME, (int)NAME_MAX_LEN, p->name);
+    if (layout == CP_STAT_LAYOUT_DOCUMENTED)
+        put(t, " %*" PRId64, W_ID, p->metric_id);
+    put(t, " %*" PRIu64, W_COUNT, p->count);
+    put(t, " %*s", W_MEAN, fmt_value(b, sizeof b, p->mean, m));
+    put(t, " %*s", W_MEAN, fmt_value(b, sizeof b, p->median, m));
+    const double v[] = {p->minimum, p->maximum, p->sum, p->variance, p->q25, p->q75};
+    size_t nv = 3 + (p->count >= 2) + (p->count >= 5 ? 2 : 0);
+    for (size_t k = 0; k < nv; k++)
+        put(t, " %*s", W_VALUE, fmt_value(b, sizeof b, v[k], d));
+    put(t, "\n");
+    for (size_t k = 0; k < p->nevents; k++) {
+        const cp_stat_event *e = &p->events[k];
+        put(t, "- cnode: %" PRId64, e->cnode);
+        put(t, " enter: %s", fmt_value(b, sizeof b, e->enter, d));
+        put(t, " exit: %s", fmt_value(b, sizeof b, e->exit, d));
+        put(t, " duration: %s", fmt_value(b, sizeof b, e->duration, d));
+        if (layout == CP_STAT_LAYOUT_CUBEGUI)
+            put(t, " rank: %" PRId64, e->rank);
+        put(t, "\n");
+    }
+    put(t, "\n");
+}
+
+/* cp_stat_format, with `where` naming the file in messages. */
+static int format_text(const cp_stat_file *s, const char *where, char **out, size_t *len,
+                       cp_error *err)
+{
+    *out = NULL;
+    *len = 0;
+    if (s->layout != CP_STAT_LAYOUT_CUBEGUI && s->layout != CP_STAT_LAYOUT_DOCUMENTED)
+        return cp_error_set(err, "%s: unknown layout %d", where, s->layout);
+    for (size_t i = 0; i < s->npatterns; i++)
+        if (check_pattern(s, i, where, err) != 0)
+            return -1;
+    text t = {0};
+    put_header(&t, s->layout);
+    for (size_t i = 0; i < s->npatterns; i++)
+        put_pattern(&t, &s->patterns[i], s->layout);
+    if (t.oom) {
+        free(t.p);
+        return cp_error_set(err, "%s: %s", where, strerror(ENOMEM));
+    }
+    *out = t.p;
+    *len = t.n;
+    return 0;
+}
+
+int cp_stat_format(const cp_stat_file *s, char **out, size_t *len, cp_error *err)
+{
+    return format_text(s, "stat file", out, len, err);
+}
+
+int cp_stat_write_out(cp_out *out, const cp_stat_file *s, cp_error *err)
+{
+    if (!out)
+        return cp_error_set(err, "stat file: no output");
+    char *t;
+    size_t n;
+    if (format_text(s, cp_out_path(out), &t, &n, err) != 0)
+        return -1;
+    int rc = cp_out_write(out, t, n);
+    free(t);
+    return rc != 0 ? cp_out_status(out, err) : 0;
+}
+
+int cp_stat_write(const char *path, const cp_stat_file *s, cp_error *err)
+{
+    /* Never gzip: the Cube GUI reads the file as it is. */
+    cp_out *out = cp_out_open(path, false, err);
+    if (!out)
+        return -1;
+    if (cp_stat_write_out(out, s, err) != 0) {
+        cp_out_abort(out);
+        return -1;
+    }
+    return cp_out_commit(out, err);
+}
+
+/* ---------------------------------------------------------------- parser */
+
+/* Tokens of one line: pattern and event lines have at most 11. */
+#define MAX_TOKENS 16
+
+typedef struct parser {
+    cp_in *in;
+    cp_error *err;
+    int layout;
+    char shown[80]; /* the current line, printable, for messages */
+    char *tok[MAX_TOKENS];
+    size_t ntok; /* may exceed MAX_TOKENS: only the first are kept */
+    long *lines; /* line of each pattern (duplicate names) */
+    long ev_lines[CP_STAT_MAX_EVENTS];
+} parser;
+
+/* "<input>:<line>: <message>". */
+__attribute__((format(printf, 2, 3))) static int perr(parser *ps, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    long line = cp_in_lineno(ps->in);
+    return cp_error_set(ps->err, "%s:%ld: %s", cp_in_name(ps->in), line > 0 ? line : 1, msg);
+}
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Remember the line for messages, then split it into NUL-terminated tokens
+ * in place. */
+static void tokenize(parser *ps, char *line, size_t len)
+{
+    size_t max = sizeof ps->shown - 4, n = 0;
+    for (size_t i = 0; i < len && n < max; i++) {
+        unsigned char c = (unsigned char)line[i];
+        ps->shown[n++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    if (len > max) {
+        memcpy(ps->shown + max - 3, "...", 3);
+        n = max;
+    }
+    ps->shown[n] = '\0';
+
+    ps->ntok = 0;
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && is_blank(line[i]))
+            i++;
+        if (i == len)
+            break;
+        if (ps->ntok < MAX_TOKENS)
+            ps->tok[ps->ntok] = line + i;
+        ps->ntok++;
+        while (i < len && !is_blank(line[i]))
+            i++;
+        if (i < len)
+            line[i++] = '\0';
+    }
+}
+
+/* A token, shortened for a message. */
+static const char *short_tok(const char *t, char *buf, size_t size)
+{
+    size_t n = strlen(t);
+    if (n < size) {
+        memcpy(buf, t, n + 1);
+    } else {
+        memcpy(buf, t, size - 4);
+        memcpy(buf + size - 4, "...", 4);
+    }
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+            *c = '?';
+    return buf;
+}
+
+/* A non-negative integer token (no sign, digits only); *why says what went
+ * wrong. */
+static bool tok_u64(const char *t, uint64_t max, uint64_t *v, const char **why)
+{
+    if (t[0] == '-') {
+        *why = "negative number";
+        return false;
+    }
+    uint64_t x = 0;
+    size_t i = 0;
+    for (; is_digit(t[i]); i++) {
+        unsigned d = (unsigned)(t[i] - '0');
+        if (x > (max - d) / 10) {
+            *why = "number too large";
+            return false;
+        }
+        x = x * 10 + d;
+    }
+    if (i == 0 || t[i] != '\0') {
+        *why = "expected a non-negative integer";
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+/* A decimal number: [-]digits[.digits][(e|E)[+|-]digits] (at least one
+ * digit in the mantissa), finite.  No "inf", "nan", hex or '+' sign: what
+ * a stream reader and any other tool read alike. */
+static bool tok_real(const char *t, bool negative_ok, double *v, const char **why)
+{
+    size_t i = 0, digits = 0;
+    if (t[i] == '-') {
+        if (!negative_ok) {
+            *why = "negative value";
+            return false;
+        }
+        i++;
+    }
+    while (is_digit(t[i]))
+        i++, digits++;
+    if (t[i] == '.') {
+        i++;
+        while (is_digit(t[i]))
+            i++, digits++;
+    }
+    if (digits > 0 && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (t[i] == '+' || t[i] == '-')
+            i++;
+        size_t e = 0;
+        while (is_digit(t[i]))
+            i++, e++;
+        if (e == 0)
+            digits = 0;
+    }
+    if (digits == 0 || t[i] != '\0') {
+        *why = negative_ok ? "expected a number" : "expected a non-negative number";
+        return false;
+    }
+    double x = strtod(t, NULL);
+    if (!isfinite(x)) {
+        *why = "number out of range";
+        return false;
+    }
+    *v = x;
+    return true;
+}
+
+/* Next line, tokenized: 1, 0 at end of input, -1 on error. */
+static int next_line(parser *ps)
+{
+    char *l;
+    size_t n;
+    int r = cp_in_getline(ps->in, &l, &n, ps->err);
+    if (r <= 0)
+        return r;
+    tokenize(ps, l, n);
+    return 1;
+}
+
+static const char *header_text(int layout)
+{
+    return layout == CP_STAT_LAYOUT_DOCUMENTED
+               ? "'PatternName MetricID Count Mean Median Minimum Maximum Sum Variance "
+                 "Quartil25 Quartil75'"
+               : "'PatternName Count Mean Median Minimum Maximum Sum Variance Quartil25 "
+                 "Quartil75'";
+}
+
+/* The first line: the column names of either layout (blanks of any
+ * width). */
+static int parse_header(parser *ps)
+{
+    for (int layout = CP_STAT_LAYOUT_CUBEGUI; layout <= CP_STAT_LAYOUT_DOCUMENTED; layout++) {
+        size_t want = NCOLUMNS + (layout == CP_STAT_LAYOUT_DOCUMENTED);
+        if (ps->ntok != want)
+            continue;
+        size_t k = 0, c = 0;
+        for (; k < want; k++) {
+            const char *name =
+                (layout == CP_STAT_LAYOUT_DOCUMENTED && k == 1) ? "MetricID" : columns[c++];
+            if (strcmp(ps->tok[k], name) != 0)
+                break;
+        }
+        if (k == want) {
+            ps->layout = layout;
+            return 0;
+        }
+    }
+    return perr(ps,
+                "expected the header line %s (CubeGUI layout) or %s (documented layout), "
+                "found '%s'",
+                header_text(CP_STAT_LAYOUT_CUBEGUI), header_text(CP_STAT_LAYOUT_DOCUMENTED),
+                ps->shown);
+}
+
+/* "PatternName Count Mean ..." up to the columns that `count` calls for. */
+static void expected_columns(const parser *ps, size_t nvals, char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "PatternName%s Count",
+                                   ps->layout == CP_STAT_LAYOUT_DOCUMENTED ? " MetricID" : "");
+    for (size_t k = 0; k < nvals && used < size; k++)
+        used += (size_t)snprintf(buf + used, size - used, " %s", columns[2 + k]);
+}
+
+/* A pattern line into p. */
+static int parse_pattern(parser *ps, cp_stat_pattern *p, const cp_stat_file *s)
+{
+    char sh[48], ex[160];
+    const char *why = "";
+    const char *name = ps->tok[0];
+    cp_stat_pattern_init(p, "");
+    size_t nl = strlen(name);
+    if (nl > NAME_MAX_LEN)
+        return perr(ps, "pattern name longer than %zu characters: '%s'", NAME_MAX_LEN,
+                    short_tok(name, sh, sizeof sh));
+    if (name_problem(name, nl + 1))
+        return perr(ps, "a pattern name holds printable ASCII characters only, found '%s'",
+                    short_tok(name, sh, sizeof sh));
+    memcpy(p->name, name, nl + 1);
+    for (size_t k = 0; k < s->npatterns; k++)
+        if (strcmp(s->patterns[k].name, p->name) == 0)
+            return perr(ps, "pattern '%s' appears twice (lines %ld and %ld)", p->name, ps->lines[k],
+                        cp_in_lineno(ps->in));
+
+    size_t c = 1; /* token of the count */
+    if (ps->layout == CP_STAT_LAYOUT_DOCUMENTED) {
+        uint64_t id;
+        if (ps->ntok < 2)
+            return perr(ps, "pattern '%s': expected its MetricID and Count after the name",
+                        p->name);
+        if (!tok_u64(ps->tok[1], INT64_MAX, &id, &why))
+            return perr(ps, "pattern '%s': MetricID: %s, found '%s'", p->name, why,
+                        short_tok(ps->tok[1], sh, sizeof sh));
+        p->metric_id = (int64_t)id;
+        c = 2;
+    }
+    if (ps->ntok <= c)
+        return perr(ps, "pattern '%s': expected its Count after the %s", p->name,
+                    c == 1 ? "name" : "MetricID");
+    if (!tok_u64(ps->tok[c], UINT64_MAX, &p->count, &why))
+        return perr(ps, "pattern '%s': Count: %s, found '%s'", p->name, why,
+                    short_tok(ps->tok[c], sh, sizeof sh));
+
+    /* The column rule. */
+    size_t nvals = 5 + (p->count >= 2) + (p->count >= 5 ? 2 : 0);
+    if (ps->ntok != c + 1 + nvals) {
+        expected_columns(ps, nvals, ex, sizeof ex);
+        return perr(ps, "pattern '%s' with Count %" PRIu64 ": expected %zu columns (%s), found %zu",
+                    p->name, p->count, c + 1 + nvals, ex, ps->ntok);
+    }
+    double *dst[] = {&p->mean, &p->median,   &p->minimum, &p->maximum,
+                     &p->sum,  &p->variance, &p->q25,     &p->q75};
+    for (size_t k = 0; k < nvals; k++)
+        if (!tok_real(ps->tok[c + 1 + k], false, dst[k], &why))
+            return perr(ps, "pattern '%s': %s: %s, found '%s'", p->name, columns[2 + k], why,
+                        short_tok(ps->tok[c + 1 + k], sh, sizeof sh));
+    if (p->minimum > p->maximum)
+        return perr(ps, "pattern '%s': Minimum %s is larger than Maximum %s", p->name,
+                    short_tok(ps->tok[c + 3], sh, sizeof sh), ps->tok[c + 4]);
+    return 0;
+}
+
+/* "- cnode: C enter: T exit: T duration: D rank: R" (no rank in the
+ * documented layout) appended to p. */
+static int parse_event(parser *ps, cp_stat_pattern *p)
+{
+    char sh[48];
+    const char *why = "";
+    bool gui = ps->layout == CP_STAT_LAYOUT_CUBEGUI;
+    const char *usage = gui ? "'- cnode: C enter: T exit: T duration: D rank: R'"
+                            : "'- cnode: C enter: T exit: T duration: D' (documented layout: "
+                              "no rank)";
+    size_t want = gui ? 11 : 9;
+    static const char *const keys[] = {
+        "-", "cnode:", NULL, "enter:", NULL, "exit:", NULL, "duration:", NULL, "rank:", NULL};
+    if (ps->ntok != want) {
+        if (!gui && ps->ntok == 11 && strcmp(ps->tok[9], "rank:") == 0)
+            return perr(ps,
+                        "expected %s, found 'rank:' (the MetricID header says: documented "
+                        "layout)",
+                        usage);
+        return perr(ps, "expected %s, found '%s'", usage, ps->shown);
+    }
+    for (size_t k = 0; k < want; k++)
+        if (keys[k] && strcmp(ps->tok[k], keys[k]) != 0)
+            return perr(ps, "expected %s, found '%s'", usage, ps->shown);
+    if (p->nevents == CP_STAT_MAX_EVENTS)
+        return perr(ps, "pattern '%s': more than %d events (the file lists the %d most severe)",
+                    p->name, CP_STAT_MAX_EVENTS, CP_STAT_MAX_EVENTS);
+    if ((uint64_t)p->nevents >= p->count)
+        return perr(ps, "pattern '%s': more events than its Count %" PRIu64, p->name, p->count);
+
+    cp_stat_event e = {.rank = -1};
+    uint64_t u;
+    if (!tok_u64(ps->tok[2], INT64_MAX, &u, &why))
+        return perr(ps, "cnode: %s, found '%s'", why, short_tok(ps->tok[2], sh, sizeof sh));
+    e.cnode = (int64_t)u;
+    if (!tok_real(ps->tok[4], true, &e.enter, &why))
+        return perr(ps, "enter: %s, found '%s'", why, short_tok(ps->tok[4], sh, sizeof sh));
+    if (!tok_real(ps->tok[6], true, &e.exit, &why))
+        return perr(ps, "exit: %s, found '%s'", why, short_tok(ps->tok[6], sh, sizeof sh));
+    if (!tok_real(ps->tok[8], false, &e.duration, &why))
+        return perr(ps, "duration: %s, found '%s'", why, short_tok(ps->tok[8], sh, sizeof sh));
+    if (gui) {
+        if (!tok_u64(ps->tok[10], INT64_MAX, &u, &why))
+            return perr(ps, "rank: %s, found '%s'", why, short_tok(ps->tok[10], sh, sizeof sh));
+        e.rank = (int64_t)u;
+    }
+
+    if (e.exit < e.enter)
+        return perr(ps, "exit %s is before enter %s", ps->tok[6],
+                    short_tok(ps->tok[4], sh, sizeof sh));
+    if (e.duration < p->minimum || e.duration > p->maximum)
+        return perr(ps, "duration %s is outside [Minimum, Maximum] of pattern '%s'",
+                    short_tok(ps->tok[8], sh, sizeof sh), p->name);
+    for (size_t k = 0; k < p->nevents; k++)
+        if (p->events[k].cnode == e.cnode)
+            return perr(ps,
+                        "pattern '%s': cnode %" PRId64 " is listed twice (lines %ld and %ld; "
+                        "at most one event per cnode)",
+                        p->name, e.cnode, ps->ev_lines[k], cp_in_lineno(ps->in));
+    if (p->nevents > 0 && e.duration > p->events[p->nevents - 1].duration)
+        return perr(ps,
+                    "pattern '%s': events must be listed most severe first, "
+                    "duration %s follows a smaller one",
+                    p->name, short_tok(ps->tok[8], sh, sizeof sh));
+    ps->ev_lines[p->nevents] = cp_in_lineno(ps->in);
+    p->events[p->nevents++] = e;
+    return 0;
+}
+
+/* Room for one more pattern (and its line). */
+static int reserve(parser *ps, cp_stat_file *s, size_t *cap)
+{
+    if (s->npatterns < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    if (ncap > SIZE_MAX / sizeof *s->patterns)
+        return -1;
+    cp_stat_pattern *p = realloc(s->patterns, ncap * sizeof *p);
+    if (!p)
+        return -1;
+    s->patterns = p;
+    long *l = realloc(ps->lines, ncap * sizeof *l);
+    if (!l)
+        return -1;
+    ps->lines = l;
+    *cap = ncap;
+    return 0;
+}
+
+int cp_stat_parse(cp_in *in, cp_stat_file *out, cp_error *err)
+{
+    parser ps = {.in = in, .err = err};
+    cp_stat_file s = {0};
+    size_t cap = 0;
+    out->patterns = NULL;
+    out->npatterns = 0;
+
+    int r = next_line(&ps);
+    if (r == 0)
+        r = perr(&ps, "expected the header line %s or %s, found an empty file",
+                 header_text(CP_STAT_LAYOUT_CUBEGUI), header_text(CP_STAT_LAYOUT_DOCUMENTED));
+    else if (r > 0)
+        r = parse_header(&ps);
+    s.layout = ps.layout;
+
+    /* in: a pattern line was read and its empty line not yet */
+    cp_stat_pattern *open = NULL;
+    while (r == 0) {
+        r = next_line(&ps);
+        if (r < 0)
+            break;
+        if (r == 0) {
+            if (open)
+                r = perr(&ps,
+                         "unexpected end of file: pattern '%s' is not ended by an empty "
+                         "line (truncated file?)",
+                         open->name);
+            break;
+        }
+        r = 0;
+        if (ps.ntok == 0) {
+            open = NULL; /* an empty line ends a pattern; more are allowed */
+            continue;
+        }
+        bool event = ps.tok[0][0] == '-';
+        if (open) {
+            if (event)
+                r = parse_event(&ps, open);
+            else
+                r = perr(&ps,
+                         "expected an event line '- cnode: ...' or an empty line (the end "
+                         "of pattern '%s'), found '%s'",
+                         open->name, ps.shown);
+            continue;
+        }
+        if (event) {
+            r = perr(&ps,
+                     "expected a pattern line 'NAME%s COUNT MEAN ...' (event lines follow "
+                     "their pattern line directly), found '%s'",
+                     s.layout == CP_STAT_LAYOUT_DOCUMENTED ? " METRICID" : "", ps.shown);
+            continue;
+        }
+        if (reserve(&ps, &s, &cap) != 0) {
+            r = perr(&ps, "%s", strerror(ENOMEM));
+            continue;
+        }
+        r = parse_pattern(&ps, &s.patterns[s.npatterns], &s);
+        if (r == 0) {
+            ps.lines[s.npatterns] = cp_in_lineno(in);
+            open = &s.patterns[s.npatterns++];
+        }
+    }
+    free(ps.lines);
+    if (r < 0) {
+        cp_stat_file_free(&s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int cp_stat_read(const char *path, cp_stat_file *out, cp_error *err)
+{
+    out->patterns = NULL;
+    out->npatterns = 0;
+    cp_in *in = cp_in_open(path, err);
+    if (!in)
+        return -1;
+    int rc = cp_stat_parse(in, out, err);
+    cp_in_close(in);
+    return rc;
+}
