@@ -168,66 +168,9 @@ static void series_where(char *buf, size_t cap, int64_t rank, size_t index,
 
 /* ---------------------------------------------------------------- buffers */
 
-/* Room for n more bytes; false (and `failed` set) when there is none. */
-static bool reserve(cp_bytes *b, size_t n)
-{
-    if (b->failed)
-        return false;
-    if (n <= b->cap - b->len)
-        return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < n) {
-        if (cap > SIZE_MAX / 2) {
-            b->failed = true;
-            return false;
-        }
-        cap *= 2;
-    }
-    unsigned char *p = realloc(b->p, cap);
-    if (!p) {
-        b->failed = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
-void cp_bytes_append(cp_bytes *b, const void *data, size_t n)
-{
-    if (n == 0 || !reserve(b, n))
-        return;
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-}
-
-void cp_bytes_free(cp_bytes *b)
-{
-    if (!b)
-        return;
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
-
 static void put_u8(cp_bytes *b, uint8_t v)
 {
     cp_bytes_append(b, &v, 1);
-}
-
-static void put_u32(cp_bytes *b, uint32_t v)
-{
-    unsigned char x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (unsigned char)(v >> (8 * i));
-    cp_bytes_append(b, x, sizeof x);
-}
-
-static void put_u64(cp_bytes *b, uint64_t v)
-{
-    unsigned char x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (unsigned char)(v >> (8 * i));
-    cp_bytes_append(b, x, sizeof x);
 }
 
 /* Signed values are written as their two's complement bits (conversion to
@@ -243,7 +186,7 @@ static uint64_t bits_of(double d)
 static void put_str(cp_bytes *b, const char *s)
 {
     size_t n = strlen(s) + 1;
-    put_u32(b, (uint32_t)n);
+    cp_bytes_le32(b, (uint32_t)n);
     cp_bytes_append(b, s, n);
 }
 
@@ -342,22 +285,22 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
 {
     raw->len = 0;
     for (size_t i = 0; i < s->n; i++)
-        put_u64(raw, s->call[i]);
+        cp_bytes_le64(raw, s->call[i]);
     for (size_t i = 0; i < s->n; i++)
-        put_u64(raw, bits_of(s->enter[i]));
+        cp_bytes_le64(raw, bits_of(s->enter[i]));
     for (size_t i = 0; i < s->n; i++)
-        put_u64(raw, bits_of(s->start[i]));
+        cp_bytes_le64(raw, bits_of(s->start[i]));
     for (size_t i = 0; i < s->n; i++)
-        put_u64(raw, bits_of(s->exit[i]));
+        cp_bytes_le64(raw, bits_of(s->exit[i]));
     for (size_t i = 0; i < s->n; i++)
-        put_u32(raw, (uint32_t)s->root[i]);
+        cp_bytes_le32(raw, (uint32_t)s->root[i]);
     cp_bytes_append(raw, s->flags, (size_t)s->n);
     if (raw->failed)
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
 
     size_t fixed = 8 + 4 + strlen(s->collective) + 1 + 8 + 8 + 8 + 8 + 8 + 4;
     uLong bound = compressBound((uLong)raw->len);
-    if (bound > SIZE_MAX - fixed || !reserve(out, fixed + bound))
+    if (bound > SIZE_MAX - fixed || !cp_bytes_reserve(out, fixed + bound))
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
     uLongf clen = bound;
     unsigned char *payload = out->p + out->len + fixed;
@@ -368,14 +311,14 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
     uint32_t crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), payload, clen);
 
     /* The fields fill exactly the `fixed` bytes reserved above. */
-    put_u64(out, (uint64_t)s->comm_id);
+    cp_bytes_le64(out, (uint64_t)s->comm_id);
     put_str(out, s->collective);
-    put_u64(out, s->naggregated);
-    put_u64(out, bits_of(s->agg_time));
-    put_u64(out, s->n);
-    put_u64(out, (uint64_t)raw->len);
-    put_u64(out, (uint64_t)clen);
-    put_u32(out, crc);
+    cp_bytes_le64(out, s->naggregated);
+    cp_bytes_le64(out, bits_of(s->agg_time));
+    cp_bytes_le64(out, s->n);
+    cp_bytes_le64(out, (uint64_t)raw->len);
+    cp_bytes_le64(out, (uint64_t)clen);
+    cp_bytes_le32(out, crc);
     out->len += clen;
     return 0;
 }
@@ -388,32 +331,32 @@ static int encode_chunk(const cp_cpt_chunk *c, uint64_t world_size, const char *
     size_t start = out->len;
     bool failed = out->failed;
     put_str(out, c->hostname);
-    put_u32(out, (uint32_t)c->core);
-    put_u32(out, (uint32_t)c->pid);
-    put_u32(out, c->node);
+    cp_bytes_le32(out, (uint32_t)c->core);
+    cp_bytes_le32(out, (uint32_t)c->pid);
+    cp_bytes_le32(out, c->node);
     put_u8(out, c->has_aggregates ? 1 : 0);
     if (c->has_aggregates) {
         const cp_cpt_aggregates *a = &c->agg;
         put_str(out, a->start_time);
         put_str(out, a->end_time);
-        put_u32(out, (uint32_t)a->ncolls);
+        cp_bytes_le32(out, (uint32_t)a->ncolls);
         for (size_t i = 0; i < a->ncolls; i++) {
             put_str(out, a->colls[i].collective);
-            put_u64(out, a->colls[i].calls);
-            put_u64(out, bits_of(a->colls[i].min));
-            put_u64(out, bits_of(a->colls[i].avg));
-            put_u64(out, bits_of(a->colls[i].max));
+            cp_bytes_le64(out, a->colls[i].calls);
+            cp_bytes_le64(out, bits_of(a->colls[i].min));
+            cp_bytes_le64(out, bits_of(a->colls[i].avg));
+            cp_bytes_le64(out, bits_of(a->colls[i].max));
         }
-        put_u32(out, (uint32_t)a->nslowest);
+        cp_bytes_le32(out, (uint32_t)a->nslowest);
         for (size_t i = 0; i < a->nslowest; i++) {
             put_str(out, a->slowest[i].collective);
-            put_u64(out, (uint64_t)a->slowest[i].comm_id);
-            put_u64(out, a->slowest[i].call);
-            put_u64(out, (uint64_t)a->slowest[i].rank);
-            put_u64(out, bits_of(a->slowest[i].duration));
+            cp_bytes_le64(out, (uint64_t)a->slowest[i].comm_id);
+            cp_bytes_le64(out, a->slowest[i].call);
+            cp_bytes_le64(out, (uint64_t)a->slowest[i].rank);
+            cp_bytes_le64(out, bits_of(a->slowest[i].duration));
         }
     }
-    put_u32(out, (uint32_t)c->nseries);
+    cp_bytes_le32(out, (uint32_t)c->nseries);
     cp_bytes raw = {0};
     int rc = 0;
     for (size_t i = 0; i < c->nseries && rc == 0; i++) {
@@ -479,15 +422,15 @@ static int encode_header(const cp_cpt_file *f, const uint64_t *offsets, const ch
     unsigned char hash[HASH_LEN] = {0}; /* NUL-padded: no stray bytes in the file */
     memcpy(hash, f->git_hash, strlen(f->git_hash));
     cp_bytes_append(out, TAG, TAG_LEN);
-    put_u32(out, CP_CPT_VERSION_MAJOR);
-    put_u32(out, CP_CPT_VERSION_MINOR);
-    put_u32(out, CP_CPT_VERSION_PATCH);
+    cp_bytes_le32(out, CP_CPT_VERSION_MAJOR);
+    cp_bytes_le32(out, CP_CPT_VERSION_MINOR);
+    cp_bytes_le32(out, CP_CPT_VERSION_PATCH);
     cp_bytes_append(out, hash, HASH_LEN);
     put_str(out, f->mode);
     put_u8(out, f->flags);
-    put_u64(out, f->world_size);
+    cp_bytes_le64(out, f->world_size);
     for (uint64_t i = 0; i < f->world_size; i++)
-        put_u64(out, offsets[i]);
+        cp_bytes_le64(out, offsets[i]);
     if (out->failed) {
         out->len = start;
         out->failed = failed;
@@ -523,7 +466,7 @@ static int encode_file(const cp_cpt_file *f, const char *name, cp_bytes *out, cp
     size_t start = out->len;
     bool failed = out->failed;
     int rc = 0;
-    if (!reserve(out, hsize))
+    if (!cp_bytes_reserve(out, hsize))
         rc = bad_model(err, name, "header", "%s", strerror(ENOMEM));
     else
         out->len += hsize;
@@ -618,22 +561,6 @@ static int need(reader *rd, uint64_t n, const char *what)
                 what, rd->next, rd->limit);
 }
 
-static uint32_t le32(const unsigned char *b)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | b[i];
-    return v;
-}
-
-static uint64_t le64(const unsigned char *b)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | b[i];
-    return v;
-}
-
 /* Two's complement bits back to signed values, without relying on the
  * implementation-defined conversion of large unsigned values. */
 static int32_t i32_of(uint32_t u)
@@ -676,7 +603,7 @@ static int get_u32(reader *rd, uint32_t *v, const char *what)
     const unsigned char *b;
     if (get_bytes(rd, &b, 4, what) != 0)
         return -1;
-    *v = le32(b);
+    *v = cp_load_u32(b, false);
     return 0;
 }
 
@@ -685,7 +612,7 @@ static int get_u64(reader *rd, uint64_t *v, const char *what)
     const unsigned char *b;
     if (get_bytes(rd, &b, 8, what) != 0)
         return -1;
-    *v = le64(b);
+    *v = cp_load_u64(b, false);
     return 0;
 }
 
@@ -843,15 +770,15 @@ static int parse_payload(reader *rd, cp_cpt_series *s, const unsigned char *payl
     if (rc == 0) {
         const unsigned char *q = raw;
         for (size_t i = 0; i < n; i++, q += 8)
-            s->call[i] = le64(q);
+            s->call[i] = cp_load_u64(q, false);
         for (size_t i = 0; i < n; i++, q += 8)
-            s->enter[i] = f64_of(le64(q));
+            s->enter[i] = f64_of(cp_load_u64(q, false));
         for (size_t i = 0; i < n; i++, q += 8)
-            s->start[i] = f64_of(le64(q));
+            s->start[i] = f64_of(cp_load_u64(q, false));
         for (size_t i = 0; i < n; i++, q += 8)
-            s->exit[i] = f64_of(le64(q));
+            s->exit[i] = f64_of(cp_load_u64(q, false));
         for (size_t i = 0; i < n && rc == 0; i++, q += 4) {
-            s->root[i] = i32_of(le32(q));
+            s->root[i] = i32_of(cp_load_u32(q, false));
             if (s->root[i] < -1)
                 rc = perr(rd, at,
                           "root %" PRId32 " of call %" PRIu64
@@ -1075,16 +1002,11 @@ int cp_cpt_parse_mem(const void *data, size_t len, const char *name, cp_cpt_file
 int cp_cpt_read(const char *path, cp_cpt_file *out, cp_error *err)
 {
     memset(out, 0, sizeof *out);
-    cp_in *in = cp_in_open(path, err);
-    if (!in)
-        return -1;
     char *data;
     size_t len;
-    int rc = cp_in_slurp(in, &data, &len, err);
-    cp_in_close(in);
-    if (rc != 0)
+    if (cp_read_file(path, &data, &len, err) != 0)
         return -1;
-    rc = cp_cpt_parse_mem(data, len, path, out, err);
+    int rc = cp_cpt_parse_mem(data, len, path, out, err);
     free(data);
     return rc;
 }

@@ -34,20 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytes.h"
 #include "collprof/profile.h"
-
-/* A growing byte buffer.  Zero-initialise it; appends that run out of memory
- * set `failed` and append nothing from then on. */
-typedef struct cp_bytes {
-    unsigned char *p;
-    size_t len, cap;
-    bool failed;
-} cp_bytes;
-
-/* Append n bytes (n == 0 and data == NULL is allowed). */
-void cp_bytes_append(cp_bytes *b, const void *data, size_t n);
-/* Release the memory; b becomes an empty buffer (NULL is allowed). */
-void cp_bytes_free(cp_bytes *b);
 
 /* Size in bytes of the header of f: it depends on the mode string and the
  * world size only, so every rank can compute it.  0 when the mode string is

@@ -14,7 +14,7 @@
  * strings, value arrays); cp_cube_free releases it all.  Strings handed to
  * the builder are copied.  The builder extends cubes that cp_cube_init or a
  * parser made (it keeps no capacities in the model: see reserve() in
- * cubex.c), not arrays allocated by hand.
+ * cubex_model.c), not arrays allocated by hand.
  */
 #ifndef COLLPROF_CUBEX_H
 #define COLLPROF_CUBEX_H
@@ -108,23 +108,5 @@ int cp_cubex_read(const char *path, cp_cube *out, cp_error *err);
 extern const char *const cp_cubex_reserved_attrs[CP_CUBEX_RESERVED_ATTRS];
 /* Longest attribute key or value, in bytes, that is written and read. */
 #define CP_CUBEX_MAX_ATTR_LEN 65536
-
-/* ------------------------------------ internal: cubex.c <-> cubex_anchor.c */
-
-/* A growing memory buffer.  Functions return 0 or -1 (out of memory). */
-typedef struct cp_cbuf {
-    char *s;
-    size_t n, cap;
-} cp_cbuf;
-int cp_cbuf_put(cp_cbuf *b, const void *data, size_t n);
-
-/* Check c as the writer needs it (see above); 0 or -1 with err set. */
-int cp_cubex_check(const cp_cube *c, cp_error *err);
-/* Append anchor.xml of a checked cube to b; 0 or -1 (out of memory). */
-int cp_cubex_anchor_write(const cp_cube *c, cp_cbuf *b);
-/* Parse anchor.xml (xml[0..len)) into out: everything but values.  Errors
- * read "<name>: anchor.xml:<line>: ...". */
-int cp_cubex_anchor_parse(const char *xml, size_t len, const char *name, cp_cube *out,
-                          cp_error *err);
 
 #endif

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "stat.h"
 
 #define NAME_MAX_LEN (sizeof(((cp_stat_pattern *)0)->name) - 1)
@@ -96,8 +97,7 @@ static int cmp_double(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-/* numpy's default quantile of sorted v (n >= 1). */
-static double quantile(const double *v, size_t n, double q)
+double cp_stat_quantile_sorted(const double *v, size_t n, double q)
 {
     double h = q * (double)(n - 1);
     size_t i = (size_t)h;
@@ -130,7 +130,7 @@ void cp_stat_summarize(cp_stat_pattern *p, double *values, size_t n)
     p->mean = sum / (double)n;
     p->minimum = values[0];
     p->maximum = values[n - 1];
-    p->median = quantile(values, n, 0.5);
+    p->median = cp_stat_quantile_sorted(values, n, 0.5);
     if (n >= 2) {
         /* Two passes (deviations from the mean): no cancellation. */
         double ss = 0;
@@ -139,8 +139,8 @@ void cp_stat_summarize(cp_stat_pattern *p, double *values, size_t n)
         p->variance = ss / (double)(n - 1);
     }
     if (n >= 5) {
-        p->q25 = quantile(values, n, 0.25);
-        p->q75 = quantile(values, n, 0.75);
+        p->q25 = cp_stat_quantile_sorted(values, n, 0.25);
+        p->q75 = cp_stat_quantile_sorted(values, n, 0.75);
     }
 }
 
@@ -330,82 +330,45 @@ static int check_pattern(const cp_stat_file *s, size_t i, const char *where, cp_
     return 0;
 }
 
-/* A growing text. */
-typedef struct text {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} text;
-
-__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, ...)
+/* The text goes into a cp_bytes (bytes.h), whose failure is sticky:
+ * format_text checks once, at the end. */
+static void put_header(cp_bytes *t, int layout)
 {
-    if (t->oom)
-        return;
-    va_list ap, aq;
-    va_start(ap, fmt);
-    va_copy(aq, ap);
-    int w = vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
-    va_end(ap);
-    if (w < 0) {
-        t->oom = true;
-        va_end(aq);
-        return;
-    }
-    if (!t->p || (size_t)w >= t->cap - t->n) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->n + (size_t)w + 1)
-            cap *= 2;
-        char *p = realloc(t->p, cap);
-        if (!p) {
-            t->oom = true;
-            va_end(aq);
-            return;
-        }
-        t->p = p;
-        t->cap = cap;
-        vsnprintf(t->p + t->n, t->cap - t->n, fmt, aq);
-    }
-    va_end(aq);
-    t->n += (size_t)w;
-}
-
-static void put_header(text *t, int layout)
-{
-    put(t, "%-*s", W_NAME, columns[0]);
+    cp_bytes_printf(t, "%-*s", W_NAME, columns[0]);
     if (layout == CP_STAT_LAYOUT_DOCUMENTED)
-        put(t, " %*s", W_ID, "MetricID");
-    put(t, " %*s %*s %*s", W_COUNT, columns[1], W_MEAN, columns[2], W_MEAN, columns[3]);
+        cp_bytes_printf(t, " %*s", W_ID, "MetricID");
+    cp_bytes_printf(t, " %*s %*s %*s", W_COUNT, columns[1], W_MEAN, columns[2], W_MEAN, columns[3]);
     for (size_t k = 4; k < NCOLUMNS; k++)
-        put(t, " %*s", W_VALUE, columns[k]);
-    put(t, "\n");
+        cp_bytes_printf(t, " %*s", W_VALUE, columns[k]);
+    cp_bytes_printf(t, "\n");
 }
 
-static void put_pattern(text *t, const cp_stat_pattern *p, int layout)
+static void put_pattern(cp_bytes *t, const cp_stat_pattern *p, int layout)
 {
     char b[VALUE_BUF];
     const int m = CP_STAT_MEAN_DECIMALS, d = CP_STAT_VALUE_DECIMALS;
-    put(t, "%-*.*s", W_NAME, (int)NAME_MAX_LEN, p->name);
+    cp_bytes_printf(t, "%-*.*s", W_NAME, (int)NAME_MAX_LEN, p->name);
     if (layout == CP_STAT_LAYOUT_DOCUMENTED)
-        put(t, " %*" PRId64, W_ID, p->metric_id);
-    put(t, " %*" PRIu64, W_COUNT, p->count);
-    put(t, " %*s", W_MEAN, fmt_value(b, sizeof b, p->mean, m));
-    put(t, " %*s", W_MEAN, fmt_value(b, sizeof b, p->median, m));
+        cp_bytes_printf(t, " %*" PRId64, W_ID, p->metric_id);
+    cp_bytes_printf(t, " %*" PRIu64, W_COUNT, p->count);
+    cp_bytes_printf(t, " %*s", W_MEAN, fmt_value(b, sizeof b, p->mean, m));
+    cp_bytes_printf(t, " %*s", W_MEAN, fmt_value(b, sizeof b, p->median, m));
     const double v[] = {p->minimum, p->maximum, p->sum, p->variance, p->q25, p->q75};
     size_t nv = 3 + (p->count >= 2) + (p->count >= 5 ? 2 : 0);
     for (size_t k = 0; k < nv; k++)
-        put(t, " %*s", W_VALUE, fmt_value(b, sizeof b, v[k], d));
-    put(t, "\n");
+        cp_bytes_printf(t, " %*s", W_VALUE, fmt_value(b, sizeof b, v[k], d));
+    cp_bytes_printf(t, "\n");
     for (size_t k = 0; k < p->nevents; k++) {
         const cp_stat_event *e = &p->events[k];
-        put(t, "- cnode: %" PRId64, e->cnode);
-        put(t, " enter: %s", fmt_value(b, sizeof b, e->enter, d));
-        put(t, " exit: %s", fmt_value(b, sizeof b, e->exit, d));
-        put(t, " duration: %s", fmt_value(b, sizeof b, e->duration, d));
+        cp_bytes_printf(t, "- cnode: %" PRId64, e->cnode);
+        cp_bytes_printf(t, " enter: %s", fmt_value(b, sizeof b, e->enter, d));
+        cp_bytes_printf(t, " exit: %s", fmt_value(b, sizeof b, e->exit, d));
+        cp_bytes_printf(t, " duration: %s", fmt_value(b, sizeof b, e->duration, d));
         if (layout == CP_STAT_LAYOUT_CUBEGUI)
-            put(t, " rank: %" PRId64, e->rank);
-        put(t, "\n");
+            cp_bytes_printf(t, " rank: %" PRId64, e->rank);
+        cp_bytes_printf(t, "\n");
     }
-    put(t, "\n");
+    cp_bytes_printf(t, "\n");
 }
 
 /* cp_stat_format, with `where` naming the file in messages. */
@@ -419,16 +382,16 @@ static int format_text(const cp_stat_file *s, const char *where, char **out, siz
     for (size_t i = 0; i < s->npatterns; i++)
         if (check_pattern(s, i, where, err) != 0)
             return -1;
-    text t = {0};
+    cp_bytes t = {0};
     put_header(&t, s->layout);
     for (size_t i = 0; i < s->npatterns; i++)
         put_pattern(&t, &s->patterns[i], s->layout);
-    if (t.oom) {
-        free(t.p);
+    if (t.failed) {
+        cp_bytes_free(&t);
         return cp_error_set(err, "%s: %s", where, strerror(ENOMEM));
     }
-    *out = t.p;
-    *len = t.n;
+    *out = (char *)t.p;
+    *len = t.len;
     return 0;
 }
 

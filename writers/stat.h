@@ -53,6 +53,11 @@ cp_stat_pattern *cp_stat_file_add(cp_stat_file *s, const char *name);
  * median 5.5, variance 9.1666..., q25 3.25, q75 7.75. */
 void cp_stat_summarize(cp_stat_pattern *p, double *values, size_t n);
 
+/* quantile(q) as defined above, of v[0..n) sorted ascending (n >= 1, q in
+ * [0, 1]): the one definition of a median and of quartiles in collprof
+ * (cp_stat_summarize, and the reader's median call duration). */
+double cp_stat_quantile_sorted(const double *v, size_t n, double q);
+
 /* Offer one instance to p's list of the most severe instances, which it
  * maintains in O(CP_STAT_MAX_EVENTS) per call (the runtime streams millions
  * of instances through it):

@@ -40,6 +40,11 @@ int cp_out_status(const cp_out *o, cp_error *err);
  * that. */
 char *cp_format_i64(char buf[24], int64_t v);
 
+/* Length of the valid UTF-8 sequence at s[0..n) (n >= 1), or 0 when it is
+ * not one (overlong forms, surrogates and values above U+10FFFF are
+ * invalid).  1 for an ASCII byte. */
+size_t cp_utf8_len(const unsigned char *s, size_t n);
+
 typedef struct cp_in cp_in;
 
 /* Open a plain or gzip file (zlib tells them apart).  NULL with err set. */
@@ -62,5 +67,10 @@ const char *cp_in_name(const cp_in *in);
 int cp_in_slurp(cp_in *in, char **data, size_t *len, cp_error *err);
 /* Close and free (NULL is allowed). */
 void cp_in_close(cp_in *in);
+
+/* Read the whole file at path (plain or gzip) into a malloc'ed buffer with
+ * one extra NUL after the *len bytes: cp_in_open, then cp_in_slurp.
+ * Returns 0, or -1 with err set. */
+int cp_read_file(const char *path, char **data, size_t *len, cp_error *err);
 
 #endif

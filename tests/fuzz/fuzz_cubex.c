@@ -1,7 +1,7 @@
 /*
- * Fuzz target: the profile.cubex parser (writers/cubex.c: the ustar
- * container, N.index, N.data and ZCUBEX.DATA; writers/cubex_anchor.c: the
- * XML of anchor.xml), from memory.
+ * Fuzz target: the profile.cubex parser, from memory: the ustar container
+ * (writers/cubex_tar.c), N.index, N.data and ZCUBEX.DATA (writers/cubex.c),
+ * and anchor.xml (writers/cubex_anchor.c on the tokenizer of writers/xml.c).
  *
  * Every input is parsed twice: as it is, and with the checksums of its tar
  * headers recomputed, so that mutations of header fields and member

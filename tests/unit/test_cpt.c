@@ -11,7 +11,6 @@
  * shifts and compared byte by byte.
  */
 #include <check.h>
-#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,46 +20,9 @@
 #include <zlib.h>
 
 #include "cpt.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------- helpers */
-
-static char dir[4096];
-
-static void make_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/cp_test_cptXXXXXX", tmp && *tmp ? tmp : P_tmpdir);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[8192];
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static int dir_entries(void)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
 
 /* Parse len bytes from an exactly-sized copy (so that ASan sees any
  * overread).  On failure the model must come back zeroed. */
@@ -225,13 +187,13 @@ static cp_cpt_file rich_file(void)
 
 START_TEST(round_trip_file)
 {
-    make_dir();
+    tmpdir_make();
     cp_cpt_file f = rich_file();
     char path[8192];
-    snprintf(path, sizeof path, "%s/timings.cpt", dir);
+    snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
     cp_error err;
     ck_assert_msg(cp_cpt_write(path, &f, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(dir_entries(), 1); /* no temporary file left */
+    ck_assert_int_eq(tmpdir_entries(), 1); /* no temporary file left */
     cp_cpt_file g;
     ck_assert_msg(cp_cpt_read(path, &g, &err) == 0, "%s", err.msg);
     ck_assert(cp_cpt_file_equal(&f, &g));
@@ -285,7 +247,7 @@ START_TEST(round_trip_file)
     cp_bytes_free(&c);
     cp_bytes_free(&b);
     cp_cpt_file_free(&f);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -1139,15 +1101,15 @@ START_TEST(writer_refuses)
     cp_bytes_free(&b);
 
     /* A refused file leaves nothing behind. */
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/timings.cpt", dir);
+    snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
     f.world_size = 0;
     ck_assert_int_eq(cp_cpt_write(path, &f, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, path));
-    ck_assert_int_eq(dir_entries(), 0);
+    ck_assert_int_eq(tmpdir_entries(), 0);
     f.world_size = 3;
-    remove_dir();
+    tmpdir_remove();
     cp_cpt_file_free(&f);
 #undef REFUSED
 }
@@ -1157,8 +1119,8 @@ START_TEST(missing_file)
 {
     cp_cpt_file f;
     cp_error err;
-    ck_assert_int_eq(cp_cpt_read("no-such-dir/timings.cpt", &f, &err), -1);
-    ck_assert_str_eq(err.msg, "no-such-dir/timings.cpt: cannot open: No such file or directory");
+    ck_assert_int_eq(cp_cpt_read("no-such-tmpdir/timings.cpt", &f, &err), -1);
+    ck_assert_str_eq(err.msg, "no-such-tmpdir/timings.cpt: cannot open: No such file or directory");
     ck_assert_ptr_null(f.chunks);
 
     /* Empty input, and NULL with length 0. */

@@ -8,7 +8,6 @@
  * hand in other ways than ours (comments, CRLF, quotes, empty elements).
  */
 #include <check.h>
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,46 +17,9 @@
 #include <zlib.h>
 
 #include "cubex.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------- helpers */
-
-static char dir[4096];
-
-static void make_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/cp_test_cubexXXXXXX", tmp && *tmp ? tmp : P_tmpdir);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[8192];
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static int dir_entries(void)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
 
 static cp_cube_metric metric(const char *uniq, const char *disp, cp_cube_dtype dt, const char *uom)
 {
@@ -127,7 +89,7 @@ static void rich_cube(cp_cube *c, int64_t *ids)
     ck_assert_int_eq(cp_cube_add_region(c, &r), 1);
     r = region("MPI_Bcast", "mpi", "collective", "", -1, -1);
     ck_assert_int_eq(cp_cube_add_region(c, &r), 2);
-    r = region("solve<T>&\"x\"", "user", "function", "dir/a b&c.cpp", 7, 9);
+    r = region("solve<T>&\"x\"", "user", "function", "tmpdir/a b&c.cpp", 7, 9);
     snprintf(r.mangled_name, sizeof r.mangled_name, "_Z5solveIT_E");
     snprintf(r.descr, sizeof r.descr, "it's <here>");
     ck_assert_int_eq(cp_cube_add_region(c, &r), 3);
@@ -189,6 +151,16 @@ static int parse(const void *data, size_t len, const char *name, cp_cube *out, c
         ck_assert_msg(memcmp(out, &empty, sizeof empty) == 0, "model left after '%s'", err->msg);
     }
     return rc;
+}
+
+/* data[0..len) parses, as `name`, to a cube equal to c. */
+static void assert_reads_as(const void *data, size_t len, const char *name, const cp_cube *c)
+{
+    cp_cube d;
+    cp_error err;
+    ck_assert_msg(parse(data, len, name, &d, &err) == 0, "%s: %s", name, err.msg);
+    ck_assert_msg(cp_cube_equal(c, &d), "%s: not the cube written", name);
+    cp_cube_free(&d);
 }
 
 /* ------------------------------------------------------ a small tar kit */
@@ -394,15 +366,15 @@ END_TEST
 
 START_TEST(round_trip_file)
 {
-    make_dir();
+    tmpdir_make();
     cp_cube c, d;
     int64_t ids[NHANDLES];
     rich_cube(&c, ids);
     char path[8192];
-    snprintf(path, sizeof path, "%s/profile.cubex", dir);
+    snprintf(path, sizeof path, "%s/profile.cubex", tmpdir);
     cp_error err;
     ck_assert_msg(cp_cubex_write(path, &c, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(dir_entries(), 1); /* no temporary file left */
+    ck_assert_int_eq(tmpdir_entries(), 1); /* no temporary file left */
     ck_assert_msg(cp_cubex_read(path, &d, &err) == 0, "%s", err.msg);
     ck_assert(cp_cube_equal(&c, &d));
     ck_assert_str_eq(d.attrs[1].value, "<a & \"b\" 'c'>");
@@ -419,7 +391,7 @@ START_TEST(round_trip_file)
     ck_assert(!cp_cube_equal(&c, &d));
     cp_cube_free(&d);
     cp_cube_free(&c);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -454,7 +426,7 @@ END_TEST
 /* One cnode, one location, every row non-zero: all indexes dense. */
 START_TEST(round_trip_minimal_dense)
 {
-    cp_cube c, d;
+    cp_cube c;
     ck_assert_int_eq(cp_cube_init(&c, 1), 0);
     cp_cube_metric m = metric("time", "Time", CP_CUBE_DOUBLE, "sec");
     cp_cube_add_metric(&c, &m);
@@ -473,11 +445,8 @@ START_TEST(round_trip_minimal_dense)
     ck_assert_int_eq(member(&t, "0.index")->data[17], 3);
     ck_assert_uint_eq(member(&t, "0.data")->len, 18);
     tar_free(&t);
-    cp_error err;
-    ck_assert_msg(parse(a, len, "min.cubex", &d, &err) == 0, "%s", err.msg);
-    ck_assert(cp_cube_equal(&c, &d));
+    assert_reads_as(a, len, "min.cubex", &c);
     free(a);
-    cp_cube_free(&d);
     cp_cube_free(&c);
 }
 END_TEST
@@ -636,7 +605,7 @@ START_TEST(anchor_content)
     HAS(x, "<uniq_name>bytes_sent</uniq_name>");
     HAS(x, "<uniq_name>mpi_wait_nxn</uniq_name>");
     /* regions, escaped */
-    HAS(x, "<region id=\"3\" mod=\"dir/a b&amp;c.cpp\" begin=\"7\" end=\"9\">\n"
+    HAS(x, "<region id=\"3\" mod=\"tmpdir/a b&amp;c.cpp\" begin=\"7\" end=\"9\">\n"
            "    <name>solve&lt;T&gt;&amp;&quot;x&quot;</name>\n"
            "    <mangled_name>_Z5solveIT_E</mangled_name>\n"
            "    <paradigm>user</paradigm>\n    <role>function</role>\n");
@@ -757,20 +726,20 @@ static const struct {
 
 START_TEST(writer_refuses)
 {
-    make_dir();
+    tmpdir_make();
     cp_cube c;
     int64_t ids[NHANDLES];
     rich_cube(&c, ids);
     size_t nmetrics = c.nmetrics, nloc = c.nlocations;
     refused[_i].spoil(&c);
     char path[8192];
-    snprintf(path, sizeof path, "%s/profile.cubex", dir);
+    snprintf(path, sizeof path, "%s/profile.cubex", tmpdir);
     cp_error err;
     ck_assert_int_eq(cp_cubex_write(path, &c, &err), -1);
     ck_assert_msg(strncmp(err.msg, path, strlen(path)) == 0 &&
                       strstr(err.msg, refused[_i].msg) != NULL,
                   "case %d: '%s'", _i, err.msg);
-    ck_assert_int_eq(dir_entries(), 0); /* nothing written */
+    ck_assert_int_eq(tmpdir_entries(), 0); /* nothing written */
     void *data = (void *)1;
     size_t len = 1;
     ck_assert_int_eq(cp_cubex_format(&c, &data, &len, &err), -1);
@@ -779,7 +748,7 @@ START_TEST(writer_refuses)
     c.nmetrics = nmetrics;
     c.nlocations = nloc;
     cp_cube_free(&c);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -789,8 +758,8 @@ START_TEST(write_failure_leaves_nothing)
     int64_t ids[NHANDLES];
     rich_cube(&c, ids);
     cp_error err;
-    ck_assert_int_eq(cp_cubex_write("no-such-dir/profile.cubex", &c, &err), -1);
-    ck_assert_msg(strstr(err.msg, "no-such-dir/profile.cubex: cannot create temporary file") ==
+    ck_assert_int_eq(cp_cubex_write("no-such-tmpdir/profile.cubex", &c, &err), -1);
+    ck_assert_msg(strstr(err.msg, "no-such-tmpdir/profile.cubex: cannot create temporary file") ==
                       err.msg,
                   "'%s'", err.msg);
     cp_cube_free(&c);
@@ -1008,18 +977,15 @@ END_TEST
 /* Members the parser does not know are ignored. */
 START_TEST(unknown_member_ignored)
 {
-    cp_cube c, d;
+    cp_cube c;
     int64_t ids[NHANDLES];
     rich_cube(&c, ids);
     size_t len, blen;
     unsigned char *a = format(&c, &len);
     unsigned char *b = rebuilt(a, len, &blen, ignored_member);
-    cp_error err;
-    ck_assert_msg(parse(b, blen, "x.cubex", &d, &err) == 0, "%s", err.msg);
-    ck_assert(cp_cube_equal(&c, &d));
+    assert_reads_as(b, blen, "x.cubex", &c);
     free(b);
     free(a);
-    cp_cube_free(&d);
     cp_cube_free(&c);
 }
 END_TEST
@@ -1027,7 +993,7 @@ END_TEST
 /* Old GNU tar's magic and its base-256 sizes are read too. */
 START_TEST(gnu_headers)
 {
-    cp_cube c, d;
+    cp_cube c;
     int64_t ids[NHANDLES];
     rich_cube(&c, ids);
     size_t len, blen, clen;
@@ -1037,12 +1003,9 @@ START_TEST(gnu_headers)
     free(b);                                                 /* reads octal sizes */
     b = patched(e, clen, &blen, 0, base256);
     free(e);
-    cp_error err;
-    ck_assert_msg(parse(b, blen, "gnu.cubex", &d, &err) == 0, "%s", err.msg);
-    ck_assert(cp_cube_equal(&c, &d));
+    assert_reads_as(b, blen, "gnu.cubex", &c);
     free(b);
     free(a);
-    cp_cube_free(&d);
     cp_cube_free(&c);
 }
 END_TEST
@@ -1206,8 +1169,8 @@ START_TEST(missing_file)
 {
     cp_cube d;
     cp_error err;
-    ck_assert_int_eq(cp_cubex_read("no-such-dir/profile.cubex", &d, &err), -1);
-    ck_assert_str_eq(err.msg, "no-such-dir/profile.cubex: cannot open: No such file or directory");
+    ck_assert_int_eq(cp_cubex_read("no-such-tmpdir/profile.cubex", &d, &err), -1);
+    ck_assert_str_eq(err.msg, "no-such-tmpdir/profile.cubex: cannot open: No such file or directory");
 }
 END_TEST
 
@@ -1225,7 +1188,7 @@ static void swap8(unsigned char *p, size_t n)
 /* Members written on a big-endian machine: the index's mark says so. */
 START_TEST(big_endian_members)
 {
-    cp_cube c, d;
+    cp_cube c;
     int64_t ids[NHANDLES];
     rich_cube(&c, ids);
     size_t len, blen;
@@ -1247,12 +1210,9 @@ START_TEST(big_endian_members)
     }
     unsigned char *b = tar(&t, &blen);
     tar_free(&t);
-    cp_error err;
-    ck_assert_msg(parse(b, blen, "be.cubex", &d, &err) == 0, "%s", err.msg);
-    ck_assert(cp_cube_equal(&c, &d));
+    assert_reads_as(b, blen, "be.cubex", &c);
     free(b);
     free(a);
-    cp_cube_free(&d);
     cp_cube_free(&c);
 }
 END_TEST

@@ -10,6 +10,7 @@
 #include "collprof/profile.h"
 #include "manifest.h"
 #include "textio.h"
+#include "tmpdir.h"
 
 /* The manifest of the format documentation, byte for byte. */
 static const char example_text[] =
@@ -31,22 +32,6 @@ static const char example_text[] =
     "  ],\n"
     "  \"files\": [\"manifest.json\", \"send-counters.rank0.txt\", \"recv-counters.rank0.txt\"]\n"
     "}\n";
-
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/cp-manifest-XXXXXX", t && t[0] ? t : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
-}
 
 static void add_config(cp_manifest *m, const char *k, const char *v)
 {
@@ -537,7 +522,7 @@ int main(void)
 {
     Suite *s = suite_create("manifest");
     TCase *tc = tcase_create("manifest");
-    tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
+    tcase_add_checked_fixture(tc, tmpdir_make, tmpdir_remove);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, exact_text);
     tcase_add_test(tc, empty_lists_text);

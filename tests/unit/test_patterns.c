@@ -13,6 +13,7 @@
 
 #include "collprof/reader.h"
 #include "reader_fixture.h"
+#include "tmpdir.h"
 
 /* ../shared/testdata/collective_profiler/<name>, from the environment. */
 static const char *testdata(const char *name)
@@ -405,14 +406,11 @@ END_TEST
 
 START_TEST(ranking)
 {
-    char dir[256];
-    const char *t = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/cp-patterns-XXXXXX", t && t[0] ? t : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tmpdir_make();
     cp_error err = {{0}};
-    ck_assert_msg(fx_write(dir, FX_GOOD, &err) == 0, "%s", err.msg);
+    ck_assert_msg(fx_write(tmpdir, FX_GOOD, &err) == 0, "%s", err.msg);
     cp_profile p;
-    ck_assert_msg(cp_profile_load(dir, &p, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
     cp_comm_patterns *c;
     size_t n;
     ck_assert_msg(cp_profile_patterns(&p, &c, &n, &err) == 0, "%s", err.msg);
@@ -443,9 +441,7 @@ START_TEST(ranking)
     ck_assert_int_eq(c[1].blocks[c[1].by_bytes[0]].bytes, 4 * 2 * 2 * 4 * 4);
     cp_comm_patterns_free(c, n);
     cp_profile_free(&p);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    tmpdir_remove();
 }
 END_TEST
 

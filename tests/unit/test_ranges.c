@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ranges.h"
+#include "tmpdir.h"
 
 /* The text form of r, compared with want, then freed. */
 static void assert_text(const cp_ranges *r, const char *want)
@@ -266,11 +266,9 @@ END_TEST
 
 START_TEST(write_to_out)
 {
-    const char *tmp = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/cp_test_rangesXXXXXX", tmp && *tmp ? tmp : P_tmpdir);
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
+    tmpdir_make();
+    char path[8192];
+    snprintf(path, sizeof path, "%s/ranges.txt", tmpdir);
     cp_error err;
     cp_out *o = cp_out_open(path, false, &err);
     ck_assert_ptr_nonnull(o);
@@ -288,8 +286,7 @@ START_TEST(write_to_out)
     ck_assert_int_eq(cp_in_getline(in, &line, &len, &err), 1);
     ck_assert_str_eq(line, "0-5,7,9-12");
     cp_in_close(in);
-    unlink(path);
-    close(fd);
+    tmpdir_remove();
 }
 END_TEST
 

@@ -11,22 +11,7 @@
 #include "collprof/reader.h"
 #include "manifest.h"
 #include "reader_fixture.h"
-
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/cp-reader-XXXXXX", t && t[0] ? t : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+#include "tmpdir.h"
 
 /* ../shared/testdata/collective_profiler/<name>, from the environment. */
 static const char *testdata(const char *name)
@@ -738,7 +723,7 @@ int main(void)
 {
     Suite *s = suite_create("reader");
     TCase *tc = tcase_create("reader");
-    tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
+    tcase_add_checked_fixture(tc, tmpdir_make, tmpdir_remove);
     tcase_add_test(tc, multicomms_synthetic_ids);
     tcase_add_loop_test(tc, testdata_checks_pass, 0,
                         (int)(sizeof testdata_dirs / sizeof testdata_dirs[0]));

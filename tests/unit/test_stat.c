@@ -8,7 +8,6 @@
  * at every byte.
  */
 #include <check.h>
-#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,46 +17,9 @@
 #include <unistd.h>
 
 #include "stat.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------- helpers */
-
-static char dir[4096];
-
-static void make_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/cp_test_statXXXXXX", tmp && *tmp ? tmp : P_tmpdir);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[8192];
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static int dir_entries(void)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
 
 static cp_stat_pattern *add(cp_stat_file *s, const char *name, uint64_t count, double mean,
                             double median, double min, double max, double sum, double var,
@@ -203,7 +165,7 @@ static void parse_ok(const char *text, cp_stat_file *s)
 static char *write_text(const cp_stat_file *s)
 {
     char path[8192];
-    snprintf(path, sizeof path, "%s/profile.stat", dir);
+    snprintf(path, sizeof path, "%s/profile.stat", tmpdir);
     cp_error err;
     ck_assert_msg(cp_stat_write(path, s, &err) == 0, "%s", err.msg);
     FILE *f = fopen(path, "rb");
@@ -260,31 +222,31 @@ static void assert_value(const char *tok, double v, int decimals)
 
 START_TEST(exact_text_cubegui)
 {
-    make_dir();
+    tmpdir_make();
     cp_stat_file s = sample(CP_STAT_LAYOUT_CUBEGUI);
     char *text = write_text(&s);
     ck_assert_str_eq(text, sample_gui);
     free(text);
     cp_stat_file_free(&s);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(exact_text_documented)
 {
-    make_dir();
+    tmpdir_make();
     cp_stat_file s = sample(CP_STAT_LAYOUT_DOCUMENTED);
     char *text = write_text(&s);
     ck_assert_str_eq(text, sample_doc);
     free(text);
     cp_stat_file_free(&s);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(empty_file)
 {
-    make_dir();
+    tmpdir_make();
     cp_stat_file s = {.layout = CP_STAT_LAYOUT_CUBEGUI};
     char *text = write_text(&s);
     ck_assert_str_eq(text, "PatternName                 Count      Mean    Median      Minimum"
@@ -295,7 +257,7 @@ START_TEST(empty_file)
     ck_assert_ptr_null(g.patterns);
     ck_assert_int_eq(g.layout, CP_STAT_LAYOUT_CUBEGUI);
     free(text);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -357,7 +319,7 @@ static void check_columns(const char *text, const cp_stat_file *s)
 
 START_TEST(columns_by_count)
 {
-    make_dir();
+    tmpdir_make();
     for (int layout = 0; layout < 2; layout++) {
         cp_stat_file s = sample(layout);
         char *text = write_text(&s);
@@ -396,7 +358,7 @@ START_TEST(columns_by_count)
         free(text);
         cp_stat_file_free(&s);
     }
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -404,7 +366,7 @@ END_TEST
  * round trip at the file's precision, and the written text is stable. */
 START_TEST(round_trip)
 {
-    make_dir();
+    tmpdir_make();
     for (int layout = 0; layout < 2; layout++) {
         cp_stat_file s = {.layout = layout};
         double v[] = {1.0 / 3, 2.0 / 7, 1e-9, 12345.678901234567, 0, 5.5e-11, 3.14159265358979};
@@ -460,15 +422,15 @@ START_TEST(round_trip)
         cp_stat_file_free(&g);
         cp_stat_file_free(&s);
     }
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(gzip_read_and_missing_file)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/profile.stat.gz", dir);
+    snprintf(path, sizeof path, "%s/profile.stat.gz", tmpdir);
     cp_error err;
     cp_out *o = cp_out_open(path, true, &err);
     ck_assert_ptr_nonnull(o);
@@ -480,10 +442,10 @@ START_TEST(gzip_read_and_missing_file)
     ck_assert(cp_stat_file_equal(&s, &g));
     cp_stat_file_free(&g);
     cp_stat_file_free(&s);
-    ck_assert_int_eq(cp_stat_read("no-such-dir/profile.stat", &g, &err), -1);
+    ck_assert_int_eq(cp_stat_read("no-such-tmpdir/profile.stat", &g, &err), -1);
     ck_assert_ptr_null(g.patterns);
-    ck_assert_str_eq(err.msg, "no-such-dir/profile.stat: cannot open: No such file or directory");
-    remove_dir();
+    ck_assert_str_eq(err.msg, "no-such-tmpdir/profile.stat: cannot open: No such file or directory");
+    tmpdir_remove();
 }
 END_TEST
 
@@ -604,7 +566,7 @@ static void gui_read(const char *text, cp_stat_file *out)
 
 START_TEST(cube_gui_reading_rules)
 {
-    make_dir();
+    tmpdir_make();
     cp_stat_file s = sample(CP_STAT_LAYOUT_CUBEGUI);
     /* and a few more shapes: count 0, 2, 5 exactly, large values */
     cp_stat_pattern *p = add(&s, "mpi_earlyscan", 0, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -632,7 +594,7 @@ START_TEST(cube_gui_reading_rules)
     cp_stat_file_free(&g);
     free(text);
     cp_stat_file_free(&s);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -824,9 +786,9 @@ END_TEST
 
 START_TEST(writer_refuses)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/profile.stat", dir);
+    snprintf(path, sizeof path, "%s/profile.stat", tmpdir);
     for (int c = 0; c < 19; c++) {
         cp_stat_file s = sample(CP_STAT_LAYOUT_CUBEGUI);
         cp_stat_pattern *p = &s.patterns[2]; /* count 3, three events */
@@ -917,7 +879,7 @@ START_TEST(writer_refuses)
         snprintf(prefix, sizeof prefix, "%s: pattern 2 (", path);
         ck_assert_msg(strncmp(err.msg, prefix, strlen(prefix)) == 0, "case %d: '%s'", c, err.msg);
         ck_assert_msg(strstr(err.msg, want), "case %d: want '%s' in '%s'", c, want, err.msg);
-        ck_assert_int_eq(dir_entries(), 0); /* nothing left behind */
+        ck_assert_int_eq(tmpdir_entries(), 0); /* nothing left behind */
         char *t = (char *)1;
         size_t len = 1;
         ck_assert_int_eq(cp_stat_format(&s, &t, &len, &err), -1);
@@ -934,7 +896,7 @@ START_TEST(writer_refuses)
     ck_assert_int_eq(cp_stat_write(path, &s, &err), -1);
     ck_assert(strstr(err.msg, "unknown layout 7"));
     cp_stat_file_free(&s);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -1166,7 +1128,7 @@ END_TEST
  * hands over an exactly-sized copy). */
 START_TEST(truncated)
 {
-    make_dir();
+    tmpdir_make();
     for (int layout = 0; layout < 2; layout++) {
         cp_stat_file full = sample(layout);
         char *text = write_text(&full);
@@ -1201,7 +1163,7 @@ START_TEST(truncated)
         free(text);
         cp_stat_file_free(&full);
     }
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 

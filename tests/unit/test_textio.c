@@ -3,7 +3,6 @@
  * input from files (plain or gzip) and memory.
  */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,48 +14,9 @@
 #include <zlib.h>
 
 #include "textio.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------- helpers */
-
-static char dir[4096];
-
-static void make_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/cp_test_textioXXXXXX", tmp && *tmp ? tmp : P_tmpdir);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-/* Entries of dir other than . and .. */
-static int dir_entries(void)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
-
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[8192];
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 static bool exists(const char *p)
 {
@@ -106,9 +66,9 @@ static void read_lines(const char *path)
 
 START_TEST(plain_round_trip)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/plain.txt", dir);
+    snprintf(path, sizeof path, "%s/plain.txt", tmpdir);
     write_lines(path, false);
     read_lines(path);
     /* Really plain. */
@@ -117,15 +77,15 @@ START_TEST(plain_round_trip)
     ck_assert_uint_eq(fread(head, 1, 5, fp), 5);
     fclose(fp);
     ck_assert_str_eq(head, "first");
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(gzip_round_trip)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/gz.txt.gz", dir);
+    snprintf(path, sizeof path, "%s/gz.txt.gz", tmpdir);
     write_lines(path, true);
     read_lines(path);
     /* Really gzip: magic 1f 8b. */
@@ -146,15 +106,15 @@ START_TEST(gzip_round_trip)
     ck_assert_str_eq(data, want);
     free(data);
     cp_in_close(in);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(commit_is_atomic)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192], tmp[8300];
-    snprintf(path, sizeof path, "%s/out.txt", dir);
+    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     cp_error err;
     cp_out *o = cp_out_open(path, false, &err);
@@ -164,12 +124,12 @@ START_TEST(commit_is_atomic)
     /* Before commit: only the temporary file. */
     ck_assert(!exists(path));
     ck_assert(exists(tmp));
-    ck_assert_int_eq(dir_entries(), 1);
+    ck_assert_int_eq(tmpdir_entries(), 1);
     ck_assert_int_eq(cp_out_commit(o, &err), 0);
     /* After: only the file. */
     ck_assert(exists(path));
     ck_assert(!exists(tmp));
-    ck_assert_int_eq(dir_entries(), 1);
+    ck_assert_int_eq(tmpdir_entries(), 1);
 
     /* Committing over an existing file replaces it. */
     o = cp_out_open(path, false, &err);
@@ -182,47 +142,47 @@ START_TEST(commit_is_atomic)
     ck_assert_str_eq(line, "second");
     ck_assert_int_eq(cp_in_getline(in, &line, &len, &err), 0);
     cp_in_close(in);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(abort_leaves_nothing)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/aborted.txt", dir);
+    snprintf(path, sizeof path, "%s/aborted.txt", tmpdir);
     cp_error err;
     cp_out *o = cp_out_open(path, false, &err);
     ck_assert_ptr_nonnull(o);
     cp_out_printf(o, "some data\n");
     cp_out_abort(o);
-    ck_assert_int_eq(dir_entries(), 0);
+    ck_assert_int_eq(tmpdir_entries(), 0);
 
     o = cp_out_open(path, true, &err);
     ck_assert_ptr_nonnull(o);
     cp_out_printf(o, "some data\n");
     cp_out_abort(o);
-    ck_assert_int_eq(dir_entries(), 0);
+    ck_assert_int_eq(tmpdir_entries(), 0);
     cp_out_abort(NULL);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(unwritable_directory)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
     cp_error err;
 
     /* A directory that does not exist. */
-    snprintf(path, sizeof path, "%s/missing/out.txt", dir);
+    snprintf(path, sizeof path, "%s/missing/out.txt", tmpdir);
     ck_assert_ptr_null(cp_out_open(path, false, &err));
     ck_assert_msg(strstr(err.msg, path) != NULL, "path not in '%s'", err.msg);
     ck_assert_msg(strstr(err.msg, strerror(ENOENT)) != NULL, "reason not in '%s'", err.msg);
 
     /* A "directory" that is a regular file. */
     char file[4200];
-    snprintf(file, sizeof file, "%s/plain-file", dir);
+    snprintf(file, sizeof file, "%s/plain-file", tmpdir);
     FILE *fp = fopen(file, "w");
     ck_assert_ptr_nonnull(fp);
     fclose(fp);
@@ -234,7 +194,7 @@ START_TEST(unwritable_directory)
     /* A directory without write permission (root ignores permissions). */
     if (geteuid() != 0) {
         char ro[4200];
-        snprintf(ro, sizeof ro, "%s/ro", dir);
+        snprintf(ro, sizeof ro, "%s/ro", tmpdir);
         ck_assert_int_eq(mkdir(ro, 0500), 0);
         snprintf(path, sizeof path, "%s/out.txt", ro);
         ck_assert_ptr_null(cp_out_open(path, true, &err));
@@ -244,7 +204,7 @@ START_TEST(unwritable_directory)
     }
     /* Commit of a NULL output reports, does not crash. */
     ck_assert_int_eq(cp_out_commit(NULL, &err), -1);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -252,9 +212,9 @@ END_TEST
  * is remembered, reported with the path, and no file is left behind. */
 static void write_error(bool gzip)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/big.txt", dir);
+    snprintf(path, sizeof path, "%s/big.txt", tmpdir);
     struct rlimit old, lim;
     ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
     void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
@@ -286,8 +246,8 @@ static void write_error(bool gzip)
     ck_assert_str_eq(status_err.msg, err.msg);
     ck_assert_msg(strstr(err.msg, path) != NULL, "path not in '%s'", err.msg);
     ck_assert_msg(strstr(err.msg, strerror(EFBIG)) != NULL, "reason not in '%s'", err.msg);
-    ck_assert_int_eq(dir_entries(), 0);
-    remove_dir();
+    ck_assert_int_eq(tmpdir_entries(), 0);
+    tmpdir_remove();
 }
 
 START_TEST(write_error_plain)
@@ -305,12 +265,12 @@ END_TEST
 START_TEST(open_errors)
 {
     cp_error err;
-    ck_assert_ptr_null(cp_in_open("no-such-dir/no-such-file.txt", &err));
-    ck_assert_str_eq(err.msg, "no-such-dir/no-such-file.txt: cannot open: No such file or directory");
-    make_dir();
-    ck_assert_ptr_null(cp_in_open(dir, &err));
+    ck_assert_ptr_null(cp_in_open("no-such-tmpdir/no-such-file.txt", &err));
+    ck_assert_str_eq(err.msg, "no-such-tmpdir/no-such-file.txt: cannot open: No such file or directory");
+    tmpdir_make();
+    ck_assert_ptr_null(cp_in_open(tmpdir, &err));
     ck_assert_msg(strstr(err.msg, strerror(EISDIR)) != NULL, "%s", err.msg);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -331,9 +291,9 @@ START_TEST(nul_byte_is_an_error)
     cp_in_close(in);
 
     /* Same from a file, NUL far beyond the first read buffer. */
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/nul.txt", dir);
+    snprintf(path, sizeof path, "%s/nul.txt", tmpdir);
     FILE *fp = fopen(path, "wb");
     for (int i = 0; i < 20000; i++)
         fputs("0123456789\n", fp);
@@ -350,7 +310,7 @@ START_TEST(nul_byte_is_an_error)
     snprintf(want, sizeof want, "%s:20001: NUL byte inside a line (not a text file?)", path);
     ck_assert_str_eq(err.msg, want);
     cp_in_close(in);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -377,9 +337,9 @@ START_TEST(long_line)
     cp_in_close(in);
 
     /* Through a gzip file (many read buffers). */
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/big.gz", dir);
+    snprintf(path, sizeof path, "%s/big.gz", tmpdir);
     cp_out *o = cp_out_open(path, true, &err);
     ck_assert_int_eq(cp_out_write(o, big, n + 7), 0);
     ck_assert_int_eq(cp_out_commit(o, &err), 0);
@@ -392,7 +352,7 @@ START_TEST(long_line)
     ck_assert_int_eq(cp_in_lineno(in), 2);
     ck_assert_int_eq(cp_in_getline(in, &line, &len, &err), 0);
     cp_in_close(in);
-    remove_dir();
+    tmpdir_remove();
     free(big);
 }
 END_TEST
@@ -454,9 +414,9 @@ END_TEST
 
 START_TEST(truncated_gzip)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/t.gz", dir);
+    snprintf(path, sizeof path, "%s/t.gz", tmpdir);
     cp_error err;
     cp_out *o = cp_out_open(path, true, &err);
     for (int i = 0; i < 5000; i++)
@@ -476,7 +436,7 @@ START_TEST(truncated_gzip)
     ck_assert_int_lt(n, 5000);
     ck_assert_msg(strstr(err.msg, path) != NULL, "%s", err.msg);
     cp_in_close(in);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 

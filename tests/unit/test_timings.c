@@ -17,22 +17,7 @@
 #include "collprof/reader.h"
 #include "cpt.h"
 #include "manifest.h"
-
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/cp-timings-XXXXXX", t && t[0] ? t : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+#include "tmpdir.h"
 
 static void series(cp_cpt_series *s, const char *coll, size_t n, const double *enter,
                    const double *exit, int32_t root, uint8_t flags1)
@@ -110,7 +95,7 @@ static void write_dir(void)
 
 START_TEST(every_number_by_hand)
 {
-    make_tmpdir();
+    tmpdir_make();
     write_dir();
     cp_profile p;
     cp_error err = {{0}};
@@ -166,13 +151,13 @@ START_TEST(every_number_by_hand)
     EQ(b->median, 1.25);
     cp_timings_free(&t);
     cp_profile_free(&p);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(no_timings_is_a_clear_error)
 {
-    make_tmpdir();
+    tmpdir_make();
     write_dir();
     char path[4096];
     snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
@@ -184,13 +169,13 @@ START_TEST(no_timings_is_a_clear_error)
     ck_assert_int_eq(cp_profile_timings(&p, &t, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "no timings.cpt"));
     cp_profile_free(&p);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(a_corrupt_timings_file_fails_the_load)
 {
-    make_tmpdir();
+    tmpdir_make();
     write_dir();
     char path[4096];
     snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
@@ -203,7 +188,7 @@ START_TEST(a_corrupt_timings_file_fails_the_load)
     cp_error err = {{0}};
     ck_assert_int_eq(cp_profile_load(tmpdir, &p, &err), -1);
     ck_assert_msg(strstr(err.msg, "timings.cpt") != NULL, "%s", err.msg);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "stat.h"
 #include "wait_states.h"
 
 const char *cp_reader_pattern_name(int i)
@@ -149,15 +150,6 @@ static int waits(const cp_profile *p, acc *a, cp_error *err)
     return rc ? cp_error_set(err, "out of memory") : 0;
 }
 
-static double quantile_sorted(const double *v, size_t n, double q)
-{
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)pos;
-    if (lo + 1 >= n)
-        return v[n - 1];
-    return v[lo] + (pos - (double)lo) * (v[lo + 1] - v[lo]);
-}
-
 static int hosts_of(const cp_cpt_file *f, cp_timings *t, cp_error *err)
 {
     size_t w = (size_t)f->world_size;
@@ -214,7 +206,7 @@ int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
             qsort(a->durations, a->ndur, sizeof *a->durations, cmp_double);
             a->row.min = a->durations[0];
             a->row.max = a->durations[a->ndur - 1];
-            a->row.median = quantile_sorted(a->durations, a->ndur, 0.5);
+            a->row.median = cp_stat_quantile_sorted(a->durations, a->ndur, 0.5);
         }
         rc = waits(p, a, err);
         out->naggregated += a->row.naggregated;
