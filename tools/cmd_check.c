@@ -4,8 +4,22 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+/* The files of a timed run in dir (checked by cp_profile_check). */
+static size_t timed_files(const char *dir)
+{
+    static const char *const names[] = {"profile.cubex", "profile.stat", "timings.cpt"};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[sizeof ((cp_profile *)0)->dir + 32];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        n += access(path, F_OK) == 0;
+    }
+    return n;
+}
 
 static int run(const cli_command *self, int argc, char **argv)
 {
@@ -31,7 +45,7 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     for (size_t i = 0; i < nrows; i++)
         ncalls += rows[i].calls;
-    size_t nfiles = p.nfiles + (p.has_manifest ? 1 : 0);
+    size_t nfiles = p.nfiles + (p.has_manifest ? 1 : 0) + timed_files(p.dir);
     printf("OK: %zu file%s, %zu block%s, %" PRId64 " call%s checked\n", nfiles,
            nfiles == 1 ? "" : "s", nblocks, nblocks == 1 ? "" : "s", ncalls,
            ncalls == 1 ? "" : "s");
@@ -50,6 +64,12 @@ const cli_command cli_cmd_check = {
         "exactly (files of collprof); that manifest.json's communicator table agrees\n"
         "with the count files and that every file it lists exists; and that for every\n"
         "call the send matrix is the transpose of the receive matrix, in bytes.\n"
+        "The files of a timed run (profile.cubex, profile.stat, timings.cpt) must\n"
+        "parse and agree with each other, with the manifest and with the count files:\n"
+        "the patterns and call-tree nodes of profile.stat are in profile.cubex, which\n"
+        "has one location per rank, on the host timings.cpt gives it, and visits\n"
+        "that the recorded calls bound; each timed call is a recorded call of a\n"
+        "communicator its rank is a member of.\n"
         "\n"
         "Prints one line per problem and then 'N problems' (exit 1), or\n"
         "'OK: N files, B blocks, C calls checked' (exit 0).  C counts the distinct\n"

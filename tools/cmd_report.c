@@ -88,7 +88,10 @@ const cli_command cli_cmd_report = {
         "hover a cell for its ranks, count and bytes), and the bytes each rank sends\n"
         "and receives.  Matrices of more than 128 ranks are drawn aggregated: a cell\n"
         "sums a tile of ranks.  A receive matrix that draws the same picture as the\n"
-        "send matrix of its calls is not drawn again.  Prints the file name, what\n"
-        "was drawn and the size.\n",
+        "send matrix of its calls is not drawn again.  With timings.cpt (a timed\n"
+        "run), a section 'Time and waiting' adds what `collprof timings` prints, a\n"
+        "histogram of the call durations per communicator and collective, and the\n"
+        "slowest calls with their hosts.  Prints the file name, what was drawn and\n"
+        "the size.\n",
     .run = run,
 };

@@ -1,6 +1,7 @@
 /*
- * make_report_fixture DIR mixed|large [N]: write a report test directory
- * (report_fixture.h) into DIR, creating it.  For the CLI and browser tests.
+ * make_report_fixture DIR mixed|large [N]|timed: write a report test
+ * directory (report_fixture.h; timed: tests/unit/timing_fixture.h) into DIR,
+ * creating it.  For the CLI and browser tests.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,11 +10,12 @@
 #include <sys/stat.h>
 
 #include "report_fixture.h"
+#include "timing_fixture.h"
 
 int main(int argc, char **argv)
 {
     if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: make_report_fixture DIR mixed|large [N]\n");
+        fprintf(stderr, "usage: make_report_fixture DIR mixed|large [N]|timed\n");
         return 2;
     }
     if (mkdir(argv[1], 0777) != 0 && errno != EEXIST) {
@@ -31,6 +33,11 @@ int main(int argc, char **argv)
             return 2;
         }
         rc = rfx_write_large(argv[1], n, &err);
+    } else if (strcmp(argv[2], "timed") == 0) {
+        tfx t;
+        tfx_build(&t);
+        rc = tfx_write(argv[1], &t, &err);
+        tfx_free(&t);
     } else {
         fprintf(stderr, "make_report_fixture: unknown variant '%s'\n", argv[2]);
         return 2;

@@ -3,12 +3,14 @@
 
     report_browser.py COLLPROF MAKE_REPORT_FIXTURE
 
-For a varied 8-rank directory and a 1,024-rank one, the test writes the
-report, lets Chromium load it from a file (no network), and checks:
+For a varied 8-rank directory, a 1,024-rank one and a timed one (with
+timings.cpt: the "Time and waiting" section), the test writes the report,
+lets Chromium load it from a file (no network), and checks:
   - no console message at all (errors, uncaught exceptions, failed loads);
   - the rendered DOM (--dump-dom): every heat-map cell of chosen matrices
     has the count and bytes that `collprof matrix --format json` gives
-    (summed over the tile's ranks when the map is aggregated);
+    (summed over the tile's ranks when the map is aggregated); every
+    duration histogram holds all (rank, call) pairs of its collective;
   - a screenshot (--screenshot, 1200x900) is a PNG of that size that is not
     blank; it is kept as report-screenshot.png in the working directory;
     a taller one shows the heat maps painted in their colours.
@@ -203,6 +205,44 @@ def screenshot(chromium, tmp, page, path, size, name):
     return got
 
 
+def render(chromium, tmp, collprof, make_fixture, name, fixture):
+    """Writes fixture directory `name`, its report, and renders it: returns
+    (directory, page, Cells of the DOM); the DOM is None when nothing
+    rendered.  Any console message is a failure."""
+    d = os.path.join(tmp, name)
+    subprocess.run([make_fixture, d] + fixture, check=True, timeout=TIMEOUT)
+    page = os.path.join(tmp, name + ".html")
+    subprocess.run([collprof, "report", d, "-o", page], check=True, timeout=TIMEOUT,
+                   stdout=subprocess.DEVNULL)
+    out, console = run_chromium(chromium, tmp, name, ["--dump-dom"], page)
+    for line in console:
+        fail("%s: console: %s" % (name, line))
+    if "</html>" not in out:
+        fail("%s: no rendered DOM" % name)
+        return d, page, None
+    dom = Cells()
+    dom.feed(out)
+    return d, page, dom
+
+
+def check_timed(chromium, tmp, collprof, make_fixture):
+    """A directory with timings.cpt: the "Time and waiting" section renders,
+    each histogram holds every (rank, call) pair of its collective."""
+    _, _, dom = render(chromium, tmp, collprof, make_fixture, "timed", ["timed"])
+    if not dom:
+        return
+    for fig, pairs in (("t-c0-Alltoallv", 9), ("t-c0-Gatherv", 3), ("t-c1-Alltoall", 8)):
+        bars = dom.cells.get(fig, [])
+        got = sum(int(b["data-count"]) for b in bars)
+        if not bars or got != pairs:
+            fail("timed: histogram %s: %d bars holding %d (rank, call) pairs, expected %d"
+                 % (fig, len(bars), got, pairs))
+        for b in bars:
+            if not float(b["data-lo"]) < float(b["data-hi"]):
+                fail("timed: histogram %s: a bar from %s to %s" % (fig, b["data-lo"],
+                                                                   b["data-hi"]))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -224,19 +264,9 @@ def main():
                  "report for errors")
 
         for name, fixture in (("mixed", ["mixed"]), ("large", ["large", "1024"])):
-            d = os.path.join(tmp, name)
-            subprocess.run([make_fixture, d] + fixture, check=True, timeout=TIMEOUT)
-            page = os.path.join(tmp, name + ".html")
-            subprocess.run([collprof, "report", d, "-o", page], check=True, timeout=TIMEOUT,
-                           stdout=subprocess.DEVNULL)
-            out, console = run_chromium(chromium, tmp, name, ["--dump-dom"], page)
-            for line in console:
-                fail("%s: console: %s" % (name, line))
-            if "</html>" not in out:
-                fail("%s: no rendered DOM" % name)
+            d, page, dom = render(chromium, tmp, collprof, make_fixture, name, fixture)
+            if not dom:
                 continue
-            dom = Cells()
-            dom.feed(out)
             rows, unit = matrix(collprof, d, 0, "Alltoallv", 0)
             check_cells(dom, "m-c0-Alltoallv-send-1", per_peer(rows), unit, name)
             if name == "large":
@@ -272,6 +302,7 @@ def main():
                     if len(seen) < 5:
                         fail("tall screenshot: heat-map colours %s, expected at least 5 of "
                              "the 9" % seen)
+        check_timed(chromium, tmp, collprof, make_fixture)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if failures:

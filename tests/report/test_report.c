@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,23 +16,8 @@
 #include "reader_fixture.h"
 #include "report.h"
 #include "report_fixture.h"
-
-static char tmpdir[512];
-
-static void make_tmpdir(void)
-{
-    /* P_tmpdir: the system's temporary directory when TMPDIR is unset */
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/cp-report-XXXXXX", t && t[0] ? t : P_tmpdir);
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+#include "timing_fixture.h"
+#include "tmpdir.h"
 
 static rp_options defaults(void)
 {
@@ -201,7 +187,7 @@ static int64_t good_alltoall(int64_t i, int64_t j)
 
 static void write_good(void)
 {
-    make_tmpdir();
+    tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(fx_write(tmpdir, FX_GOOD, &err) == 0, "%s", err.msg);
 }
@@ -221,8 +207,11 @@ START_TEST(self_contained)
         ck_assert_msg(strstr(html, banned[i]) == NULL, "the report contains '%s'", banned[i]);
     ck_assert_ptr_nonnull(strstr(html, "<style>"));
     ck_assert_ptr_nonnull(strstr(html, "<script>\n"));
+    /* no timings.cpt: no timing section, nor a link to it */
+    ck_assert_ptr_null(strstr(html, "id=\"timing\""));
+    ck_assert_ptr_null(strstr(html, "#timing"));
     free(html);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -267,7 +256,7 @@ START_TEST(good_cells)
     ck_assert(contains(bytes, "data-ranks=\"2\" data-sent=\"76\" data-received=\"112\""));
     ck_assert(contains(figure(html, "bytes-c1"), "data-ranks=\"1\" data-sent=\"128\""));
     free(html);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -283,7 +272,7 @@ START_TEST(max_matrices)
     ck_assert_ptr_nonnull(strstr(html, "1 more send matrix (calls 2) is not drawn"));
     ck_assert_uint_eq(st.not_drawn, 1);
     free(html);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -333,7 +322,7 @@ static int64_t inter_gather(int64_t i, int64_t j)
 
 START_TEST(mixed_cells)
 {
-    make_tmpdir();
+    tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(rfx_write_mixed(tmpdir, &err) == 0, "%s", err.msg);
     rp_options opt = defaults();
@@ -368,13 +357,13 @@ START_TEST(mixed_cells)
                   inter_gather);
     ck_assert(contains(figure(html, "m-c3-Gather-recv-1"), "Intercommunicator"));
     free(html);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(escaping)
 {
-    make_tmpdir();
+    tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(rfx_write_mixed(tmpdir, &err) == 0, "%s", err.msg);
     rp_options opt = defaults();
@@ -388,7 +377,7 @@ START_TEST(escaping)
         strstr(html, "<dd>&lt;b&gt;&quot;Tom &amp; Jerry&#39;s&quot;&lt;/b&gt;</dd>"));
     ck_assert_ptr_nonnull(strstr(html, "<code>a&lt;b&gt;&amp;c</code>"));
     free(html);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -407,7 +396,7 @@ static int64_t tile_sum(int64_t r0, int64_t c0, int64_t t, int variant)
 
 START_TEST(large_aggregated)
 {
-    make_tmpdir();
+    tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(rfx_write_large(tmpdir, LARGE, &err) == 0, "%s", err.msg);
     rp_options opt = defaults();
@@ -469,13 +458,13 @@ START_TEST(large_aggregated)
     ck_assert(contains(bars, "data-ranks=\"1016-1023\""));
     ck_assert(!contains(bars, "data-ranks=\"1024"));
     free(html);
-    remove_tmpdir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(cell_budget)
 {
-    make_tmpdir();
+    tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(rfx_write_large(tmpdir, 256, &err) == 0, "%s", err.msg);
     rp_options opt = defaults();
@@ -488,7 +477,129 @@ START_TEST(cell_budget)
     ck_assert_ptr_nonnull(strstr(html, "Drawn coarser than the other maps"));
     ck_assert_ptr_nonnull(strstr(html, "is not drawn, to keep the file small"));
     free(html);
-    remove_tmpdir();
+    tmpdir_remove();
+}
+END_TEST
+
+/* ------------------------------------------------------------- timings */
+
+/* exit - enter of every (rank, call) pair of a collective of the timed
+ * fixture (timing_fixture.h), sorted; returns how many. */
+static size_t fixture_durations(int64_t comm, const char *collective, uint64_t calls, double *v)
+{
+    size_t n = 0;
+    for (int64_t r = 0; r < 3; r++)
+        for (uint64_t k = 0; k < calls && (comm == 0 || r != 1); k++) {
+            double enter, exit;
+            tfx_times(comm, collective, r, k, &enter, &exit);
+            v[n++] = exit - enter;
+        }
+    for (size_t i = 1; i < n; i++) /* insertion sort: a dozen values */
+        for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            double x = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = x;
+        }
+    return n;
+}
+
+/* The table row of a collective: its numbers from the durations, then the
+ * waiting columns as given. */
+static void expect_row(const char *html, int64_t comm, const char *collective, uint64_t calls,
+                       const char *waiting)
+{
+    double v[16];
+    size_t n = fixture_durations(comm, collective, calls, v);
+    double total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i];
+    double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    char want[1024];
+    snprintf(want, sizeof want,
+             "<tr><td class=\"n\">%" PRId64 "</td><td><a href=\"#t-c%" PRId64 "-%s\">%s</a></td>"
+             "<td class=\"n\">%zu</td><td class=\"n\">0</td><td class=\"n\">%.6f</td>"
+             "<td class=\"n\">%.6f</td><td class=\"n\">%.6f</td><td class=\"n\">%.6f</td>%s</tr>",
+             comm, comm, collective, collective, n, total, v[0], median, v[n - 1], waiting);
+    ck_assert_msg(strstr(html, want) != NULL, "no row\n%s", want);
+}
+
+/* Every bar of the histogram holds the durations in [data-lo, data-hi),
+ * the bars hold them all, and each bar spans one bin of the documented
+ * kind: 10^(1/5) apart (logarithmic) or `width` seconds (linear). */
+static void expect_histogram(const char *html, int64_t comm, const char *collective,
+                             uint64_t calls, double width)
+{
+    double v[16];
+    size_t n = fixture_durations(comm, collective, calls, v), total = 0;
+    char id[64];
+    snprintf(id, sizeof id, "t-c%" PRId64 "-%s", comm, collective);
+    span fig = figure(html, id);
+    for (const char *p = fig.b; (p = strstr(p, "<g class=\"b\"")) && p < fig.e; p++) {
+        const char *end = strchr(p, '>');
+        char lo[64], hi[64], count[32];
+        attr(p, end, "data-lo", lo, sizeof lo);
+        attr(p, end, "data-hi", hi, sizeof hi);
+        attr(p, end, "data-count", count, sizeof count);
+        double l = strtod(lo, NULL), h = strtod(hi, NULL);
+        size_t in = 0;
+        for (size_t i = 0; i < n; i++)
+            in += v[i] >= l && v[i] < h;
+        ck_assert_msg(in > 0 && in == strtoull(count, NULL, 10),
+                      "%s: bar %s to %s counts %s, %zu durations are in it", id, lo, hi, count,
+                      in);
+        if (width > 0)
+            ck_assert_double_eq_tol(h - l, width, 1e-12);
+        else
+            ck_assert_double_eq_tol(h / l, pow(10, 0.2), 1e-12);
+        total += in;
+    }
+    ck_assert_uint_eq(total, n);
+}
+
+START_TEST(timing_section)
+{
+    tmpdir_make();
+    tfx t;
+    tfx_build(&t);
+    snprintf(t.cpt.chunks[2].hostname, sizeof t.cpt.chunks[2].hostname, "b<&>");
+    cp_error err = {{0}};
+    ck_assert_msg(tfx_write(tmpdir, &t, &err) == 0, "%s", err.msg);
+    tfx_free(&t);
+    rp_options opt = defaults();
+    char *html = report(&opt, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(html, "<a href=\"#timing\">Time and waiting</a>"));
+    ck_assert_ptr_nonnull(strstr(html, "<section id=\"timing\">\n<h2>Time and waiting</h2>"));
+    ck_assert_ptr_nonnull(strstr(html, "<dd><code>a</code>: ranks 0-1</dd>"));
+    ck_assert_ptr_nonnull(strstr(html, "<dd><code>b&lt;&amp;&gt;</code>: rank 2</dd>"));
+    /* columns: waiting, then the patterns with instances: mpi_wait_nxn,
+     * mpi_nxn_completion, mpi_earlyreduce.  Alltoallv: ranks 0 and 1 wait
+     * 1 s for rank 2 in each call; after rank 0's exit, rank 1 0.25 s and
+     * rank 2 0.5 s.  Gatherv: the root waits 1 s for rank 2.  Alltoall:
+     * rank 2 from rank 0's exit, 0.0099 s down to 0.0096 s. */
+    expect_row(html, 0, "Alltoallv", 3,
+               "<td class=\"n\">8.250000</td><td class=\"n\" title=\"6 instances\">6.000000</td>"
+               "<td class=\"n\" title=\"6 instances\">2.250000</td><td class=\"n\">-</td>");
+    expect_row(html, 0, "Gatherv", 1,
+               "<td class=\"n\">1.000000</td><td class=\"n\">-</td><td class=\"n\">-</td>"
+               "<td class=\"n\" title=\"1 instance\">1.000000</td>");
+    expect_row(html, 1, "Alltoall", 4,
+               "<td class=\"n\">0.039000</td><td class=\"n\">-</td>"
+               "<td class=\"n\" title=\"4 instances\">0.039000</td><td class=\"n\">-</td>");
+    /* Alltoallv 1.5-3.25 s: within a decade, linear bins of 1.75 / 16 ->
+     * 0.2 s; Alltoall 0.1-10 ms: logarithmic */
+    expect_histogram(html, 0, "Alltoallv", 3, 0.2);
+    expect_histogram(html, 0, "Gatherv", 1, 0.1);
+    expect_histogram(html, 1, "Alltoall", 4, 0);
+    /* slowest: rank 1's call 2 on host a, rank 2's (escaped host) */
+    ck_assert_ptr_nonnull(strstr(html, "<tr><td class=\"n\">0</td><td>Alltoallv</td><td "
+                                       "class=\"n\">2</td><td class=\"n\">1</td><td>a</td><td "
+                                       "class=\"n\">3.250000</td></tr>"));
+    ck_assert_ptr_nonnull(strstr(html, "<tr><td class=\"n\">0</td><td>Alltoallv</td><td "
+                                       "class=\"n\">2</td><td class=\"n\">2</td><td>b&lt;&amp;"
+                                       "&gt;</td><td class=\"n\">2.500000</td></tr>"));
+    ck_assert_ptr_null(strstr(html, "b<&>"));
+    free(html);
+    tmpdir_remove();
 }
 END_TEST
 
@@ -504,6 +615,7 @@ int main(void)
     tcase_add_test(tc, escaping);
     tcase_add_test(tc, large_aggregated);
     tcase_add_test(tc, cell_budget);
+    tcase_add_test(tc, timing_section);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

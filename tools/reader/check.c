@@ -11,7 +11,8 @@
  *     communicator's counts are in the files of its lead rank; every file it
  *     lists exists (plain or .gz) and every counts file is listed;
  *  5. send = transpose of receive, in bytes, for every call present in both
- *     directions (see check_transpose).
+ *     directions (see check_transpose);
+ *  6. the files of a timed run (check_timing.c).
  * One line per problem: "<file(s)>: communicator C, <collective>, call(s) K: what".
  */
 #include <inttypes.h>
@@ -21,22 +22,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check_internal.h"
 #include "ranges.h"
-#include "reader_internal.h"
 
 /* The transpose check costs nranks^2 per pair of matrices; larger
  * communicators are skipped (documented in docs/reader.md). */
 #define CHECK_MAX_RANKS 32768
 
-typedef struct checker {
-    const cp_profile *p;
-    FILE *out;
-    long problems;
-    bool oom;
-} checker;
-
-static void problem(checker *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void problem(checker *c, const char *fmt, ...)
+void cp_check_problem(checker *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -118,30 +111,34 @@ static void check_block(checker *c, const cp_counts_file *f, const cp_block *b)
     for (size_t r = 0; r < b->nrows; r++) {
         const cp_ranges *rk = &b->rows[r].ranks;
         if (rk->n && rk->v[rk->n - 1].hi >= b->nranks)
-            problem(c, "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64
-                       " has a row, but the number of ranks is %" PRId64,
-                    fname(f), b->comm_id, b->collective, cl, rk->v[rk->n - 1].hi, b->nranks);
+            cp_check_problem(c,
+                             "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64
+                             " has a row, but the number of ranks is %" PRId64,
+                             fname(f), b->comm_id, b->collective, cl, rk->v[rk->n - 1].hi,
+                             b->nranks);
         expected += cp_ranges_count(rk);
         if (ranges_union_into(&seen, rk) < 0)
             c->oom = true;
         if (cp_ranges_count(&seen) != expected) {
-            problem(c, "%s: communicator %" PRId64 ", %s, %s: a rank has more than one row",
-                    fname(f), b->comm_id, b->collective, cl);
+            cp_check_problem(c,
+                             "%s: communicator %" PRId64 ", %s, %s: a rank has more than one row",
+                             fname(f), b->comm_id, b->collective, cl);
             expected = cp_ranges_count(&seen); /* report each duplicate once */
         }
     }
     if (f->version >= 1) {
         if (b->calls.n == 0)
-            problem(c, "%s: communicator %" PRId64 ", %s: a block has no calls", fname(f),
-                    b->comm_id, b->collective);
+            cp_check_problem(c, "%s: communicator %" PRId64 ", %s: a block has no calls", fname(f),
+                             b->comm_id, b->collective);
         if (ranges_subtract(&b->calls, &b->all_calls, &extra) < 0)
             c->oom = true;
         if (extra.n) {
             char xl[96];
             char *all = cp_ranges_to_string(&b->all_calls);
-            problem(c, "%s: communicator %" PRId64 ", %s, %s: not among the %s calls %s",
-                    fname(f), b->comm_id, b->collective, cp_reader_calls_label(&extra, xl, sizeof xl),
-                    b->collective, all ? all : "?");
+            cp_check_problem(c, "%s: communicator %" PRId64 ", %s, %s: not among the %s calls %s",
+                             fname(f), b->comm_id, b->collective,
+                             cp_reader_calls_label(&extra, xl, sizeof xl), b->collective,
+                             all ? all : "?");
             free(all);
         }
     }
@@ -159,9 +156,9 @@ static void check_partition(checker *c, const cp_reader_entry *e, size_t n)
         const cp_block *b = e[i].b;
         if (!cp_ranges_equal(&b->all_calls, &b0->all_calls)) {
             char *x = cp_ranges_to_string(&b->all_calls), *y = cp_ranges_to_string(&b0->all_calls);
-            problem(c, "%s: communicator %" PRId64 ", %s: one block lists %s calls %s, another %s",
-                    fname(e[i].f), b->comm_id, b->collective, b->collective, x ? x : "?",
-                    y ? y : "?");
+            cp_check_problem(
+                c, "%s: communicator %" PRId64 ", %s: one block lists %s calls %s, another %s",
+                fname(e[i].f), b->comm_id, b->collective, b->collective, x ? x : "?", y ? y : "?");
             free(x);
             free(y);
         }
@@ -178,10 +175,13 @@ static void check_partition(checker *c, const cp_reader_entry *e, size_t n)
                 snprintf(files, sizeof files, "%s, %s", fname(other->f), fname(e[i].f));
             else
                 snprintf(files, sizeof files, "%s", fname(e[i].f));
-            problem(c, "%s: communicator %" PRId64 ", %s, %s: in two blocks, the block of %s and the block of %s",
-                    files, b->comm_id, b->collective, cp_reader_calls_label(&overlap, ol, sizeof ol),
-                    other ? cp_reader_calls_label(&other->b->calls, la, sizeof la) : "?",
-                    cp_reader_calls_label(&b->calls, lb, sizeof lb));
+            cp_check_problem(c,
+                             "%s: communicator %" PRId64
+                             ", %s, %s: in two blocks, the block of %s and the block of %s",
+                             files, b->comm_id, b->collective,
+                             cp_reader_calls_label(&overlap, ol, sizeof ol),
+                             other ? cp_reader_calls_label(&other->b->calls, la, sizeof la) : "?",
+                             cp_reader_calls_label(&b->calls, lb, sizeof lb));
         }
         if (ranges_union_into(&seen, &b->calls) < 0)
             c->oom = true;
@@ -190,9 +190,10 @@ static void check_partition(checker *c, const cp_reader_entry *e, size_t n)
         c->oom = true;
     if (missing.n) {
         char ml[96];
-        problem(c, "%s: communicator %" PRId64 ", %s, %s: listed in \"%s calls\" but in no block",
-                fname(e[0].f), b0->comm_id, b0->collective,
-                cp_reader_calls_label(&missing, ml, sizeof ml), b0->collective);
+        cp_check_problem(
+            c, "%s: communicator %" PRId64 ", %s, %s: listed in \"%s calls\" but in no block",
+            fname(e[0].f), b0->comm_id, b0->collective,
+            cp_reader_calls_label(&missing, ml, sizeof ml), b0->collective);
     }
     cp_ranges_free(&seen);
     cp_ranges_free(&overlap);
@@ -230,8 +231,10 @@ static void check_comm_lines(checker *c, const cp_reader_entry *e, size_t n)
             char x[512], y[512];
             describe_comm(x, sizeof x, r->comm_size, &r->comm_world_ranks);
             describe_comm(y, sizeof y, b->comm_size, &b->comm_world_ranks);
-            problem(c, "%s, %s: communicator %" PRId64 ": Communicator: lines differ (%s in %s; %s in %s)",
-                    fname(ref->f), fname(e[i].f), b->comm_id, x, r->collective, y, b->collective);
+            cp_check_problem(
+                c,
+                "%s, %s: communicator %" PRId64 ": Communicator: lines differ (%s in %s; %s in %s)",
+                fname(ref->f), fname(e[i].f), b->comm_id, x, r->collective, y, b->collective);
             return; /* once per communicator */
         }
     }
@@ -244,28 +247,32 @@ static void check_manifest_table(checker *c)
         const cp_comm_info *ci = &m->comms[i];
         for (size_t k = 0; k < i; k++)
             if (m->comms[k].id == ci->id) {
-                problem(c, "manifest.json: communicator %" PRId64 " is listed twice", ci->id);
+                cp_check_problem(c, "manifest.json: communicator %" PRId64 " is listed twice",
+                                 ci->id);
                 break;
             }
         if (ci->members.n == 0)
             continue;
         int64_t count = cp_ranges_count(&ci->members);
         if (count != ci->size)
-            problem(c, "manifest.json: communicator %" PRId64 ": size %" PRId64
-                       " but %" PRId64 " members",
-                    ci->id, ci->size, count);
+            cp_check_problem(c,
+                             "manifest.json: communicator %" PRId64 ": size %" PRId64
+                             " but %" PRId64 " members",
+                             ci->id, ci->size, count);
         if (cp_ranges_nth(&ci->members, 0) != ci->lead)
-            problem(c, "manifest.json: communicator %" PRId64 ": lead %" PRId64
-                       " but its first member is world rank %" PRId64,
-                    ci->id, ci->lead, cp_ranges_nth(&ci->members, 0));
+            cp_check_problem(c,
+                             "manifest.json: communicator %" PRId64 ": lead %" PRId64
+                             " but its first member is world rank %" PRId64,
+                             ci->id, ci->lead, cp_ranges_nth(&ci->members, 0));
         int64_t maxm = -1;
         for (size_t r = 0; r < ci->members.n; r++)
             if (ci->members.v[r].hi > maxm)
                 maxm = ci->members.v[r].hi;
         if (maxm >= m->world_size)
-            problem(c, "manifest.json: communicator %" PRId64 ": member %" PRId64
-                       " is not below the world size %" PRId64,
-                    ci->id, maxm, m->world_size);
+            cp_check_problem(c,
+                             "manifest.json: communicator %" PRId64 ": member %" PRId64
+                             " is not below the world size %" PRId64,
+                             ci->id, maxm, m->world_size);
     }
 }
 
@@ -284,8 +291,10 @@ static void check_files_against_manifest(checker *c)
                 c->oom = true;
             const cp_comm_info *ci = cp_reader_manifest_comm(c->p, b->comm_id);
             if (!ci) {
-                problem(c, "%s: communicator %" PRId64 ": not in the communicator table of manifest.json",
-                        fname(f), b->comm_id);
+                cp_check_problem(c,
+                                 "%s: communicator %" PRId64
+                                 ": not in the communicator table of manifest.json",
+                                 fname(f), b->comm_id);
                 continue;
             }
             if ((b->comm_size >= 0 && b->comm_size != ci->size) ||
@@ -294,20 +303,24 @@ static void check_files_against_manifest(checker *c)
                 describe_comm(x, sizeof x, b->comm_size >= 0 ? b->comm_size : ci->size,
                               &b->comm_world_ranks);
                 describe_comm(y, sizeof y, ci->size, &ci->members);
-                problem(c, "%s: communicator %" PRId64 ": the Communicator: line says %s, manifest.json says %s",
-                        fname(f), b->comm_id, x, y);
+                cp_check_problem(c,
+                                 "%s: communicator %" PRId64
+                                 ": the Communicator: line says %s, manifest.json says %s",
+                                 fname(f), b->comm_id, x, y);
             }
             /* A partial profile is written by each rank for itself: its
              * files hold the communicators it is a member of. */
             if (c->p->has_manifest && c->p->manifest.partial) {
                 if (f->lead_rank >= 0 && cp_ranges_index_of(&ci->members, f->lead_rank) < 0)
-                    problem(c, "%s: communicator %" PRId64 ": world rank %" PRId64
-                               " wrote it in a partial profile but is not a member",
-                            fname(f), b->comm_id, f->lead_rank);
+                    cp_check_problem(c,
+                                     "%s: communicator %" PRId64 ": world rank %" PRId64
+                                     " wrote it in a partial profile but is not a member",
+                                     fname(f), b->comm_id, f->lead_rank);
             } else if (f->version >= 1 && f->lead_rank >= 0 && f->lead_rank != ci->lead) {
-                problem(c, "%s: communicator %" PRId64 ": led by world rank %" PRId64
-                           " in manifest.json, but found in the file of lead rank %" PRId64,
-                        fname(f), b->comm_id, ci->lead, f->lead_rank);
+                cp_check_problem(c,
+                                 "%s: communicator %" PRId64 ": led by world rank %" PRId64
+                                 " in manifest.json, but found in the file of lead rank %" PRId64,
+                                 fname(f), b->comm_id, ci->lead, f->lead_rank);
             }
         }
         cp_ranges_free(&seen);
@@ -348,7 +361,7 @@ static void check_listed_files(checker *c)
         if (exists(c->p->dir, name, "", 0) || exists(c->p->dir, name, ".gz", 0) ||
             (ends_with(name, ".gz") && exists(c->p->dir, name, "", 3)))
             continue;
-        problem(c, "manifest.json: lists %s, which is not in the directory", name);
+        cp_check_problem(c, "manifest.json: lists %s, which is not in the directory", name);
     }
     /* and the other way round: every counts file is listed */
     for (size_t f = 0; f < c->p->nfiles; f++) {
@@ -357,7 +370,7 @@ static void check_listed_files(checker *c)
         while (i < m->nfiles && !same_file(name, m->files[i]))
             i++;
         if (i == m->nfiles)
-            problem(c, "%s: not listed in the \"files\" of manifest.json", name);
+            cp_check_problem(c, "%s: not listed in the \"files\" of manifest.json", name);
     }
 }
 
@@ -393,9 +406,10 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
     else
         snprintf(files, sizeof files, "%s, %s", fname(se->f), fname(re->f));
     if (!inter && s->nranks != r->nranks) {
-        problem(c, "%s: communicator %" PRId64 ", %s, %s: %" PRId64
-                   " ranks on the send side, %" PRId64 " on the receive side",
-                files, s->comm_id, s->collective, cl, s->nranks, r->nranks);
+        cp_check_problem(c,
+                         "%s: communicator %" PRId64 ", %s, %s: %" PRId64
+                         " ranks on the send side, %" PRId64 " on the receive side",
+                         files, s->comm_id, s->collective, cl, s->nranks, r->nranks);
         return;
     }
     int64_t n = s->nranks, m = r->nranks;
@@ -432,19 +446,23 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
             }
     }
     if (differ && inter)
-        problem(c, "%s: intercommunicator %" PRId64 " -> %" PRId64 ", %s, %s: the send matrix of "
-                   "one group is not the transpose of the receive matrix of the other: rank %" PRId64
-                   " sends %" PRId64 " bytes to remote rank %" PRId64 ", which receives %" PRId64
-                   " bytes from it (%" PRId64 " of %" PRId64 " rank pairs differ)",
-                files, s->comm_id, r->comm_id, s->collective, cl, fi, (int64_t)fsb, fj,
-                (int64_t)frb, differ, pairs);
+        cp_check_problem(
+            c,
+            "%s: intercommunicator %" PRId64 " -> %" PRId64 ", %s, %s: the send matrix of "
+            "one group is not the transpose of the receive matrix of the other: rank %" PRId64
+            " sends %" PRId64 " bytes to remote rank %" PRId64 ", which receives %" PRId64
+            " bytes from it (%" PRId64 " of %" PRId64 " rank pairs differ)",
+            files, s->comm_id, r->comm_id, s->collective, cl, fi, (int64_t)fsb, fj, (int64_t)frb,
+            differ, pairs);
     else if (differ)
-        problem(c, "%s: communicator %" PRId64 ", %s, %s: the send matrix is not the transpose of "
-                   "the receive matrix: rank %" PRId64 " sends %" PRId64 " bytes to rank %" PRId64
-                   ", which receives %" PRId64 " bytes from it (%" PRId64 " of %" PRId64
-                   " rank pairs differ)",
-                files, s->comm_id, s->collective, cl, fi, (int64_t)fsb, fj, (int64_t)frb, differ,
-                pairs);
+        cp_check_problem(c,
+                         "%s: communicator %" PRId64
+                         ", %s, %s: the send matrix is not the transpose of "
+                         "the receive matrix: rank %" PRId64 " sends %" PRId64
+                         " bytes to rank %" PRId64 ", which receives %" PRId64
+                         " bytes from it (%" PRId64 " of %" PRId64 " rank pairs differ)",
+                         files, s->comm_id, s->collective, cl, fi, (int64_t)fsb, fj, (int64_t)frb,
+                         differ, pairs);
 }
 
 /* Send blocks of es[0..ns) against receive blocks of er[0..nr) of the same
@@ -558,14 +576,17 @@ static void compare_neighbors(checker *c, const cp_comm_info *ci, const cp_reade
     for (int64_t i = 0; i < ci->size; i++) {
         const cp_row *srow = cp_block_row(s, i), *rrow = cp_block_row(r, i);
         if (srow && srow->len != 1 && srow->len != nb[i].ndestinations)
-            problem(c, "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64 " sends %zu counts "
-                       "but has %zu out-neighbours",
-                    fname(se->f), s->comm_id, s->collective, cl, i, srow->len,
-                    nb[i].ndestinations);
+            cp_check_problem(
+                c,
+                "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64 " sends %zu counts "
+                "but has %zu out-neighbours",
+                fname(se->f), s->comm_id, s->collective, cl, i, srow->len, nb[i].ndestinations);
         if (rrow && rrow->len != 1 && rrow->len != nb[i].nsources)
-            problem(c, "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64 " receives %zu counts "
-                       "but has %zu in-neighbours",
-                    fname(re->f), r->comm_id, r->collective, cl, i, rrow->len, nb[i].nsources);
+            cp_check_problem(
+                c,
+                "%s: communicator %" PRId64 ", %s, %s: rank %" PRId64 " receives %zu counts "
+                "but has %zu in-neighbours",
+                fname(re->f), r->comm_id, r->collective, cl, i, rrow->len, nb[i].nsources);
     }
     for (int64_t i = 0; i < ci->size; i++) {
         const cp_row *srow = cp_block_row(s, i);
@@ -582,11 +603,12 @@ static void compare_neighbors(checker *c, const cp_comm_info *ci, const cp_reade
             cp_i128 sb = cp_reader_bytes(s, srow->counts[srow->len == 1 ? 0 : k]);
             cp_i128 rb = cp_reader_bytes(r, rrow->counts[rrow->len == 1 ? 0 : (size_t)y]);
             if (sb != rb) {
-                problem(c, "%s, %s: communicator %" PRId64 ", %s, %s: rank %" PRId64 " sends %" PRId64
-                           " bytes to its neighbour %" PRId64 ", which receives %" PRId64
-                           " bytes from it",
-                        fname(se->f), fname(re->f), s->comm_id, s->collective, cl, i,
-                        (int64_t)sb, j, (int64_t)rb);
+                cp_check_problem(c,
+                                 "%s, %s: communicator %" PRId64 ", %s, %s: rank %" PRId64
+                                 " sends %" PRId64 " bytes to its neighbour %" PRId64
+                                 ", which receives %" PRId64 " bytes from it",
+                                 fname(se->f), fname(re->f), s->comm_id, s->collective, cl, i,
+                                 (int64_t)sb, j, (int64_t)rb);
                 return;
             }
         }
@@ -664,9 +686,11 @@ long cp_profile_check(const cp_profile *p, FILE *report)
     }
     if (p->has_manifest)
         check_intercomms(&c, e, n);
+    /* 6. profile.cubex, profile.stat, timings.cpt */
+    cp_check_timing_files(&c);
     free(e);
     free(v1);
     if (c.oom)
-        problem(&c, "%s: out of memory while checking: the check is incomplete", p->dir);
+        cp_check_problem(&c, "%s: out of memory while checking: the check is incomplete", p->dir);
     return c.problems;
 }

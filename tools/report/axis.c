@@ -1,6 +1,7 @@
 /*
- * Rank axes shared by the heat maps and the bar charts: labels spaced so
- * that they never overlap, whatever the number of ranks.
+ * Axes shared by the heat maps and the bar charts: rank labels spaced so
+ * that they never overlap, whatever the number of ranks, and value axes in
+ * round steps.
  */
 #include <inttypes.h>
 
@@ -62,4 +63,29 @@ void rp_axis_ticks(FILE *f, int64_t n, int64_t t, int px, bool horizontal, int a
             break;
     }
     fputc('\n', f);
+}
+
+double rp_value_axis(FILE *f, const rp_plot *pl, int64_t top_value, bool bytes)
+{
+    top_value = top_value > 0 ? top_value : 1;
+    int64_t step = bytes ? rp_nice_bytes_step((double)top_value / 4)
+                         : rp_nice_step((double)top_value / 4);
+    int64_t axis_max = step * (top_value / step + (top_value % step != 0));
+    double scale = (double)pl->h / (double)axis_max;
+    for (int64_t v = 0; v <= axis_max; v += step) {
+        double y = pl->top + pl->h - v * scale;
+        char lab[32];
+        if (bytes)
+            rp_human_bytes(lab, sizeof lab, v);
+        else
+            rp_human_count(lab, sizeof lab, v);
+        rp_printf(f,
+                  "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                  "stroke-opacity=\".35\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
+                  "dominant-baseline=\"middle\">%s</text>\n",
+                  pl->left - 4, y, pl->left + pl->w, y, pl->left - 7, y, lab);
+        if (v > INT64_MAX - step)
+            break;
+    }
+    return scale;
 }

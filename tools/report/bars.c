@@ -47,10 +47,6 @@ void rp_bars_svg(FILE *f, const rp_bars *b)
         top_value = sent[g] > top_value ? sent[g] : top_value;
         top_value = recv[g] > top_value ? recv[g] : top_value;
     }
-    /* the value axis: 4 or 5 round steps */
-    int64_t step = rp_nice_bytes_step((double)top_value / 4);
-    int64_t axis_max = step * ((top_value + step - 1) / step);
-    double scale = (double)h / (double)axis_max;
 
     rp_printf(f, "<svg class=\"bars\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", width,
               height, width, height);
@@ -67,18 +63,7 @@ void rp_bars_svg(FILE *f, const rp_bars *b)
         rp_printf(f, "<text x=\"%d\" y=\"16\">(each bar: sum over %" PRId64 " ranks)</text>",
                   left + 150, t);
     fputc('\n', f);
-    for (int64_t v = 0; v <= axis_max; v += step) {
-        double y = top + h - v * scale;
-        char lab[32];
-        rp_human_bytes(lab, sizeof lab, v);
-        rp_printf(f,
-                  "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-                  "stroke-opacity=\".35\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
-                  "dominant-baseline=\"middle\">%s</text>\n",
-                  left - 4, y, left + w, y, left - 7, y, lab);
-        if (v > INT64_MAX - step)
-            break;
-    }
+    double scale = rp_value_axis(f, &(rp_plot){left, top, w, h}, top_value, true);
     rp_axis_ticks(f, n, t, gw, true, left, top + h, false);
     rp_printf(f, "<text class=\"t\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">rank</text>\n",
               left + w / 2, top + h + 36);

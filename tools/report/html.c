@@ -85,6 +85,21 @@ void rp_human_count(char *buf, size_t size, int64_t v)
     snprintf(buf, size, d < 100 ? "%.1f%s" : "%.0f%s", d, suffix[s]);
 }
 
+void rp_human_seconds(char *buf, size_t size, double s)
+{
+    static const struct {
+        double scale;
+        const char *unit;
+    } u[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "\u00b5s"}, {1e-9, "ns"}};
+    size_t i = 0;
+    while (i + 1 < sizeof u / sizeof *u && s < u[i].scale * 0.9995)
+        i++;
+    if (s >= 999.5)
+        snprintf(buf, size, "%.0f s", s);
+    else
+        snprintf(buf, size, "%.3g %s", s / u[i].scale, u[i].unit);
+}
+
 void rp_range(char *buf, size_t size, int64_t lo, int64_t hi)
 {
     if (lo == hi)
@@ -117,7 +132,7 @@ static const char style[] =
     "nav a{margin-right:14px}a{color:#1f5fa8}\n"
     "table{border-collapse:collapse;margin:6px 0}td,th{padding:2px 9px;border-bottom:1px solid #e4e4e4;"
     "text-align:left;vertical-align:top}th{background:#f4f4f4}td.n,th.n{text-align:right;"
-    "font-variant-numeric:tabular-nums}\n"
+    "font-variant-numeric:tabular-nums}div.wide{overflow-x:auto}\n"
     "dl.run{display:grid;grid-template-columns:max-content auto;gap:1px 14px;margin:8px 0}"
     "dl.run dt{color:#555}dl.run dd{margin:0}\n"
     "figure{margin:10px 0 22px;display:inline-block;vertical-align:top;margin-right:24px}"

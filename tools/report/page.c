@@ -1,7 +1,7 @@
 /*
  * The page of `collprof report`: a header, a table of contents, then the
- * sections of `sections[]` in order.  A new section (timing histograms,
- * once timings are recorded) is one writer and one line here.
+ * sections of `sections[]` in order.  A new section is one writer and one
+ * line here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +14,16 @@ static bool has_calls(const rp_ctx *c)
     return c->nrows > 0;
 }
 
+static bool has_timings(const rp_ctx *c)
+{
+    return c->p->has_timings;
+}
+
 static const rp_section sections[] = {
     {"summary", "Summary", NULL, rp_section_summary},
     {"matrices", "Communication matrices", has_calls, rp_section_matrices},
     {"bytes", "Bytes per rank", has_calls, rp_section_bytes},
+    {"timing", "Time and waiting", has_timings, rp_section_timing},
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 

@@ -3,8 +3,8 @@
  * lines of script; nothing fetched) describing an output directory.
  *
  * The page is a list of sections (page.c); each section is one writer
- * function in its own file.  Adding a section (timings, once they exist) is
- * one writer and one line in that list.
+ * function in its own file.  Adding a section is one writer and one line in
+ * that list.
  */
 #ifndef COLLPROF_REPORT_H
 #define COLLPROF_REPORT_H
@@ -67,6 +67,7 @@ int rp_write_report(FILE *out, const cp_profile *p, const rp_options *opt, rp_st
 int rp_section_summary(const rp_ctx *c);  /* summary.c */
 int rp_section_matrices(const rp_ctx *c); /* matrices.c */
 int rp_section_bytes(const rp_ctx *c);    /* bytes.c */
+int rp_section_timing(const rp_ctx *c);   /* timing.c */
 
 /* ------------------------------------------------------ html.c: output */
 
@@ -82,6 +83,8 @@ void rp_id(FILE *f, const char *s);
 void rp_human_bytes(char *buf, size_t size, int64_t bytes);
 /* "950", "12.3k", "4.5M": short numbers for axes and legends. */
 void rp_human_count(char *buf, size_t size, int64_t v);
+/* "2.5 s", "250 ms", "12.5 \u00b5s", "40 ns": three significant digits. */
+void rp_human_seconds(char *buf, size_t size, double s);
 /* "0-7", "5": a closed range of ranks. */
 void rp_range(char *buf, size_t size, int64_t lo, int64_t hi);
 /* A range list as text, cut after about max characters with ",...".
@@ -179,6 +182,15 @@ int64_t rp_nice_bytes_step(double x);
 void rp_axis_ticks(FILE *f, int64_t n, int64_t t, int px, bool horizontal, int at, int edge,
                    bool before);
 
+/* A plot area: left and top edges, width and height in pixels. */
+typedef struct rp_plot {
+    int left, top, w, h;
+} rp_plot;
+/* A value axis from 0 up to top_value or a little more, in 4 or 5 round
+ * steps (of a byte unit when bytes): a labelled grid line each.  Returns
+ * the pixels per unit. */
+double rp_value_axis(FILE *f, const rp_plot *pl, int64_t top_value, bool bytes);
+
 typedef struct rp_heatmap_labels {
     const char *row_axis;    /* "sender rank" */
     const char *col_axis;    /* "receiver rank" */
@@ -198,5 +210,29 @@ typedef struct rp_bars {
 } rp_bars;
 
 void rp_bars_svg(FILE *f, const rp_bars *b);
+
+/* ------------------------------------ histogram.c: call durations */
+
+/* Bins of durations (seconds): bin i counts the values in
+ * [rp_hist_edge(h, first + i), rp_hist_edge(h, first + i + 1)).  Linear
+ * bins of a round width when the values span less than a decade, else five
+ * per decade (histogram.c says exactly). */
+typedef struct rp_hist {
+    bool log;          /* edge(k) = 10^(k/5), else k * mant * 10^exp10 */
+    int64_t mant;      /* 1, 2 or 5 */
+    int exp10;
+    int64_t first;     /* index of the first bin's lower edge */
+    size_t nbins;
+    uint64_t *count;
+    uint64_t n;        /* values counted (those that are numbers) */
+} rp_hist;
+
+/* 0, or -1 when out of memory.  Free with rp_hist_free. */
+int rp_hist_build(rp_hist *h, const double *v, size_t n);
+void rp_hist_free(rp_hist *h);
+double rp_hist_edge(const rp_hist *h, int64_t k);
+/* <svg> of the bins: one <g> per non-empty bin with data-lo, data-hi
+ * (seconds, bounds of the bin), data-count and a <title>. */
+void rp_hist_svg(FILE *f, const rp_hist *h);
 
 #endif

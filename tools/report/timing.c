@@ -1,0 +1,245 @@
+/*
+ * The report's time and waiting, for a directory with timings.cpt: per
+ * communicator and collective what `collprof timings` prints (the time in
+ * the calls, its spread, the waiting time of each wait-state pattern: from
+ * cp_profile_timings), a histogram of the durations of its (rank, call)
+ * pairs (histogram.c), and the slowest calls with their rank and host.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+#include "report.h"
+
+/* More histograms than this: those of the most time are drawn. */
+#define RP_MAX_HISTOGRAMS 64
+
+static void fig_id(FILE *f, const cp_timing_row *r)
+{
+    rp_printf(f, "t-c%" PRId64 "-", r->comm);
+    rp_id(f, r->collective);
+}
+
+/* The patterns with an instance in some row: the table's columns. */
+static size_t used_patterns(const cp_timings *t, int *cols)
+{
+    size_t n = 0;
+    for (int p = 0; p < CP_READER_NPATTERNS; p++) {
+        bool used = false;
+        for (size_t i = 0; i < t->nrows && !used; i++)
+            used = t->rows[i].wait_instances[p] > 0;
+        if (used)
+            cols[n++] = p;
+    }
+    return n;
+}
+
+/* The ranks, the first RP_MAX_HOSTS hosts with their ranks, the mode. */
+#define RP_MAX_HOSTS 32
+static int hosts(FILE *f, const cp_timings *t)
+{
+    size_t shown = t->nhosts < RP_MAX_HOSTS ? t->nhosts : RP_MAX_HOSTS;
+    cp_ranges *ranks = calloc(shown ? shown : 1, sizeof *ranks);
+    if (!ranks)
+        return -1;
+    int rc = 0;
+    for (uint64_t r = 0; r < t->nranks && rc == 0; r++)
+        if (t->rank_node[r] >= 0 && (size_t)t->rank_node[r] < shown)
+            rc = cp_ranges_add(&ranks[t->rank_node[r]], (int64_t)r);
+    rp_printf(f, "<dl class=\"run\">\n<dt>ranks</dt><dd>%" PRIu64 " on %zu host%s</dd>\n",
+              t->nranks, t->nhosts, t->nhosts == 1 ? "" : "s");
+    for (size_t h = 0; h < shown && rc == 0; h++) {
+        char *list = rp_ranges_text(&ranks[h], 60);
+        rp_printf(f, "<dt>host %zu</dt><dd><code>", h);
+        rp_textn(f, t->hosts[h], sizeof t->hosts[h]);
+        rp_printf(f, "</code>: rank%s %s</dd>\n", cp_ranges_count(&ranks[h]) == 1 ? "" : "s",
+                  list ? list : "?");
+        free(list);
+    }
+    if (shown < t->nhosts)
+        rp_printf(f, "<dt>&hellip;</dt><dd>%zu more hosts</dd>\n", t->nhosts - shown);
+    rp_printf(f, "<dt>timing mode</dt><dd>%s</dd>\n<dt>aggregated calls</dt><dd>%" PRIu64
+                 "</dd>\n</dl>\n",
+              t->barrier ? "barrier" : "passive", t->naggregated);
+    for (size_t h = 0; h < shown; h++)
+        cp_ranges_free(&ranks[h]);
+    free(ranks);
+    return rc;
+}
+
+static void table(FILE *f, const cp_timings *t, const bool *drawn)
+{
+    int cols[CP_READER_NPATTERNS];
+    size_t ncols = used_patterns(t, cols);
+    rp_printf(f, "<div class=\"wide\"><table class=\"timing\">\n<tr><th class=\"n\">comm</th><th>collective</th>"
+                 "<th class=\"n\">timed calls</th><th class=\"n\">aggregated</th>"
+                 "<th class=\"n\">time (s)</th><th class=\"n\">min (s)</th>"
+                 "<th class=\"n\">median (s)</th><th class=\"n\">max (s)</th>");
+    if (t->barrier)
+        rp_printf(f, "<th class=\"n\">late arrival (s)</th>");
+    rp_printf(f, "<th class=\"n\">waiting (s)</th>");
+    for (size_t k = 0; k < ncols; k++)
+        rp_printf(f, "<th class=\"n\"><code>%s</code> (s)</th>",
+                  cp_reader_pattern_name(cols[k]));
+    rp_printf(f, "</tr>\n");
+    for (size_t i = 0; i < t->nrows; i++) {
+        const cp_timing_row *r = &t->rows[i];
+        rp_printf(f, "<tr><td class=\"n\">%" PRId64 "</td><td>", r->comm);
+        if (drawn[i]) {
+            rp_printf(f, "<a href=\"#");
+            fig_id(f, r);
+            rp_printf(f, "\">");
+        }
+        rp_text(f, r->collective);
+        rp_printf(f,
+                  "%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 "</td>"
+                  "<td class=\"n\">%.6f</td><td class=\"n\">%.6f</td><td class=\"n\">%.6f</td>"
+                  "<td class=\"n\">%.6f</td>",
+                  drawn[i] ? "</a>" : "", r->instances, r->naggregated, r->total, r->min,
+                  r->median, r->max);
+        if (t->barrier)
+            rp_printf(f, "<td class=\"n\">%.6f</td>", r->late);
+        double waiting = 0;
+        for (int p = 0; p < CP_READER_NPATTERNS; p++)
+            waiting += r->wait[p];
+        rp_printf(f, "<td class=\"n\">%.6f</td>", waiting);
+        for (size_t k = 0; k < ncols; k++)
+            if (r->wait_instances[cols[k]])
+                rp_printf(f, "<td class=\"n\" title=\"%" PRIu64 " instance%s\">%.6f</td>",
+                          r->wait_instances[cols[k]], r->wait_instances[cols[k]] == 1 ? "" : "s",
+                          r->wait[cols[k]]);
+            else
+                rp_printf(f, "<td class=\"n\">-</td>");
+        rp_printf(f, "</tr>\n");
+    }
+    rp_printf(f, "</table></div>\n");
+}
+
+/* exit - start of every timed (rank, call) pair of row r (malloc'ed; the
+ * row counted them: r->instances). */
+static double *durations(const cp_cpt_file *cpt, const cp_timing_row *r, size_t *n)
+{
+    double *v = malloc((r->instances ? r->instances : 1) * sizeof *v);
+    *n = 0;
+    for (uint64_t k = 0; v && k < cpt->world_size; k++)
+        for (size_t i = 0; i < cpt->chunks[k].nseries; i++) {
+            const cp_cpt_series *s = &cpt->chunks[k].series[i];
+            if (s->comm_id != r->comm || cp_reader_collective_cmp(s->collective, r->collective))
+                continue;
+            for (uint64_t j = 0; j < s->n && *n < r->instances; j++)
+                v[(*n)++] = s->exit[j] - s->start[j];
+        }
+    return v;
+}
+
+static int histogram(const rp_ctx *c, const cp_timing_row *r)
+{
+    size_t n;
+    double *v = durations(&c->p->timings, r, &n);
+    rp_hist h;
+    if (!v || rp_hist_build(&h, v, n) < 0) {
+        free(v);
+        return -1;
+    }
+    FILE *f = c->out;
+    rp_printf(f, "<figure id=\"");
+    fig_id(f, r);
+    rp_printf(f, "\">\n");
+    rp_hist_svg(f, &h);
+    char lo[32], med[32], hi[32];
+    rp_human_seconds(lo, sizeof lo, r->min);
+    rp_human_seconds(med, sizeof med, r->median);
+    rp_human_seconds(hi, sizeof hi, r->max);
+    rp_printf(f, "<p class=\"info\"></p>\n<figcaption><b>");
+    rp_text(f, r->collective);
+    rp_printf(f,
+              "</b> on communicator %" PRId64 ": %" PRIu64 " timed (rank, call) pairs, from %s "
+              "to %s, median %s. Bins: %s.</figcaption>\n</figure>\n",
+              r->comm, h.n, lo, hi, med, h.log ? "logarithmic, five per decade" : "linear");
+    rp_hist_free(&h);
+    free(v);
+    return 0;
+}
+
+/* Which rows get a histogram: all, or the RP_MAX_HISTOGRAMS of most time. */
+static void choose(const cp_timings *t, bool *drawn)
+{
+    for (size_t i = 0; i < t->nrows; i++) {
+        size_t more = 0; /* rows of more time, or as much and before */
+        for (size_t k = 0; k < t->nrows && more < RP_MAX_HISTOGRAMS; k++)
+            more += t->rows[k].total > t->rows[i].total ||
+                    (t->rows[k].total == t->rows[i].total && k < i);
+        drawn[i] = more < RP_MAX_HISTOGRAMS;
+    }
+}
+
+static void slowest(FILE *f, const cp_timings *t)
+{
+    rp_printf(f, "<table class=\"slowest\">\n<tr><th class=\"n\">comm</th><th>collective</th>"
+                 "<th class=\"n\">call</th><th class=\"n\">rank</th><th>host</th>"
+                 "<th class=\"n\">time (s)</th></tr>\n");
+    for (size_t i = 0; i < t->nrows; i++)
+        for (size_t k = 0; k < t->rows[i].nslowest; k++) {
+            const cp_timing_row *r = &t->rows[i];
+            const cp_timed_call *s = &r->slowest[k];
+            int64_t node = s->rank >= 0 && (uint64_t)s->rank < t->nranks ? t->rank_node[s->rank]
+                                                                          : -1;
+            rp_printf(f, "<tr><td class=\"n\">%" PRId64 "</td><td>", r->comm);
+            rp_text(f, r->collective);
+            rp_printf(f, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRId64
+                         "</td><td>",
+                      s->call, s->rank);
+            if (node >= 0 && (size_t)node < t->nhosts)
+                rp_textn(f, t->hosts[node], sizeof t->hosts[node]);
+            else
+                rp_printf(f, "?");
+            rp_printf(f, "</td><td class=\"n\">%.6f</td></tr>\n", s->duration);
+        }
+    rp_printf(f, "</table>\n");
+}
+
+int rp_section_timing(const rp_ctx *c)
+{
+    FILE *f = c->out;
+    cp_timings t;
+    cp_error err = {{0}};
+    if (cp_profile_timings(c->p, &t, &err) < 0) {
+        rp_printf(f, "<p class=\"note\">timings.cpt cannot be analysed: ");
+        rp_text(f, err.msg);
+        rp_printf(f, "</p>\n");
+        return 0;
+    }
+    bool *drawn = calloc(t.nrows ? t.nrows : 1, sizeof *drawn);
+    if (!drawn) {
+        cp_timings_free(&t);
+        return -1;
+    }
+    choose(&t, drawn);
+    rp_printf(f,
+              "<p class=\"note\">From <code>timings.cpt</code>, as <code>collprof timings</code> "
+              "prints it: every rank&#39;s time in every timed call (exit &minus; start, in "
+              "seconds), and the time ranks spent waiting for others in each wait-state "
+              "pattern, recomputed from their aligned enter and exit times. <i>Timed calls</i> "
+              "are (rank, call) pairs; <i>aggregated</i> calls (past "
+              "<code>COLLPROF_TIMING_MAX_CALLS</code>) count in the time only; <i>waiting</i> "
+              "sums the patterns&#39; columns (seconds; the tooltip of a cell gives its "
+              "number of instances, a rank&#39;s wait in one call).</p>\n");
+    int rc = hosts(f, &t);
+    table(f, &t, drawn);
+    rp_printf(f, "<h3>Durations</h3>\n");
+    for (size_t i = 0; i < t.nrows && rc == 0; i++)
+        if (drawn[i])
+            rc = histogram(c, &t.rows[i]);
+    if (t.nrows > RP_MAX_HISTOGRAMS)
+        rp_printf(f, "<p class=\"note\">%zu more histograms are not drawn, to keep the file "
+                     "small: those of the %d communicators and collectives of most time are.</p>\n",
+                  t.nrows - RP_MAX_HISTOGRAMS, RP_MAX_HISTOGRAMS);
+    rp_printf(f, "<h3>Slowest calls</h3>\n<p class=\"note\">Per communicator and collective, "
+                 "the %d slowest (rank, call) pairs.</p>\n",
+              CP_TIMING_SLOWEST);
+    slowest(f, &t);
+    free(drawn);
+    cp_timings_free(&t);
+    return rc;
+}
