@@ -126,7 +126,10 @@ static int vector_id(cp_counts *t, const cp_vec_arg *a, uint32_t *id)
 
 static uint64_t hash_sig(const cp_sig *s)
 {
-    return cp_hash_mix(cp_hash_mix(cp_hash_mix(0x13198A2E03707344ull, s->send), s->recv), (uint64_t)s->root);
+    return cp_hash_mix(
+        cp_hash_mix(cp_hash_mix(cp_hash_mix(0x13198A2E03707344ull, s->send), s->recv),
+                    (uint64_t)s->root),
+        s->callpath);
 }
 
 struct sig_ctx {
@@ -138,16 +141,17 @@ static bool sig_match_cb(const void *ctx, uint32_t id)
 {
     const struct sig_ctx *c = ctx;
     const cp_sig *a = &c->t->sigs[id];
-    return a->send == c->s->send && a->recv == c->s->recv && a->root == c->s->root;
+    return a->send == c->s->send && a->recv == c->s->recv && a->root == c->s->root &&
+           a->callpath == c->s->callpath;
 }
 
 static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *send, const cp_vec_arg *recv,
-                             int64_t root)
+                             int64_t root, uint32_t callpath)
 {
     if (id == CP_SEQ_NONE)
         return false;
     const cp_sig *s = &t->sigs[id];
-    if (s->root != root || (s->send != CP_SEQ_NONE) != send->present ||
+    if (s->root != root || s->callpath != callpath || (s->send != CP_SEQ_NONE) != send->present ||
         (s->recv != CP_SEQ_NONE) != recv->present)
         return false;
     if (send->present && !vec_matches(&t->vecs[s->send], send))
@@ -158,18 +162,18 @@ static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *se
 }
 
 uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
-                             int64_t root)
+                             int64_t root, uint32_t callpath)
 {
     if (t->partial)
         return CP_SEQ_NONE;
-    if (sig_id_matches(t, t->last_sig, send, recv, root))
+    if (sig_id_matches(t, t->last_sig, send, recv, root, callpath))
         return t->last_sig;
     uint32_t hint = t->last_sig == CP_SEQ_NONE ? CP_SEQ_NONE : t->sigs[t->last_sig].next;
-    if (sig_id_matches(t, hint, send, recv, root)) {
+    if (sig_id_matches(t, hint, send, recv, root, callpath)) {
         t->last_sig = hint;
         return hint;
     }
-    cp_sig s = {.root = root};
+    cp_sig s = {.root = root, .callpath = callpath};
     if (vector_id(t, send, &s.send) || vector_id(t, recv, &s.recv))
         goto oom;
     uint64_t h = hash_sig(&s);

@@ -45,6 +45,8 @@ typedef struct cp_vec {
 typedef struct cp_sig {
     uint32_t send, recv;
     int64_t root;
+    uint32_t callpath; /* callsite collector's path id, CP_SEQ_NONE when off;
+                          at finalize, the job-wide call-tree id */
     uint32_t next; /* the signature that followed this one last time: checked
                       before hashing, so cycles of patterns cost a compare */
 } cp_sig;
@@ -65,10 +67,10 @@ typedef struct cp_counts {
 void cp_counts_init(cp_counts *t);
 void cp_counts_free(cp_counts *t);
 
-/* The signature id of (send, recv, root), added when new.  CP_SEQ_NONE when
+/* The signature id of (send, recv, root, callpath), added when new.  CP_SEQ_NONE when
  * memory ran out (t->partial is set). */
 uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
-                             int64_t root);
+                             int64_t root, uint32_t callpath);
 /* Number the next call and record it with signature `sig` (CP_SEQ_NONE:
  * numbered but not recorded).  Returns the call's index. */
 uint64_t cp_counts_record(cp_counts *t, uint32_t sig);

@@ -19,6 +19,7 @@ typedef struct matrix_set {
     int64_t nranks;
     uint32_t *keys; /* per matrix: root (as 2 words) then nranks vector ids */
     cp_ranges *calls;
+    cp_ranges *callsites; /* per matrix: the call paths that issued its calls */
     uint32_t n, cap;
     cp_index index;
     cp_ranges all_calls;
@@ -66,6 +67,10 @@ static uint32_t matrix_id(matrix_set *ms, const uint32_t *key)
         if (!nc)
             return CP_INDEX_EMPTY;
         ms->calls = nc;
+        cp_ranges *ns = realloc(ms->callsites, ncap * sizeof *ns);
+        if (!ns)
+            return CP_INDEX_EMPTY;
+        ms->callsites = ns;
         ms->cap = ncap;
     }
     id = ms->n;
@@ -73,16 +78,20 @@ static uint32_t matrix_id(matrix_set *ms, const uint32_t *key)
         return CP_INDEX_EMPTY;
     memcpy(ms->keys + (size_t)id * w, key, w * sizeof *key);
     memset(&ms->calls[id], 0, sizeof ms->calls[id]);
+    memset(&ms->callsites[id], 0, sizeof ms->callsites[id]);
     ms->n++;
     return id;
 }
 
 static void matrix_set_free(matrix_set *ms)
 {
-    for (uint32_t i = 0; i < ms->n; i++)
+    for (uint32_t i = 0; i < ms->n; i++) {
         cp_ranges_free(&ms->calls[i]);
+        cp_ranges_free(&ms->callsites[i]);
+    }
     free(ms->keys);
     free(ms->calls);
+    free(ms->callsites);
     cp_index_free(&ms->index);
     cp_ranges_free(&ms->all_calls);
 }
@@ -140,7 +149,8 @@ static int build_block(const cp_counts_view *const *views, const matrix_set *ms,
     b->root = (int64_t)((uint64_t)key[0] | (uint64_t)key[1] << 32);
     b->nranks = ms->nranks;
     if (cp_ranges_copy(&b->comm_world_ranks, &tmpl->comm_world_ranks) ||
-        cp_ranges_copy(&b->all_calls, &ms->all_calls) || cp_ranges_copy(&b->calls, &ms->calls[m]))
+        cp_ranges_copy(&b->all_calls, &ms->all_calls) || cp_ranges_copy(&b->calls, &ms->calls[m]) ||
+        cp_ranges_copy(&b->callsites, &ms->callsites[m]))
         return -1;
 
     /* Row length and units: element counts when every rank used one
@@ -263,6 +273,16 @@ int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp
             cur[d] = present ? matrix_id(&ms[d], key) : NO_MATRIX;
             if (cur[d] == CP_INDEX_EMPTY)
                 goto out;
+            /* Where the ranks made these calls (a new span: signatures
+             * changed, and the path is part of the signature). */
+            for (int64_t r = 0; r < nranks && cur[d] != NO_MATRIX; r++) {
+                uint32_t sid = sids[r];
+                if (!views[r] || sid == CP_SEQ_NONE || sid >= views[r]->nsigs)
+                    continue;
+                uint32_t path = views[r]->sigs[sid].callpath;
+                if (path != CP_SEQ_NONE && cp_ranges_add(&ms[d].callsites[cur[d]], path))
+                    goto out;
+            }
         }
         for (int d = 0; d < 2; d++) {
             if (cur[d] == NO_MATRIX)

@@ -19,6 +19,7 @@ void cp_counts_pack(cp_wbuf *b, const cp_counts *t)
         cp_put_u32(b, t->sigs[i].send);
         cp_put_u32(b, t->sigs[i].recv);
         cp_put_i64(b, t->sigs[i].root);
+        cp_put_u32(b, t->sigs[i].callpath);
     }
     const cp_seq *s = &t->seq;
     cp_put_u64(b, s->ngroups);
@@ -63,12 +64,13 @@ int cp_counts_unpack(cp_rbuf *b, cp_counts_unpacked *u)
         cp_get(b, v->counts, (size_t)v->len * sizeof *v->counts);
     }
     uint32_t nsigs = cp_get_u32(b);
-    if (!cp_rbuf_has(b, nsigs, 16) || !(u->sigs = calloc(nsigs ? nsigs : 1, sizeof *u->sigs)))
+    if (!cp_rbuf_has(b, nsigs, 20) || !(u->sigs = calloc(nsigs ? nsigs : 1, sizeof *u->sigs)))
         goto bad;
     for (u->nsigs = 0; u->nsigs < nsigs; u->nsigs++) {
         u->sigs[u->nsigs].send = cp_get_u32(b);
         u->sigs[u->nsigs].recv = cp_get_u32(b);
         u->sigs[u->nsigs].root = cp_get_i64(b);
+        u->sigs[u->nsigs].callpath = cp_get_u32(b);
     }
     /* The sequence, group by group, exactly as the rank held it. */
     uint64_t ngroups = cp_get_u64(b);

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "callsite.h"
+
 #include "persistent.h"
 
 static inline bool recording(uint64_t idx)
@@ -18,7 +20,9 @@ void cp_call_record(cp_comm *c, cp_call *call)
     uint32_t sig = CP_SEQ_NONE;
     bool rec = recording(t->ncalls);
     if (rec)
-        sig = cp_counts_signature(t, &call->send, &call->recv, call->root);
+        sig = cp_counts_signature(t, &call->send, &call->recv, call->root,
+                                  cp_rt.cfg.callsite_depth ? cp_callsite_capture(call->ra)
+                                                           : CP_SEQ_NONE);
     call->idx = cp_counts_record(t, sig);
     call->timed = rec && cp_rt.cfg.timing != CP_TIMING_OFF;
     errno = call->saved_errno;
@@ -48,8 +52,11 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
 {
     if (rc == MPI_SUCCESS && request) {
         /* The counts are fixed at creation: resolve the signature now. */
+        /* The path of the _init call: where the request was made. */
         uint32_t sig = cp_counts_signature(&c->counts[call->coll], &call->send, &call->recv,
-                                           call->root);
+                                           call->root,
+                                           cp_rt.cfg.callsite_depth ? cp_callsite_capture(call->ra)
+                                                                    : CP_SEQ_NONE);
         cp_persistent_add(*request, c, call->coll, sig);
     }
     errno = call->saved_errno;

@@ -19,6 +19,7 @@ typedef struct cp_call {
     int saved_errno; /* the wrapper leaves errno as the application had it */
     int64_t root;    /* communicator-local root, -1 when not rooted */
     cp_vec_arg send, recv;
+    void *ra;        /* the wrapper's return address (callsite collector) */
     bool timed;      /* record its times (timing on, call recorded) */
     uint64_t idx;    /* its call index */
     double enter, start; /* this rank's clock: arrival, start of the MPI call */
@@ -27,7 +28,7 @@ typedef struct cp_call {
 #include "capture.h"
 
 /* NULL when the profiler is off: the wrapper is then a plain pass-through. */
-static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll)
+static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, void *ra)
 {
     int state = atomic_load_explicit(&cp_state, memory_order_relaxed);
     if (__builtin_expect(state != CP_STATE_ON, 0)) {
@@ -42,6 +43,7 @@ static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll)
     call->saved_errno = errno;
     call->coll = coll;
     call->root = -1;
+    call->ra = ra;
     call->timed = false;
     if (cp_rt.cfg.timing != CP_TIMING_OFF)
         call->enter = cp_clock_now();

@@ -137,6 +137,15 @@ static int parse_stat_layout(cp_config *cfg, const char *v)
     return 0;
 }
 
+static int parse_callsite_depth(cp_config *cfg, const char *v)
+{
+    uint64_t d;
+    if (parse_u64(v, &d) || d > 32)
+        return -1;
+    cfg->callsite_depth = (int)d;
+    return 0;
+}
+
 /* ------------------------------------------- effective values (manifest) */
 
 static void show_output_dir(const cp_config *cfg, char *out, size_t len)
@@ -204,6 +213,11 @@ static void show_stat_layout(const cp_config *cfg, char *out, size_t len)
     snprintf(out, len, "%s", cfg->stat_documented ? "documented" : "cubegui");
 }
 
+static void show_callsite_depth(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%d", cfg->callsite_depth);
+}
+
 static const struct {
     const char *name;
     parse_fn parse;
@@ -225,6 +239,8 @@ static const struct {
     {"COLLPROF_HOSTNAME", parse_hostname, show_hostname,
      "a host name without spaces (at most 255 characters)"},
     {"COLLPROF_STAT_LAYOUT", parse_stat_layout, show_stat_layout, "cubegui or documented"},
+    {"COLLPROF_CALLSITE_DEPTH", parse_callsite_depth, show_callsite_depth,
+     "a number of frames from 0 (off) to 32"},
 };
 
 /* "all, or a comma-separated list of: Allgather, Allgatherv, ..." */
@@ -246,6 +262,7 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
     cfg->max_calls = UINT64_MAX;
     cfg->timing = CP_TIMING_PASSIVE;
     cfg->timing_max_calls = CP_TIMING_MAX_CALLS_DEFAULT;
+    cfg->callsite_depth = CP_CALLSITE_DEPTH_DEFAULT;
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
         cfg->enabled[k] = true;
     size_t used = 0;

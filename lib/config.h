@@ -24,6 +24,7 @@ typedef struct cp_config {
     uint64_t timing_max_calls; /* calls per rank kept with their timestamps */
     char hostname[256];    /* COLLPROF_HOSTNAME; empty: gethostname() */
     bool stat_documented;  /* COLLPROF_STAT_LAYOUT=documented */
+    int callsite_depth;    /* COLLPROF_CALLSITE_DEPTH: frames per call path, 0 = off */
 } cp_config;
 
 /* One effective setting, for the manifest. */
@@ -32,13 +33,15 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 10
+#define CP_CONFIG_NENTRIES 11
 
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */
 enum cp_timing_mode { CP_TIMING_OFF = 0, CP_TIMING_PASSIVE = 1, CP_TIMING_BARRIER = 2 };
 /* 100,000 calls x 40 bytes: 4 MB per rank at most. */
 #define CP_TIMING_MAX_CALLS_DEFAULT 100000
+/* The caller of the MPI function: one return address, no unwinding. */
+#define CP_CALLSITE_DEPTH_DEFAULT 1
 
 /* Read the environment into cfg.  Problems (one line each) are written into
  * `problems` (NUL-terminated, possibly empty) for rank 0 to print.  The

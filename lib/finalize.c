@@ -222,6 +222,7 @@ void cp_runtime_finalize(void)
             if (has_calls(c) && c->lead == f.rank)
                 f.led[f.nled++].comm = c;
         /* Every step is taken by every rank, whatever failed before. */
+        cp_fin_callsites(&f);
         cp_fin_exchange(&f);
         cp_fin_number(&f);
         cp_fin_merge_and_write(&f);

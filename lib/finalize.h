@@ -50,6 +50,9 @@ cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal);
 int64_t cp_fin_comm_id(const fin *f, const cp_comm *c);
 /* Record the first failure of this rank. */
 void cp_fin_fail(fin *f, const char *msg);
+/* The job's call tree at rank 0 (manifest); call paths in every rank's
+ * signatures renamed to its ids. */
+void cp_fin_callsites(fin *f);
 /* Send every rank's tables to the leads; leads unpack them into f->led. */
 void cp_fin_exchange(fin *f);
 /* Number the communicators job-wide (rank 0), ids back to the leads. */

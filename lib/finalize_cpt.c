@@ -69,8 +69,10 @@ static int add_aggregates(cp_cpt_chunk *ch, const cp_run_times *rt)
         cp_cpt_coll_stat cs = {.min = 0};
         double time = 0;
         bool any = false;
-        for (int64_t r = 0; r < rt->nranks; r++) {
-            const cp_coll_sums *s = &rt->sums[r * CP_NCOLLECTIVES + k];
+        for (size_t i = 0; i < rt->nsites; i++) {
+            if (rt->sites[i].coll != (uint32_t)k)
+                continue;
+            const cp_coll_sums *s = &rt->sites[i].s;
             cs.calls += s->ntimed;
             time += s->time;
             if (s->nrecords == 0)

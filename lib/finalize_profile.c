@@ -93,17 +93,121 @@ static int add_hosts(const cp_run_times *rt, cp_cube *c)
     return 0;
 }
 
+/* The cnodes of the sites: one per distinct (collective, call path), in
+ * the order of cp_site_key. */
+typedef struct site_cnodes {
+    int64_t *key;   /* sorted */
+    int64_t *cnode; /* handle, then id */
+    size_t n;
+} site_cnodes;
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int64_t site_cnode(const site_cnodes *sc, int64_t key)
+{
+    const int64_t *k = bsearch(&key, sc->key, sc->n, sizeof *sc->key, cmp_i64);
+    return k ? sc->cnode[k - sc->key] : -1;
+}
+
+static int distinct_sites(const cp_run_times *rt, site_cnodes *sc)
+{
+    sc->key = malloc((rt->nsites ? rt->nsites : 1) * sizeof *sc->key);
+    sc->cnode = malloc((rt->nsites ? rt->nsites : 1) * sizeof *sc->cnode);
+    if (!sc->key || !sc->cnode)
+        return -1;
+    for (size_t i = 0; i < rt->nsites; i++)
+        sc->key[i] = cp_site_key(rt->sites[i].coll, rt->sites[i].path);
+    qsort(sc->key, rt->nsites, sizeof *sc->key, cmp_i64);
+    for (size_t i = 0; i < rt->nsites; i++)
+        if (sc->n == 0 || sc->key[sc->n - 1] != sc->key[i])
+            sc->key[sc->n++] = sc->key[i];
+    return 0;
+}
+
+/* A region per distinct function (module and name) of the call tree. */
+static int64_t frame_region(cp_cube *c, const cp_callsite_node *n)
+{
+    char name[256];
+    if (n->function[0])
+        snprintf(name, sizeof name, "%s", n->function);
+    else
+        snprintf(name, sizeof name, "0x%" PRIx64, n->address);
+    for (size_t i = 0; i < c->nregions; i++)
+        if (!strcmp(c->regions[i].name, name) && !strcmp(c->regions[i].mod, n->module))
+            return (int64_t)i;
+    return add_region(c, name, n->module, "user", "function", "");
+}
+
+/* Call tree: root (the program) -> the job's call paths -> the collectives
+ * called from each (from the root directly when there is no call path).
+ * Nodes are added in any order; the builder numbers them depth-first. */
+static int build_tree(const cp_run_times *rt, const cp_manifest *man, cp_cube *c,
+                      site_cnodes *sc, int64_t *root)
+{
+    int64_t program = add_region(c, program_invocation_short_name, "", "user", "function",
+                                 "The application");
+    size_t nh = 1 + man->ncall_tree + sc->n;
+    int64_t *handles = malloc(nh * sizeof *handles), *ids = malloc(nh * sizeof *ids);
+    int rc = -1;
+    if (!handles || !ids || program < 0)
+        goto out;
+    int64_t root_h = cp_cube_tree_add(c, -1, program, -1, "");
+    int64_t *frame_h = handles + 1;
+    for (size_t i = 0; i < man->ncall_tree; i++) {
+        const cp_callsite_node *n = &man->call_tree[i];
+        int64_t reg = frame_region(c, n);
+        frame_h[i] = reg < 0 ? -1
+                             : cp_cube_tree_add(c, n->parent < 0 ? root_h : frame_h[n->parent],
+                                                reg, -1, n->module);
+        if (frame_h[i] < 0)
+            goto out;
+    }
+    int64_t coll_region[CP_NCOLLECTIVES];
+    for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+        coll_region[k] = -1;
+        if (!rt->used[k])
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "MPI_%s", cp_collective_names[k]);
+        if ((coll_region[k] = add_region(c, name, "MPI", "mpi", role_of(k),
+                                         "MPI collective (all forms)")) < 0)
+            goto out;
+    }
+    for (size_t i = 0; i < sc->n; i++) {
+        uint32_t k = (uint32_t)(sc->key[i] & 0xff), path = (uint32_t)(sc->key[i] >> 8);
+        int64_t parent = path < man->ncall_tree ? frame_h[path] : root_h;
+        if (k >= CP_NCOLLECTIVES || coll_region[k] < 0 ||
+            (sc->cnode[i] = cp_cube_tree_add(c, parent, coll_region[k], -1, "")) < 0)
+            goto out;
+    }
+    handles[0] = root_h;
+    if (cp_cube_tree_finish(c, ids))
+        goto out;
+    *root = ids[root_h];
+    for (size_t i = 0; i < sc->n; i++)
+        sc->cnode[i] = ids[sc->cnode[i]];
+    rc = 0;
+out:
+    free(handles);
+    free(ids);
+    return rc;
+}
+
 /* metric[] maps the enum above to metric ids (-1: not in this profile). */
-static int build_cube(const cp_run_times *rt, cp_cube *c, int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS],
-                      int64_t coll_cnode[CP_NCOLLECTIVES], int64_t *root_cnode)
+static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c,
+                      int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS], site_cnodes *sc)
 {
     if (cp_cube_init(c, (size_t)rt->nranks) || add_hosts(rt, c))
         return -1;
     snprintf(c->machine, sizeof c->machine, "job %.200s", cp_rt.job);
     char aggregated[32];
     uint64_t nagg = 0;
-    for (int64_t i = 0; i < rt->nranks * CP_NCOLLECTIVES; i++)
-        nagg += rt->sums[i].naggregated;
+    for (size_t i = 0; i < rt->nsites; i++)
+        nagg += rt->sites[i].s.naggregated;
     snprintf(aggregated, sizeof aggregated, "%" PRIu64, nagg);
     if (add_attr(c, "collprof version", COLLPROF_VERSION) ||
         add_attr(c, "MPI library", cp_rt.mpi_version) || add_attr(c, "job", cp_rt.job) ||
@@ -138,61 +242,43 @@ static int build_cube(const cp_run_times *rt, cp_cube *c, int64_t metric[M_WAIT0
     if (c->nmetrics != wanted)
         return -1; /* out of memory */
 
-    int64_t program = add_region(c, program_invocation_short_name, "", "user", "function",
-                                 "The application");
-    int64_t handles[1 + CP_NCOLLECTIVES], nh = 0;
-    handles[nh++] = cp_cube_tree_add(c, -1, program, -1, "");
-    int64_t coll_handle[CP_NCOLLECTIVES];
-    for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-        coll_handle[k] = -1;
-        if (!rt->used[k])
-            continue;
-        char name[64];
-        snprintf(name, sizeof name, "MPI_%s", cp_collective_names[k]);
-        int64_t reg = add_region(c, name, "MPI", "mpi", role_of(k), "MPI collective (all forms)");
-        coll_handle[k] = handles[nh++] = cp_cube_tree_add(c, handles[0], reg, -1, "");
-    }
-    for (int64_t i = 0; i < nh; i++)
-        if (handles[i] < 0)
-            return -1;
-    int64_t ids[1 + CP_NCOLLECTIVES];
-    if (cp_cube_tree_finish(c, ids))
+    int64_t root;
+    if (distinct_sites(rt, sc) || build_tree(rt, man, c, sc, &root))
         return -1;
-    *root_cnode = ids[handles[0]];
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        coll_cnode[k] = coll_handle[k] < 0 ? -1 : ids[coll_handle[k]];
-
     for (int64_t i = 0; i < rt->nranks; i++)
         c->location_host[i] = rt->loc[i].node;
-    for (int64_t r = 0; r < rt->nranks; r++) {
+    /* Sites are sorted by rank: each rank's time outside them goes to the
+     * root once its sites are done. */
+    for (int64_t r = 0, i = 0; r < rt->nranks; r++) {
         size_t loc = (size_t)r;
         double outside = rt->wall[r];
-        cp_cube_add_u64(c, (size_t)metric[M_VISITS], (size_t)*root_cnode, loc, 1);
-        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            const cp_coll_sums *s = &rt->sums[r * CP_NCOLLECTIVES + k];
-            if (coll_cnode[k] < 0)
+        cp_cube_add_u64(c, (size_t)metric[M_VISITS], (size_t)root, loc, 1);
+        for (; (size_t)i < rt->nsites && rt->sites[i].rank == r; i++) {
+            const cp_coll_sums *s = &rt->sites[i].s;
+            int64_t cn = site_cnode(sc, cp_site_key(rt->sites[i].coll, rt->sites[i].path));
+            if (cn < 0)
                 continue;
-            size_t cn = (size_t)coll_cnode[k];
-            cp_cube_add_u64(c, (size_t)metric[M_VISITS], cn, loc, s->visits);
-            cp_cube_add_u64(c, (size_t)metric[M_SENT], cn, loc, s->bytes_sent);
-            cp_cube_add_u64(c, (size_t)metric[M_RECV], cn, loc, s->bytes_recv);
+            cp_cube_add_u64(c, (size_t)metric[M_VISITS], (size_t)cn, loc, s->visits);
+            cp_cube_add_u64(c, (size_t)metric[M_SENT], (size_t)cn, loc, s->bytes_sent);
+            cp_cube_add_u64(c, (size_t)metric[M_RECV], (size_t)cn, loc, s->bytes_recv);
             if (metric[M_TIME] >= 0)
-                cp_cube_add_double(c, (size_t)metric[M_TIME], cn, loc, s->time);
+                cp_cube_add_double(c, (size_t)metric[M_TIME], (size_t)cn, loc, s->time);
             if (metric[M_LATE] >= 0)
-                cp_cube_add_double(c, (size_t)metric[M_LATE], cn, loc, s->late);
+                cp_cube_add_double(c, (size_t)metric[M_LATE], (size_t)cn, loc, s->late);
             for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
                 if (metric[M_WAIT0 + p] >= 0)
-                    cp_cube_add_double(c, (size_t)metric[M_WAIT0 + p], cn, loc, s->wait[p]);
+                    cp_cube_add_double(c, (size_t)metric[M_WAIT0 + p], (size_t)cn, loc,
+                                       s->wait[p]);
             outside -= s->time + s->late;
         }
         if (metric[M_TIME] >= 0)
-            cp_cube_add_double(c, (size_t)metric[M_TIME], (size_t)*root_cnode, loc,
+            cp_cube_add_double(c, (size_t)metric[M_TIME], (size_t)root, loc,
                                outside > 0 ? outside : 0);
     }
     return 0;
 }
 
-static int build_stat(cp_run_times *rt, const int64_t metric[], const int64_t coll_cnode[],
+static int build_stat(cp_run_times *rt, const int64_t metric[], const site_cnodes *sc,
                       cp_stat_file *st)
 {
     memset(st, 0, sizeof *st);
@@ -210,8 +296,7 @@ static int build_stat(cp_run_times *rt, const int64_t metric[], const int64_t co
         sp->nevents = 0;
         for (size_t e = 0; e < rt->top[p].nevents; e++) {
             cp_stat_event ev = rt->top[p].events[e];
-            int64_t k = ev.cnode;
-            ev.cnode = k >= 0 && k < CP_NCOLLECTIVES ? coll_cnode[k] : -1;
+            ev.cnode = site_cnode(sc, ev.cnode);
             if (ev.cnode >= 0)
                 sp->events[sp->nevents++] = ev;
         }
@@ -223,10 +308,11 @@ int cp_fin_write_profile(fin *f, cp_run_times *rt, cp_error *err)
 {
     cp_cube cube;
     memset(&cube, 0, sizeof cube);
-    int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS], coll_cnode[CP_NCOLLECTIVES], root;
+    int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS];
+    site_cnodes sc = {0};
     char path[4200];
     int rc = -1;
-    if (build_cube(rt, &cube, metric, coll_cnode, &root)) {
+    if (build_cube(rt, &f->man, &cube, metric, &sc)) {
         cp_error_set(err, "out of memory while building the Cube profile");
         goto out;
     }
@@ -235,7 +321,7 @@ int cp_fin_write_profile(fin *f, cp_run_times *rt, cp_error *err)
         goto out;
     if (rt->timing) {
         cp_stat_file st;
-        if (build_stat(rt, metric, coll_cnode, &st)) {
+        if (build_stat(rt, metric, &sc, &st)) {
             cp_error_set(err, "out of memory while building the statistics");
             goto out;
         }
@@ -248,5 +334,7 @@ int cp_fin_write_profile(fin *f, cp_run_times *rt, cp_error *err)
     rc = 0;
 out:
     cp_cube_free(&cube);
+    free(sc.key);
+    free(sc.cnode);
     return rc;
 }

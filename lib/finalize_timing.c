@@ -47,7 +47,38 @@ static uint64_t vec_bytes(const cp_counts *t, uint32_t v, int k, uint64_t peers)
     return sum;
 }
 
-static void count_sums(const cp_comm *c, int k, cp_coll_sums *s)
+/* This rank's sites (collective x call path), a short list. */
+typedef struct sites {
+    cp_site *v;
+    size_t n, cap;
+    bool oom;
+} sites;
+
+static cp_coll_sums *site_get(sites *st, int k, uint32_t path)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (st->v[i].coll == (uint32_t)k && st->v[i].path == path)
+            return &st->v[i].s;
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? 2 * st->cap : 16;
+        cp_site *nv = realloc(st->v, cap * sizeof *nv);
+        if (!nv) {
+            st->oom = true;
+            return NULL;
+        }
+        st->v = nv;
+        st->cap = cap;
+    }
+    st->v[st->n] = (cp_site){.rank = cp_rt.world_rank, .coll = (uint32_t)k, .path = path};
+    return &st->v[st->n++].s;
+}
+
+static uint32_t path_of_sig(const cp_counts *t, uint32_t id)
+{
+    return id != CP_SEQ_NONE && id < t->nsigs ? t->sigs[id].callpath : CP_SEQ_NONE;
+}
+
+static void count_sums(const cp_comm *c, int k, sites *st)
 {
     const cp_counts *t = &c->counts[k];
     bool neighbour = cp_collective_rows_vary(cp_collective_names[k]);
@@ -60,7 +91,9 @@ static void count_sums(const cp_comm *c, int k, cp_coll_sums *s)
         uint32_t id = cp_seq_iter_peek(&it, &left);
         if (left == UINT64_MAX)
             break;
-        if (id != CP_SEQ_NONE && id < t->nsigs) {
+        cp_coll_sums *s = id != CP_SEQ_NONE && id < t->nsigs
+                              ? site_get(st, k, path_of_sig(t, id)) : NULL;
+        if (s) {
             s->visits += left;
             s->bytes_sent += left * vec_bytes(t, t->sigs[id].send, k, out);
             s->bytes_recv += left * vec_bytes(t, t->sigs[id].recv, k, in);
@@ -69,30 +102,62 @@ static void count_sums(const cp_comm *c, int k, cp_coll_sums *s)
     }
 }
 
-static void timing_sums(const cp_comm *c, int k, int64_t comm_id, cp_coll_sums *s,
-                        cp_cpt_slow *slow, size_t *nslow)
+/* The call path of each of a table's timed calls, from the call sequence
+ * (both are in call order).  paths[] has t->n entries. */
+void cp_fin_record_paths(const cp_counts *c, const cp_timing *t, uint32_t *paths)
+{
+    cp_seq_iter it;
+    cp_seq_iter_init(&it, &c->seq);
+    uint64_t at = 0; /* call index at the start of the iterator's run */
+    for (size_t i = 0; i < t->n; i++) {
+        uint64_t left;
+        uint32_t id = cp_seq_iter_peek(&it, &left);
+        while (left != UINT64_MAX && t->recs[i].call >= at + left) {
+            cp_seq_iter_skip(&it, left);
+            at += left;
+            id = cp_seq_iter_peek(&it, &left);
+        }
+        paths[i] = left == UINT64_MAX ? CP_SEQ_NONE : path_of_sig(c, id);
+    }
+}
+
+static void timing_sums(const cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_slow *slow,
+                        size_t *nslow)
 {
     const cp_timing *t = &c->timing[k];
-    s->ntimed += t->n + t->naggregated;
-    s->naggregated += t->naggregated;
-    bool first = s->nrecords == 0;
-    s->nrecords += t->n;
-    s->time += t->agg_time;
-    s->late += t->agg_late;
+    uint32_t *paths = malloc((t->n ? t->n : 1) * sizeof *paths);
+    cp_coll_sums *agg = t->naggregated ? site_get(st, k, CP_SEQ_NONE) : NULL;
+    if (!paths || (t->naggregated && !agg)) {
+        st->oom = true;
+        free(paths);
+        return;
+    }
+    cp_fin_record_paths(&c->counts[k], t, paths);
+    /* Calls past the budget have no index, hence no path. */
+    if (agg) {
+        agg->ntimed += t->naggregated;
+        agg->naggregated += t->naggregated;
+        agg->time += t->agg_time;
+        agg->late += t->agg_late;
+    }
     for (size_t i = 0; i < t->n; i++) {
         const cp_timing_rec *r = &t->recs[i];
+        cp_coll_sums *s = site_get(st, k, paths[i]);
+        if (!s)
+            break;
         double d = r->exit - r->start;
+        s->ntimed++;
         s->time += d;
         s->late += r->start - r->enter;
-        if (first && i == 0)
-            s->min = s->max = d;
-        s->min = d < s->min ? d : s->min;
-        s->max = d > s->max ? d : s->max;
+        s->min = s->nrecords == 0 || d < s->min ? d : s->min;
+        s->max = s->nrecords == 0 || d > s->max ? d : s->max;
+        s->nrecords++;
         cp_cpt_slow cand = {.comm_id = comm_id, .call = r->call, .rank = cp_rt.world_rank,
                             .duration = d};
         snprintf(cand.collective, sizeof cand.collective, "%s", cp_collective_names[k]);
         cp_slowest_offer(slow, nslow, &cand);
     }
+    free(paths);
 }
 
 void cp_slowest_offer(cp_cpt_slow *list, size_t *n, const cp_cpt_slow *s)
@@ -111,214 +176,7 @@ void cp_slowest_offer(cp_cpt_slow *list, size_t *n, const cp_cpt_slow *s)
     list[i] = *s;
 }
 
-/* --------------------------------------------- enter/exit to the leads */
-
-typedef struct member {
-    uint64_t *call;
-    double *enter, *exit;
-    int32_t *root;
-    uint64_t n;
-    bool have;
-} member;
-
-typedef struct timing_ctx {
-    member **by_led; /* by_led[j * CP_NCOLLECTIVES + k]: one per member of led[j] */
-} timing_ctx;
-
-static bool analysed(const cp_comm *c, int k)
-{
-    return !c->inter && c->size >= 2 &&
-           cp_wait_family(cp_collective_names[k]) != CP_FAMILY_NONE;
-}
-
-static void pack_to_leads(cp_mail *m)
-{
-    for (cp_comm *c = cp_registry_first(); c; c = c->next)
-        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            const cp_timing *t = &c->timing[k];
-            if (!analysed(c, k) || t->n == 0)
-                continue;
-            cp_box *ob = cp_mail_box(m, (int)c->lead);
-            if (!ob)
-                return;
-            uint64_t nb = 0;
-            for (size_t i = 0; i < t->n; i++)
-                nb += !(t->recs[i].flags & CP_CPT_NONBLOCKING);
-            cp_put_u64(&ob->b, c->key_hash);
-            cp_put_u32(&ob->b, c->key_ordinal);
-            cp_put_i64(&ob->b, c->rank);
-            cp_put_u32(&ob->b, (uint32_t)k);
-            cp_put_u64(&ob->b, nb);
-            for (size_t i = 0; i < t->n; i++) {
-                const cp_timing_rec *r = &t->recs[i];
-                if (r->flags & CP_CPT_NONBLOCKING)
-                    continue;
-                cp_put_u64(&ob->b, r->call);
-                cp_put(&ob->b, &r->enter, sizeof r->enter);
-                cp_put(&ob->b, &r->exit, sizeof r->exit);
-                cp_put(&ob->b, &r->root, sizeof r->root);
-            }
-            ob->nrecords++;
-        }
-}
-
-static void from_member(fin *f, void *vctx, int source, uint32_t nrec, cp_rbuf *rb)
-{
-    timing_ctx *ctx = vctx;
-    (void)source;
-    for (uint32_t i = 0; i < nrec && !rb->bad && !f->failed; i++) {
-        uint64_t hash = cp_get_u64(rb);
-        uint32_t ordinal = cp_get_u32(rb);
-        int64_t crank = cp_get_i64(rb);
-        uint32_t k = cp_get_u32(rb);
-        uint64_t n = cp_get_u64(rb);
-        cp_led *l = cp_fin_led_find(f, hash, ordinal);
-        if (!l || k >= CP_NCOLLECTIVES || crank < 0 || crank >= l->comm->size ||
-            !cp_rbuf_has(rb, n, 28)) {
-            rb->bad = true;
-            return;
-        }
-        size_t j = (size_t)(l - f->led);
-        member **slot = &ctx->by_led[j * CP_NCOLLECTIVES + k];
-        if (!*slot && !(*slot = calloc((size_t)l->comm->size, sizeof **slot))) {
-            cp_fin_fail(f, "out of memory while gathering timings");
-            return;
-        }
-        member *mb = &(*slot)[crank];
-        if (mb->have) {
-            rb->bad = true;
-            return;
-        }
-        mb->call = malloc((n ? n : 1) * sizeof *mb->call);
-        mb->enter = malloc((n ? n : 1) * sizeof *mb->enter);
-        mb->exit = malloc((n ? n : 1) * sizeof *mb->exit);
-        mb->root = malloc((n ? n : 1) * sizeof *mb->root);
-        mb->have = true;
-        mb->n = n;
-        if (!mb->call || !mb->enter || !mb->exit || !mb->root) {
-            cp_fin_fail(f, "out of memory while gathering timings");
-            return;
-        }
-        for (uint64_t x = 0; x < n; x++) {
-            mb->call[x] = cp_get_u64(rb);
-            cp_get(rb, &mb->enter[x], sizeof(double));
-            cp_get(rb, &mb->exit[x], sizeof(double));
-            cp_get(rb, &mb->root[x], sizeof(int32_t));
-        }
-    }
-}
-
-static void free_members(member *m, int64_t n)
-{
-    for (int64_t i = 0; m && i < n; i++) {
-        free(m[i].call);
-        free(m[i].enter);
-        free(m[i].exit);
-        free(m[i].root);
-    }
-    free(m);
-}
-
-/* ------------------------------------------- wait states, at the leads */
-
-/* What a lead found, for rank 0. */
-typedef struct found {
-    cp_wbuf sums;   /* (world rank u64, collective u32, pattern u32, value f64) */
-    uint64_t nsums;
-    double *values[CP_NWAIT_PATTERNS];
-    size_t nvalues[CP_NWAIT_PATTERNS], cap[CP_NWAIT_PATTERNS];
-    cp_stat_pattern top[CP_NWAIT_PATTERNS];
-    bool oom;
-} found;
-
-static void add_value(found *fd, int p, double v)
-{
-    if (fd->nvalues[p] == fd->cap[p]) {
-        size_t cap = fd->cap[p] ? 2 * fd->cap[p] : 256;
-        double *nv = realloc(fd->values[p], cap * sizeof *nv);
-        if (!nv) {
-            fd->oom = true;
-            return;
-        }
-        fd->values[p] = nv;
-        fd->cap[p] = cap;
-    }
-    fd->values[p][fd->nvalues[p]++] = v;
-}
-
-/* Each instance: its severity is a value of the pattern's statistics, a
- * candidate for the listed instances, and part of the member's sum. */
-typedef struct sink_ctx {
-    found *fd;
-    const cp_comm *c;
-    int k;
-    double *sum; /* [member * CP_NWAIT_PATTERNS + pattern] */
-} sink_ctx;
-
-static void on_instance(void *vctx, int p, size_t m, uint64_t call, double enter, double exit,
-                        double sev)
-{
-    sink_ctx *x = vctx;
-    (void)call;
-    x->sum[m * CP_NWAIT_PATTERNS + (size_t)p] += sev;
-    add_value(x->fd, p, sev);
-    cp_stat_event e = {.cnode = x->k, .enter = enter, .exit = exit, .duration = sev,
-                       .rank = cp_ranges_nth(&x->c->members, (int64_t)m)};
-    cp_stat_offer_event(&x->fd->top[p], &e);
-}
-
-static void analyse(const cp_comm *c, int k, const member *mb, found *fd)
-{
-    size_t n = (size_t)c->size;
-    for (size_t m = 0; m < n; m++)
-        if (!mb[m].have)
-            return;
-    cp_wait_member *wm = calloc(n, sizeof *wm);
-    sink_ctx x = {fd, c, k, calloc(n * CP_NWAIT_PATTERNS, sizeof(double))};
-    if (!wm || !x.sum) {
-        fd->oom = true;
-    } else {
-        for (size_t m = 0; m < n; m++)
-            wm[m] = (cp_wait_member){mb[m].call, mb[m].enter, mb[m].exit, mb[m].root, NULL,
-                                     mb[m].n};
-        if (cp_wait_states_series(cp_collective_names[k], n, wm, on_instance, &x))
-            fd->oom = true;
-        for (size_t m = 0; m < n; m++)
-            for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
-                double v = x.sum[m * CP_NWAIT_PATTERNS + (size_t)p];
-                if (!(v > 0))
-                    continue;
-                cp_put_u64(&fd->sums, (uint64_t)cp_ranges_nth(&c->members, (int64_t)m));
-                cp_put_u32(&fd->sums, (uint32_t)k);
-                cp_put_u32(&fd->sums, (uint32_t)p);
-                cp_put(&fd->sums, &v, sizeof v);
-                fd->nsums++;
-            }
-    }
-    free(wm);
-    free(x.sum);
-}
-
 /* ----------------------------------------------------- to world rank 0 */
-
-static void put_str(cp_wbuf *b, const char *s)
-{
-    uint32_t n = (uint32_t)strlen(s);
-    cp_put_u32(b, n);
-    cp_put(b, s, n);
-}
-
-static void get_str(cp_rbuf *b, char *out, size_t cap)
-{
-    uint32_t n = cp_get_u32(b);
-    if (n >= cap || !cp_rbuf_has(b, n, 1)) {
-        b->bad = true;
-        out[0] = '\0';
-        return;
-    }
-    cp_get(b, out, n);
-    out[n] = '\0';
-}
 
 static void pack_event(cp_wbuf *b, const cp_stat_event *e)
 {
@@ -329,34 +187,86 @@ static void pack_event(cp_wbuf *b, const cp_stat_event *e)
     cp_put_i64(b, e->rank);
 }
 
-static void pack_for_rank0(cp_wbuf *b, const cp_coll_sums *sums, double wall,
-                           const cp_cpt_slow *slow, size_t nslow, const found *fd)
+/* One rank's waiting time at one site in one pattern. */
+typedef struct wait_sum {
+    uint64_t rank;
+    uint32_t coll, path, pattern;
+    double v;
+} wait_sum;
+
+static int cmp_wait_sum(const void *a, const void *b)
+{
+    const wait_sum *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->coll != y->coll)
+        return x->coll < y->coll ? -1 : 1;
+    if (x->path != y->path)
+        return x->path < y->path ? -1 : 1;
+    return (x->pattern > y->pattern) - (x->pattern < y->pattern);
+}
+
+/* The lead's instances summed per (rank, site, pattern): what rank 0 needs
+ * of them besides their values. */
+static int pack_wait_sums(cp_wbuf *b, const cp_found *fd)
+{
+    wait_sum *w = malloc((fd->nsums ? fd->nsums : 1) * sizeof *w);
+    if (!w)
+        return -1;
+    cp_rbuf rb = {.p = fd->sums.p, .len = fd->sums.len};
+    for (uint64_t i = 0; i < fd->nsums; i++) {
+        w[i].rank = cp_get_u64(&rb);
+        w[i].coll = cp_get_u32(&rb);
+        w[i].path = cp_get_u32(&rb);
+        w[i].pattern = cp_get_u32(&rb);
+        cp_get(&rb, &w[i].v, sizeof w[i].v);
+    }
+    qsort(w, fd->nsums, sizeof *w, cmp_wait_sum);
+    size_t n = 0;
+    for (uint64_t i = 0; i < fd->nsums; i++) {
+        if (n && !cmp_wait_sum(&w[n - 1], &w[i]))
+            w[n - 1].v += w[i].v;
+        else
+            w[n++] = w[i];
+    }
+    cp_put_u64(b, n);
+    cp_put(b, w, n * sizeof *w);
+    free(w);
+    return 0;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+    const cp_site *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->coll != y->coll)
+        return x->coll < y->coll ? -1 : 1;
+    return (x->path > y->path) - (x->path < y->path);
+}
+
+static int pack_for_rank0(cp_wbuf *b, sites *st, double wall, const cp_cpt_slow *slow,
+                          size_t nslow, const cp_found *fd)
 {
     const cp_location *loc = &cp_rt.loc;
-    put_str(b, loc->hostname);
+    cp_put_str(b, loc->hostname);
     cp_put(b, &loc->core, sizeof loc->core);
     cp_put(b, &loc->pid, sizeof loc->pid);
     cp_put_u32(b, loc->node);
     cp_put(b, &wall, sizeof wall);
-    uint32_t ncoll = 0;
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        ncoll += sums[k].visits > 0 || sums[k].ntimed > 0;
-    cp_put_u32(b, ncoll);
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        if (sums[k].visits > 0 || sums[k].ntimed > 0) {
-            cp_put_u32(b, (uint32_t)k);
-            cp_put(b, &sums[k], sizeof sums[k]);
-        }
+    qsort(st->v, st->n, sizeof *st->v, cmp_site);
+    cp_put_u64(b, st->n);
+    cp_put(b, st->v, st->n * sizeof *st->v);
     cp_put_u32(b, (uint32_t)nslow);
     for (size_t i = 0; i < nslow; i++) {
-        put_str(b, slow[i].collective);
+        cp_put_str(b, slow[i].collective);
         cp_put_i64(b, slow[i].comm_id);
         cp_put_u64(b, slow[i].call);
         cp_put(b, &slow[i].duration, sizeof slow[i].duration);
     }
     /* What this rank found as a lead. */
-    cp_put_u64(b, fd->nsums);
-    cp_put(b, fd->sums.p, fd->sums.len);
+    if (pack_wait_sums(b, fd))
+        return -1;
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
         cp_put_u64(b, fd->nvalues[p]);
         cp_put(b, fd->values[p], fd->nvalues[p] * sizeof(double));
@@ -364,6 +274,22 @@ static void pack_for_rank0(cp_wbuf *b, const cp_coll_sums *sums, double wall,
         for (size_t e = 0; e < fd->top[p].nevents; e++)
             pack_event(b, &fd->top[p].events[e]);
     }
+    return 0;
+}
+
+static int grow_sites(cp_run_times *rt, size_t more)
+{
+    if (rt->nsites + more <= rt->capsites)
+        return 0;
+    size_t cap = rt->capsites ? rt->capsites : 64;
+    while (cap < rt->nsites + more)
+        cap *= 2;
+    cp_site *ns = realloc(rt->sites, cap * sizeof *ns);
+    if (!ns)
+        return -1;
+    rt->sites = ns;
+    rt->capsites = cap;
+    return 0;
 }
 
 static int grow_values(cp_run_times *rt, int p, size_t more)
@@ -384,46 +310,49 @@ static int grow_values(cp_run_times *rt, int p, size_t more)
 static void unpack_at_rank0(fin *f, cp_run_times *rt, int64_t r, cp_rbuf *b)
 {
     cp_location *loc = &rt->loc[r];
-    get_str(b, loc->hostname, sizeof loc->hostname);
+    cp_get_str(b, loc->hostname, sizeof loc->hostname);
     cp_get(b, &loc->core, sizeof loc->core);
     cp_get(b, &loc->pid, sizeof loc->pid);
     loc->node = cp_get_u32(b);
     cp_get(b, &rt->wall[r], sizeof rt->wall[r]);
-    uint32_t ncoll = cp_get_u32(b);
-    for (uint32_t i = 0; i < ncoll && !b->bad; i++) {
-        uint32_t k = cp_get_u32(b);
-        cp_coll_sums s;
-        cp_get(b, &s, sizeof s);
-        if (k >= CP_NCOLLECTIVES) {
+    uint64_t nsites = cp_get_u64(b);
+    if (!cp_rbuf_has(b, nsites, sizeof(cp_site)) || grow_sites(rt, nsites)) {
+        b->bad = !cp_rbuf_has(b, nsites, sizeof(cp_site));
+        if (!b->bad)
+            cp_fin_fail(f, "out of memory while gathering timings");
+        return;
+    }
+    for (uint64_t i = 0; i < nsites && !b->bad; i++) {
+        cp_site *x = &rt->sites[rt->nsites];
+        cp_get(b, x, sizeof *x);
+        if (x->coll >= CP_NCOLLECTIVES || x->rank != r)
             b->bad = true;
-            break;
-        }
-        /* The waits come from the leads (possibly unpacked already). */
-        memcpy(s.wait, rt->sums[r * CP_NCOLLECTIVES + k].wait, sizeof s.wait);
-        rt->sums[r * CP_NCOLLECTIVES + k] = s;
-        rt->used[k] = true;
+        memset(x->s.wait, 0, sizeof x->s.wait); /* from the leads, below */
+        rt->used[x->coll % CP_NCOLLECTIVES] = true;
+        rt->nsites++;
     }
     uint32_t nslow = cp_get_u32(b);
     for (uint32_t i = 0; i < nslow && !b->bad; i++) {
         cp_cpt_slow s = {.rank = r};
-        get_str(b, s.collective, sizeof s.collective);
+        cp_get_str(b, s.collective, sizeof s.collective);
         s.comm_id = cp_get_i64(b);
         s.call = cp_get_u64(b);
         cp_get(b, &s.duration, sizeof s.duration);
         cp_slowest_offer(rt->slowest, &rt->nslowest, &s);
     }
     uint64_t nsums = cp_get_u64(b);
-    for (uint64_t i = 0; i < nsums && !b->bad; i++) {
-        uint64_t wr = cp_get_u64(b);
-        uint32_t k = cp_get_u32(b), p = cp_get_u32(b);
-        double v;
-        cp_get(b, &v, sizeof v);
-        if (wr >= (uint64_t)rt->nranks || k >= CP_NCOLLECTIVES || p >= CP_NWAIT_PATTERNS) {
-            b->bad = true;
-            break;
-        }
-        rt->sums[wr * CP_NCOLLECTIVES + k].wait[p] += v;
+    if (!cp_rbuf_has(b, nsums, sizeof(wait_sum))) {
+        b->bad = true;
+        return;
     }
+    wait_sum *nw = realloc(rt->waits, (rt->nwaits + nsums + 1) * sizeof *nw);
+    if (!nw) {
+        cp_fin_fail(f, "out of memory while gathering wait states");
+        return;
+    }
+    rt->waits = nw;
+    cp_get(b, nw + rt->nwaits, nsums * sizeof *nw);
+    rt->nwaits += nsums;
     for (int p = 0; p < CP_NWAIT_PATTERNS && !b->bad; p++) {
         uint64_t n = cp_get_u64(b);
         if (!cp_rbuf_has(b, n, sizeof(double))) {
@@ -450,57 +379,34 @@ static void unpack_at_rank0(fin *f, cp_run_times *rt, int64_t r, cp_rbuf *b)
     }
 }
 
-/* Gather every rank's buffer at rank 0 and unpack it there. */
+static void from_rank(fin *f, void *ctx, int r, cp_rbuf *rb)
+{
+    unpack_at_rank0(f, ctx, r, rb);
+}
+
+/* Rank 0's tables, then every rank's buffer unpacked into them. */
 static void gather_at_rank0(fin *f, cp_run_times *rt, const cp_wbuf *mine)
 {
-    uint64_t len = mine->failed ? 0 : mine->len;
-    if (mine->failed)
-        cp_fin_fail(f, "out of memory while packing timings");
-    MPI_Count *lens = NULL;
-    MPI_Aint *displs = NULL;
-    char *all = NULL;
     if (f->rank == 0) {
-        lens = calloc((size_t)f->size, sizeof *lens);
-        displs = calloc((size_t)f->size, sizeof *displs);
         rt->nranks = f->size;
         rt->loc = calloc((size_t)f->size, sizeof *rt->loc);
         rt->wall = calloc((size_t)f->size, sizeof *rt->wall);
-        rt->sums = calloc((size_t)f->size * CP_NCOLLECTIVES, sizeof *rt->sums);
+        if (!rt->loc || !rt->wall)
+            cp_fin_fail(f, "out of memory while gathering timings");
     }
-    uint64_t *ulens = f->rank == 0 ? calloc((size_t)f->size, sizeof *ulens) : NULL;
-    PMPI_Gather(&len, 1, MPI_UINT64_T, ulens, 1, MPI_UINT64_T, 0, f->w);
-    size_t total = 0;
-    bool ok = f->rank != 0 || (lens && displs && ulens && rt->loc && rt->wall && rt->sums);
-    if (f->rank == 0 && ok) {
-        for (int r = 0; r < f->size; r++) {
-            lens[r] = (MPI_Count)ulens[r];
-            displs[r] = (MPI_Aint)total;
-            total += ulens[r];
-        }
-        all = malloc(total ? total : 1);
-        ok = all != NULL;
+    cp_fin_gather(f, mine, "timings", from_rank, rt);
+    if (f->rank != 0 || f->failed)
+        return;
+    /* The leads' waits into the sites (both sorted by rank, site). */
+    wait_sum *w = rt->waits;
+    qsort(w, rt->nwaits, sizeof *w, cmp_wait_sum);
+    for (size_t i = 0, j = 0; i < rt->nwaits; i++) {
+        cp_site key = {.rank = (int64_t)w[i].rank, .coll = w[i].coll, .path = w[i].path};
+        while (j < rt->nsites && cmp_site(&rt->sites[j], &key) < 0)
+            j++;
+        if (j < rt->nsites && !cmp_site(&rt->sites[j], &key) && w[i].pattern < CP_NWAIT_PATTERNS)
+            rt->sites[j].s.wait[w[i].pattern] += w[i].v;
     }
-    /* Everyone learns whether rank 0 can receive, so that nobody sends into
-     * a buffer that is not there. */
-    int can = ok;
-    PMPI_Bcast(&can, 1, MPI_INT, 0, f->w);
-    if (!can)
-        cp_fin_fail(f, "out of memory at rank 0 while gathering timings");
-    else
-        PMPI_Gatherv_c(mine->p, (MPI_Count)len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0,
-                       f->w);
-    if (f->rank == 0 && can) {
-        for (int r = 0; r < f->size && !f->failed; r++) {
-            cp_rbuf rb = {.p = all + displs[r], .len = (size_t)lens[r]};
-            unpack_at_rank0(f, rt, r, &rb);
-            if (rb.bad)
-                cp_fin_fail(f, "malformed timings received at rank 0");
-        }
-    }
-    free(all);
-    free(lens);
-    free(displs);
-    free(ulens);
 }
 
 void cp_fin_timing(fin *f, cp_run_times *rt)
@@ -512,55 +418,39 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
         cp_fin_fail(f, "cannot compare the clocks of the ranks");
     align_times();
 
-    cp_coll_sums sums[CP_NCOLLECTIVES];
-    memset(sums, 0, sizeof sums);
+    sites st = {0};
     cp_cpt_slow slow[CP_SLOWEST];
     size_t nslow = 0;
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
         int64_t id = cp_fin_comm_id(f, c);
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            count_sums(c, k, &sums[k]);
-            timing_sums(c, k, id, &sums[k], slow, &nslow);
+            count_sums(c, k, &st);
+            timing_sums(c, k, id, &st, slow, &nslow);
         }
     }
+    if (st.oom)
+        cp_fin_fail(f, "out of memory while summing timings");
 
     /* Enter/exit to the leads; wait states there. */
-    timing_ctx ctx = {0};
-    ctx.by_led = calloc((f->nled ? f->nled : 1) * CP_NCOLLECTIVES, sizeof *ctx.by_led);
-    if (!ctx.by_led)
-        cp_fin_fail(f, "out of memory while gathering timings");
-    cp_mail m = {0};
-    if (rt->timing)
-        pack_to_leads(&m);
-    cp_mail_exchange(f, &m, TAG_TIMING, "timings", from_member, &ctx);
-    found fd;
-    memset(&fd, 0, sizeof fd);
-    for (size_t j = 0; j < f->nled && ctx.by_led; j++)
-        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            member *mb = ctx.by_led[j * CP_NCOLLECTIVES + k];
-            if (mb && !f->failed)
-                analyse(f->led[j].comm, k, mb, &fd);
-            free_members(mb, f->led[j].comm->size);
-        }
-    free(ctx.by_led);
-    if (fd.oom || fd.sums.failed)
-        cp_fin_fail(f, "out of memory while finding wait states");
+    cp_found fd;
+    cp_fin_find_waits(f, rt->timing, &fd);
 
     double wall = cp_clock_align(fin_at) - cp_clock_align(cp_clock_start_time());
     cp_wbuf mine = {0};
-    pack_for_rank0(&mine, sums, wall, slow, nslow, &fd);
+    if (pack_for_rank0(&mine, &st, wall, slow, nslow, &fd))
+        mine.failed = true;
     gather_at_rank0(f, rt, &mine);
     cp_wbuf_free(&mine);
-    cp_wbuf_free(&fd.sums);
-    for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-        free(fd.values[p]);
+    free(st.v);
+    cp_found_free(&fd);
 }
 
 void cp_run_times_free(cp_run_times *rt)
 {
     free(rt->loc);
     free(rt->wall);
-    free(rt->sums);
+    free(rt->sites);
+    free(rt->waits);
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
         free(rt->values[p]);
     memset(rt, 0, sizeof *rt);

@@ -15,6 +15,7 @@
 
 #include "collprof/profile.h"
 #include "finalize.h"
+#include "pack.h"
 #include "location.h"
 #include "wait_states.h"
 
@@ -22,7 +23,8 @@
 /* Slowest calls kept per rank, and job-wide in rank 0's aggregates. */
 #define CP_SLOWEST 10
 
-/* One rank's sums over one collective (all its communicators). */
+/* One rank's sums over one site: a collective called from one call path
+ * (all its communicators). */
 typedef struct cp_coll_sums {
     uint64_t visits;     /* calls recorded */
     uint64_t bytes_sent, bytes_recv;
@@ -35,6 +37,20 @@ typedef struct cp_coll_sums {
     double wait[CP_NWAIT_PATTERNS]; /* severities of this rank's instances */
 } cp_coll_sums;
 
+/* A site: collective and call path (call-tree id, CP_SEQ_NONE: none). */
+typedef struct cp_site {
+    int64_t rank;        /* world rank */
+    uint32_t coll;
+    uint32_t path;
+    cp_coll_sums s;
+} cp_site;
+
+/* The placeholder cnode of an instance until the Cube call tree exists. */
+static inline int64_t cp_site_key(uint32_t coll, uint32_t path)
+{
+    return (int64_t)((uint64_t)path << 8 | coll);
+}
+
 /* Everything world rank 0 learns (rank 0 only, after cp_fin_timing). */
 typedef struct cp_run_times {
     bool timing;                   /* COLLPROF_TIMING was not off */
@@ -42,15 +58,38 @@ typedef struct cp_run_times {
     int64_t nranks;
     cp_location *loc;              /* per rank */
     double *wall;                  /* per rank: seconds from its start to finalize */
-    cp_coll_sums *sums;            /* [rank * CP_NCOLLECTIVES + collective] */
+    cp_site *sites;                /* sorted by rank, collective, path */
+    size_t nsites, capsites;
+    struct wait_sum *waits;        /* the leads' waits, folded into sites */
+    size_t nwaits;
     /* Instances of each pattern (severities) and the most severe ones, whose
-     * cnode is the collective's number until finalize_profile.c maps it. */
+     * cnode is cp_site_key(collective, path) until finalize_profile.c maps it. */
     double *values[CP_NWAIT_PATTERNS];
     size_t nvalues[CP_NWAIT_PATTERNS], capvalues[CP_NWAIT_PATTERNS];
     cp_stat_pattern top[CP_NWAIT_PATTERNS];
     cp_cpt_slow slowest[CP_SLOWEST]; /* job-wide, slowest first */
     size_t nslowest;
 } cp_run_times;
+
+/* What a lead found of the communicators it leads (finalize_waits.c). */
+typedef struct cp_found {
+    cp_wbuf sums;   /* per instance: world rank u64, collective u32, path u32,
+                       pattern u32, waiting time f64 */
+    uint64_t nsums;
+    double *values[CP_NWAIT_PATTERNS]; /* every instance's waiting time */
+    size_t nvalues[CP_NWAIT_PATTERNS], cap[CP_NWAIT_PATTERNS];
+    cp_stat_pattern top[CP_NWAIT_PATTERNS]; /* most severe; cnode = cp_site_key */
+    bool oom;
+} cp_found;
+
+/* Every rank: blocking calls' times to the leads (timing: there are any);
+ * the leads fill *fd.  Every rank takes part. */
+void cp_fin_find_waits(fin *f, bool timing, cp_found *fd);
+void cp_found_free(cp_found *fd);
+
+/* The call path (call-tree id) of each of a table's timed calls, from the
+ * call sequence: paths[] has t->n entries. */
+void cp_fin_record_paths(const cp_counts *c, const cp_timing *t, uint32_t *paths);
 
 /* Align, analyse and gather (every rank).  On rank 0 fills *rt. */
 void cp_fin_timing(fin *f, cp_run_times *rt);

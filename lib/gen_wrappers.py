@@ -100,7 +100,7 @@ def wrapper(fn, form, is_large, coll, params, capture):
 CP_EXPORT int {fn}({params})
 {{
     cp_call call;
-    cp_comm *c = cp_call_begin(&call, comm, {enum});
+    cp_comm *c = cp_call_begin(&call, comm, {enum}, __builtin_return_address(0));
     if (c)
         {capture};
     int rc = P{fn}({args});
@@ -114,7 +114,7 @@ CP_EXPORT int {fn}({params})
 CP_EXPORT int {fn}({params})
 {{
     cp_call call;
-    cp_comm *c = cp_call_begin(&call, comm, {enum});
+    cp_comm *c = cp_call_begin(&call, comm, {enum}, __builtin_return_address(0));
     if (c) {{
         {capture};
         cp_call_record(c, &call);

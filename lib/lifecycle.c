@@ -18,6 +18,7 @@
 #include "log.h"
 #include "outdir.h"
 #include "partial.h"
+#include "callsite.h"
 #include "clock.h"
 #include "runtime.h"
 
@@ -76,6 +77,7 @@ void cp_runtime_start(bool collective)
         cp_clock_start();
         cp_location_capture(&cp_rt.loc, cp_rt.cfg.hostname);
         cp_timing_set_budget(cp_rt.cfg.timing_max_calls);
+        cp_callsite_start(cp_rt.cfg.callsite_depth, (const void *)cp_runtime_start);
         /* The first clock offset needs every rank: only from MPI_Init
          * (a lazy start comes from one communicator's collective). */
         if (collective && cp_rt.cfg.timing != CP_TIMING_OFF)

@@ -21,6 +21,8 @@ static inline void cp_put_u32(cp_wbuf *b, uint32_t v) { cp_put(b, &v, sizeof v);
 static inline void cp_put_u64(cp_wbuf *b, uint64_t v) { cp_put(b, &v, sizeof v); }
 static inline void cp_put_i64(cp_wbuf *b, int64_t v) { cp_put(b, &v, sizeof v); }
 void cp_wbuf_free(cp_wbuf *b);
+/* A string: its length (uint32) then its bytes. */
+void cp_put_str(cp_wbuf *b, const char *s);
 
 typedef struct cp_rbuf {
     const char *p;
@@ -35,5 +37,8 @@ static inline uint64_t cp_get_u64(cp_rbuf *b) { uint64_t v; cp_get(b, &v, sizeof
 static inline int64_t cp_get_i64(cp_rbuf *b) { int64_t v; cp_get(b, &v, sizeof v); return v; }
 /* Can `n` items of `size` bytes still be read?  (Guards allocations.) */
 bool cp_rbuf_has(const cp_rbuf *b, uint64_t n, size_t size);
+/* A string of cp_put_str into out[cap], NUL-terminated; `bad` when it does
+ * not fit. */
+void cp_get_str(cp_rbuf *b, char *out, size_t cap);
 
 #endif

@@ -117,6 +117,24 @@ int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_opt 
     return CLI_OK;
 }
 
+int cli_load_callsite(const cli_command *cmd, const char *dir, const char *callsite,
+                      cp_profile *p)
+{
+    int64_t id = -1;
+    if (callsite && cli_int64(cmd, "--callsite", callsite, &id) < 0)
+        return CLI_USAGE;
+    int rc = cli_load(dir, p);
+    if (rc != CLI_OK || !callsite)
+        return rc;
+    cp_error err;
+    if (cp_profile_keep_callsite(p, id, &err)) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        cp_profile_free(p);
+        return CLI_BAD_INPUT;
+    }
+    return CLI_OK;
+}
+
 int cli_load_dir_arg(const cli_command *cmd, int argc, char **argv, cp_profile *p)
 {
     static const cli_opt none[] = {{NULL}};

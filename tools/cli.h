@@ -33,6 +33,7 @@ extern const cli_command cli_cmd_patterns;
 extern const cli_command cli_cmd_export;
 extern const cli_command cli_cmd_stat;
 extern const cli_command cli_cmd_timings;
+extern const cli_command cli_cmd_callsites;
 
 /* Print "collprof <cmd>: <message>", the usage line and a hint to stderr;
  * returns CLI_USAGE. */
@@ -80,6 +81,10 @@ int cli_load(const char *dir, cp_profile *p);
 /* For subcommands whose only argument is DIR: parse argv and load it.
  * Returns CLI_OK (p loaded), CLI_USAGE or CLI_BAD_INPUT (message printed). */
 int cli_load_dir_arg(const cli_command *cmd, int argc, char **argv, cp_profile *p);
+/* cli_load, then, when callsite is not NULL, keep only what call path
+ * `callsite` (an id) issued (cp_profile_keep_callsite). */
+int cli_load_callsite(const cli_command *cmd, const char *dir, const char *callsite,
+                      cp_profile *p);
 /* cp_profile_summarize, printing its error; returns CLI_OK or CLI_BAD_INPUT. */
 int cli_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows);
 

@@ -162,11 +162,13 @@ static void not_found(const cp_profile *p, int64_t comm, const char *coll, bool 
 
 static int run(const cli_command *self, int argc, char **argv)
 {
-    const char *dir, *comm_s = NULL, *coll = NULL, *call_s = NULL, *fmt_s = "text";
+    const char *dir, *comm_s = NULL, *coll = NULL, *call_s = NULL, *fmt_s = "text",
+               *callsite = NULL;
     bool recv = false;
     const cli_opt opts[] = {{"--comm", &comm_s, NULL},  {"--collective", &coll, NULL},
                             {"--call", &call_s, NULL},  {"--format", &fmt_s, NULL},
-                            {"--recv", NULL, &recv},    {NULL}};
+                            {"--recv", NULL, &recv},    {"--callsite", &callsite, NULL},
+                            {NULL}};
     int prc = cli_parse_args(self, argc, argv, opts, &dir);
     if (prc != CLI_OK)
         return prc;
@@ -186,10 +188,16 @@ static int run(const cli_command *self, int argc, char **argv)
         return cli_usage_error(self, "--format expects text, csv or json, not '%s'", fmt_s);
 
     cp_profile p;
-    int rc = cli_load(dir, &p);
+    int rc = cli_load_callsite(self, dir, callsite, &p);
     if (rc != CLI_OK)
         return rc;
     const cp_block *b = cp_profile_find(&p, comm, coll, recv ? CP_RECV : CP_SEND, call);
+    if (!b && callsite) {
+        fprintf(stderr, "collprof: call %" PRId64 " of %s on communicator %" PRId64
+                        " was not issued from call path %s\n", call, coll, comm, callsite);
+        cp_profile_free(&p);
+        return CLI_BAD_INPUT;
+    }
     if (!b) {
         not_found(&p, comm, coll, recv, call);
         cp_profile_free(&p);
@@ -209,7 +217,8 @@ static int run(const cli_command *self, int argc, char **argv)
 
 const cli_command cli_cmd_matrix = {
     .name = "matrix",
-    .synopsis = "matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json]",
+    .synopsis = "matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] "
+                "[--callsite ID]",
     .brief = "the full send or receive count matrix of one call",
     .help =
         "options:\n"
@@ -218,6 +227,7 @@ const cli_command cli_cmd_matrix = {
         "  --call K           call index within that communicator and collective\n"
         "  --recv             the receive counts (default: the send counts)\n"
         "  --format F         text (default), csv or json\n"
+        "  --callsite ID      fail (exit 1) unless call path ID issued this call\n"
         "\n"
         "One row per communicator rank, one column per peer (a single column for\n"
         "collectives that pass one count, such as Alltoall).  Counts are in elements\n"

@@ -96,9 +96,13 @@ static int time_cells(cli_table *t, const cp_timings *tm, const cp_summary_row *
 
 static int run(const cli_command *self, int argc, char **argv)
 {
-    cp_profile p;
-    int rc = cli_load_dir_arg(self, argc, argv, &p);
+    const char *dir, *callsite = NULL;
+    const cli_opt opts[] = {{"--callsite", &callsite, NULL}, {NULL}};
+    int rc = cli_parse_args(self, argc, argv, opts, &dir);
     if (rc != CLI_OK)
+        return rc;
+    cp_profile p;
+    if ((rc = cli_load_callsite(self, dir, callsite, &p)) != CLI_OK)
         return rc;
     cp_summary_row *rows = NULL;
     size_t nrows = 0;
@@ -164,7 +168,7 @@ static int run(const cli_command *self, int argc, char **argv)
 
 const cli_command cli_cmd_summary = {
     .name = "summary",
-    .synopsis = "summary DIR",
+    .synopsis = "summary DIR [--callsite ID]",
     .brief = "what the run was, then one line per communicator and collective",
     .help =
         "DIR is a collprof output directory, or a directory of count files written by\n"
@@ -183,6 +187,10 @@ const cli_command cli_cmd_summary = {
         "With timings.cpt (a timed run) two more columns:\n"
         "  time (s)       seconds in the MPI call, summed over ranks and calls\n"
         "  waiting (s)    summed waiting time of the wait-state patterns\n"
-        "                 (details: collprof timings DIR)\n",
+        "                 (details: collprof timings DIR)\n"
+        "\n"
+        "--callsite ID    only the calls issued from call path ID (collprof callsites\n"
+        "                 lists them): blocks whose Callsites: line lists ID; the time\n"
+        "                 columns are left out (timings are not per call path)\n",
     .run = run,
 };

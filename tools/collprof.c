@@ -21,6 +21,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_export,
     &cli_cmd_stat,
     &cli_cmd_timings,
+    &cli_cmd_callsites,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

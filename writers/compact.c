@@ -13,6 +13,7 @@
  *     "Datatype size: D" | "Datatype size: 1 (bytes)"
  *     "NAME calls LIST"
  *     "Count: K calls - LIST"
+ *     ["Callsites: LIST"]                   (version >= 2: call-tree ids)
  *     "BEGINNING DATA"
  *     ("Rank(s) LIST: c0 c1 ...")*
  *     "END DATA"
@@ -309,7 +310,7 @@ static int check_block(const cp_block *b, size_t i, const char *path, cp_error *
     return 0;
 }
 
-static int write_block(cp_out *out, const cp_block *b, linebuf *lb, cp_error *err)
+static int write_block(cp_out *out, const cp_block *b, int version, linebuf *lb, cp_error *err)
 {
     lb_puts(lb, "# Raw counters\n");
     if (b->comm_id >= 0) {
@@ -347,6 +348,10 @@ static int write_block(cp_out *out, const cp_block *b, linebuf *lb, cp_error *er
     lb_i64(lb, cp_ranges_count(&b->calls));
     lb_puts(lb, " calls - ");
     lb_ranges(lb, &b->calls);
+    if (version >= 2 && b->callsites.n > 0) {
+        lb_puts(lb, "\nCallsites: ");
+        lb_ranges(lb, &b->callsites);
+    }
     lb_puts(lb, "\n\nBEGINNING DATA\n");
     for (size_t i = 0; i < b->nrows; i++) {
         lb_puts(lb, "Rank(s) ");
@@ -371,13 +376,18 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
     for (size_t i = 0; i < f->nblocks; i++)
         if (check_block(&f->blocks[i], i, cp_out_path(out), err) != 0)
             return -1;
+    /* The lowest version that carries the file: 2 only with call paths. */
+    int version = 1;
+    for (size_t i = 0; i < f->nblocks; i++)
+        if (f->blocks[i].callsites.n > 0)
+            version = 2;
     linebuf lb = {0};
     lb_puts(&lb, "# collprof counts ");
-    lb_i64(&lb, CP_COUNTS_FORMAT_VERSION);
+    lb_i64(&lb, version);
     lb_puts(&lb, "\n");
     int rc = 0;
     for (size_t i = 0; i < f->nblocks && rc == 0; i++)
-        rc = write_block(out, &f->blocks[i], &lb, err);
+        rc = write_block(out, &f->blocks[i], version, &lb, err);
     if (rc == 0)
         rc = lb_flush(&lb, out, true, err);
     free(lb.p);
@@ -409,6 +419,7 @@ enum kind {
     K_DTSIZE,
     K_CALLS,
     K_COUNT,
+    K_CALLSITES,
     K_BEGIN,
     K_END,     /* "END DATA" */
     K_ROW,     /* "Rank(s) ..." */
@@ -426,6 +437,7 @@ static const char *const kind_text[] = {
     [K_DTSIZE] = "'Datatype size: D'",
     [K_CALLS] = "'<Collective> calls LIST'",
     [K_COUNT] = "'Count: K calls - LIST'",
+    [K_CALLSITES] = "'Callsites: LIST'",
     [K_BEGIN] = "'BEGINNING DATA'",
 };
 
@@ -549,6 +561,8 @@ static enum kind classify(const parser *ps)
         return K_DTSIZE;
     if (starts_with(ps, "Count:"))
         return K_COUNT;
+    if (ps->version >= 2 && starts_with(ps, "Callsites:"))
+        return K_CALLSITES;
     if (line_is(ps, "BEGINNING DATA"))
         return K_BEGIN;
     if (line_is(ps, "END DATA"))
@@ -567,11 +581,18 @@ static bool kind_required(const parser *ps, enum kind k)
 }
 
 /* What may come after header line kind p: "'A', 'B' or 'C'". */
+static bool kind_known(const parser *ps, enum kind k)
+{
+    return k != K_CALLSITES || ps->version >= 2;
+}
+
 static const char *expected_after(const parser *ps, enum kind p, char *buf, size_t size)
 {
     enum kind opts[K_BEGIN + 1];
     size_t n = 0;
     for (int k = (int)p + 1; k <= K_BEGIN; k++) {
+        if (!kind_known(ps, (enum kind)k))
+            continue;
         opts[n++] = (enum kind)k;
         if (kind_required(ps, (enum kind)k))
             break;
@@ -786,6 +807,18 @@ static int parse_count(parser *ps, cp_block *b)
     return 0;
 }
 
+static int parse_callsites(parser *ps, cp_block *b)
+{
+    cursor c = {ps->line, strlen("Callsites:"), ps->len};
+    const char *why = "";
+    cur_blanks(&c);
+    if (cp_ranges_parse(c.s + c.i, c.n - c.i, &b->callsites, &why) != 0)
+        return perr(ps, "'Callsites: LIST': %s", why);
+    if (b->callsites.n == 0)
+        return perr(ps, "'Callsites: LIST': the list is empty");
+    return 0;
+}
+
 /* Growing scratch array for the values of one row. */
 typedef struct values {
     int64_t *v;
@@ -957,6 +990,9 @@ static int parse_block(parser *ps, cp_block *b, values *vs)
             break;
         case K_COUNT:
             r = parse_count(ps, b);
+            break;
+        case K_CALLSITES:
+            r = parse_callsites(ps, b);
             break;
         default: /* K_BEGIN */
             r = 0;

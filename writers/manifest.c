@@ -70,6 +70,7 @@ void cp_manifest_free(cp_manifest *m)
     for (size_t i = 0; i < m->nfiles; i++)
         free(m->files[i]);
     free(m->files);
+    free(m->call_tree);
     memset(m, 0, sizeof *m);
 }
 
@@ -113,6 +114,14 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
     for (size_t i = 0; i < a->nfiles; i++)
         if (!str_eq(a->files[i], b->files[i]))
             return false;
+    if (a->ncall_tree != b->ncall_tree)
+        return false;
+    for (size_t i = 0; i < a->ncall_tree; i++) {
+        const cp_callsite_node *x = &a->call_tree[i], *y = &b->call_tree[i];
+        if (x->parent != y->parent || x->address != y->address ||
+            strcmp(x->function, y->function) || strcmp(x->module, y->module))
+            return false;
+    }
     return true;
 }
 
@@ -244,6 +253,26 @@ static int write_neighbors(cp_out *o, const cp_comm_info *c)
     return cp_out_printf(o, "}");
 }
 
+/* ',\n  "call_tree": [{"parent": -1, "function": "main", "module": "/app", "address": 4660}]'
+ * (only when call paths were recorded; a node's id is its index). */
+static int write_call_tree(cp_out *o, const cp_manifest *m)
+{
+    if (m->ncall_tree == 0)
+        return 0;
+    if (cp_out_printf(o, ",\n  \"call_tree\": [") < 0)
+        return -1;
+    for (size_t i = 0; i < m->ncall_tree; i++) {
+        const cp_callsite_node *n = &m->call_tree[i];
+        if (cp_out_printf(o, "%s\n    {\"parent\": %" PRId64 ", \"function\": ", i ? "," : "",
+                          n->parent) < 0 ||
+            WRITE_FIELD(o, n, function) < 0 || cp_out_printf(o, ", \"module\": ") < 0 ||
+            WRITE_FIELD(o, n, module) < 0 ||
+            cp_out_printf(o, ", \"address\": %" PRIu64 "}", n->address) < 0)
+            return -1;
+    }
+    return cp_out_printf(o, "\n  ]");
+}
+
 int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
 {
     int counts_version = m->counts_format_version > 0 ? m->counts_format_version
@@ -291,7 +320,9 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
         free(members);
         free(remote);
     }
-    ok = ok && cp_out_printf(o, "%s],\n  \"files\": [", m->ncomms ? "\n  " : "") >= 0;
+    ok = ok && cp_out_printf(o, "%s]", m->ncomms ? "\n  " : "") >= 0;
+    ok = ok && write_call_tree(o, m) >= 0;
+    ok = ok && cp_out_printf(o, ",\n  \"files\": [") >= 0;
     for (size_t i = 0; ok && i < m->nfiles; i++)
         ok = (i == 0 || cp_out_printf(o, ", ") >= 0) && write_cstr(o, m->files[i]) >= 0;
     ok = ok && cp_out_printf(o, "]\n}\n") >= 0;
@@ -1040,6 +1071,36 @@ static int to_files(const jctx *cx, jv *v, cp_manifest *m)
     return 0;
 }
 
+static int to_call_tree(const jctx *cx, const jv *v, cp_manifest *m)
+{
+    if (!v)
+        return 0; /* call paths were not recorded */
+    if (v->type != JV_ARR)
+        return vfail(cx, v, "expected an array for \"call_tree\", found %s", type_name(v->type));
+    if (v->n == 0)
+        return 0;
+    m->call_tree = calloc(v->n, sizeof *m->call_tree);
+    if (!m->call_tree)
+        return cp_error_set(cx->err, "%s: out of memory", cx->name);
+    for (size_t k = 0; k < v->n; k++) {
+        const jv *o = &v->items[k];
+        cp_callsite_node *n = &m->call_tree[k];
+        int64_t address;
+        if (o->type != JV_OBJ)
+            return vfail(cx, o, "expected a call-tree node (object) in \"call_tree\", found %s",
+                         type_name(o->type));
+        /* Pre-order: a parent comes before its children. */
+        if (get_int(cx, o, "parent", -1, (int64_t)k - 1, &n->parent) < 0 ||
+            get_str(cx, o, "function", n->function, sizeof n->function) < 0 ||
+            get_str(cx, o, "module", n->module, sizeof n->module) < 0 ||
+            get_int(cx, o, "address", 0, INT64_MAX, &address) < 0)
+            return -1;
+        n->address = (uint64_t)address;
+        m->ncall_tree++;
+    }
+    return 0;
+}
+
 static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
 {
     const jv *v;
@@ -1087,6 +1148,8 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
     if (get_member(cx, root, "communicators", true, &v) < 0 || to_comms(cx, v, m) < 0)
         return -1;
     if (get_member(cx, root, "files", true, &v) < 0 || to_files(cx, (jv *)v, m) < 0)
+        return -1;
+    if (get_member(cx, root, "call_tree", false, &v) < 0 || to_call_tree(cx, v, m) < 0)
         return -1;
     return 0;
 }

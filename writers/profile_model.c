@@ -233,6 +233,7 @@ void cp_block_free(cp_block *b)
     cp_ranges_free(&b->comm_world_ranks);
     cp_ranges_free(&b->all_calls);
     cp_ranges_free(&b->calls);
+    cp_ranges_free(&b->callsites);
     for (size_t i = 0; i < b->nrows; i++) {
         cp_ranges_free(&b->rows[i].ranks);
         free(b->rows[i].counts);
@@ -263,7 +264,7 @@ bool cp_block_equal(const cp_block *a, const cp_block *b)
         return false;
     if (!cp_ranges_equal(&a->comm_world_ranks, &b->comm_world_ranks) ||
         !cp_ranges_equal(&a->all_calls, &b->all_calls) ||
-        !cp_ranges_equal(&a->calls, &b->calls))
+        !cp_ranges_equal(&a->calls, &b->calls) || !cp_ranges_equal(&a->callsites, &b->callsites))
         return false;
     for (size_t i = 0; i < a->nrows; i++) {
         if (!cp_ranges_equal(&a->rows[i].ranks, &b->rows[i].ranks) ||

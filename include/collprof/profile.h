@@ -17,8 +17,10 @@
 extern "C" {
 #endif
 
-/* Version of the compact counts format written by this collprof. */
-#define CP_COUNTS_FORMAT_VERSION 1
+/* Version of the compact counts format written by this collprof: 2 adds the
+ * "Callsites:" line; a file without call paths is written as version 1, which
+ * older readers read. */
+#define CP_COUNTS_FORMAT_VERSION 2
 /* Version of manifest.json written by this collprof. */
 #define CP_MANIFEST_FORMAT_VERSION 1
 
@@ -106,6 +108,9 @@ typedef struct cp_block {
     bool counts_in_bytes;      /* "Datatype size: 1 (bytes)": mixed datatypes */
     cp_ranges all_calls;       /* "<Collective> calls A-B" */
     cp_ranges calls;           /* "Count: K calls - L" */
+    cp_ranges callsites;       /* "Callsites: L": call-tree ids (manifest) of the call
+                                  paths that issued these calls, a set; empty when
+                                  call paths were not recorded */
     size_t row_len;            /* peers addressed per row (the largest row when rows
                                   may differ: see cp_collective_rows_vary) */
     cp_row *rows;
@@ -174,6 +179,19 @@ typedef struct cp_kv {
     char *key, *value;
 } cp_kv;
 
+/* One frame of the job's call tree (callsite collector): a call site in a
+ * function of a module.  Its parent is the frame that called that function;
+ * a path from an outermost frame down to an innermost one is a call path,
+ * named by the id (index) of its innermost node. */
+typedef struct cp_callsite_node {
+    int64_t parent;     /* index of the caller's node, -1 for an outermost frame;
+                           nodes are in depth-first pre-order: parent < index */
+    char function[256]; /* "" when the symbol table did not say */
+    char module[1024];  /* path of the executable or shared object */
+    uint64_t address;   /* return address in the module (addr2line -e module
+                           takes address - 1 for the line of the call) */
+} cp_callsite_node;
+
 typedef struct cp_manifest {
     int format_version;        /* CP_MANIFEST_FORMAT_VERSION */
     int counts_format_version; /* CP_COUNTS_FORMAT_VERSION */
@@ -190,6 +208,8 @@ typedef struct cp_manifest {
     size_t ncomms;
     char **files;              /* file names relative to the output directory */
     size_t nfiles;
+    cp_callsite_node *call_tree; /* empty when call paths were not recorded */
+    size_t ncall_tree;
 } cp_manifest;
 
 void cp_manifest_free(cp_manifest *m);

@@ -216,6 +216,43 @@ typedef struct cp_timings {
 int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err);
 void cp_timings_free(cp_timings *t);
 
+/* ---- call paths (`collprof callsites`, summary --callsite) ---- */
+
+typedef struct cp_source_line {
+    char file[1024];
+    int64_t line;  /* -1: unknown (no module file, no debug information) */
+} cp_source_line;
+
+/* File and line of each call site (return address) of a module, with
+ * addr2line when it is installed and the module is there.  out[i] is
+ * {"", -1} where unknown.  Returns 0, or -1 when out of memory. */
+int cp_reader_symbolize(const char *module, const uint64_t *addresses, size_t n,
+                        cp_source_line *out);
+
+/* One call path that issued collective calls: its innermost node of the
+ * manifest's call tree, and what it cost over all ranks (profile.cubex). */
+typedef struct cp_callsite_row {
+    int64_t id;                  /* call-tree id (manifest, "Callsites:" lines) */
+    const cp_callsite_node *node;
+    cp_source_line source;       /* of the call of the MPI function */
+    char collectives[256];       /* "Allreduce, Bcast" */
+    uint64_t calls;              /* rank-calls (visits over all ranks) */
+    uint64_t bytes_sent;
+    double time;                 /* seconds (0 without timing) */
+} cp_callsite_row;
+
+/* Every call path of dir/profile.cubex, by call-tree id.  The Cube call tree
+ * holds the manifest's nodes in the same depth-first order (the k-th cnode of
+ * a non-MPI region is call-tree node k), with the collectives below the
+ * innermost node.  Returns 0, or -1 with err set. */
+int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows, size_t *nrows,
+                         cp_error *err);
+
+/* Keep only the blocks whose calls were issued (on some rank) from call path
+ * id, and drop the timings, which are not per call path.  Returns 0, or -1
+ * with err set (no call tree, no such id). */
+int cp_profile_keep_callsite(cp_profile *p, int64_t id, cp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -300,7 +300,7 @@ run "$collprof" summary
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof summary: expected a directory
-usage: collprof summary DIR
+usage: collprof summary DIR [--callsite ID]
 Try 'collprof help summary' for more information.
 EOF
 
@@ -319,7 +319,7 @@ run "$collprof" matrix good --comm 0 --collective alltoallv
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof matrix: --comm, --collective and --call are required
-usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json]
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--callsite ID]
 Try 'collprof help matrix' for more information.
 EOF
 
@@ -327,7 +327,7 @@ run "$collprof" matrix good --comm 0 --collective alltoallv --call 1 --format xm
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof matrix: --format expects text, csv or json, not 'xml'
-usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json]
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--callsite ID]
 Try 'collprof help matrix' for more information.
 EOF
 
@@ -338,7 +338,7 @@ run "$collprof" matrix good --comm 0 --collective alltoallv --call
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof matrix: option --call needs a value
-usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json]
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--callsite ID]
 Try 'collprof help matrix' for more information.
 EOF
 
@@ -362,6 +362,7 @@ commands:
   export     the whole profile as JSON, for scripts
   stat       the wait-state statistics of a profile.stat, and the worst instances
   timings    time, waiting time per pattern and slowest calls, from timings.cpt
+  callsites  where the collectives were called: function, file:line, calls, bytes, time
 
 'collprof help <command>' describes a command and its options.
 Exit status: 0 success, 1 bad input or problems found, 2 usage error.

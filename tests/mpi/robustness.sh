@@ -11,6 +11,8 @@
 #   non-mpi   ...                      : programs that never initialise MPI
 #   exit-code ... APP                  : the application's exit status passes through
 #   bad-collectives ... TEST_SELECT    : COLLPROF_COLLECTIVES with an unknown name
+#   callsites ... TEST_CALLSITES COLLPROF_EXE : collprof callsites / summary and
+#                                        matrix --callsite on a real run, and check
 # WORKDIR is emptied first; APP is app_exit (a few Alltoallv, one stdout line,
 # returns its argument).
 set -u
@@ -279,8 +281,35 @@ bad-collectives)
     echo "COLLPROF_COLLECTIVES=alltoallz: $line"
     ;;
 
+callsites)
+    # test_callsites: Allreduce from f_one (call 0), f_two (1-2), f_three
+    # (3-5) and a shared library (6-9), each with its own count.
+    app=$1 collprof=$2
+    COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_CALLSITE_DEPTH=2 run prog 2 yes "$app"
+    [ "$(cat prog.status)" = 0 ] || { fail "test_callsites failed:"; show prog.err; }
+    "$collprof" callsites "$work/out" >cs.out 2>cs.err || { fail "collprof callsites failed:"; show cs.err; }
+    for f in "f_one  *test_callsites.c:[0-9]* .* 2 " "f_two  *test_callsites.c:[0-9]* .* 4 " \
+             "f_three  *test_callsites.c:[0-9]* .* 6 " "cpt_lib_allreduce  *callsite_lib.c:[0-9]* *libcptcallsite.so .* 8 "; do
+        grep -q -- "$f" cs.out || { fail "collprof callsites: no line matching '$f':"; show cs.out; }
+    done
+    id=$(awk '$2 == "f_two" { print $1 }' cs.out)
+    "$collprof" summary "$work/out" --callsite "$id" >sum.out 2>&1 || fail "summary --callsite $id failed"
+    grep -q "Allreduce  *2  *1  *1  *32  *2 calls (1-2)" sum.out ||
+        { fail "summary --callsite $id: expected the 2 calls 1-2 of f_two:"; show sum.out; }
+    "$collprof" matrix "$work/out" --comm 0 --collective Allreduce --call 1 --callsite "$id" \
+        >m1.out 2>&1 || { fail "matrix --call 1 --callsite $id failed:"; show m1.out; }
+    "$collprof" matrix "$work/out" --comm 0 --collective Allreduce --call 0 --callsite "$id" \
+        >m0.out 2>&1
+    [ $? = 1 ] && grep -q "was not issued from call path $id" m0.out ||
+        { fail "matrix --call 0 --callsite $id: expected exit 1, 'not issued from call path':"; show m0.out; }
+    "$collprof" summary "$work/out" --callsite 9999 >bad.out 2>&1
+    [ $? = 1 ] && grep -q "no call path 9999" bad.out || { fail "summary --callsite 9999:"; show bad.out; }
+    "$collprof" check "$work/out" >check.out 2>&1 || { fail "collprof check failed:"; show check.out; }
+    cat cs.out
+    ;;
+
 *)
-    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives WORKDIR MPIEXEC LIB [ARGS...]" >&2
+    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives|callsites WORKDIR MPIEXEC LIB [ARGS...]" >&2
     exit 2
     ;;
 esac

@@ -2,7 +2,7 @@
 # Driver of the MPI tests: a fresh output directory, a clean COLLPROF_*
 # environment, a time limit.
 #
-# usage: run_mpi.sh [VAR=VALUE ...] [--check-after] [--checker=PATH] [--mpiexec-arg=ARG ...] -- OUTDIR MPIEXEC LIB|- NRANKS TIMEOUT PROGRAM [ARGS...]
+# usage: run_mpi.sh [VAR=VALUE ...] [--check-after] [--checker=PATH] [--collprof-check=PATH] [--mpiexec-arg=ARG ...] -- OUTDIR MPIEXEC LIB|- NRANKS TIMEOUT PROGRAM [ARGS...]
 #   VAR=VALUE  set for the run (COLLPROF_* and CPT_* of the caller's
 #              environment are removed first, so only these apply)
 #   --check-after  the run may end badly (ranks that exit without
@@ -13,6 +13,8 @@
 #              [ARGS...]` checks the files (a checker for programs that
 #              cannot check themselves: Fortran)
 #   --mpiexec-arg=ARG  an extra argument of mpiexec (before -n)
+#   --collprof-check=PATH  after a run that succeeded, `PATH check OUTDIR`
+#              (the collprof command) must pass too
 #   --hosts=H0,H1,...  one host name per rank (COLLPROF_HOSTNAME): the run is
 #              MPMD, one section per run of equal names
 #              (mpiexec -n 2 -env COLLPROF_HOSTNAME a P : -n 2 -env ... b P),
@@ -27,19 +29,21 @@ for v in $(env | sed -n 's/^\(COLLPROF_[A-Za-z0-9_]*\)=.*/\1/p;s/^\(CPT_[A-Za-z0
 done
 check_after=no
 checker=
+collprof_check=
 margs=
 hosts=
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case $1 in
     --check-after) check_after=yes ;;
     --checker=*) checker=${1#--checker=} ;;
+    --collprof-check=*) collprof_check=${1#--collprof-check=} ;;
     --mpiexec-arg=*) margs="$margs ${1#--mpiexec-arg=}" ;;
     --hosts=*) hosts=${1#--hosts=} ;;
     *) export "$1" ;;
     esac
     shift
 done
-[ $# -ge 7 ] || { echo "usage: $0 [VAR=VALUE ...] [--check-after] [--checker=PATH] [--mpiexec-arg=ARG ...] -- OUTDIR MPIEXEC LIB|- NRANKS TIMEOUT PROGRAM [ARGS...]" >&2; exit 2; }
+[ $# -ge 7 ] || { echo "usage: $0 [VAR=VALUE ...] [--check-after] [--checker=PATH] [--collprof-check=PATH] [--mpiexec-arg=ARG ...] -- OUTDIR MPIEXEC LIB|- NRANKS TIMEOUT PROGRAM [ARGS...]" >&2; exit 2; }
 shift
 outdir=$1 mpiexec=$2 lib=$3 n=$4 limit=$5
 shift 5
@@ -83,5 +87,13 @@ if [ -n "$checker" ]; then
     shift
     "$checker" check "$outdir" "$n" "$@"
     exit $?
+fi
+if [ $rc -eq 0 ] && [ -n "$collprof_check" ]; then
+    if ! out=$("$collprof_check" check "$outdir" 2>&1); then
+        echo "FAIL: $(basename "$1"): 'collprof check $outdir' fails:" >&2
+        printf '%s\n' "$out" >&2
+        exit 1
+    fi
+    echo "collprof check: $out"
 fi
 exit $rc

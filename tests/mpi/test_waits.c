@@ -14,9 +14,11 @@
  * (Each step leaves the ranks in step for the next: a rank that left the
  * previous call early would otherwise wait in the next one.)
  *
- * usage: test_waits [barrier] [hosts=H0,H1,...] [delay=SECONDS]
+ * usage: test_waits [barrier] [documented] [hosts=H0,H1,...] [delay=SECONDS]
  *   barrier: run under COLLPROF_TIMING=barrier: the late arrival is also in
- *   the late_arrival metric; hosts: the host name each rank must report.
+ *   the late_arrival metric; documented: COLLPROF_STAT_LAYOUT=documented (a
+ *   MetricID column, events without ranks); hosts: the host name each rank
+ *   must report.
  * CPT_SABOTAGE=blame expects the wrong ranks: passes only if that is caught.
  */
 #include <math.h>
@@ -178,7 +180,15 @@ static void check_stat(const cp_stat_file *st, const cp_cube *c, bool sabotage)
                  s->region);
             continue;
         }
-        if (!must_wait(s, (int)e->rank, sabotage) || !near(e->duration, delay))
+        if (st->layout == CP_STAT_LAYOUT_DOCUMENTED) {
+            if (p->metric_id != metric_of(c, s->pattern) || e->rank != -1)
+                FAIL("profile.stat (documented layout): %s has MetricID %lld, the cube's id "
+                     "is %lld; event rank %lld",
+                     s->pattern, (long long)p->metric_id, (long long)metric_of(c, s->pattern),
+                     (long long)e->rank);
+            if (!near(e->duration, delay))
+                FAIL("profile.stat: %s at %s waits %.4f s", s->pattern, s->region, e->duration);
+        } else if (!must_wait(s, (int)e->rank, sabotage) || !near(e->duration, delay))
             FAIL("profile.stat: %s at %s blames rank %lld for %.4f s", s->pattern, s->region,
                  (long long)e->rank, e->duration);
         if (!(e->exit >= e->enter && e->duration <= e->exit - e->enter + 1e-9))
@@ -239,7 +249,7 @@ static void check_hosts(const cp_cube *c, int n, char **hosts)
         FAIL("profile.cubex: %zu hosts, expected %zu", c->nhosts, distinct);
 }
 
-static int verify(int n, bool barrier, char **hosts)
+static int verify(int n, bool barrier, bool documented, char **hosts)
 {
     const char *dir = getenv("COLLPROF_OUTPUT_DIR");
     const char *sab = getenv("CPT_SABOTAGE");
@@ -261,6 +271,8 @@ static int verify(int n, bool barrier, char **hosts)
     if (cp_stat_read(path, &st, &err))
         FAIL("%s", err.msg);
     else {
+        if ((st.layout == CP_STAT_LAYOUT_DOCUMENTED) != documented)
+            FAIL("profile.stat is not in the %s layout", documented ? "documented" : "CubeGUI");
         check_stat(&st, &cube, sabotage);
         cp_stat_file_free(&st);
     }
@@ -284,7 +296,7 @@ static int verify(int n, bool barrier, char **hosts)
 
 int main(int argc, char **argv)
 {
-    bool barrier = false;
+    bool barrier = false, documented = false;
     char **hosts = NULL;
     MPI_Init(&argc, &argv);
     int rank, n;
@@ -293,6 +305,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "barrier"))
             barrier = true;
+        else if (!strcmp(argv[i], "documented"))
+            documented = true;
         else if (!strncmp(argv[i], "delay=", 6))
             delay = atof(argv[i] + 6);
         else if (!strncmp(argv[i], "hosts=", 6)) {
@@ -314,7 +328,7 @@ int main(int argc, char **argv)
     }
     run(rank, n);
     MPI_Finalize();
-    int rc = rank == 0 ? verify(n, barrier, hosts) : 0;
+    int rc = rank == 0 ? verify(n, barrier, documented, hosts) : 0;
     free(hosts);
     return rc;
 }

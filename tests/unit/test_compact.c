@@ -16,46 +16,9 @@
 
 #include "compact.h"
 #include "ranges.h"
+#include "tmpdir.h"
 
 /* ------------------------------------------------------------- helpers */
-
-static char dir[4096];
-
-static void make_dir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/cp_test_compactXXXXXX", tmp && *tmp ? tmp : P_tmpdir);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[8192];
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static int dir_entries(void)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
 
 static void set_ranges(cp_ranges *r, const char *text, bool ordered)
 {
@@ -117,7 +80,7 @@ static cp_counts_file file_of(cp_block *blocks, size_t n)
 static char *write_text(const cp_counts_file *f, bool gzip)
 {
     char path[8192];
-    snprintf(path, sizeof path, "%s/send-counters.rank0.txt%s", dir, gzip ? ".gz" : "");
+    snprintf(path, sizeof path, "%s/send-counters.rank0.txt%s", tmpdir, gzip ? ".gz" : "");
     cp_error err;
     ck_assert_msg(cp_compact_write_file(path, gzip, f, &err) == 0, "%s", err.msg);
     cp_in *in = cp_in_open(path, &err);
@@ -233,20 +196,20 @@ static cp_counts_file rich_file(void)
 
 START_TEST(exact_text)
 {
-    make_dir();
+    tmpdir_make();
     cp_block b = doc_block();
     cp_counts_file f = file_of(&b, 1);
     char *text = write_text(&f, false);
     ck_assert_str_eq(text, doc_text);
     free(text);
     cp_counts_file_free(&f);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 START_TEST(exact_text_bytes_and_empty)
 {
-    make_dir();
+    tmpdir_make();
     cp_block b[2];
     b[0] = mk("Alltoallw", 5, 2, NULL, -1, 2, 1, true, "0-3,7", "7", 0);
     add_row(&b[0], "0", NULL);
@@ -286,13 +249,13 @@ START_TEST(exact_text_bytes_and_empty)
     text = write_text(&f, false);
     ck_assert_str_eq(text, "# collprof counts 1\n");
     free(text);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
 static void round_trip(bool gzip)
 {
-    make_dir();
+    tmpdir_make();
     cp_counts_file f = rich_file();
     char *text = write_text(&f, gzip);
     cp_counts_file g;
@@ -306,7 +269,7 @@ static void round_trip(bool gzip)
 
     /* From the file itself, too. */
     char path[8192];
-    snprintf(path, sizeof path, "%s/send-counters.rank0.txt%s", dir, gzip ? ".gz" : "");
+    snprintf(path, sizeof path, "%s/send-counters.rank0.txt%s", tmpdir, gzip ? ".gz" : "");
     cp_counts_file h;
     memset(&h, 0, sizeof h);
     ck_assert_msg(cp_compact_parse_file(path, &h, &err) == 0, "%s", err.msg);
@@ -335,14 +298,14 @@ static void round_trip(bool gzip)
     cp_counts_file_free(&g);
     cp_counts_file_free(&h);
     ck_assert_ptr_null(h.blocks);
-    remove_dir();
+    tmpdir_remove();
 }
 
 
 /* Neighbourhood collectives: each rank's row has its own degree. */
 START_TEST(neighbourhood_rows_vary)
 {
-    make_dir();
+    tmpdir_make();
     cp_block b = mk("Neighbor_alltoallv", 2, 3, "0-2", -1, 3, 4, false, "0-1", "0-1", 3);
     static const int64_t three[] = {1, 2, 3}, one[] = {9, 0, 0}, none[] = {0, 0, 0};
     add_row(&b, "0", three);
@@ -376,7 +339,7 @@ START_TEST(neighbourhood_rows_vary)
     free(bad);
     free(text);
     cp_counts_file_free(&f);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -394,9 +357,9 @@ END_TEST
 
 START_TEST(writer_refuses_invalid_blocks)
 {
-    make_dir();
+    tmpdir_make();
     char path[8192];
-    snprintf(path, sizeof path, "%s/send-counters.rank0.txt", dir);
+    snprintf(path, sizeof path, "%s/send-counters.rank0.txt", tmpdir);
     cp_error err;
     static const int64_t neg[] = {1, -1};
     struct {
@@ -433,10 +396,10 @@ START_TEST(writer_refuses_invalid_blocks)
         ck_assert_int_eq(cp_compact_write_file(path, false, &f, &err), -1);
         ck_assert_msg(strstr(err.msg, cases[i].why) != NULL, "case %zu: '%s'", i, err.msg);
         ck_assert_msg(strstr(err.msg, "block 1") != NULL, "case %zu: '%s'", i, err.msg);
-        ck_assert_int_eq(dir_entries(), 0); /* nothing left behind */
+        ck_assert_int_eq(tmpdir_entries(), 0); /* nothing left behind */
         cp_counts_file_free(&f);
     }
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -675,11 +638,11 @@ END_TEST
 START_TEST(dialect_gzip)
 {
     /* A dialect file compressed by other means than our writer. */
-    make_dir();
+    tmpdir_make();
     char src[8192], path[8192];
     snprintf(src, sizeof src, "%s/collective_profiler/alltoallv_multicomms_c/"
                               "recv-counters.job0.rank0.txt", testdata());
-    snprintf(path, sizeof path, "%s/recv-counters.job0.rank0.txt.gz", dir);
+    snprintf(path, sizeof path, "%s/recv-counters.job0.rank0.txt.gz", tmpdir);
     cp_error err;
     cp_in *in = cp_in_open(src, &err);
     ck_assert_msg(in != NULL, "%s", err.msg);
@@ -703,7 +666,7 @@ START_TEST(dialect_gzip)
     ck_assert_int_eq(dirn, CP_RECV);
     ck_assert_int_eq(lead, 0);
     cp_counts_file_free(&f);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 
@@ -760,8 +723,8 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
     /* version */
-    {"# collprof counts 2\n# Raw counters\n", 1,
-     "counts format version 2 is newer than version 1, which this collprof reads"},
+    {"# collprof counts 3\n# Raw counters\n", 1,
+     "counts format version 3 is newer than version 2, which this collprof reads"},
     {"# collprof counts 0\n", 1, "does not exist"},
     {"# collprof counts one\n", 1, "expected '# collprof counts <version>'"},
     {V1 COMM HEAD3 CALLS "Rank(s) 0-2: 1 2 3\nEND DATA\n# collprof counts 1\n", 13,
@@ -884,9 +847,9 @@ START_TEST(missing_file)
     cp_counts_file f;
     memset(&f, 0, sizeof f);
     cp_error err;
-    ck_assert_int_eq(cp_compact_parse_file("no-such-dir/send-counters.rank0.txt", &f, &err), -1);
+    ck_assert_int_eq(cp_compact_parse_file("no-such-tmpdir/send-counters.rank0.txt", &f, &err), -1);
     ck_assert_str_eq(err.msg,
-                     "no-such-dir/send-counters.rank0.txt: cannot open: No such file or directory");
+                     "no-such-tmpdir/send-counters.rank0.txt: cannot open: No such file or directory");
 }
 END_TEST
 
@@ -924,13 +887,13 @@ static void truncate_everywhere(const char *text, const cp_counts_file *full)
 
 START_TEST(truncated_ours)
 {
-    make_dir();
+    tmpdir_make();
     cp_counts_file f = rich_file();
     char *text = write_text(&f, false);
     truncate_everywhere(text, &f);
     free(text);
     cp_counts_file_free(&f);
-    remove_dir();
+    tmpdir_remove();
 }
 END_TEST
 

@@ -22,8 +22,8 @@ START_TEST(same_vectors_share_one_signature)
     cp_counts_init(&t);
     int a[3] = {1, 2, 3}, b[3] = {1, 2, 3};
     cp_vec_arg sa = vec(a, 4, 3, 4), sb = vec(b, 4, 3, 4);
-    uint32_t s1 = cp_counts_signature(&t, &sa, &sa, -1);
-    uint32_t s2 = cp_counts_signature(&t, &sb, &sb, -1); /* other array, same values */
+    uint32_t s1 = cp_counts_signature(&t, &sa, &sa, -1, CP_SEQ_NONE);
+    uint32_t s2 = cp_counts_signature(&t, &sb, &sb, -1, CP_SEQ_NONE); /* other array, same values */
     ck_assert_uint_eq(s1, s2);
     ck_assert_uint_eq(t.nsigs, 1);
     ck_assert_uint_eq(t.nvecs, 1); /* send and receive vectors are equal: stored once */
@@ -39,12 +39,12 @@ START_TEST(vector_changed_in_place_is_a_new_signature)
     cp_counts_init(&t);
     int c[2] = {5, 6};
     cp_vec_arg a = vec(c, 4, 2, 4);
-    uint32_t s1 = cp_counts_signature(&t, &a, &a, -1);
+    uint32_t s1 = cp_counts_signature(&t, &a, &a, -1, CP_SEQ_NONE);
     c[1] = 7;
-    uint32_t s2 = cp_counts_signature(&t, &a, &a, -1);
+    uint32_t s2 = cp_counts_signature(&t, &a, &a, -1, CP_SEQ_NONE);
     ck_assert_uint_ne(s1, s2);
     c[1] = 6;
-    ck_assert_uint_eq(cp_counts_signature(&t, &a, &a, -1), s1);
+    ck_assert_uint_eq(cp_counts_signature(&t, &a, &a, -1, CP_SEQ_NONE), s1);
     ck_assert_uint_eq(t.nsigs, 2);
     ck_assert_int_eq(t.vecs[t.sigs[s2].send].counts[1], 7);
     cp_counts_free(&t);
@@ -58,10 +58,10 @@ START_TEST(int_and_large_counts_are_the_same_vector)
     int small[2] = {3, 4};
     int64_t large[2] = {3, 4};
     cp_vec_arg a = vec(small, 4, 2, 8), b = vec(large, 8, 2, 8);
-    ck_assert_uint_eq(cp_counts_signature(&t, &a, &a, -1), cp_counts_signature(&t, &b, &b, -1));
+    ck_assert_uint_eq(cp_counts_signature(&t, &a, &a, -1, CP_SEQ_NONE), cp_counts_signature(&t, &b, &b, -1, CP_SEQ_NONE));
     int64_t big[2] = {3, (int64_t)1 << 40};
     cp_vec_arg c = vec(big, 8, 2, 8);
-    uint32_t s = cp_counts_signature(&t, &c, &c, -1);
+    uint32_t s = cp_counts_signature(&t, &c, &c, -1, CP_SEQ_NONE);
     ck_assert_int_eq(t.vecs[t.sigs[s].send].counts[1], (int64_t)1 << 40);
     cp_counts_free(&t);
 }
@@ -74,18 +74,18 @@ START_TEST(datatype_size_root_and_direction_distinguish)
     cp_vec_arg one4 = single(1, 4), one8 = single(1, 8), two4 = single(2, 4);
     cp_vec_arg none = {.present = false};
     uint32_t ids[] = {
-        cp_counts_signature(&t, &one4, &one4, -1), cp_counts_signature(&t, &one8, &one8, -1),
-        cp_counts_signature(&t, &one4, &two4, -1), cp_counts_signature(&t, &two4, &one4, -1),
-        cp_counts_signature(&t, &one4, &one4, 0),  cp_counts_signature(&t, &one4, &none, 0),
+        cp_counts_signature(&t, &one4, &one4, -1, CP_SEQ_NONE), cp_counts_signature(&t, &one8, &one8, -1, CP_SEQ_NONE),
+        cp_counts_signature(&t, &one4, &two4, -1, CP_SEQ_NONE), cp_counts_signature(&t, &two4, &one4, -1, CP_SEQ_NONE),
+        cp_counts_signature(&t, &one4, &one4, 0, CP_SEQ_NONE),  cp_counts_signature(&t, &one4, &none, 0, CP_SEQ_NONE),
     };
     for (int i = 0; i < 6; i++)
         for (int j = 0; j < i; j++)
             ck_assert_uint_ne(ids[i], ids[j]);
     ck_assert_uint_eq(t.sigs[ids[5]].recv, CP_SEQ_NONE);
     /* And each one is found again, in any order. */
-    ck_assert_uint_eq(cp_counts_signature(&t, &two4, &one4, -1), ids[3]);
-    ck_assert_uint_eq(cp_counts_signature(&t, &one4, &one4, -1), ids[0]);
-    ck_assert_uint_eq(cp_counts_signature(&t, &one4, &none, 0), ids[5]);
+    ck_assert_uint_eq(cp_counts_signature(&t, &two4, &one4, -1, CP_SEQ_NONE), ids[3]);
+    ck_assert_uint_eq(cp_counts_signature(&t, &one4, &one4, -1, CP_SEQ_NONE), ids[0]);
+    ck_assert_uint_eq(cp_counts_signature(&t, &one4, &none, 0, CP_SEQ_NONE), ids[5]);
     cp_counts_free(&t);
 }
 END_TEST
@@ -102,7 +102,7 @@ START_TEST(many_distinct_vectors)
             c[0] = i;
             c[1] = i * 7;
             cp_vec_arg a = vec(c, 4, 2, 4);
-            ck_assert_uint_eq(cp_counts_signature(&t, &a, &a, -1), (uint32_t)i);
+            ck_assert_uint_eq(cp_counts_signature(&t, &a, &a, -1, CP_SEQ_NONE), (uint32_t)i);
         }
     ck_assert_uint_eq(t.nvecs, N);
     cp_counts_free(&t);
@@ -114,7 +114,7 @@ START_TEST(record_numbers_every_call)
     cp_counts t;
     cp_counts_init(&t);
     cp_vec_arg a = single(9, 4);
-    uint32_t s = cp_counts_signature(&t, &a, &a, -1);
+    uint32_t s = cp_counts_signature(&t, &a, &a, -1, CP_SEQ_NONE);
     ck_assert_uint_eq(cp_counts_record(&t, CP_SEQ_NONE), 0);
     ck_assert_uint_eq(cp_counts_record(&t, s), 1);
     ck_assert_uint_eq(cp_counts_record(&t, s), 2);

@@ -21,7 +21,7 @@ static void call(rank_t *r, const int *counts, int64_t len, int64_t dtsize)
         return;
     }
     cp_vec_arg a = {.present = true, .counts = counts, .width = 4, .len = len, .dtsize = dtsize};
-    cp_counts_record(&r->t, cp_counts_signature(&r->t, &a, &a, -1));
+    cp_counts_record(&r->t, cp_counts_signature(&r->t, &a, &a, -1, CP_SEQ_NONE));
 }
 
 static cp_counts_view view_of(rank_t *r)

@@ -1,0 +1,149 @@
+/*
+ * The call paths of a profile (collprof callsites): each innermost node of
+ * the manifest's call tree that issued collective calls, with its calls,
+ * bytes and time over all ranks from profile.cubex, and the source line of
+ * its call from addr2line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpt.h"
+#include "cubex.h"
+#include "reader_internal.h"
+
+static int64_t metric(const cp_cube *c, const char *name)
+{
+    for (size_t m = 0; m < c->nmetrics; m++)
+        if (!strcmp(c->metrics[m].uniq_name, name))
+            return (int64_t)m;
+    return -1;
+}
+
+static bool is_mpi(const cp_cube *c, size_t cnode)
+{
+    return !strcmp(c->regions[c->cnodes[cnode].region].paradigm, "mpi");
+}
+
+/* Sums over locations of one metric at one cnode. */
+static void add_sum(const cp_cube *c, int64_t m, size_t cnode, uint64_t *u, double *d)
+{
+    for (size_t l = 0; m >= 0 && l < c->nlocations; l++) {
+        if (u)
+            *u += cp_cube_get_u64(c, (size_t)m, cnode, l);
+        if (d)
+            *d += cp_cube_get_double(c, (size_t)m, cnode, l);
+    }
+}
+
+static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *rows, size_t *nrows,
+                     cp_error *err)
+{
+    const cp_manifest *m = &p->manifest;
+    /* The k-th non-MPI cnode after the root is call-tree node k. */
+    int64_t *node_of = malloc((c->ncnodes ? c->ncnodes : 1) * sizeof *node_of);
+    if (!node_of)
+        return cp_error_set(err, "out of memory");
+    int64_t next = 0;
+    for (size_t i = 0; i < c->ncnodes; i++)
+        node_of[i] = c->cnodes[i].parent < 0 || is_mpi(c, i) ? -1 : next++;
+    if ((size_t)next != m->ncall_tree) {
+        free(node_of);
+        return cp_error_set(err,
+                            "%s: profile.cubex has %lld call-path nodes, manifest.json %zu",
+                            p->dir, (long long)next, m->ncall_tree);
+    }
+    int64_t visits = metric(c, "visits"), sent = metric(c, "bytes_sent"), time = metric(c, "time");
+    for (size_t i = 0; i < c->ncnodes; i++) {
+        int64_t parent = c->cnodes[i].parent;
+        if (!is_mpi(c, i) || parent < 0 || node_of[parent] < 0)
+            continue;
+        int64_t id = node_of[parent];
+        cp_callsite_row *r = NULL;
+        for (size_t k = 0; k < *nrows && !r; k++)
+            if (rows[k].id == id)
+                r = &rows[k];
+        if (!r) {
+            r = &rows[(*nrows)++];
+            memset(r, 0, sizeof *r);
+            r->id = id;
+            r->node = &m->call_tree[id];
+            r->source.line = -1;
+        }
+        const char *name = c->regions[c->cnodes[i].region].name;
+        if (!strncmp(name, "MPI_", 4))
+            name += 4;
+        size_t used = strlen(r->collectives);
+        snprintf(r->collectives + used, sizeof r->collectives - used, "%s%s", used ? ", " : "",
+                 name);
+        add_sum(c, visits, i, &r->calls, NULL);
+        add_sum(c, sent, i, &r->bytes_sent, NULL);
+        add_sum(c, time, i, NULL, &r->time);
+    }
+    free(node_of);
+    return 0;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    const cp_callsite_row *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows, size_t *nrows,
+                         cp_error *err)
+{
+    *rows = NULL;
+    *nrows = 0;
+    if (!p->has_manifest || p->manifest.ncall_tree == 0)
+        return cp_error_set(err, "%s: no call paths recorded (COLLPROF_CALLSITE_DEPTH=0, or "
+                                 "not a collprof output directory)", p->dir);
+    char path[sizeof p->dir + 32];
+    snprintf(path, sizeof path, "%s/profile.cubex", p->dir);
+    cp_cube c;
+    if (cp_cubex_read(path, &c, err))
+        return -1;
+    *rows = calloc(c.ncnodes ? c.ncnodes : 1, sizeof **rows);
+    int rc = *rows ? fill_rows(p, &c, *rows, nrows, err) : cp_error_set(err, "out of memory");
+    cp_cube_free(&c);
+    if (rc == 0 && *nrows)
+        qsort(*rows, *nrows, sizeof **rows, cmp_row);
+    for (size_t i = 0; rc == 0 && lines && i < *nrows; i++) {
+        uint64_t a = (*rows)[i].node->address;
+        rc = cp_reader_symbolize((*rows)[i].node->module, &a, 1, &(*rows)[i].source);
+        if (rc)
+            cp_error_set(err, "out of memory");
+    }
+    if (rc) {
+        free(*rows);
+        *rows = NULL;
+        *nrows = 0;
+    }
+    return rc;
+}
+
+int cp_profile_keep_callsite(cp_profile *p, int64_t id, cp_error *err)
+{
+    if (!p->has_manifest || p->manifest.ncall_tree == 0)
+        return cp_error_set(err, "%s: no call paths recorded (COLLPROF_CALLSITE_DEPTH=0?)",
+                            p->dir);
+    if (id < 0 || (size_t)id >= p->manifest.ncall_tree)
+        return cp_error_set(err, "%s: no call path %lld (the call tree has ids 0 to %zu)", p->dir,
+                            (long long)id, p->manifest.ncall_tree - 1);
+    for (size_t i = 0; i < p->nfiles; i++) {
+        cp_counts_file *f = &p->files[i];
+        size_t kept = 0;
+        for (size_t b = 0; b < f->nblocks; b++) {
+            if (cp_ranges_contains(&f->blocks[b].callsites, id))
+                f->blocks[kept++] = f->blocks[b];
+            else
+                cp_block_free(&f->blocks[b]);
+        }
+        f->nblocks = kept;
+    }
+    /* The timings are not per call path: leave them out. */
+    if (p->has_timings)
+        cp_cpt_file_free(&p->timings);
+    p->has_timings = false;
+    return 0;
+}
