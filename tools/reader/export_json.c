@@ -252,6 +252,22 @@ static void manifest(jw *w, const cp_manifest *m)
             lit(w, ",");
         str(w, m->files[i], SIZE_MAX);
     }
+    lit(w, "]");
+    key(w, "call_tree", false);
+    lit(w, "[");
+    for (size_t i = 0; i < m->ncall_tree; i++) {
+        const cp_callsite_node *n = &m->call_tree[i];
+        lit(w, i ? ",\n{" : "\n{");
+        key(w, "parent", true);
+        i64(w, n->parent);
+        key(w, "function", false);
+        str(w, n->function, sizeof n->function);
+        key(w, "module", false);
+        str(w, n->module, sizeof n->module);
+        key(w, "address", false);
+        i64(w, (int64_t)n->address);
+        lit(w, "}");
+    }
     lit(w, "]}");
 }
 
@@ -281,6 +297,8 @@ static void block(jw *w, const cp_block *b)
     ranges(w, &b->all_calls);
     key(w, "calls", false);
     ranges(w, &b->calls);
+    key(w, "callsites", false);
+    ranges(w, &b->callsites);
     key(w, "row_len", false);
     i64(w, (int64_t)b->row_len);
     key(w, "rows", false);
