@@ -9,9 +9,17 @@
  * repeat every call, which is the hot path the profiler optimises for (the
  * "same signature as last call" check).
  *
- * usage: bench_overhead [rounds=200] [calls_per_batch=1000]
+ * usage: bench_overhead [rounds=200] [calls_per_batch=1000] [lines]
+ *
+ * With "lines", rank 0 prints instead of the table one line per operation,
+ * for run_benchmarks.sh to parse (times in ns per call; mpi_calls is how
+ * many calls each rank made through MPI_, warm-up included, i.e. how many
+ * calls collprof recorded and timed):
+ *   bench_overhead op=alltoallv without_ns=390.1 with_ns=432.0 added_ns=41.9
+ *       paired_ns=40.5 ratio=1.107 mpi_calls=606000
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "bench_util.h"
 
@@ -22,6 +30,11 @@ static const char *const op_names[NOPS] = {
     "MPI_Alltoall",
     "MPI_Ialltoallv + MPI_Wait",
 };
+
+/* The same, one word each, for the "lines" output. */
+static const char *const op_keys[NOPS] = {"alltoallv", "alltoall", "ialltoallv_wait"};
+
+#define WARMUP 2000
 
 #define MAXRANKS 64
 
@@ -80,6 +93,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rounds = bu_arg_int(argc, argv, 1, 200);
     int n = bu_arg_int(argc, argv, 2, 1000);
+    bool lines = argc > 3 && strcmp(argv[3], "lines") == 0;
     int rank, size;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -98,13 +112,23 @@ int main(int argc, char **argv)
      * communicator and the pattern on its first call, MPI sets up its
      * shared-memory channels; none of that belongs in the steady state. */
     for (int op = 0; op < NOPS; op++) {
-        batch(&c, op, false, 2000);
-        batch(&c, op, true, 2000);
+        batch(&c, op, false, WARMUP);
+        batch(&c, op, true, WARMUP);
     }
     bu_result res[NOPS];
     bu_interleaved(MPI_COMM_WORLD, rounds, n, NOPS, batch, &c, res);
 
-    if (rank == 0) {
+    if (rank == 0 && lines) {
+        long long mpi_calls = (long long)NOPS * (WARMUP + (long long)rounds * n);
+        for (int op = 0; op < NOPS; op++) {
+            const bu_result *x = &res[op];
+            printf("bench_overhead op=%s without_ns=%.1f with_ns=%.1f added_ns=%.1f "
+                   "paired_ns=%.1f ratio=%.4f mpi_calls=%lld\n",
+                   op_keys[op], x->pmpi_med, x->mpi_med, x->added, x->paired_diff_med, x->ratio,
+                   mpi_calls);
+        }
+        fflush(stdout);
+    } else if (rank == 0) {
         printf("## bench_overhead: added time per call, %d ranks, 1 int per peer\n\n", size);
         printf("%s; %d rounds x %d calls per batch and side, interleaved; "
                "ns per call, median over rounds (quartiles in brackets)\n\n",

@@ -9,7 +9,10 @@
 # preloaded into the ranks only (-genv, so mpiexec itself is not).  The
 # timing benchmarks compare MPI_ (through collprof) with PMPI_ (around it)
 # inside one run, interleaved; bench_finalize compares runs with and without
-# the library preloaded, alternately.
+# the library preloaded, alternately.  The first sections run with
+# collprof's default configuration (or whatever COLLPROF_* the caller set);
+# the timing collector section sets COLLPROF_TIMING and
+# COLLPROF_TIMING_MAX_CALLS itself, run by run.
 #
 # Environment (all optional):
 #   MPIEXEC          launcher (default mpiexec)
@@ -17,6 +20,11 @@
 #   BENCH_BATCH      calls per batch (default 1000)
 #   BENCH_CALLS      calls of bench_memory and bench_finalize (default 1000000)
 #   BENCH_REPEATS    runs of bench_finalize per mode and side (default 3)
+#   BENCH_TIMING_REPEATS  runs of bench_overhead per COLLPROF_TIMING mode in the
+#                    timing collector section (default 5)
+#   BENCH_SECTIONS   which benchmarks to run, a space-separated list of:
+#                    overhead families memory patterns finalize timing
+#                    (default: all of them)
 #   BENCH_BIND       mpiexec -bind-to value (default core; none to let ranks move)
 #   BENCH_MAX_LOAD   1-minute load above which to wait before starting (default 1.0);
 #                    the script also waits while other tasks are running now
@@ -45,6 +53,12 @@ repeats=${BENCH_REPEATS:-3}
 bind=${BENCH_BIND:-core}
 max_load=${BENCH_MAX_LOAD:-1.0}
 load_wait=${BENCH_LOAD_WAIT:-180}
+timing_repeats=${BENCH_TIMING_REPEATS:-5}
+sections=" ${BENCH_SECTIONS:-overhead families memory patterns finalize timing} "
+
+want() {
+    case "$sections" in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
 
 # Both ranks are on this node: UCX shared memory only (no probing of network
 # devices), and shared segments mapped without opening another process's
@@ -122,6 +136,8 @@ if command -v mpichversion >/dev/null; then
          "device $(mpichversion | sed -n 's/^MPICH Device:[ \t]*//p')"
 fi
 echo "- 2 ranks (-bind-to $bind), UCX_TLS=$UCX_TLS UCX_POSIX_USE_PROC_LINK=$UCX_POSIX_USE_PROC_LINK"
+echo "- collprof settings of the first sections: COLLPROF_TIMING=${COLLPROF_TIMING:-(default, passive)}," \
+     "COLLPROF_TIMING_MAX_CALLS=${COLLPROF_TIMING_MAX_CALLS:-(default, 100000)}"
 
 # Timings mean little while other jobs share the two cores: wait a while
 # for the load to drop and the cores to be idle, then go on and say so.
@@ -143,13 +159,14 @@ echo
 
 # ------------------------------------------------------------ benchmarks
 
-run yes "$bin/bench_overhead" "$rounds" "$batch"
-run yes "$bin/bench_families" "$((rounds / 2))" "$batch"
-run yes "$bin/bench_memory" "$calls"
-run yes "$bin/bench_patterns" "$rounds" "$batch"
+if want overhead; then run yes "$bin/bench_overhead" "$rounds" "$batch"; fi
+if want families; then run yes "$bin/bench_families" "$((rounds / 2))" "$batch"; fi
+if want memory; then run yes "$bin/bench_memory" "$calls"; fi
+if want patterns; then run yes "$bin/bench_patterns" "$rounds" "$batch"; fi
 
 # bench_finalize: one finalize per run, so compare across runs: with and
 # without the library preloaded, alternately, `repeats` times each.
+if want finalize; then
 echo "## bench_finalize: MPI_Finalize wall time on rank 0 after $calls MPI_Alltoallv calls, 2 ranks"
 echo
 echo "median of $repeats runs per cell, with and without libcollprof.so preloaded, alternating;"
@@ -192,5 +209,189 @@ for mode in one alt; do
                label, fn * 1e3, fy * 1e3, (fy - fn) * 1e3, own * 1e3, size / 1024, ln, ly }'
 done
 echo
+fi
+
+# "median [min–max]" of the numbers on stdin, with printf format $1.
+med_range() {
+    sort -g | awk -v f="$1" '{ v[NR] = $1 }
+        END { if (NR == 0) { print "n/a"; exit }
+              m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+              printf f " [" f "–" f "]\n", m, v[1], v[NR] }'
+}
+
+# ------------------------------------------------- timing collector
+
+# Cost per call of the timing collector: bench_overhead (MPI_ vs PMPI_
+# interleaved inside each run) under three settings, in turn, run after run:
+#   off      COLLPROF_TIMING=off: counts only;
+#   passive  COLLPROF_TIMING=passive with a budget above the calls the run
+#            makes, so that every call keeps a record;
+#   past     COLLPROF_TIMING=passive, COLLPROF_TIMING_MAX_CALLS=0: every call
+#            is past the budget and only adds to the aggregates.
+# The timing collector's cost is the difference of the added cost per call
+# between consecutive runs (passive - off, past - off), one difference per
+# cycle; the table gives their median and range over the cycles.
+if want timing; then
+# bench_overhead makes 3 operations x (2000 warm-up + rounds x batch) MPI_
+# calls per rank; it prints that number (mpi_calls), checked below.
+budget=$((4 * (rounds * batch + 2000)))
+tmodes="off passive past"
+ops="alltoallv alltoall ialltoallv_wait"
+for m in $tmodes; do
+    for op in $ops; do
+        for col in without with added paired ratio; do
+            : >"$tmp/t.$m.$op.$col"
+        done
+        : >"$tmp/d.$m.$op.paired"
+        : >"$tmp/d.$m.$op.added"
+    done
+done
+for i in $(seq "$timing_repeats"); do
+    for m in $tmodes; do
+        case $m in
+            off) tm=off max=$budget ;;
+            passive) tm=passive max=$budget ;;
+            past) tm=passive max=0 ;;
+        esac
+        export COLLPROF_OUTPUT_DIR="$tmp/timing-$m-$i"
+        out=$(COLLPROF_TIMING=$tm COLLPROF_TIMING_MAX_CALLS=$max \
+              run yes "$bin/bench_overhead" "$rounds" "$batch" lines)
+        rm -rf "$COLLPROF_OUTPUT_DIR"
+        for op in $ops; do
+            line=$(echo "$out" | grep "^bench_overhead op=$op ") || {
+                echo "$0: bench_overhead lines: no line for $op in '$out'" >&2
+                exit 1
+            }
+            for col in without with added paired ratio; do
+                echo "$line" | sed -n "s/.* ${col}_*[a-z]*=\([-0-9.]*\).*/\1/p" \
+                    >>"$tmp/t.$m.$op.$col"
+            done
+            n=$(echo "$line" | sed -n 's/.* mpi_calls=\([0-9]*\).*/\1/p')
+            if [ "$m" = passive ] && [ "$n" -gt "$budget" ]; then
+                echo "$0: bench_overhead made $n calls, more than the budget $budget" >&2
+                exit 1
+            fi
+        done
+    done
+    for op in $ops; do
+        for m in passive past; do
+            for col in paired added; do
+                paste "$tmp/t.$m.$op.$col" "$tmp/t.off.$op.$col" | tail -n 1 |
+                    awk '{ printf "%.1f\n", $1 - $2 }' >>"$tmp/d.$m.$op.$col"
+            done
+        done
+    done
+done
+opname() {
+    case $1 in
+        alltoallv) echo "MPI_Alltoallv" ;;
+        alltoall) echo "MPI_Alltoall" ;;
+        *) echo "MPI_Ialltoallv + MPI_Wait" ;;
+    esac
+}
+echo "## Timing collector: added time per call, COLLPROF_TIMING off / passive / passive past the budget"
+echo
+echo "bench_overhead ($rounds rounds x $batch calls per batch and side, MPI_ vs PMPI_ interleaved"
+echo "inside each run), $timing_repeats runs per setting, the settings in turn (off, passive, past, off, ...):"
+echo "off = COLLPROF_TIMING=off (counts only); passive = COLLPROF_TIMING=passive,"
+echo "COLLPROF_TIMING_MAX_CALLS=$budget (every call keeps its record); past = COLLPROF_TIMING=passive,"
+echo "COLLPROF_TIMING_MAX_CALLS=0 (every call past the budget: aggregates only)."
+echo "ns per call; median over the runs [min–max]; without/with/ratio: medians."
+echo
+echo "| operation | setting | without (PMPI_) | with (MPI_) | added ns/call | paired diff | ratio |"
+echo "|---|---|---|---|---|---|---|"
+for op in $ops; do
+    for m in $tmodes; do
+        echo "| $(opname "$op") | $m | $(median <"$tmp/t.$m.$op.without" | xargs printf %.0f)" \
+             "| $(median <"$tmp/t.$m.$op.with" | xargs printf %.0f)" \
+             "| $(med_range %.0f <"$tmp/t.$m.$op.added")" \
+             "| $(med_range %.0f <"$tmp/t.$m.$op.paired")" \
+             "| $(median <"$tmp/t.$m.$op.ratio" | xargs printf %.3f) |"
+    done
+done
+echo
+echo "Cost of the timing collector: difference to the off run of the same cycle, median over"
+echo "the $timing_repeats cycles [min–max], ns per call; from the paired diffs (the robust estimate)"
+echo "and from the added ns/call."
+echo
+echo "| operation | passive − off, paired | passive − off, added | past − off, paired | past − off, added | target passive − off <= 60 ns |"
+echo "|---|---|---|---|---|---|"
+for op in $ops; do
+    verdict=$(median <"$tmp/d.passive.$op.paired" | awk '{ print ($1 <= 60 ? "met" : "MISSED") }')
+    echo "| $(opname "$op") | $(med_range %.0f <"$tmp/d.passive.$op.paired")" \
+         "| $(med_range %.0f <"$tmp/d.passive.$op.added")" \
+         "| $(med_range %.0f <"$tmp/d.past.$op.paired")" \
+         "| $(med_range %.0f <"$tmp/d.past.$op.added") | $verdict |"
+done
+echo
+
+# Finalize after `calls` timed calls: bench_finalize one pattern, without
+# the library, with it and COLLPROF_TIMING=off, with it and passive with a
+# budget of every call; in turn, `repeats` times.
+echo "## Timing collector: MPI_Finalize after $calls timed MPI_Alltoallv calls (one pattern), 2 ranks"
+echo
+echo "median of $repeats runs per row [min–max], the three settings in turn; passive:"
+echo "COLLPROF_TIMING_MAX_CALLS=$calls, so every call keeps its record. \"collprof's own\" is the time"
+echo "collprof reports for its finalize work (stderr); sizes are those of timings.cpt and of the"
+echo "whole output directory."
+echo
+echo "| setting | finalize (rank 0) | added over no library | collprof's own | timings.cpt | whole output | calls loop |"
+echo "|---|---|---|---|---|---|---|"
+fsides="none off passive"
+for s in $fsides; do
+    for col in fin own cpt size loop; do
+        : >"$tmp/f.$s.$col"
+    done
+done
+for i in $(seq "$repeats"); do
+    for s in $fsides; do
+        export COLLPROF_OUTPUT_DIR="$tmp/tfin-$s-$i"
+        if [ "$s" = none ]; then
+            out=$(run no "$bin/bench_finalize" one "$calls")
+            want_prof=no
+        else
+            out=$(COLLPROF_TIMING=$s COLLPROF_TIMING_MAX_CALLS=$calls \
+                  run yes "$bin/bench_finalize" one "$calls")
+            want_prof=yes
+        fi
+        prof=$(echo "$out" | sed -n 's/.* profiler=\([a-z]*\).*/\1/p')
+        if [ "$prof" != "$want_prof" ]; then
+            echo "$0: bench_finalize: expected profiler=$want_prof, got '$out'" >&2
+            exit 1
+        fi
+        echo "$out" | sed -n 's/.* finalize_s=\([0-9.]*\).*/\1/p' >>"$tmp/f.$s.fin"
+        echo "$out" | sed -n 's/.* calls_s=\([0-9.]*\).*/\1/p' >>"$tmp/f.$s.loop"
+        if [ "$s" != none ]; then
+            sed -n 's/^collprof: wrote .* in \([0-9.]*\) s$/\1/p' "$tmp/stderr" >>"$tmp/f.$s.own"
+            du -sb "$COLLPROF_OUTPUT_DIR" | cut -f1 >>"$tmp/f.$s.size"
+            if [ -e "$COLLPROF_OUTPUT_DIR/timings.cpt" ]; then
+                stat -c %s "$COLLPROF_OUTPUT_DIR/timings.cpt" >>"$tmp/f.$s.cpt"
+            else
+                echo 0 >>"$tmp/f.$s.cpt"
+            fi
+        fi
+        rm -rf "$COLLPROF_OUTPUT_DIR"
+    done
+done
+human() {
+    awk '{ if ($1 >= 1048576) printf "%.1f MiB", $1 / 1048576; else printf "%.0f KiB", $1 / 1024 }'
+}
+fnone=$(median <"$tmp/f.none.fin")
+for s in $fsides; do
+    label=$(case $s in none) echo "without the library" ;; off) echo "COLLPROF_TIMING=off" ;;
+            *) echo "COLLPROF_TIMING=passive" ;; esac)
+    fin=$(awk '{ printf "%.1f\n", $1 * 1e3 }' "$tmp/f.$s.fin" | med_range %.1f)
+    added=$(median <"$tmp/f.$s.fin" | awk -v n="$fnone" '{ printf "%.1f ms", ($1 - n) * 1e3 }')
+    if [ "$s" = none ]; then
+        own="–" cpt="–" size="–" added="–"
+    else
+        own="$(awk '{ printf "%.1f\n", $1 * 1e3 }' "$tmp/f.$s.own" | med_range %.1f) ms"
+        cpt=$(median <"$tmp/f.$s.cpt" | human)
+        size=$(median <"$tmp/f.$s.size" | human)
+    fi
+    echo "| $label | $fin ms | $added | $own | $cpt | $size | $(med_range %.2f <"$tmp/f.$s.loop") s |"
+done
+echo
+fi
 
 echo "- uptime after: $(uptime)"
