@@ -20,10 +20,11 @@
 #   BENCH_BATCH      calls per batch (default 1000)
 #   BENCH_CALLS      calls of bench_memory and bench_finalize (default 1000000)
 #   BENCH_REPEATS    runs of bench_finalize per mode and side (default 3)
-#   BENCH_TIMING_REPEATS  runs of bench_overhead per COLLPROF_TIMING mode in the
+#   BENCH_TIMING_REPEATS  runs of bench_overhead per COLLPROF_TIMING mode (and of
+#                    bench_callsite per COLLPROF_CALLSITE_DEPTH) in the
 #                    timing collector section (default 5)
 #   BENCH_SECTIONS   which benchmarks to run, a space-separated list of:
-#                    overhead families memory patterns finalize timing
+#                    overhead families memory patterns finalize timing callsite
 #                    (default: all of them)
 #   BENCH_BIND       mpiexec -bind-to value (default core; none to let ranks move)
 #   BENCH_MAX_LOAD   1-minute load above which to wait before starting (default 1.0);
@@ -38,7 +39,7 @@ fi
 build=$(cd "$1" && pwd)
 lib="$build/lib/libcollprof.so"
 bin="$build/bench"
-for f in "$lib" "$bin/bench_overhead" "$bin/bench_families" "$bin/bench_memory" "$bin/bench_patterns" "$bin/bench_finalize"; do
+for f in "$lib" "$bin/bench_overhead" "$bin/bench_families" "$bin/bench_memory" "$bin/bench_patterns" "$bin/bench_finalize" "$bin/bench_callsite"; do
     if [ ! -e "$f" ]; then
         echo "$0: $f not found: build first (ninja -C $1)" >&2
         exit 2
@@ -54,7 +55,7 @@ bind=${BENCH_BIND:-core}
 max_load=${BENCH_MAX_LOAD:-1.0}
 load_wait=${BENCH_LOAD_WAIT:-180}
 timing_repeats=${BENCH_TIMING_REPEATS:-5}
-sections=" ${BENCH_SECTIONS:-overhead families memory patterns finalize timing} "
+sections=" ${BENCH_SECTIONS:-overhead families memory patterns finalize timing callsite} "
 
 want() {
     case "$sections" in *" $1 "*) return 0 ;; *) return 1 ;; esac
@@ -390,6 +391,50 @@ for s in $fsides; do
         size=$(median <"$tmp/f.$s.size" | human)
     fi
     echo "| $label | $fin ms | $added | $own | $cpt | $size | $(med_range %.2f <"$tmp/f.$s.loop") s |"
+done
+echo
+fi
+
+# ---------------------------------------------------- callsite collector
+
+# Cost per call of the callsite collector: bench_callsite (MPI_Alltoallv at
+# the bottom of 10 nested functions, MPI_ vs PMPI_ interleaved inside each
+# run) under COLLPROF_CALLSITE_DEPTH=0 (off), 1, 4 and 8 in turn, run after
+# run, with COLLPROF_TIMING=off (counts only).  The collector's cost at a
+# depth is the difference to the depth-0 run of the same cycle.
+if want callsite; then
+depths="0 1 4 8"
+for d in $depths; do
+    : >"$tmp/cs.$d.added"
+    : >"$tmp/cs.$d.diff"
+done
+for i in $(seq "$timing_repeats"); do
+    for d in $depths; do
+        export COLLPROF_OUTPUT_DIR="$tmp/callsite-$d-$i"
+        out=$(COLLPROF_TIMING=off COLLPROF_CALLSITE_DEPTH=$d run yes "$bin/bench_callsite" "$rounds" "$batch")
+        echo "$out" | sed -n 's/.* paired_ns=\([-0-9.]*\).*/\1/p' >"$tmp/cs.$d.now"
+        cat "$tmp/cs.$d.now" >>"$tmp/cs.$d.added"
+        rm -rf "$COLLPROF_OUTPUT_DIR"
+    done
+    for d in $depths; do
+        paste "$tmp/cs.$d.now" "$tmp/cs.0.now" | awk '{ printf "%.1f\n", $1 - $2 }' >>"$tmp/cs.$d.diff"
+    done
+done
+echo "## Callsite collector: added time per MPI_Alltoallv call, 2 ranks, 10 nested frames"
+echo
+echo "$timing_repeats runs per depth, depths in turn (0 1 4 8, 0 1 4 8, ...), COLLPROF_TIMING=off;"
+echo "ns per call, median [min–max] over the runs of the paired MPI_ − PMPI_ difference, and of"
+echo "the difference to the depth-0 run of the same cycle."
+echo
+echo "| COLLPROF_CALLSITE_DEPTH | added ns/call (paired) | more than depth 0 | target at depth 4: < 300 ns |"
+echo "|---|---|---|---|"
+for d in $depths; do
+    more=$(med_range "%.0f" <"$tmp/cs.$d.diff")
+    verdict=-
+    if [ "$d" = 4 ]; then
+        verdict=$(sort -g "$tmp/cs.$d.added" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print (m < 300 ? "met" : "**missed**") }')
+    fi
+    echo "| $d | $(med_range "%.0f" <"$tmp/cs.$d.added") | $more | $verdict |"
 done
 echo
 fi

@@ -5,8 +5,9 @@
  * Each rank keeps at most COLLPROF_TIMING_MAX_CALLS records in total (one
  * budget shared by all its communicators and threads); past it a call only
  * adds to its table's aggregates, and the output says how many calls that
- * was.  Times are seconds on this rank's clock (lib/clock.h) until
- * finalize aligns them to world rank 0's.
+ * was.  Times are stamps of this rank's clock (lib/clock.h: time-stamp
+ * counter ticks or seconds) until finalize turns them into seconds aligned
+ * to world rank 0's clock.
  */
 #ifndef COLLPROF_TIMING_H
 #define COLLPROF_TIMING_H

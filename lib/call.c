@@ -34,7 +34,7 @@ void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
     cp_timing_rec r = {.call = call->idx,
                        .enter = call->enter,
                        .start = call->start,
-                       .exit = cp_clock_now(),
+                       .exit = cp_clock_stamp(),
                        .root = call->root >= 0 && call->root <= INT32_MAX ? (int32_t)call->root
                                                                           : -1,
                        .flags = blocking ? 0 : CP_CPT_NONBLOCKING};

@@ -22,7 +22,7 @@ typedef struct cp_call {
     void *ra;        /* the wrapper's return address (callsite collector) */
     bool timed;      /* record its times (timing on, call recorded) */
     uint64_t idx;    /* its call index */
-    double enter, start; /* this rank's clock: arrival, start of the MPI call */
+    double enter, start; /* stamps (clock.h): arrival, start of the MPI call */
 } cp_call;
 
 #include "capture.h"
@@ -45,8 +45,6 @@ static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, voi
     call->root = -1;
     call->ra = ra;
     call->timed = false;
-    if (cp_rt.cfg.timing != CP_TIMING_OFF)
-        call->enter = cp_clock_now();
     cp_comm *c = cp_comm_get(comm);
     if (!c)
         errno = call->saved_errno;
@@ -64,9 +62,12 @@ void cp_call_record(cp_comm *c, cp_call *call);
  * call could deadlock a correct program); then the end of the call. */
 static inline void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
 {
+    /* Arrival is stamped here, after collprof's own counting, so that the
+     * times are the MPI library's. */
+    call->enter = cp_clock_stamp();
     if (cp_rt.cfg.timing == CP_TIMING_BARRIER && blocking && call->coll != CP_COLL_BARRIER) {
         PMPI_Barrier(comm);
-        call->start = cp_clock_now();
+        call->start = cp_clock_stamp();
         errno = call->saved_errno;
     } else {
         call->start = call->enter;

@@ -2,10 +2,14 @@
 #include "clock.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <string.h>
 
 time_t cp_clock_base;
+bool cp_clock_tsc;
 static double start;          /* this rank's clock at start */
+/* (stamp, clock) at start and at the final measurement: the stamp's rate. */
+static double stamp0, clock0, stamp1, clock1;
 
 /* Offset to add to this rank's clock: measured at local time at[i]. */
 static struct {
@@ -18,12 +22,43 @@ static MPI_Comm node_comm = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
 #define PINGS 10
 #define TAG_CLOCK 0x636c
 
+/* The kernel's clock source is the TSC: the kernel found it invariant and
+ * synchronised across cores. */
+static bool tsc_usable(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    char name[32] = "";
+    if (!f)
+        return false;
+    bool ok = fgets(name, sizeof name, f) && strncmp(name, "tsc", 3) == 0 &&
+              (name[3] == '\n' || name[3] == '\0');
+    fclose(f);
+    return ok;
+#else
+    return false;
+#endif
+}
+
 void cp_clock_start(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     cp_clock_base = ts.tv_sec;
+    cp_clock_tsc = tsc_usable();
     start = cp_clock_now();
+    stamp0 = cp_clock_stamp();
+    clock0 = cp_clock_now();
+}
+
+double cp_clock_stamp_seconds(double stamp)
+{
+    if (!cp_clock_tsc)
+        return stamp;
+    /* Too short a run to measure the rate: a stamp is then close to start. */
+    if (!(stamp1 > stamp0))
+        return clock0;
+    return clock0 + (stamp - stamp0) * ((clock1 - clock0) / (stamp1 - stamp0));
 }
 
 double cp_clock_start_time(void)
@@ -85,6 +120,10 @@ static double offset_to_rank0(void)
 
 int cp_clock_measure(cp_location *loc, bool final)
 {
+    if (final) {
+        stamp1 = cp_clock_stamp();
+        clock1 = cp_clock_now();
+    }
     if (node_comm == MPI_COMM_NULL && group_by_host(loc))
         return -1;
     /* The host's offset travels as an offset of the raw monotonic clock:

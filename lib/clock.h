@@ -15,6 +15,9 @@
 #include <mpi.h>
 #include <stdbool.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "location.h"
 
@@ -27,6 +30,27 @@ static inline double cp_clock_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)(ts.tv_sec - cp_clock_base) + 1e-9 * (double)ts.tv_nsec;
 }
+
+/* Timestamps of calls: the cheapest clock that is right.  On x86 with an
+ * invariant TSC that the kernel itself uses as its clock source (so it is
+ * synchronised across cores), the raw time-stamp counter (about 10 ns to
+ * read, against 27 for clock_gettime); otherwise cp_clock_now().  A stamp
+ * becomes seconds on this rank's clock with cp_clock_stamp_seconds, from the
+ * (counter, clock) pairs read at start and at finalize (a linear map: the
+ * counter's rate is measured, not assumed). */
+extern bool cp_clock_tsc;
+
+static inline double cp_clock_stamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (cp_clock_tsc)
+        return (double)__rdtsc(); /* exact: below 2^53 for years of uptime */
+#endif
+    return cp_clock_now();
+}
+
+/* After cp_clock_measure(.., true): a stamp as seconds on this rank's clock. */
+double cp_clock_stamp_seconds(double stamp);
 
 /* Start this rank's clock. */
 void cp_clock_start(void);

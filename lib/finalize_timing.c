@@ -24,10 +24,14 @@ static void align_times(void)
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
             cp_timing *t = &c->timing[k];
             for (size_t i = 0; i < t->n; i++) {
-                t->recs[i].enter = cp_clock_align(t->recs[i].enter);
-                t->recs[i].start = cp_clock_align(t->recs[i].start);
-                t->recs[i].exit = cp_clock_align(t->recs[i].exit);
+                cp_timing_rec *r = &t->recs[i];
+                r->enter = cp_clock_align(cp_clock_stamp_seconds(r->enter));
+                r->start = cp_clock_align(cp_clock_stamp_seconds(r->start));
+                r->exit = cp_clock_align(cp_clock_stamp_seconds(r->exit));
             }
+            /* The aggregates are differences of stamps: to seconds. */
+            t->agg_time = cp_clock_stamp_seconds(t->agg_time) - cp_clock_stamp_seconds(0);
+            t->agg_late = cp_clock_stamp_seconds(t->agg_late) - cp_clock_stamp_seconds(0);
         }
 }
 
@@ -152,6 +156,8 @@ static void timing_sums(const cp_comm *c, int k, int64_t comm_id, sites *st, cp_
         s->min = s->nrecords == 0 || d < s->min ? d : s->min;
         s->max = s->nrecords == 0 || d > s->max ? d : s->max;
         s->nrecords++;
+        if (*nslow == CP_SLOWEST && !(d > slow[CP_SLOWEST - 1].duration))
+            continue; /* not among the slowest: spare the name */
         cp_cpt_slow cand = {.comm_id = comm_id, .call = r->call, .rank = cp_rt.world_rank,
                             .duration = d};
         snprintf(cand.collective, sizeof cand.collective, "%s", cp_collective_names[k]);

@@ -73,8 +73,8 @@ typedef struct cp_run_times {
 
 /* What a lead found of the communicators it leads (finalize_waits.c). */
 typedef struct cp_found {
-    cp_wbuf sums;   /* per instance: world rank u64, collective u32, path u32,
-                       pattern u32, waiting time f64 */
+    cp_wbuf sums;   /* per (member, site, pattern): world rank u64, collective u32,
+                       path u32, pattern u32, summed waiting time f64 */
     uint64_t nsums;
     double *values[CP_NWAIT_PATTERNS]; /* every instance's waiting time */
     size_t nvalues[CP_NWAIT_PATTERNS], cap[CP_NWAIT_PATTERNS];

@@ -156,13 +156,44 @@ static void add_value(cp_found *fd, int p, double v)
 /* Each instance: its severity is a value of the pattern's statistics, a
  * candidate for the listed instances, and part of its rank's sum at its
  * site (the collective, called from that rank's call path). */
+/* One member's waiting time per (call path, pattern): few entries. */
+typedef struct msum {
+    struct {
+        uint32_t path, pattern;
+        double v;
+    } *e;
+    size_t n, cap;
+} msum;
+
 typedef struct sink_ctx {
     cp_found *fd;
     const cp_comm *c;
     int k;
     const member *mb;
-    /* [member][pattern] sums of the current site, and which site */
+    msum *sums; /* per member */
 } sink_ctx;
+
+static void msum_add(cp_found *fd, msum *s, uint32_t path, uint32_t pattern, double v)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->e[i].path == path && s->e[i].pattern == pattern) {
+            s->e[i].v += v;
+            return;
+        }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4;
+        void *ne = realloc(s->e, cap * sizeof *s->e);
+        if (!ne) {
+            fd->oom = true;
+            return;
+        }
+        s->e = ne;
+        s->cap = cap;
+    }
+    s->e[s->n].path = path;
+    s->e[s->n].pattern = pattern;
+    s->e[s->n++].v = v;
+}
 
 /* The member's record of a call (records are in call order). */
 static size_t record_of(const member *m, uint64_t call)
@@ -184,12 +215,7 @@ static void on_instance(void *vctx, int p, size_t m, uint64_t call, double enter
     sink_ctx *x = vctx;
     uint32_t path = x->mb[m].path[record_of(&x->mb[m], call)];
     int64_t rank = cp_ranges_nth(&x->c->members, (int64_t)m);
-    cp_put_u64(&x->fd->sums, (uint64_t)rank);
-    cp_put_u32(&x->fd->sums, (uint32_t)x->k);
-    cp_put_u32(&x->fd->sums, path);
-    cp_put_u32(&x->fd->sums, (uint32_t)p);
-    cp_put(&x->fd->sums, &sev, sizeof sev);
-    x->fd->nsums++;
+    msum_add(x->fd, &x->sums[m], path, (uint32_t)p, sev);
     add_value(x->fd, p, sev);
     cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->k, path), .enter = enter, .exit = exit,
                        .duration = sev, .rank = rank};
@@ -203,9 +229,11 @@ static void analyse(const cp_comm *c, int k, const member *mb, cp_found *fd)
         if (!mb[m].have)
             return;
     cp_wait_member *wm = calloc(n, sizeof *wm);
-    sink_ctx x = {fd, c, k, mb};
-    if (!wm) {
+    sink_ctx x = {fd, c, k, mb, calloc(n, sizeof(msum))};
+    if (!wm || !x.sums) {
         fd->oom = true;
+        free(wm);
+        free(x.sums);
         return;
     }
     for (size_t m = 0; m < n; m++)
@@ -213,6 +241,20 @@ static void analyse(const cp_comm *c, int k, const member *mb, cp_found *fd)
                                  mb[m].n};
     if (cp_wait_states_series(cp_collective_names[k], n, wm, on_instance, &x))
         fd->oom = true;
+    /* Each member's sums, one entry per (rank, site, pattern), for rank 0. */
+    for (size_t m = 0; m < n; m++) {
+        int64_t rank = cp_ranges_nth(&c->members, (int64_t)m);
+        for (size_t i = 0; i < x.sums[m].n; i++) {
+            cp_put_u64(&fd->sums, (uint64_t)rank);
+            cp_put_u32(&fd->sums, (uint32_t)k);
+            cp_put_u32(&fd->sums, x.sums[m].e[i].path);
+            cp_put_u32(&fd->sums, x.sums[m].e[i].pattern);
+            cp_put(&fd->sums, &x.sums[m].e[i].v, sizeof x.sums[m].e[i].v);
+            fd->nsums++;
+        }
+        free(x.sums[m].e);
+    }
+    free(x.sums);
     free(wm);
 }
 
