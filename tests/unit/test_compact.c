@@ -823,6 +823,53 @@ START_TEST(malformed)
 }
 END_TEST
 
+/* Call paths: version 2 and its Callsites: line only when a block has one;
+ * the line round-trips; a version 1 file may not carry it. */
+START_TEST(callsites_version_2)
+{
+    cp_counts_file f = {.version = CP_COUNTS_FORMAT_VERSION, .direction = CP_SEND};
+    f.blocks = calloc(2, sizeof *f.blocks);
+    f.nblocks = 2;
+    const int64_t row[] = {5};
+    f.blocks[0] = mk("Allreduce", 0, 2, "0-1", -1, 2, 4, false, "0-4", "0-2", 1);
+    add_row(&f.blocks[0], "0-1", row);
+    set_ranges(&f.blocks[0].callsites, "3,7-8", false);
+    f.blocks[1] = mk("Allreduce", 0, 2, "0-1", -1, 2, 4, false, "0-4", "3-4", 1);
+    add_row(&f.blocks[1], "0-1", row);
+    char *text = write_text(&f, false);
+    ck_assert_ptr_nonnull(strstr(text, "# collprof counts 2\n"));
+    ck_assert_ptr_nonnull(strstr(text, "Count: 3 calls - 0-2\nCallsites: 3,7-8\n\nBEGINNING DATA"));
+    ck_assert_ptr_nonnull(strstr(text, "Count: 2 calls - 3-4\n\nBEGINNING DATA"));
+    cp_counts_file g;
+    cp_error err;
+    ck_assert_msg(parse_text(text, strlen(text), "cs.txt", &g, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(g.version, 2);
+    ck_assert_uint_eq(g.nblocks, 2);
+    ck_assert(cp_block_equal(&f.blocks[0], &g.blocks[0]));
+    ck_assert(cp_block_equal(&f.blocks[1], &g.blocks[1]));
+    ck_assert_uint_eq(g.blocks[1].callsites.n, 0);
+    cp_counts_file_free(&g);
+    free(text);
+    /* Without call paths: version 1, no Callsites: line. */
+    cp_ranges_free(&f.blocks[0].callsites);
+    text = write_text(&f, false);
+    ck_assert_ptr_nonnull(strstr(text, "# collprof counts 1\n"));
+    ck_assert_ptr_null(strstr(text, "Callsites"));
+    free(text);
+    cp_counts_file_free(&f);
+    /* A version 1 file does not know the line; an empty list is refused. */
+    const char *v1 = "# collprof counts 1\n# Raw counters\nCollective: Bcast\nNumber of ranks: 1\n"
+                     "Datatype size: 4\nBcast calls 0\nCount: 1 calls - 0\nCallsites: 1\n";
+    ck_assert_int_eq(parse_text(v1, strlen(v1), "v1.txt", &g, &err), -1);
+    ck_assert_msg(strstr(err.msg, "v1.txt:8: expected 'BEGINNING DATA'") != NULL, "%s", err.msg);
+    const char *empty = "# collprof counts 2\n# Raw counters\nCollective: Bcast\n"
+                        "Number of ranks: 1\nDatatype size: 4\nBcast calls 0\n"
+                        "Count: 1 calls - 0\nCallsites:\n";
+    ck_assert_int_eq(parse_text(empty, strlen(empty), "e.txt", &g, &err), -1);
+    ck_assert_msg(strstr(err.msg, "e.txt:8: 'Callsites: LIST'") != NULL, "%s", err.msg);
+}
+END_TEST
+
 START_TEST(version_1_calls_within_all_calls)
 {
     /* The multicomms quirk is accepted without a version line only. */
@@ -937,6 +984,7 @@ int main(void)
     tcase_add_test(tc, file_names);
     tcase_add_loop_test(tc, malformed, 0, NBAD);
     tcase_add_test(tc, version_1_calls_within_all_calls);
+    tcase_add_test(tc, callsites_version_2);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, truncated_ours);
     tcase_add_test(tc, truncated_dialect);

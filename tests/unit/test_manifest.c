@@ -197,6 +197,45 @@ START_TEST(round_trip)
 }
 END_TEST
 
+/* The call tree: written as documented, read back equal; a parent that
+ * does not come before its child is refused. */
+START_TEST(call_tree)
+{
+    cp_manifest m, back;
+    cp_error err = {{0}};
+    example_model(&m);
+    m.call_tree = calloc(3, sizeof *m.call_tree);
+    m.ncall_tree = 3;
+    m.call_tree[0] = (cp_callsite_node){.parent = -1, .address = 4660};
+    snprintf(m.call_tree[0].function, sizeof m.call_tree[0].function, "main");
+    snprintf(m.call_tree[0].module, sizeof m.call_tree[0].module, "/opt/app/bin/solver");
+    m.call_tree[1] = (cp_callsite_node){.parent = 0, .address = 123};
+    snprintf(m.call_tree[1].module, sizeof m.call_tree[1].module, "/opt/app/lib/libx \"q\".so");
+    m.call_tree[2] = (cp_callsite_node){.parent = 0, .address = UINT64_C(1) << 40};
+    snprintf(m.call_tree[2].function, sizeof m.call_tree[2].function, "exchange");
+    snprintf(m.call_tree[2].module, sizeof m.call_tree[2].module, "/opt/app/bin/solver");
+    char path[512];
+    snprintf(path, sizeof path, "%s/manifest.json", tmpdir);
+    ck_assert_msg(cp_manifest_write_file(path, false, &m, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cp_manifest_parse_file(path, &back, &err) == 0, "%s", err.msg);
+    ck_assert(cp_manifest_equal(&m, &back));
+    ck_assert_uint_eq(back.ncall_tree, 3);
+    ck_assert_str_eq(back.call_tree[1].module, "/opt/app/lib/libx \"q\".so");
+    back.call_tree[2].address++;
+    ck_assert(!cp_manifest_equal(&m, &back));
+    cp_manifest_free(&back);
+    cp_manifest_free(&m);
+    const char *bad =
+        "{\"format\": \"collprof-manifest\", \"format_version\": 1, \"counts_format_version\": 2,"
+        " \"collprof_version\": \"x\", \"mpi_version\": \"x\", \"job\": \"x\", "
+        "\"start_time\": \"x\", \"world_size\": 1, \"partial\": false, \"partial_reason\": \"\","
+        " \"config\": {}, \"communicators\": [], \"files\": [],\n"
+        "\"call_tree\": [{\"parent\": 0, \"function\": \"\", \"module\": \"m\", \"address\": 1}]}";
+    ck_assert_int_eq(parse_text(bad, strlen(bad), &back, &err), -1);
+    ck_assert_msg(strstr(err.msg, "\"parent\" between -1 and -1") != NULL, "%s", err.msg);
+}
+END_TEST
+
 /* Intercommunicator groups and topology neighbour lists survive the trip,
  * and are written as documented. */
 START_TEST(remote_members_and_neighbours)
@@ -527,6 +566,7 @@ int main(void)
     tcase_add_test(tc, exact_text);
     tcase_add_test(tc, empty_lists_text);
     tcase_add_test(tc, round_trip);
+    tcase_add_test(tc, call_tree);
     tcase_add_test(tc, remote_members_and_neighbours);
     tcase_add_test(tc, escapes_written);
     tcase_add_test(tc, unicode_escapes_read);
