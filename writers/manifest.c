@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ranges.h"
+#include "textio.h"
 
 #define MANIFEST_FORMAT_NAME "collprof-manifest"
 /* Arrays and objects nested deeper than this are refused (the manifest
@@ -127,40 +128,6 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
 
 /* ============================================================== writer */
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not one
- * (overlong forms, surrogates and values above U+10FFFF are invalid). */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
 /* Write s[0..n) as a JSON string: quotes, backslashes and control
  * characters escaped, valid UTF-8 kept as is, invalid bytes replaced by
  * U+FFFD so that the output is always valid JSON. */
@@ -193,7 +160,7 @@ static int write_json_string(cp_out *o, const char *s, size_t n)
             snprintf(buf, sizeof buf, "\\u%04x", c);
             esc = buf;
         } else if (c >= 0x80) {
-            size_t l = utf8_seq_len(u + i, n - i);
+            size_t l = cp_utf8_len(u + i, n - i);
             if (l == 0)
                 esc = "\xEF\xBF\xBD"; /* U+FFFD */
             else
@@ -547,7 +514,7 @@ static int parse_string(jparser *ps, jv *v)
                          c);
         }
         if (c >= 0x80) {
-            size_t l = utf8_seq_len(ps->p + ps->pos, ps->len - ps->pos);
+            size_t l = cp_utf8_len(ps->p + ps->pos, ps->len - ps->pos);
             if (l == 0) {
                 free(b.s);
                 return JFAIL(ps, ps->pos, "expected valid UTF-8 in a string (byte 0x%02X)", c);
