@@ -19,7 +19,8 @@ typedef struct cp_location {
  * several nodes can be tested on one machine), core and pid. */
 void cp_location_capture(cp_location *loc, const char *override);
 
-/* A non-negative hash of the host name, to group the ranks of one host. */
+/* A non-negative hash of the host name, to group the ranks of one host
+ * (lib/clock.c then tells apart names that share a hash). */
 int cp_location_host_color(const cp_location *loc);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 time_t cp_clock_base;
@@ -72,9 +73,29 @@ static int group_by_host(cp_location *loc)
 {
     int wrank;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    if (PMPI_Comm_split(MPI_COMM_WORLD, cp_location_host_color(loc), wrank, &node_comm))
+    MPI_Comm by_hash;
+    if (PMPI_Comm_split(MPI_COMM_WORLD, cp_location_host_color(loc), wrank, &by_hash))
         return -1;
-    int nrank;
+    /* Two host names may share a hash: split again by the first rank of
+     * this group with the very same name (groups are a node's ranks: small). */
+    int nrank, nsize;
+    PMPI_Comm_rank(by_hash, &nrank);
+    PMPI_Comm_size(by_hash, &nsize);
+    char *names = malloc((size_t)nsize * sizeof loc->hostname);
+    int same = nrank;
+    if (names && PMPI_Allgather(loc->hostname, (int)sizeof loc->hostname, MPI_CHAR, names,
+                                (int)sizeof loc->hostname, MPI_CHAR, by_hash) == MPI_SUCCESS)
+        for (int r = 0; r < nsize; r++)
+            if (!strncmp(names + (size_t)r * sizeof loc->hostname, loc->hostname,
+                         sizeof loc->hostname)) {
+                same = r;
+                break;
+            }
+    free(names);
+    int rc = PMPI_Comm_split(by_hash, same, nrank, &node_comm);
+    PMPI_Comm_free(&by_hash);
+    if (rc)
+        return -1;
     PMPI_Comm_rank(node_comm, &nrank);
     if (PMPI_Comm_split(MPI_COMM_WORLD, nrank == 0 ? 0 : MPI_UNDEFINED, wrank, &leaders))
         return -1;
