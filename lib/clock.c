@@ -41,12 +41,12 @@ static bool tsc_usable(void)
 #endif
 }
 
-void cp_clock_start(void)
+void cp_clock_start(bool allow_tsc)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     cp_clock_base = ts.tv_sec;
-    cp_clock_tsc = tsc_usable();
+    cp_clock_tsc = allow_tsc && tsc_usable();
     start = cp_clock_now();
     stamp0 = cp_clock_stamp();
     clock0 = cp_clock_now();

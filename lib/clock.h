@@ -52,8 +52,8 @@ static inline double cp_clock_stamp(void)
 /* After cp_clock_measure(.., true): a stamp as seconds on this rank's clock. */
 double cp_clock_stamp_seconds(double stamp);
 
-/* Start this rank's clock. */
-void cp_clock_start(void);
+/* Start this rank's clock; allow_tsc false: CLOCK_MONOTONIC stamps only. */
+void cp_clock_start(bool allow_tsc);
 /* This rank's clock when it started. */
 double cp_clock_start_time(void);
 

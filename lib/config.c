@@ -146,6 +146,17 @@ static int parse_callsite_depth(cp_config *cfg, const char *v)
     return 0;
 }
 
+static int parse_clock(cp_config *cfg, const char *v)
+{
+    if (!strcasecmp(v, "auto"))
+        cfg->clock_monotonic = false;
+    else if (!strcasecmp(v, "monotonic"))
+        cfg->clock_monotonic = true;
+    else
+        return -1;
+    return 0;
+}
+
 /* ------------------------------------------- effective values (manifest) */
 
 static void show_output_dir(const cp_config *cfg, char *out, size_t len)
@@ -218,6 +229,11 @@ static void show_callsite_depth(const cp_config *cfg, char *out, size_t len)
     snprintf(out, len, "%d", cfg->callsite_depth);
 }
 
+static void show_clock(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%s", cfg->clock_monotonic ? "monotonic" : "auto");
+}
+
 static const struct {
     const char *name;
     parse_fn parse;
@@ -241,6 +257,7 @@ static const struct {
     {"COLLPROF_STAT_LAYOUT", parse_stat_layout, show_stat_layout, "cubegui or documented"},
     {"COLLPROF_CALLSITE_DEPTH", parse_callsite_depth, show_callsite_depth,
      "a number of frames from 0 (off) to 32"},
+    {"COLLPROF_CLOCK", parse_clock, show_clock, "auto or monotonic"},
 };
 
 /* "all, or a comma-separated list of: Allgather, Allgatherv, ..." */

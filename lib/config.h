@@ -25,6 +25,7 @@ typedef struct cp_config {
     char hostname[256];    /* COLLPROF_HOSTNAME; empty: gethostname() */
     bool stat_documented;  /* COLLPROF_STAT_LAYOUT=documented */
     int callsite_depth;    /* COLLPROF_CALLSITE_DEPTH: frames per call path, 0 = off */
+    bool clock_monotonic;  /* COLLPROF_CLOCK=monotonic: no time-stamp counter */
 } cp_config;
 
 /* One effective setting, for the manifest. */
@@ -33,7 +34,7 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 11
+#define CP_CONFIG_NENTRIES 12
 
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */

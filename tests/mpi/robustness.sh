@@ -163,6 +163,12 @@ bad-env)
     check_one COLLPROF_VERBOSE 9 0 1 2
     check_one COLLPROF_START_CALL first "0 or more"
     check_one COLLPROF_OUTPUT_DIR "" directory
+    check_one COLLPROF_TIMING always off passive barrier
+    check_one COLLPROF_TIMING_MAX_CALLS lots "0 or more"
+    check_one COLLPROF_HOSTNAME "two words" "without spaces"
+    check_one COLLPROF_STAT_LAYOUT scalasca cubegui documented
+    check_one COLLPROF_CALLSITE_DEPTH 33 "0 (off) to 32"
+    check_one COLLPROF_CLOCK tsc auto monotonic
     [ -f collprof_compress/out/send-counters.rank0.txt ] ||
         fail "COLLPROF_COMPRESS=zip: the default (no compression) was not used"
     # All at once: still one line per variable.
