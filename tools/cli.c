@@ -109,11 +109,13 @@ int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_opt 
             return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
         }
         if (*dir)
-            return cli_usage_error(cmd, "expected one directory, got '%s' and '%s'", *dir, argv[i]);
+            return cli_usage_error(cmd, "expected one %s, got '%s' and '%s'",
+                                   cmd->operand ? cmd->operand : "directory", *dir, argv[i]);
         *dir = argv[i];
     }
     if (!*dir)
-        return cli_usage_error(cmd, "expected a directory");
+        return cli_usage_error(cmd, "%s",
+                               cmd->operand_missing ? cmd->operand_missing : "expected a directory");
     return CLI_OK;
 }
 

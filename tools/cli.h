@@ -22,6 +22,10 @@ typedef struct cli_command {
     const char *help;     /* the rest of `collprof help <name>`: options, output */
     /* argv[0] is the subcommand name; returns the exit code. */
     int (*run)(const struct cli_command *self, int argc, char **argv);
+    /* The one positional argument, for cli_parse_args' messages: its noun
+     * ("file"; NULL: "directory") and what to say when it is missing
+     * (NULL: "expected a directory"). */
+    const char *operand, *operand_missing;
 } cli_command;
 
 /* The subcommands (defined in cmd_<name>.c, listed in collprof.c). */
@@ -62,7 +66,8 @@ typedef struct cli_opt {
 } cli_opt;
 
 /* The one argument loop of the subcommands: options from `opts` (ended by a
- * {NULL}), "--" ends them, and exactly one positional DIR.  Returns CLI_OK,
+ * {NULL}), "--" ends them, and exactly one positional DIR (or what
+ * cmd->operand names).  Returns CLI_OK,
  * or CLI_USAGE with the message printed. */
 int cli_parse_args(const cli_command *cmd, int argc, char **argv, const cli_opt *opts,
                    const char **dir);

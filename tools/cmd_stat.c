@@ -13,29 +13,6 @@
 #include "stat.h"
 #include "table.h"
 
-/* Exactly one FILE (options: none but --help, which collprof.c answers).
- * Not cli_parse_args: its messages speak of a directory. */
-static int parse_args(const cli_command *cmd, int argc, char **argv, const char **file)
-{
-    bool only_args = false;
-    *file = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!only_args && argv[i][0] == '-' && argv[i][1] != '\0') {
-            if (strcmp(argv[i], "--") == 0) {
-                only_args = true;
-                continue;
-            }
-            return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
-        }
-        if (*file)
-            return cli_usage_error(cmd, "expected one file, got '%s' and '%s'", *file, argv[i]);
-        *file = argv[i];
-    }
-    if (!*file)
-        return cli_usage_error(cmd, "expected a file (profile.stat) or an output directory");
-    return CLI_OK;
-}
-
 /* A value as the file has it: mean and median with 7 decimals, the rest
  * with 10. */
 static int value_cell(cli_table *t, double v, bool mean)
@@ -101,7 +78,8 @@ static int print_instances(const cp_stat_pattern *p, bool ranks)
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *arg;
-    int rc = parse_args(self, argc, argv, &arg);
+    static const cli_opt none[] = {{NULL}};
+    int rc = cli_parse_args(self, argc, argv, none, &arg);
     if (rc != CLI_OK)
         return rc;
 
@@ -172,4 +150,6 @@ const cli_command cli_cmd_stat = {
             "\n"
             "A malformed file is reported as 'file:line: what was expected' (exit 1).\n",
     .run = run,
+    .operand = "file",
+    .operand_missing = "expected a file (profile.stat) or an output directory",
 };

@@ -175,10 +175,9 @@ static void check_blocks(const cp_profile *p)
 
 static void check_cube(const cp_cube *c, int n)
 {
-    int64_t visits = -1;
-    for (size_t m = 0; m < c->nmetrics; m++)
-        if (!strcmp(c->metrics[m].uniq_name, "visits"))
-            visits = (int64_t)m;
+    int64_t visits = cp_cube_find_metric(c, "visits");
+    if (visits < 0)
+        FAIL("profile.cubex has no metric visits");
     for (size_t s = 0; s < NSITES && visits >= 0; s++) {
         site *x = &sites[s];
         for (size_t i = 0; i < c->ncnodes; i++) {

@@ -96,11 +96,10 @@ static void run(int rank, int n)
 
 static int64_t metric_of(const cp_cube *c, const char *name)
 {
-    for (size_t m = 0; m < c->nmetrics; m++)
-        if (!strcmp(c->metrics[m].uniq_name, name))
-            return (int64_t)m;
-    FAIL("profile.cubex has no metric %s", name);
-    return -1;
+    int64_t m = cp_cube_find_metric(c, name);
+    if (m < 0)
+        FAIL("profile.cubex has no metric %s", name);
+    return m;
 }
 
 static int64_t cnode_of(const cp_cube *c, const char *region)

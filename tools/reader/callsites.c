@@ -12,14 +12,6 @@
 #include "cubex.h"
 #include "reader_internal.h"
 
-static int64_t metric(const cp_cube *c, const char *name)
-{
-    for (size_t m = 0; m < c->nmetrics; m++)
-        if (!strcmp(c->metrics[m].uniq_name, name))
-            return (int64_t)m;
-    return -1;
-}
-
 static bool is_mpi(const cp_cube *c, size_t cnode)
 {
     return !strcmp(c->regions[c->cnodes[cnode].region].paradigm, "mpi");
@@ -53,7 +45,8 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
                             "%s: profile.cubex has %lld call-path nodes, manifest.json %zu",
                             p->dir, (long long)next, m->ncall_tree);
     }
-    int64_t visits = metric(c, "visits"), sent = metric(c, "bytes_sent"), time = metric(c, "time");
+    int64_t visits = cp_cube_find_metric(c, "visits"), sent = cp_cube_find_metric(c, "bytes_sent"),
+            time = cp_cube_find_metric(c, "time");
     for (size_t i = 0; i < c->ncnodes; i++) {
         int64_t parent = c->cnodes[i].parent;
         if (!is_mpi(c, i) || parent < 0 || node_of[parent] < 0)
@@ -84,6 +77,36 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
     return 0;
 }
 
+/* File and line of every row's call: one addr2line per module. */
+static int source_lines(cp_callsite_row *rows, size_t n)
+{
+    uint64_t *addr = malloc((n ? n : 1) * sizeof *addr);
+    size_t *which = malloc((n ? n : 1) * sizeof *which);
+    cp_source_line *out = malloc((n ? n : 1) * sizeof *out);
+    int rc = addr && which && out ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const char *mod = rows[i].node->module;
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(rows[j].node->module, mod) != 0;
+        if (!first)
+            continue; /* done with the row that first named this module */
+        size_t k = 0;
+        for (size_t j = i; j < n; j++)
+            if (!strcmp(rows[j].node->module, mod)) {
+                which[k] = j;
+                addr[k++] = rows[j].node->address;
+            }
+        rc = cp_reader_symbolize(mod, addr, k, out);
+        for (size_t j = 0; rc == 0 && j < k; j++)
+            rows[which[j]].source = out[j];
+    }
+    free(addr);
+    free(which);
+    free(out);
+    return rc;
+}
+
 static int cmp_row(const void *a, const void *b)
 {
     const cp_callsite_row *x = a, *y = b;
@@ -108,12 +131,8 @@ int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows
     cp_cube_free(&c);
     if (rc == 0 && *nrows)
         qsort(*rows, *nrows, sizeof **rows, cmp_row);
-    for (size_t i = 0; rc == 0 && lines && i < *nrows; i++) {
-        uint64_t a = (*rows)[i].node->address;
-        rc = cp_reader_symbolize((*rows)[i].node->module, &a, 1, &(*rows)[i].source);
-        if (rc)
-            cp_error_set(err, "out of memory");
-    }
+    if (rc == 0 && lines && (rc = source_lines(*rows, *nrows)))
+        cp_error_set(err, "out of memory");
     if (rc) {
         free(*rows);
         *rows = NULL;
