@@ -42,6 +42,7 @@ void cp_timing_add(cp_timing *t, const cp_timing_rec *r)
 void cp_timing_free(cp_timing *t)
 {
     free(t->recs);
+    free(t->paths);
     *t = (cp_timing){0};
 }
 

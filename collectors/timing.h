@@ -34,6 +34,7 @@ typedef struct cp_timing {
     double agg_time;      /* their summed exit - start */
     double agg_late;      /* their summed start - enter */
     bool partial;         /* memory ran out: later calls aggregated only */
+    uint32_t *paths;      /* at finalize: the call path of each record */
 } cp_timing;
 
 /* The rank-wide budget of records (COLLPROF_TIMING_MAX_CALLS). */

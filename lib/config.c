@@ -98,6 +98,11 @@ static int parse_verbose(cp_config *cfg, const char *v)
 
 static const char *const timing_modes[] = {"off", "passive", "barrier"};
 
+const char *cp_timing_mode_name(int mode)
+{
+    return mode >= 0 && mode < 3 ? timing_modes[mode] : "?";
+}
+
 static int parse_timing(cp_config *cfg, const char *v)
 {
     for (int i = 0; i < 3; i++)

@@ -39,6 +39,8 @@ typedef struct cp_config_entry {
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */
 enum cp_timing_mode { CP_TIMING_OFF = 0, CP_TIMING_PASSIVE = 1, CP_TIMING_BARRIER = 2 };
+/* "off", "passive", "barrier": as COLLPROF_TIMING spells them. */
+const char *cp_timing_mode_name(int mode);
 /* 100,000 calls x 40 bytes: 4 MB per rank at most. */
 #define CP_TIMING_MAX_CALLS_DEFAULT 100000
 /* The caller of the MPI function: one return address, no unwinding. */

@@ -21,8 +21,6 @@
 
 enum { M_VISITS, M_TIME, M_LATE, M_SENT, M_RECV, M_WAIT0 };
 
-static const char *const timing_modes[] = {"off", "passive", "barrier"};
-
 static const char *role_of(int k)
 {
     switch (cp_wait_family(cp_collective_names[k])) {
@@ -145,7 +143,7 @@ static int64_t frame_region(cp_cube *c, const cp_callsite_node *n)
 /* Call tree: root (the program) -> the job's call paths -> the collectives
  * called from each (from the root directly when there is no call path).
  * Nodes are added in any order; the builder numbers them depth-first. */
-static int build_tree(const cp_run_times *rt, const cp_manifest *man, cp_cube *c,
+static int build_tree(const cp_manifest *man, cp_cube *c,
                       site_cnodes *sc, int64_t *root)
 {
     int64_t program = add_region(c, program_invocation_short_name, "", "user", "function",
@@ -166,10 +164,15 @@ static int build_tree(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
         if (frame_h[i] < 0)
             goto out;
     }
+    /* One region per collective called, in collprof's order of collectives. */
+    bool used[CP_NCOLLECTIVES] = {false};
+    for (size_t i = 0; i < sc->n; i++)
+        if ((sc->key[i] & 0xff) < CP_NCOLLECTIVES)
+            used[sc->key[i] & 0xff] = true;
     int64_t coll_region[CP_NCOLLECTIVES];
     for (int k = 0; k < CP_NCOLLECTIVES; k++) {
         coll_region[k] = -1;
-        if (!rt->used[k])
+        if (!used[k])
             continue;
         char name[64];
         snprintf(name, sizeof name, "MPI_%s", cp_collective_names[k]);
@@ -212,7 +215,7 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
     if (add_attr(c, "collprof version", COLLPROF_VERSION) ||
         add_attr(c, "MPI library", cp_rt.mpi_version) || add_attr(c, "job", cp_rt.job) ||
         add_attr(c, "start time", cp_rt.start_iso) ||
-        add_attr(c, "timing", timing_modes[cp_rt.cfg.timing]) ||
+        add_attr(c, "timing", cp_timing_mode_name(cp_rt.cfg.timing)) ||
         add_attr(c, "calls timed in aggregate only", aggregated))
         return -1;
 
@@ -243,7 +246,7 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
         return -1; /* out of memory */
 
     int64_t root;
-    if (distinct_sites(rt, sc) || build_tree(rt, man, c, sc, &root))
+    if (distinct_sites(rt, sc) || build_tree(man, c, sc, &root))
         return -1;
     for (int64_t i = 0; i < rt->nranks; i++)
         c->location_host[i] = rt->loc[i].node;

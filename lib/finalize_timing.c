@@ -12,6 +12,7 @@
 #include "finalize_mail.h"
 #include "finalize_timing.h"
 #include "clock.h"
+#include "cpt.h"
 #include "log.h"
 #include "runtime.h"
 #include "stat.h"
@@ -106,10 +107,12 @@ static void count_sums(const cp_comm *c, int k, sites *st)
     }
 }
 
-/* The call path of each of a table's timed calls, from the call sequence
- * (both are in call order).  paths[] has t->n entries. */
-void cp_fin_record_paths(const cp_counts *c, const cp_timing *t, uint32_t *paths)
+/* Both the records and the call sequence are in call order. */
+int cp_fin_record_paths(const cp_counts *c, cp_timing *t)
 {
+    uint32_t *paths = t->paths = malloc((t->n ? t->n : 1) * sizeof *paths);
+    if (!paths)
+        return -1;
     cp_seq_iter it;
     cp_seq_iter_init(&it, &c->seq);
     uint64_t at = 0; /* call index at the start of the iterator's run */
@@ -123,20 +126,23 @@ void cp_fin_record_paths(const cp_counts *c, const cp_timing *t, uint32_t *paths
         }
         paths[i] = left == UINT64_MAX ? CP_SEQ_NONE : path_of_sig(c, id);
     }
+    return 0;
 }
 
-static void timing_sums(const cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_slow *slow,
+/* Also records each timed call's path in the table (t->paths), for the
+ * message to the lead. */
+static void timing_sums(cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_slow *slow,
                         size_t *nslow)
 {
-    const cp_timing *t = &c->timing[k];
-    uint32_t *paths = malloc((t->n ? t->n : 1) * sizeof *paths);
+    cp_timing *t = &c->timing[k];
+    if (t->n == 0 && t->naggregated == 0)
+        return;
     cp_coll_sums *agg = t->naggregated ? site_get(st, k, CP_SEQ_NONE) : NULL;
-    if (!paths || (t->naggregated && !agg)) {
+    if (cp_fin_record_paths(&c->counts[k], t) || (t->naggregated && !agg)) {
         st->oom = true;
-        free(paths);
         return;
     }
-    cp_fin_record_paths(&c->counts[k], t, paths);
+    const uint32_t *paths = t->paths;
     /* Calls past the budget have no index, hence no path. */
     if (agg) {
         agg->ntimed += t->naggregated;
@@ -161,25 +167,8 @@ static void timing_sums(const cp_comm *c, int k, int64_t comm_id, sites *st, cp_
         cp_cpt_slow cand = {.comm_id = comm_id, .call = r->call, .rank = cp_rt.world_rank,
                             .duration = d};
         snprintf(cand.collective, sizeof cand.collective, "%s", cp_collective_names[k]);
-        cp_slowest_offer(slow, nslow, &cand);
+        cp_cpt_slow_offer(slow, nslow, CP_SLOWEST, &cand);
     }
-    free(paths);
-}
-
-void cp_slowest_offer(cp_cpt_slow *list, size_t *n, const cp_cpt_slow *s)
-{
-    size_t i = *n;
-    if (i == CP_SLOWEST && !(s->duration > list[CP_SLOWEST - 1].duration))
-        return;
-    if (i == CP_SLOWEST)
-        i--;
-    else
-        (*n)++;
-    while (i > 0 && s->duration > list[i - 1].duration) {
-        list[i] = list[i - 1];
-        i--;
-    }
-    list[i] = *s;
 }
 
 /* ----------------------------------------------------- to world rank 0 */
@@ -334,7 +323,6 @@ static void unpack_at_rank0(fin *f, cp_run_times *rt, int64_t r, cp_rbuf *b)
         if (x->coll >= CP_NCOLLECTIVES || x->rank != r)
             b->bad = true;
         memset(x->s.wait, 0, sizeof x->s.wait); /* from the leads, below */
-        rt->used[x->coll % CP_NCOLLECTIVES] = true;
         rt->nsites++;
     }
     uint32_t nslow = cp_get_u32(b);
@@ -344,7 +332,7 @@ static void unpack_at_rank0(fin *f, cp_run_times *rt, int64_t r, cp_rbuf *b)
         s.comm_id = cp_get_i64(b);
         s.call = cp_get_u64(b);
         cp_get(b, &s.duration, sizeof s.duration);
-        cp_slowest_offer(rt->slowest, &rt->nslowest, &s);
+        cp_cpt_slow_offer(rt->slowest, &rt->nslowest, CP_SLOWEST, &s);
     }
     uint64_t nsums = cp_get_u64(b);
     if (!cp_rbuf_has(b, nsums, sizeof(wait_sum))) {

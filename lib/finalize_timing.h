@@ -54,7 +54,6 @@ static inline int64_t cp_site_key(uint32_t coll, uint32_t path)
 /* Everything world rank 0 learns (rank 0 only, after cp_fin_timing). */
 typedef struct cp_run_times {
     bool timing;                   /* COLLPROF_TIMING was not off */
-    bool used[CP_NCOLLECTIVES];    /* collectives called on some rank */
     int64_t nranks;
     cp_location *loc;              /* per rank */
     double *wall;                  /* per rank: seconds from its start to finalize */
@@ -87,16 +86,13 @@ typedef struct cp_found {
 void cp_fin_find_waits(fin *f, bool timing, cp_found *fd);
 void cp_found_free(cp_found *fd);
 
-/* The call path (call-tree id) of each of a table's timed calls, from the
- * call sequence: paths[] has t->n entries. */
-void cp_fin_record_paths(const cp_counts *c, const cp_timing *t, uint32_t *paths);
+/* t->paths: the call path (call-tree id) of each of a table's timed calls,
+ * from the call sequence.  Returns 0, or -1 when out of memory. */
+int cp_fin_record_paths(const cp_counts *c, cp_timing *t);
 
 /* Align, analyse and gather (every rank).  On rank 0 fills *rt. */
 void cp_fin_timing(fin *f, cp_run_times *rt);
 void cp_run_times_free(cp_run_times *rt);
-
-/* Offer a slow call to a list of at most CP_SLOWEST, slowest first. */
-void cp_slowest_offer(cp_cpt_slow *list, size_t *n, const cp_cpt_slow *s);
 
 /* Rank 0: build the Cube profile and the statistics from *rt and write
  * them under their final names (after every rank agreed that all went

@@ -99,7 +99,7 @@ static int slow_table(const cp_timings *t)
     for (size_t i = 0; ok && i < t->nrows; i++)
         for (size_t k = 0; ok && k < t->rows[i].nslowest; k++) {
             const cp_timing_row *r = &t->rows[i];
-            const cp_timed_call *c = &r->slowest[k];
+            const cp_cpt_slow *c = &r->slowest[k];
             int64_t node = (uint64_t)c->rank < t->nranks ? t->rank_node[c->rank] : -1;
             ok = cli_table_cell(tb, "%" PRId64, r->comm) == 0 &&
                  cli_table_cell(tb, "%s", r->collective) == 0 &&

@@ -78,6 +78,10 @@ int cp_cpt_read(const char *path, cp_cpt_file *out, cp_error *err);
 /* Deep equality (doubles compared bitwise; the aggregates only when
  * has_aggregates). */
 bool cp_cpt_file_equal(const cp_cpt_file *a, const cp_cpt_file *b);
+
+/* Offer a call to a list of at most max slowest calls, slowest first (a tie
+ * keeps the earlier one). */
+void cp_cpt_slow_offer(cp_cpt_slow *list, size_t *n, size_t max, const cp_cpt_slow *s);
 bool cp_cpt_chunk_equal(const cp_cpt_chunk *a, const cp_cpt_chunk *b);
 
 #endif

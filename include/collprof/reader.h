@@ -175,13 +175,6 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err);
 /* The Cube metric name of pattern i ("mpi_wait_nxn", ...). */
 const char *cp_reader_pattern_name(int i);
 
-/* One timed call of one rank. */
-typedef struct cp_timed_call {
-    int64_t rank;   /* world rank */
-    uint64_t call;  /* call index */
-    double duration; /* exit - start, seconds */
-} cp_timed_call;
-
 #define CP_TIMING_SLOWEST 5
 
 /* One (communicator, collective) of timings.cpt, over all its ranks. */
@@ -195,7 +188,8 @@ typedef struct cp_timing_row {
     double min, median, max; /* of the instances' exit - start (0 when none) */
     double wait[CP_READER_NPATTERNS];        /* summed waiting time per pattern */
     uint64_t wait_instances[CP_READER_NPATTERNS];
-    cp_timed_call slowest[CP_TIMING_SLOWEST]; /* slowest first */
+    cp_cpt_slow slowest[CP_TIMING_SLOWEST]; /* slowest (rank, call)s, slowest first;
+                                               duration = exit - start */
     size_t nslowest;
 } cp_timing_row;
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpt.h"
 #include "reader_internal.h"
 #include "stat.h"
 #include "wait_states.h"
@@ -70,22 +71,6 @@ static acc *find_acc(acc **accs, size_t *n, const cp_cpt_series *s, size_t world
     return a;
 }
 
-static void offer_slow(cp_timing_row *r, const cp_timed_call *c)
-{
-    size_t i = r->nslowest;
-    if (i == CP_TIMING_SLOWEST && !(c->duration > r->slowest[i - 1].duration))
-        return;
-    if (i == CP_TIMING_SLOWEST)
-        i--;
-    else
-        r->nslowest++;
-    while (i > 0 && c->duration > r->slowest[i - 1].duration) {
-        r->slowest[i] = r->slowest[i - 1];
-        i--;
-    }
-    r->slowest[i] = *c;
-}
-
 static int add_series(acc *a, int64_t rank, const cp_cpt_series *s, cp_error *err)
 {
     a->by_rank[rank] = s;
@@ -107,7 +92,10 @@ static int add_series(acc *a, int64_t rank, const cp_cpt_series *s, cp_error *er
         a->durations[a->ndur++] = d;
         r->total += d;
         r->late += s->start[i] - s->enter[i];
-        offer_slow(r, &(cp_timed_call){rank, s->call[i], d});
+        cp_cpt_slow slow = {.comm_id = s->comm_id, .call = s->call[i], .rank = rank,
+                            .duration = d};
+        memcpy(slow.collective, s->collective, sizeof slow.collective);
+        cp_cpt_slow_offer(r->slowest, &r->nslowest, CP_TIMING_SLOWEST, &slow);
     }
     r->instances += s->n;
     return 0;

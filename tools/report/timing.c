@@ -182,7 +182,7 @@ static void slowest(FILE *f, const cp_timings *t)
     for (size_t i = 0; i < t->nrows; i++)
         for (size_t k = 0; k < t->rows[i].nslowest; k++) {
             const cp_timing_row *r = &t->rows[i];
-            const cp_timed_call *s = &r->slowest[k];
+            const cp_cpt_slow *s = &r->slowest[k];
             int64_t node = s->rank >= 0 && (uint64_t)s->rank < t->nranks ? t->rank_node[s->rank]
                                                                           : -1;
             rp_printf(f, "<tr><td class=\"n\">%" PRId64 "</td><td>", r->comm);
