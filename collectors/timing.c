@@ -45,11 +45,3 @@ void cp_timing_free(cp_timing *t)
     free(t->paths);
     *t = (cp_timing){0};
 }
-
-double cp_timing_total(const cp_timing *t)
-{
-    double sum = t->agg_time;
-    for (size_t i = 0; i < t->n; i++)
-        sum += t->recs[i].exit - t->recs[i].start;
-    return sum;
-}

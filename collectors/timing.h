@@ -47,7 +47,4 @@ void cp_timing_add(cp_timing *t, const cp_timing_rec *r);
 
 void cp_timing_free(cp_timing *t);
 
-/* Sum of exit - start over the records and the aggregates. */
-double cp_timing_total(const cp_timing *t);
-
 #endif
