@@ -1,19 +1,15 @@
 #!/bin/sh
 # CLI tests of `collprof`: exact output and exit status of every subcommand on
 # good, corrupted and malformed input, and of usage errors.
-#   cli_test.sh COLLPROF MAKE_FIXTURE TESTDATA_DIR
+#   cli_test.sh COLLPROF MAKE_FIXTURE DIALECT_DIR
+# DIALECT_DIR: the project's count files in the other tools' dialect
+# (tests/data/dialect).
 set -u
-# meson may pass paths relative to the build directory: make them absolute
-absolute() {
-    case $1 in
-    /*) printf '%s\n' "$1" ;;
-    *) printf '%s/%s\n' "$PWD" "$1" ;;
-    esac
-}
+. "$(dirname "$0")/harness.sh"
 collprof=$(absolute "$1")
 make_fixture=$(absolute "$2")
-testdata=$(absolute "$3")
-[ -d "$testdata/collective_profiler" ] || { echo "no $testdata/collective_profiler"; exit 1; }
+dialect=$(absolute "$3")
+[ -d "$dialect/multicomm" ] || { echo "no $dialect/multicomm"; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cp-cli-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -21,50 +17,10 @@ cd "$tmp" || exit 1
 for v in good gzip recv-altered overlap manifest-mismatch syntax-error; do
     "$make_fixture" "$v" "$v" || exit 1
 done
-# other tools' files are read where they are
-ln -s "$testdata/collective_profiler/alltoallv_multicomms_c" multicomms || exit 1
-ln -s "$testdata/collective_profiler/alltoall_simple_c" alltoall || exit 1
+# the dialect's files are read where they are
+ln -s "$dialect/multicomm" multicomms || exit 1
+ln -s "$dialect/alltoall_bytes" alltoall || exit 1
 mkdir empty
-
-count=0
-failed=0
-
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-
-# run COMMAND...: runs it, keeping stdout, stderr and the exit status
-run() {
-    "$@" >out.txt 2>err.txt
-    status=$?
-    what="$*"
-}
-
-# expect STATUS <<EOF (expected stdout) EOF
-expect() {
-    count=$((count + 1))
-    cat >want.txt
-    [ "$status" -eq "$1" ] || fail "$what: exit status $status, expected $1"
-    if ! cmp -s want.txt out.txt; then
-        fail "$what: stdout differs (expected, got):"
-        diff -u want.txt out.txt
-    fi
-}
-
-# expect_err <<EOF (expected stderr) EOF
-expect_err() {
-    count=$((count + 1))
-    cat >want.txt
-    if ! cmp -s want.txt err.txt; then
-        fail "$what: stderr differs (expected, got):"
-        diff -u want.txt err.txt
-    fi
-}
-
-no_stderr() {
-    expect_err </dev/null
-}
 
 # ------------------------------------------------------------- summary
 run "$collprof" summary good
@@ -114,9 +70,9 @@ partial:          unknown
 counts files:     4 (2 send, 2 receive)
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
-   0     2     0  Alltoallv       2              1              1          16  2 calls (0,2)
-   1     4     0  Alltoallv       1              1              1          96  1 call (1)
-   2     2     2  Alltoallv       2              1              1          16  2 calls (0,2)
+   0     3     0  Alltoallv       3              2              2         416  2 calls (0,3)
+   1     6     0  Alltoallv       1              1              1          48  1 call (1)
+   2     2     3  Alltoallv       2              1              1         120  2 calls (0,2)
 EOF
 no_stderr
 
@@ -191,16 +147,18 @@ EOF
 
 run "$collprof" matrix multicomms --format csv --comm 1 --collective alltoallv --call 1 --recv
 expect 0 <<'EOF'
-rank,peer0,peer1,peer2,peer3
-0,0,0,0,0
-1,1,1,1,1
-2,2,2,2,2
-3,3,3,3,3
+rank,peer0,peer1,peer2,peer3,peer4,peer5
+0,1,1,1,1,1,1
+1,0,0,0,0,0,0
+2,0,0,0,0,0,0
+3,0,0,0,0,0,0
+4,0,0,0,0,0,0
+5,1,1,1,1,1,1
 EOF
 
 run "$collprof" matrix alltoall --comm 0 --collective alltoall --call 0 --format json
 expect 0 <<'EOF'
-{"comm":0,"collective":"Alltoall","call":0,"direction":"send","datatype_size":1,"counts_in_bytes":false,"rows":[[8],[8],[8],[8]]}
+{"comm":0,"collective":"Alltoall","call":0,"direction":"send","datatype_size":1,"counts_in_bytes":false,"rows":[[16],[16],[16]]}
 EOF
 
 run "$collprof" matrix good --comm 0 --collective alltoallv --call 7
@@ -241,7 +199,7 @@ EOF
 
 run "$collprof" check multicomms
 expect 0 <<'EOF'
-OK: 4 files, 6 blocks, 5 calls checked
+OK: 4 files, 8 blocks, 6 calls checked
 EOF
 
 run "$collprof" check recv-altered
@@ -382,5 +340,4 @@ run "$collprof" --version
 [ "$status" -eq 0 ] && grep -q '^collprof [0-9][0-9.]*' out.txt || fail "collprof --version"
 count=$((count + 1))
 
-echo "$count checks, $failed failed"
-[ "$failed" -eq 0 ]
+finish

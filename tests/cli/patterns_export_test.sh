@@ -4,21 +4,17 @@
 # topology, an intercommunicator and a Barrier, and on other tools' files;
 # then every export is checked value by value against the files and against
 # `collprof matrix` (export_check.py).
-#   patterns_export_test.sh COLLPROF MAKE_FIXTURE TESTDATA_DIR PYTHON EXPORT_CHECK
+#   patterns_export_test.sh COLLPROF MAKE_FIXTURE DIALECT_DIR PYTHON EXPORT_CHECK
+# DIALECT_DIR: the project's count files in the other tools' dialect
+# (tests/data/dialect).
 set -u
-# meson may pass paths relative to the build directory: make them absolute
-absolute() {
-    case $1 in
-    /*) printf '%s\n' "$1" ;;
-    *) printf '%s/%s\n' "$PWD" "$1" ;;
-    esac
-}
+. "$(dirname "$0")/harness.sh"
 collprof=$(absolute "$1")
 make_fixture=$(absolute "$2")
-testdata=$(absolute "$3")
+dialect=$(absolute "$3")
 python=$4
 export_check=$(absolute "$5")
-[ -d "$testdata/collective_profiler" ] || { echo "no $testdata/collective_profiler"; exit 1; }
+[ -d "$dialect/multicomm" ] || { echo "no $dialect/multicomm"; exit 1; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cp-patterns-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -26,9 +22,9 @@ cd "$tmp" || exit 1
 for v in good gzip syntax-error; do
     "$make_fixture" "$v" "$v" || exit 1
 done
-# other tools' files are read where they are
-for d in allgatherv_c alltoall_simple_c alltoallv_c alltoallv_dt_c alltoallv_multicomms_c; do
-    ln -s "$testdata/collective_profiler/$d" "$d" || exit 1
+# the dialect's files are read where they are
+for d in allgatherv_steps alltoall_bytes alltoallv_types multicomm; do
+    ln -s "$dialect/$d" "$d" || exit 1
 done
 
 # topo: communicator 0 is a graph 0 -> 1,2 and 1 -> 2 (Neighbor_alltoallv,
@@ -89,45 +85,6 @@ block() {
     block 1 2 3-4 Alltoallv 8 1 0 'Rank(s) 0: 3 5' 'Rank(s) 1: 4 0'
 } >topo/recv-counters.rank3.txt
 
-count=0
-failed=0
-
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-
-# run COMMAND...: runs it, keeping stdout, stderr and the exit status
-run() {
-    "$@" >out.txt 2>err.txt
-    status=$?
-    what="$*"
-}
-
-# expect STATUS <<EOF (expected stdout) EOF
-expect() {
-    count=$((count + 1))
-    cat >want.txt
-    [ "$status" -eq "$1" ] || fail "$what: exit status $status, expected $1"
-    if ! cmp -s want.txt out.txt; then
-        fail "$what: stdout differs (expected, got):"
-        diff -u want.txt out.txt
-    fi
-}
-
-# expect_err <<EOF (expected stderr) EOF
-expect_err() {
-    count=$((count + 1))
-    cat >want.txt
-    if ! cmp -s want.txt err.txt; then
-        fail "$what: stderr differs (expected, got):"
-        diff -u want.txt err.txt
-    fi
-}
-
-no_stderr() {
-    expect_err </dev/null
-}
 
 # the hand-written directory is consistent
 run "$collprof" check topo
@@ -240,41 +197,48 @@ communicator 2: 2 ranks, lead 0, intercommunicator group, 1 send matrix, 1 recei
 EOF
 no_stderr
 
-run "$collprof" patterns alltoallv_multicomms_c
+run "$collprof" patterns multicomm
 expect 0 <<'EOF'
-communicator 0: 2 ranks, lead 0, 1 send matrix, 1 receive matrix
+communicator 0: 3 ranks, lead 0, 2 send matrices, 2 receive matrices
 
   send matrices, ranked by calls and by bytes:
   by calls  by bytes  collective  calls  bytes  which calls  pattern
-         1         1  Alltoallv       2     16  0,2          -
+         1         2  Alltoallv       2    128  0,3          -
+         2         1  Alltoallv       1    288  2            uniform
 
-  Alltoallv, send, calls 0,2:
+  Alltoallv, send, calls 0,3:
+    2 ranks send to 2 other ranks
     1 rank sends to 1 other rank
-    1 rank sends to 0 other ranks
 
-  Alltoallv, receive, calls 0,2:
-    1 rank receives from 1 other rank
-    1 rank receives from 0 other ranks
-
-communicator 1: 4 ranks, lead 0, 1 send matrix, 1 receive matrix
-
-  send matrices, ranked by calls and by bytes:
-  by calls  by bytes  collective  calls  bytes  which calls  pattern
-         1         1  Alltoallv       1     96  1            -
-
-  Alltoallv, send, call 1:
-    1 rank sends to 3 other ranks
+  Alltoallv, send, call 2:
     3 ranks send to 2 other ranks
 
-  Alltoallv, receive, call 1:
-    3 ranks receive from 3 other ranks
-    1 rank receives from 0 other ranks
+  Alltoallv, receive, calls 0,3:
+    2 ranks receive from 2 other ranks
+    1 rank receives from 1 other rank
 
-communicator 2: 2 ranks, lead 2, 1 send matrix, 1 receive matrix
+  Alltoallv, receive, call 2:
+    3 ranks receive from 2 other ranks
+
+communicator 1: 6 ranks, lead 0, 1 send matrix, 1 receive matrix
 
   send matrices, ranked by calls and by bytes:
   by calls  by bytes  collective  calls  bytes  which calls  pattern
-         1         1  Alltoallv       2     16  0,2          -
+         1         1  Alltoallv       1     48  1            sparse: 33% of peers
+
+  Alltoallv, send, call 1:
+    4 ranks send to 2 other ranks
+    2 ranks send to 1 other rank
+
+  Alltoallv, receive, call 1:
+    2 ranks receive from 5 other ranks
+    4 ranks receive from 0 other ranks
+
+communicator 2: 2 ranks, lead 3, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoallv       2    120  0,2          -
 
   Alltoallv, send, calls 0,2:
     1 rank sends to 1 other rank
@@ -286,19 +250,19 @@ communicator 2: 2 ranks, lead 2, 1 send matrix, 1 receive matrix
 EOF
 no_stderr
 
-run "$collprof" patterns alltoall_simple_c
+run "$collprof" patterns alltoall_bytes
 expect 0 <<'EOF'
-communicator 0: 4 ranks, lead 0, 1 send matrix, 1 receive matrix
+communicator 0: 3 ranks, lead 0, 1 send matrix, 1 receive matrix
 
   send matrices, ranked by calls and by bytes:
   by calls  by bytes  collective  calls  bytes  which calls  pattern
-         1         1  Alltoall        1    128  0            uniform
+         1         1  Alltoall        2    288  0-1          uniform
 
-  Alltoall, send, call 0:
-    4 ranks send to 3 other ranks
+  Alltoall, send, calls 0-1:
+    3 ranks send to 2 other ranks
 
-  Alltoall, receive, call 0:
-    4 ranks receive from 3 other ranks
+  Alltoall, receive, calls 0-1:
+    3 ranks receive from 2 other ranks
 EOF
 
 run "$collprof" patterns syntax-error
@@ -324,15 +288,15 @@ run "$collprof" help patterns
 count=$((count + 1))
 
 # -------------------------------------------------------------- export
-run "$collprof" export alltoall_simple_c
+run "$collprof" export alltoall_bytes
 expect 0 <<'EOF'
 {"schema_version":1,"format":"collprof-export",
 "manifest":null,
 "counts_files":[
 {"file":"send-counters.job0.rank0.txt","direction":"send","lead_rank":0,"format_version":0,"blocks":[
-{"comm":0,"comm_size":null,"comm_world_ranks":null,"collective":"Alltoall","root":null,"nranks":4,"datatype_size":1,"counts_in_bytes":false,"all_calls":[[0,0]],"calls":[[0,0]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,0]],"counts":[8]},{"ranks":[[1,1]],"counts":[8]},{"ranks":[[2,2]],"counts":[8]},{"ranks":[[3,3]],"counts":[8]}]}]},
+{"comm":0,"comm_size":null,"comm_world_ranks":null,"collective":"Alltoall","root":null,"nranks":3,"datatype_size":1,"counts_in_bytes":false,"all_calls":[[0,1]],"calls":[[0,1]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,0]],"counts":[16]},{"ranks":[[1,1]],"counts":[16]},{"ranks":[[2,2]],"counts":[16]}]}]},
 {"file":"recv-counters.job0.rank0.txt","direction":"recv","lead_rank":0,"format_version":0,"blocks":[
-{"comm":0,"comm_size":null,"comm_world_ranks":null,"collective":"Alltoall","root":null,"nranks":4,"datatype_size":1,"counts_in_bytes":false,"all_calls":[[0,0]],"calls":[[0,0]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,0]],"counts":[8]},{"ranks":[[1,1]],"counts":[8]},{"ranks":[[2,2]],"counts":[8]},{"ranks":[[3,3]],"counts":[8]}]}]}]}
+{"comm":0,"comm_size":null,"comm_world_ranks":null,"collective":"Alltoall","root":null,"nranks":3,"datatype_size":1,"counts_in_bytes":false,"all_calls":[[0,1]],"calls":[[0,1]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,0]],"counts":[16]},{"ranks":[[1,1]],"counts":[16]},{"ranks":[[2,2]],"counts":[16]}]}]}]}
 EOF
 no_stderr
 
@@ -371,11 +335,10 @@ run "$collprof" export good -o
 expect 2 </dev/null
 
 # every value of every export, against the files and `collprof matrix`
-run "$python" "$export_check" "$collprof" good gzip topo allgatherv_c alltoall_simple_c \
-    alltoallv_c alltoallv_dt_c alltoallv_multicomms_c
+run "$python" "$export_check" "$collprof" good gzip topo allgatherv_steps alltoall_bytes \
+    alltoallv_types multicomm
 [ "$status" -eq 0 ] || fail "export_check.py: $(cat out.txt err.txt)"
 tail -1 out.txt
 count=$((count + 1))
 
-echo "$count checks, $failed failed"
-[ "$failed" -eq 0 ]
+finish

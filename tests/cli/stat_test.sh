@@ -5,54 +5,12 @@
 # the parser's file:line message) and on usage errors (exit 2).
 #   stat_test.sh COLLPROF
 set -u
-case $1 in
-/*) collprof=$1 ;;
-*) collprof=$PWD/$1 ;;
-esac
+. "$(dirname "$0")/harness.sh"
+collprof=$(absolute "$1")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cp-cli-stat-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-
-count=0
-failed=0
-
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-
-# run COMMAND...: runs it, keeping stdout, stderr and the exit status
-run() {
-    "$@" >out.txt 2>err.txt
-    status=$?
-    what="$*"
-}
-
-# expect STATUS <<EOF (expected stdout) EOF
-expect() {
-    count=$((count + 1))
-    cat >want.txt
-    [ "$status" -eq "$1" ] || fail "$what: exit status $status, expected $1"
-    if ! cmp -s want.txt out.txt; then
-        fail "$what: stdout differs (expected, got):"
-        diff -u want.txt out.txt
-    fi
-}
-
-# expect_err <<EOF (expected stderr) EOF
-expect_err() {
-    count=$((count + 1))
-    cat >want.txt
-    if ! cmp -s want.txt err.txt; then
-        fail "$what: stderr differs (expected, got):"
-        diff -u want.txt err.txt
-    fi
-}
-
-no_stderr() {
-    expect_err </dev/null
-}
 
 # ------------------------------------------------------------ the files
 # Counts 20, 1 and 3: all columns, no quartiles, no quartiles and a
@@ -230,5 +188,4 @@ run "$collprof" stat --help
 [ "$status" -eq 0 ] && grep -q 'MetricID' out.txt || fail "collprof stat --help"
 count=$((count + 1))
 
-echo "$count checks, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -1,18 +1,14 @@
 #!/bin/sh
 # CLI tests of `collprof report`: options, exit status, messages, the file
 # it writes (and never half-writes), other tools' directories.
-#   report_cli.sh COLLPROF MAKE_FIXTURE MAKE_REPORT_FIXTURE TESTDATA_DIR
+#   report_cli.sh COLLPROF MAKE_FIXTURE MAKE_REPORT_FIXTURE DIALECT_DIR
+# DIALECT_DIR: the project's count files in the other tools' dialect.
 set -u
-absolute() {
-    case $1 in
-    /*) printf '%s\n' "$1" ;;
-    *) printf '%s/%s\n' "$PWD" "$1" ;;
-    esac
-}
+. "$(dirname "$0")/../cli/harness.sh"
 collprof=$(absolute "$1")
 make_fixture=$(absolute "$2")
 make_report_fixture=$(absolute "$3")
-testdata=$(absolute "$4")
+dialect=$(absolute "$4")
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -21,29 +17,6 @@ cd "$tmp" || exit 1
 "$make_report_fixture" mixed mixed || exit 1
 "$make_report_fixture" large large 1024 || exit 1
 
-count=0
-failed=0
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-run() {
-    "$@" >out.txt 2>err.txt
-    status=$?
-    what="$*"
-}
-# expect STATUS: exit status, and stdout = the here-document
-expect() {
-    count=$((count + 1))
-    cat >want.txt
-    [ "$status" -eq "$1" ] || fail "$what: exit status $status, expected $1"
-    cmp -s want.txt out.txt || { fail "$what: stdout differs (expected, got):"; diff -u want.txt out.txt; }
-}
-expect_err() {
-    count=$((count + 1))
-    cat >want.txt
-    cmp -s want.txt err.txt || { fail "$what: stderr differs (expected, got):"; diff -u want.txt err.txt; }
-}
 # expect_line STATUS REGEX: one line of stdout matching the extended regex
 # (the size in it changes with every change of style)
 expect_line() {
@@ -85,7 +58,7 @@ run "$collprof" report large -o large.html --max-matrices 1
 expect_line 0 'large\.html: 1 communicator, 3 heat maps \(1 more matrix not drawn, see the page\), [0-9.]+ MiB'
 
 # other tools' files: no manifest, synthetic communicator ids
-run "$collprof" report "$testdata/collective_profiler/alltoallv_multicomms_c" -o multi.html
+run "$collprof" report "$dialect/multicomm" -o multi.html
 count=$((count + 1))
 [ "$status" -eq 0 ] || fail "$what: exit status $status"
 contains multi.html 'none (counts files of another tool: communicator ids are synthetic)'
@@ -163,5 +136,4 @@ count=$((count + 1))
 head -1 out.txt | grep -qx 'usage: collprof report DIR -o FILE \[--max-matrices N\]' ||
     fail "collprof help report: $(head -1 out.txt)"
 
-echo "$count checks, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -16,6 +16,7 @@
 
 #include "compact.h"
 #include "ranges.h"
+#include "dialect_data.h"
 #include "tmpdir.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -412,7 +413,45 @@ struct expected_file {
     const char *blocks[3];
 };
 
-static const struct expected_file dialect_files[] = {
+/* The project's own fixtures (tests/data/dialect/): every dialect quirk. */
+static const struct expected_file project_files[] = {
+    {"allgatherv_steps/recv-counters.job0.rank0.txt", CP_RECV, 0,
+     {"Allgatherv n=3 dt=8 all=0-2 calls=0 len=3 [0-2: 1 1 1]",
+      "Allgatherv n=3 dt=8 all=0-2 calls=1 len=3 [0-2: 2 2 2]",
+      "Allgatherv n=3 dt=8 all=0-2 calls=2 len=3 [0-2: 3 3 3]"}},
+    {"allgatherv_steps/send-counters.job0.rank0.txt", CP_SEND, 0,
+     {"Allgatherv n=3 dt=8 all=0-2 calls=0 len=1 [0-2: 1]",
+      "Allgatherv n=3 dt=8 all=0-2 calls=1 len=1 [0-2: 2]",
+      "Allgatherv n=3 dt=8 all=0-2 calls=2 len=1 [0-2: 3]"}},
+    {"alltoall_bytes/recv-counters.job0.rank0.txt", CP_RECV, 0,
+     {"Alltoall n=3 dt=1 all=0-1 calls=0-1 len=1 [0: 16][1: 16][2: 16]"}},
+    {"alltoall_bytes/send-counters.job0.rank0.txt", CP_SEND, 0,
+     {"Alltoall n=3 dt=1 all=0-1 calls=0-1 len=1 [0: 16][1: 16][2: 16]"}},
+    {"alltoallv_types/recv-counters.job0.rank0.txt", CP_RECV, 0,
+     {"Alltoallv n=2 dt=2 all=0-1 calls=0 len=2 [0: 5 1][1: 1 5]",
+      "Alltoallv n=2 dt=16 all=0-1 calls=1 len=2 [0: 5 1][1: 1 5]"}},
+    {"alltoallv_types/send-counters.job0.rank0.txt", CP_SEND, 0,
+     {"Alltoallv n=2 dt=2 all=0-1 calls=0 len=2 [0: 5 1][1: 1 5]",
+      "Alltoallv n=2 dt=16 all=0-1 calls=1 len=2 [0: 5 1][1: 1 5]"}},
+    /* Call ids per process, across communicators of sizes 3 and 6; two
+     * spaces after "calls"; stray empty fields; ", " lists. */
+    {"multicomm/recv-counters.job0.rank0.txt", CP_RECV, 0,
+     {"Alltoallv n=3 dt=8 all=0-3 calls=0,3 len=3 [0: 0 1 1][1: 2 0 0][2: 2 1 1]",
+      "Alltoallv n=6 dt=4 all=0-3 calls=1 len=6 [0,5: 1 1 1 1 1 1][1-4: 0 0 0 0 0 0]",
+      "Alltoallv n=3 dt=8 all=0-3 calls=2 len=3 [0-2: 4 4 4]"}},
+    {"multicomm/recv-counters.job0.rank3.txt", CP_RECV, 3,
+     {"Alltoallv n=2 dt=4 all=0-2 calls=0,2 len=2 [0: 3 0][1: 5 7]"}},
+    {"multicomm/send-counters.job0.rank0.txt", CP_SEND, 0,
+     {"Alltoallv n=3 dt=8 all=0-3 calls=0,3 len=3 [0: 0 2 2][1-2: 1 0 1]",
+      "Alltoallv n=6 dt=4 all=0-3 calls=1 len=6 [0-5: 1 0 0 0 0 1]",
+      "Alltoallv n=3 dt=8 all=0-3 calls=2 len=3 [0-2: 4 4 4]"}},
+    {"multicomm/send-counters.job0.rank3.txt", CP_SEND, 3,
+     {"Alltoallv n=2 dt=4 all=0-2 calls=0,2 len=2 [0: 3 5][1: 0 7]"}},
+};
+#define MULTICOMM_RECV0 6 /* project_files[6] */
+
+/* The other tool's own files (CP_TESTDATA_DIR), with --other-tools. */
+static const struct expected_file other_files[] = {
     {"allgatherv_c/recv-counters.job0.rank0.txt", CP_RECV, 0,
      {"Allgatherv n=4 dt=4 all=0-1 calls=0 len=4 [0-3: 1 1 1 1]",
       "Allgatherv n=4 dt=4 all=0-1 calls=1 len=4 [0-3: 2 2 2 2]"}},
@@ -445,15 +484,13 @@ static const struct expected_file dialect_files[] = {
     {"alltoallv_multicomms_c/send-counters.job0.rank2.txt", CP_SEND, 2,
      {"Alltoallv n=2 dt=4 all=0-1 calls=0,2 len=2 [0-1: 0 1]"}},
 };
-enum { NDIALECT = sizeof dialect_files / sizeof *dialect_files };
 
-static const char *testdata(void)
-{
-    const char *d = getenv("CP_TESTDATA_DIR");
-    if (!d || !*d)
-        ck_abort_msg("CP_TESTDATA_DIR is not set (meson test sets it to shared/testdata)");
-    return d;
-}
+/* The set under test: the project's fixtures, or the other tool's files. */
+static struct {
+    const char *(*path)(const char *name);
+    const struct expected_file *files;
+    int n;
+} set = {dialect_path, project_files, sizeof project_files / sizeof *project_files};
 
 static void check_dialect_file(const struct expected_file *e, const cp_counts_file *f)
 {
@@ -480,9 +517,9 @@ START_TEST(dialect_files_exact)
 {
     char path[8192];
     cp_error err;
-    for (int i = 0; i < NDIALECT; i++) {
-        const struct expected_file *e = &dialect_files[i];
-        snprintf(path, sizeof path, "%s/collective_profiler/%s", testdata(), e->name);
+    for (int i = 0; i < set.n; i++) {
+        const struct expected_file *e = &set.files[i];
+        snprintf(path, sizeof path, "%s", set.path(e->name));
         cp_counts_file f;
         memset(&f, 0, sizeof f);
         ck_assert_msg(cp_compact_parse_file(path, &f, &err) == 0, "%s", err.msg);
@@ -501,7 +538,7 @@ START_TEST(dialect_every_file_covered)
 {
     /* Every counts file in the test data has its expectations above. */
     char path[8192];
-    snprintf(path, sizeof path, "%s/collective_profiler", testdata());
+    snprintf(path, sizeof path, "%s", set.path(""));
     DIR *top = opendir(path);
     ck_assert_msg(top != NULL, "cannot open %s", path);
     int seen = 0;
@@ -521,24 +558,23 @@ START_TEST(dialect_every_file_covered)
             char rel[600];
             snprintf(rel, sizeof rel, "%s/%s", d->d_name, e->d_name);
             bool known = false;
-            for (int i = 0; i < NDIALECT; i++)
-                known |= strcmp(dialect_files[i].name, rel) == 0;
+            for (int i = 0; i < set.n; i++)
+                known |= strcmp(set.files[i].name, rel) == 0;
             ck_assert_msg(known, "no expectations for %s", rel);
             seen++;
         }
         closedir(s);
     }
     closedir(top);
-    ck_assert_int_eq(seen, NDIALECT);
+    ck_assert_int_eq(seen, set.n);
 }
 END_TEST
 
 START_TEST(dialect_multicomms_values)
 {
     char path[8192];
-    snprintf(path, sizeof path,
-             "%s/collective_profiler/alltoallv_multicomms_c/send-counters.job0.rank0.txt",
-             testdata());
+    snprintf(path, sizeof path, "%s",
+             other_tools_path("alltoallv_multicomms_c/send-counters.job0.rank0.txt"));
     cp_counts_file f;
     memset(&f, 0, sizeof f);
     cp_error err;
@@ -559,6 +595,34 @@ START_TEST(dialect_multicomms_values)
     ck_assert_int_eq(cp_block_count(b, 3, 2), 2);
     ck_assert_int_eq(cp_block_count(b, 4, 0), -1);
     ck_assert_int_eq(a->dtsize, 4);
+    cp_counts_file_free(&f);
+}
+END_TEST
+
+/* The project's multicomm fixture, value by value: per-process call ids
+ * that span communicators, so each block lists only its own calls. */
+START_TEST(dialect_multicomm_values)
+{
+    cp_counts_file f;
+    memset(&f, 0, sizeof f);
+    cp_error err;
+    ck_assert_msg(cp_compact_parse_file(dialect_path("multicomm/send-counters.job0.rank0.txt"), &f,
+                                        &err) == 0,
+                  "%s", err.msg);
+    ck_assert_uint_eq(f.nblocks, 3);
+    const cp_block *a = &f.blocks[0], *b = &f.blocks[1];
+    ck_assert_int_eq(a->nranks, 3);
+    ck_assert_int_eq(b->nranks, 6);
+    ck_assert_int_eq(cp_ranges_count(&a->calls), 2);
+    ck_assert(cp_ranges_contains(&a->calls, 0) && cp_ranges_contains(&a->calls, 3));
+    ck_assert(!cp_ranges_contains(&a->calls, 1));
+    ck_assert_int_eq(cp_block_count(a, 2, 0), 1); /* "Rank(s) 1, 2: 1 0 1" */
+    ck_assert_int_eq(cp_block_count(a, 0, 1), 2);
+    ck_assert_int_eq(cp_block_count(b, 4, 5), 1); /* after the stray empty field */
+    ck_assert_int_eq(cp_block_count(b, 4, 4), 0);
+    ck_assert_int_eq(cp_block_count(b, 6, 0), -1);
+    ck_assert_int_eq(a->dtsize, 8);
+    ck_assert_int_eq(b->dtsize, 4);
     cp_counts_file_free(&f);
 }
 END_TEST
@@ -640,8 +704,7 @@ START_TEST(dialect_gzip)
     /* A dialect file compressed by other means than our writer. */
     tmpdir_make();
     char src[8192], path[8192];
-    snprintf(src, sizeof src, "%s/collective_profiler/alltoallv_multicomms_c/"
-                              "recv-counters.job0.rank0.txt", testdata());
+    snprintf(src, sizeof src, "%s", dialect_path(project_files[MULTICOMM_RECV0].name));
     snprintf(path, sizeof path, "%s/recv-counters.job0.rank0.txt.gz", tmpdir);
     cp_error err;
     cp_in *in = cp_in_open(src, &err);
@@ -659,7 +722,7 @@ START_TEST(dialect_gzip)
     cp_counts_file f;
     memset(&f, 0, sizeof f);
     ck_assert_msg(cp_compact_parse_file(path, &f, &err) == 0, "%s", err.msg);
-    check_dialect_file(&dialect_files[8], &f);
+    check_dialect_file(&project_files[MULTICOMM_RECV0], &f);
     int dirn;
     int64_t lead;
     ck_assert_int_eq(cp_compact_parse_name("recv-counters.job0.rank0.txt.gz", &dirn, &lead), 0);
@@ -947,9 +1010,7 @@ END_TEST
 START_TEST(truncated_dialect)
 {
     char path[8192];
-    snprintf(path, sizeof path,
-             "%s/collective_profiler/alltoallv_multicomms_c/recv-counters.job0.rank0.txt",
-             testdata());
+    snprintf(path, sizeof path, "%s", dialect_path(project_files[MULTICOMM_RECV0].name));
     cp_counts_file full;
     memset(&full, 0, sizeof full);
     cp_error err;
@@ -965,11 +1026,31 @@ START_TEST(truncated_dialect)
 }
 END_TEST
 
-int main(void)
+static int run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
 {
     Suite *s = suite_create("compact");
     TCase *tc = tcase_create("compact");
     tcase_set_timeout(tc, 120);
+    if (other_tools_mode(argc, argv)) {
+        /* Only the other tool's own files, read in place. */
+        set.path = other_tools_path;
+        set.files = other_files;
+        set.n = sizeof other_files / sizeof *other_files;
+        tcase_add_test(tc, dialect_files_exact);
+        tcase_add_test(tc, dialect_every_file_covered);
+        tcase_add_test(tc, dialect_multicomms_values);
+        suite_add_tcase(s, tc);
+        return run(s);
+    }
     tcase_add_test(tc, exact_text);
     tcase_add_test(tc, exact_text_bytes_and_empty);
     tcase_add_test(tc, round_trip_plain);
@@ -978,7 +1059,7 @@ int main(void)
     tcase_add_test(tc, writer_refuses_invalid_blocks);
     tcase_add_test(tc, dialect_files_exact);
     tcase_add_test(tc, dialect_every_file_covered);
-    tcase_add_test(tc, dialect_multicomms_values);
+    tcase_add_test(tc, dialect_multicomm_values);
     tcase_add_test(tc, dialect_quirks);
     tcase_add_test(tc, dialect_gzip);
     tcase_add_test(tc, file_names);
@@ -989,9 +1070,5 @@ int main(void)
     tcase_add_test(tc, truncated_ours);
     tcase_add_test(tc, truncated_dialect);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run(s);
 }

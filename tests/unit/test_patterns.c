@@ -13,17 +13,9 @@
 
 #include "collprof/reader.h"
 #include "reader_fixture.h"
+#include "dialect_data.h"
 #include "tmpdir.h"
 
-/* ../shared/testdata/collective_profiler/<name>, from the environment. */
-static const char *testdata(const char *name)
-{
-    static char path[4096];
-    const char *base = getenv("CP_TESTDATA_DIR");
-    ck_assert_msg(base != NULL, "CP_TESTDATA_DIR is not set (run through meson test)");
-    snprintf(path, sizeof path, "%s/collective_profiler/%s", base, name);
-    return path;
-}
 
 /* "7x1 1x0 | sparse: 12% of peers": the groups ("ranks x peers", "?" for
  * unknown peers), then the classes (send matrices). */
@@ -372,28 +364,52 @@ static const cp_block *find(const cp_profile *p, int64_t comm, int dir, int64_t 
     return b;
 }
 
+/* The project's dialect fixtures (tests/data/dialect/). */
+START_TEST(dialect_patterns)
+{
+    cp_profile p;
+    cp_error err = {{0}};
+    ck_assert_msg(cp_profile_load(dialect_path("multicomm"), &p, &err) == 0, "%s", err.msg);
+    /* ranks 0 and 1 send to 2 other ranks; rank 2's "1 0 1" is rank 0 and
+     * itself: 1 other rank */
+    ck_assert_str_eq(describe(&p, find(&p, 0, CP_SEND, 0), CP_SEND), "2x2 1x1 | -");
+    /* every rank sends to ranks 0 and 5 only: ranks 1-4 to 2 other ranks,
+     * 0 and 5 to 1; ranks 0 and 5 receive from 5 others */
+    ck_assert_str_eq(describe(&p, find(&p, 1, CP_SEND, 1), CP_SEND),
+                     "4x2 2x1 | sparse: 33% of peers");
+    ck_assert_str_eq(describe(&p, find(&p, 1, CP_RECV, 1), CP_RECV), "2x5 4x0");
+    ck_assert_str_eq(describe(&p, find(&p, 0, CP_SEND, 2), CP_SEND), "3x2 | uniform");
+    cp_profile_free(&p);
+
+    ck_assert_msg(cp_profile_load(dialect_path("alltoall_bytes"), &p, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(describe(&p, cp_profile_find(&p, 0, "Alltoall", CP_SEND, 1), CP_SEND),
+                     "3x2 | uniform");
+    cp_profile_free(&p);
+}
+END_TEST
+
 START_TEST(testdata_patterns)
 {
     cp_profile p;
     cp_error err = {{0}};
-    ck_assert_msg(cp_profile_load(testdata("alltoallv_c"), &p, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cp_profile_load(other_tools_path("alltoallv_c"), &p, &err) == 0, "%s", err.msg);
     ck_assert_str_eq(describe(&p, find(&p, 0, CP_SEND, 0), CP_SEND), "1x3 3x2 | -");
     ck_assert_str_eq(describe(&p, find(&p, 0, CP_RECV, 0), CP_RECV), "3x3 1x0");
     cp_profile_free(&p);
 
-    ck_assert_msg(cp_profile_load(testdata("alltoallv_multicomms_c"), &p, &err) == 0, "%s",
+    ck_assert_msg(cp_profile_load(other_tools_path("alltoallv_multicomms_c"), &p, &err) == 0, "%s",
                   err.msg);
     ck_assert_str_eq(describe(&p, find(&p, 0, CP_SEND, 0), CP_SEND), "1x1 1x0 | -");
     ck_assert_str_eq(describe(&p, find(&p, 1, CP_SEND, 1), CP_SEND), "1x3 3x2 | -");
     ck_assert_str_eq(describe(&p, find(&p, 2, CP_RECV, 0), CP_RECV), "1x1 1x0");
     cp_profile_free(&p);
 
-    ck_assert_msg(cp_profile_load(testdata("alltoall_simple_c"), &p, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cp_profile_load(other_tools_path("alltoall_simple_c"), &p, &err) == 0, "%s", err.msg);
     ck_assert_str_eq(describe(&p, cp_profile_find(&p, 0, "Alltoall", CP_SEND, 0), CP_SEND),
                      "4x3 | uniform");
     cp_profile_free(&p);
 
-    ck_assert_msg(cp_profile_load(testdata("allgatherv_c"), &p, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cp_profile_load(other_tools_path("allgatherv_c"), &p, &err) == 0, "%s", err.msg);
     ck_assert_str_eq(describe(&p, cp_profile_find(&p, 0, "Allgatherv", CP_SEND, 1), CP_SEND),
                      "4x3 | uniform");
     ck_assert_str_eq(describe(&p, cp_profile_find(&p, 0, "Allgatherv", CP_RECV, 1), CP_RECV),
@@ -471,11 +487,16 @@ START_TEST(ranking_by_bytes_differs)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
     Suite *s = suite_create("patterns");
     TCase *tc = tcase_create("patterns");
     tcase_set_timeout(tc, 60);
+    if (other_tools_mode(argc, argv)) {
+        tcase_add_test(tc, testdata_patterns);
+        goto run;
+    }
+    tcase_add_test(tc, dialect_patterns);
     tcase_add_test(tc, shapes_per_peer);
     tcase_add_test(tc, shared_rows);
     tcase_add_test(tc, single_counts);
@@ -483,9 +504,9 @@ int main(void)
     tcase_add_test(tc, absurd_sizes);
     tcase_add_test(tc, neighbourhood);
     tcase_add_test(tc, intercommunicator);
-    tcase_add_test(tc, testdata_patterns);
     tcase_add_test(tc, ranking);
     tcase_add_test(tc, ranking_by_bytes_differs);
+run:
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

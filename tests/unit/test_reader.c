@@ -11,17 +11,9 @@
 #include "collprof/reader.h"
 #include "manifest.h"
 #include "reader_fixture.h"
+#include "dialect_data.h"
 #include "tmpdir.h"
 
-/* ../shared/testdata/collective_profiler/<name>, from the environment. */
-static const char *testdata(const char *name)
-{
-    static char path[4096];
-    const char *base = getenv("CP_TESTDATA_DIR");
-    ck_assert_msg(base != NULL, "CP_TESTDATA_DIR is not set (run through meson test)");
-    snprintf(path, sizeof path, "%s/collective_profiler/%s", base, name);
-    return path;
-}
 
 static void load_ok(const char *dir, cp_profile *p)
 {
@@ -57,12 +49,128 @@ static void write_text(const char *name, const char *text)
     fclose(fp);
 }
 
-/* --------------------------------------------------- other tools' files */
+/* ------------------------------- the dialect: the project's own fixtures */
+
+START_TEST(dialect_synthetic_ids)
+{
+    cp_profile p;
+    load_ok(dialect_path("multicomm"), &p);
+    ck_assert(!p.has_manifest);
+    ck_assert_int_eq(p.nfiles, 4);
+    /* send before receive, then by lead rank */
+    ck_assert_int_eq(p.files[0].direction, CP_SEND);
+    ck_assert_int_eq(p.files[0].lead_rank, 0);
+    ck_assert_int_eq(p.files[1].lead_rank, 3);
+    ck_assert_int_eq(p.files[2].direction, CP_RECV);
+    ck_assert_int_eq(p.files[3].lead_rank, 3);
+    /* (lead 0, 3 ranks) -> 0, (lead 0, 6 ranks) -> 1, (lead 3, 2 ranks) -> 2,
+     * whatever order the blocks come in */
+    ck_assert_int_eq(p.files[0].nblocks, 3);
+    ck_assert_int_eq(p.files[0].blocks[0].comm_id, 0);
+    ck_assert_int_eq(p.files[0].blocks[1].comm_id, 1);
+    ck_assert_int_eq(p.files[0].blocks[2].comm_id, 0);
+    ck_assert_int_eq(p.files[1].blocks[0].comm_id, 2);
+    ck_assert_int_eq(p.files[3].blocks[0].comm_id, 2);
+
+    /* per-process call ids: communicator 0 has calls 0, 2 and 3, not 1 */
+    const cp_block *b = cp_profile_find(&p, 0, "alltoallv", CP_SEND, 3);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_eq(b, cp_profile_find(&p, 0, "Alltoallv", CP_SEND, 0));
+    ck_assert_int_eq(cp_block_count(b, 0, 2), 2);
+    ck_assert_int_eq(cp_block_count(b, 2, 0), 1);
+    b = cp_profile_find(&p, 0, "Alltoallv", CP_RECV, 2);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(cp_block_count(b, 1, 2), 4);
+    ck_assert_ptr_null(cp_profile_find(&p, 0, "Alltoallv", CP_SEND, 1));
+    b = cp_profile_find(&p, 1, "Alltoallv", CP_RECV, 1);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(cp_block_count(b, 5, 3), 1);
+    ck_assert_int_eq(cp_block_count(b, 3, 5), 0);
+    b = cp_profile_find(&p, 2, "Alltoallv", CP_SEND, 2);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(cp_block_count(b, 1, 1), 7);
+
+    cp_ranges calls = {0};
+    ck_assert_int_eq(cp_profile_calls(&p, 0, "alltoallv", -1, &calls), 0);
+    ck_assert_int_eq(cp_ranges_count(&calls), 3);
+    ck_assert(!cp_ranges_contains(&calls, 1) && cp_ranges_contains(&calls, 3));
+    cp_ranges_free(&calls);
+    cp_profile_free(&p);
+}
+END_TEST
+
+static const char *const dialect_dirs[] = {"allgatherv_steps", "alltoall_bytes",
+                                           "alltoallv_types", "multicomm"};
+
+START_TEST(dialect_checks_pass)
+{
+    cp_profile p;
+    load_ok(dialect_path(dialect_dirs[_i]), &p);
+    long n;
+    char *report = check_report(&p, &n);
+    ck_assert_msg(n == 0, "%s: %s", dialect_dirs[_i], report);
+    free(report);
+    cp_profile_free(&p);
+}
+END_TEST
+
+START_TEST(dialect_summaries)
+{
+    cp_profile p;
+    cp_summary_row *rows;
+    size_t n;
+    cp_error err = {{0}};
+
+    load_ok(dialect_path("alltoall_bytes"), &p);
+    ck_assert_int_eq(cp_profile_summarize(&p, &rows, &n, &err), 0);
+    ck_assert_int_eq(n, 1);
+    ck_assert_str_eq(rows[0].collective, "Alltoall");
+    ck_assert_int_eq(rows[0].size, 3);
+    ck_assert_int_eq(rows[0].calls, 2);
+    ck_assert_int_eq(rows[0].send_matrices, 1);
+    /* 2 calls x 3 ranks x 16 bytes to each of 3 peers */
+    ck_assert_int_eq(rows[0].bytes_sent, 2 * 3 * 16 * 3);
+    ck_assert_int_eq(rows[0].top_send_calls, 2);
+    free(rows);
+    cp_profile_free(&p);
+
+    load_ok(dialect_path("allgatherv_steps"), &p);
+    ck_assert_int_eq(cp_profile_summarize(&p, &rows, &n, &err), 0);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(rows[0].calls, 3);
+    ck_assert_int_eq(rows[0].send_matrices, 3);
+    /* call k: 3 ranks x (k+1) x 8 bytes x 3 peers */
+    ck_assert_int_eq(rows[0].bytes_sent, (1 + 2 + 3) * 3 * 8 * 3);
+    ck_assert(cp_ranges_contains(&rows[0].top_send->calls, 0)); /* tie: lowest call */
+    free(rows);
+    cp_profile_free(&p);
+
+    load_ok(dialect_path("multicomm"), &p);
+    ck_assert_int_eq(cp_profile_summarize(&p, &rows, &n, &err), 0);
+    ck_assert_int_eq(n, 3);
+    /* (0 2 2 + 1 0 1 + 1 0 1) x 8 bytes x 2 calls + 9 x 4 x 8 bytes */
+    ck_assert_int_eq(rows[0].bytes_sent, 8 * 8 * 2 + 36 * 8);
+    ck_assert_int_eq(rows[0].top_send_calls, 2);
+    ck_assert_int_eq(rows[1].size, 6);
+    ck_assert_int_eq(rows[1].bytes_sent, 6 * 2 * 4);
+    ck_assert_int_eq(rows[2].lead, 3);
+    ck_assert_int_eq(rows[2].bytes_sent, 2 * (3 + 5 + 0 + 7) * 4);
+    free(rows);
+    cp_profile_free(&p);
+
+    load_ok(dialect_path("alltoallv_types"), &p);
+    ck_assert_int_eq(cp_profile_find(&p, 0, "alltoallv", CP_RECV, 1)->dtsize, 16);
+    ck_assert_int_eq(cp_profile_find(&p, 0, "alltoallv", CP_SEND, 0)->dtsize, 2);
+    cp_profile_free(&p);
+}
+END_TEST
+
+/* ------------------------------- the other tool's own files (--other-tools) */
 
 START_TEST(multicomms_synthetic_ids)
 {
     cp_profile p;
-    load_ok(testdata("alltoallv_multicomms_c"), &p);
+    load_ok(other_tools_path("alltoallv_multicomms_c"), &p);
     ck_assert(!p.has_manifest);
     ck_assert_int_eq(p.nfiles, 4);
     /* send before receive, then by lead rank */
@@ -131,7 +239,7 @@ static const char *const testdata_dirs[] = {"allgatherv_c", "alltoall_simple_c",
 START_TEST(testdata_checks_pass)
 {
     cp_profile p;
-    load_ok(testdata(testdata_dirs[_i]), &p);
+    load_ok(other_tools_path(testdata_dirs[_i]), &p);
     long n;
     char *report = check_report(&p, &n);
     ck_assert_msg(n == 0, "%s: %s", testdata_dirs[_i], report);
@@ -147,7 +255,7 @@ START_TEST(testdata_summaries)
     size_t n;
     cp_error err = {{0}};
 
-    load_ok(testdata("alltoall_simple_c"), &p);
+    load_ok(other_tools_path("alltoall_simple_c"), &p);
     ck_assert_int_eq(cp_profile_summarize(&p, &rows, &n, &err), 0);
     ck_assert_int_eq(n, 1);
     ck_assert_int_eq(rows[0].comm, 0);
@@ -164,7 +272,7 @@ START_TEST(testdata_summaries)
     free(rows);
     cp_profile_free(&p);
 
-    load_ok(testdata("allgatherv_c"), &p);
+    load_ok(other_tools_path("allgatherv_c"), &p);
     ck_assert_int_eq(cp_profile_summarize(&p, &rows, &n, &err), 0);
     ck_assert_int_eq(n, 1);
     ck_assert_str_eq(rows[0].collective, "Allgatherv");
@@ -178,7 +286,7 @@ START_TEST(testdata_summaries)
     free(rows);
     cp_profile_free(&p);
 
-    load_ok(testdata("alltoallv_multicomms_c"), &p);
+    load_ok(other_tools_path("alltoallv_multicomms_c"), &p);
     ck_assert_int_eq(cp_profile_summarize(&p, &rows, &n, &err), 0);
     ck_assert_int_eq(n, 3);
     ck_assert_int_eq(rows[0].comm, 0);
@@ -197,7 +305,7 @@ START_TEST(testdata_summaries)
     free(rows);
     cp_profile_free(&p);
 
-    load_ok(testdata("alltoallv_dt_c"), &p);
+    load_ok(other_tools_path("alltoallv_dt_c"), &p);
     const cp_block *b = cp_profile_find(&p, 0, "ALLTOALLV", CP_RECV, 1);
     ck_assert_ptr_nonnull(b);
     ck_assert_int_eq(b->dtsize, 8);
@@ -719,15 +827,22 @@ START_TEST(intercommunicator_without_blocks)
 }
 END_TEST
 
-int main(void)
+int main(int argc, char **argv)
 {
     Suite *s = suite_create("reader");
     TCase *tc = tcase_create("reader");
     tcase_add_checked_fixture(tc, tmpdir_make, tmpdir_remove);
-    tcase_add_test(tc, multicomms_synthetic_ids);
-    tcase_add_loop_test(tc, testdata_checks_pass, 0,
-                        (int)(sizeof testdata_dirs / sizeof testdata_dirs[0]));
-    tcase_add_test(tc, testdata_summaries);
+    if (other_tools_mode(argc, argv)) {
+        tcase_add_test(tc, multicomms_synthetic_ids);
+        tcase_add_loop_test(tc, testdata_checks_pass, 0,
+                            (int)(sizeof testdata_dirs / sizeof testdata_dirs[0]));
+        tcase_add_test(tc, testdata_summaries);
+        goto run;
+    }
+    tcase_add_test(tc, dialect_synthetic_ids);
+    tcase_add_loop_test(tc, dialect_checks_pass, 0,
+                        (int)(sizeof dialect_dirs / sizeof dialect_dirs[0]));
+    tcase_add_test(tc, dialect_summaries);
     tcase_add_test(tc, fixture_good);
     tcase_add_test(tc, fixture_gzip);
     tcase_add_test(tc, fixture_recv_altered);
@@ -744,6 +859,7 @@ int main(void)
     tcase_add_test(tc, call_bytes_per_collective);
     tcase_add_test(tc, neighbourhood_checked_through_topology);
     tcase_add_test(tc, intercommunicator_without_blocks);
+run:
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
