@@ -99,7 +99,7 @@ static int vector_id(cp_counts *t, const cp_vec_arg *a, uint32_t *id)
     if (*id != EMPTY)
         return 0;
     if (t->nvecs == t->cap_vecs) {
-        uint32_t ncap = t->cap_vecs ? t->cap_vecs * 2 : 8;
+        uint32_t ncap = t->cap_vecs ? t->cap_vecs * 2 : 2;
         cp_vec *nv = realloc(t->vecs, ncap * sizeof *nv);
         if (!nv)
             return -1;
@@ -181,7 +181,7 @@ uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_
     uint32_t id = cp_index_find(&t->sig_index, h, sig_match_cb, &ctx);
     if (id == EMPTY) {
         if (t->nsigs == t->cap_sigs) {
-            uint32_t ncap = t->cap_sigs ? t->cap_sigs * 2 : 8;
+            uint32_t ncap = t->cap_sigs ? t->cap_sigs * 2 : 2;
             cp_sig *ns = realloc(t->sigs, ncap * sizeof *ns);
             if (!ns)
                 goto oom;
@@ -201,6 +201,27 @@ uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_
 oom:
     t->partial = true;
     return CP_SEQ_NONE;
+}
+
+/* Shrink *p to n elements of size elem (n > 0); keep it as it is when
+ * realloc fails (nothing is lost, only the room stays). */
+static void shrink(void *p, uint32_t n, uint32_t *cap, size_t elem)
+{
+    void **pp = p;
+    if (n == 0 || n >= *cap)
+        return;
+    void *np = realloc(*pp, n * elem);
+    if (np) {
+        *pp = np;
+        *cap = n;
+    }
+}
+
+void cp_counts_compact(cp_counts *t)
+{
+    shrink(&t->vecs, t->nvecs, &t->cap_vecs, sizeof *t->vecs);
+    shrink(&t->sigs, t->nsigs, &t->cap_sigs, sizeof *t->sigs);
+    cp_seq_compact(&t->seq);
 }
 
 uint64_t cp_counts_record(cp_counts *t, uint32_t sig)

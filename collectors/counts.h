@@ -71,6 +71,9 @@ void cp_counts_free(cp_counts *t);
  * memory ran out (t->partial is set). */
 uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
                              int64_t root, uint32_t callpath);
+/* Give back the room the tables' arrays hold beyond what they use (MPI
+ * freed the communicator: they will grow little more, if at all). */
+void cp_counts_compact(cp_counts *t);
 /* Number the next call and record it with signature `sig` (CP_SEQ_NONE:
  * numbered but not recorded).  Returns the call's index. */
 uint64_t cp_counts_record(cp_counts *t, uint32_t sig);

@@ -35,7 +35,7 @@ static void put_nogrow(cp_index *ix, uint64_t h, uint32_t id)
 int cp_index_put(cp_index *ix, uint64_t h, uint32_t id)
 {
     if (2 * (ix->n + 1) > ix->cap) {
-        cp_index big = {.cap = ix->cap ? ix->cap * 2 : 16};
+        cp_index big = {.cap = ix->cap ? ix->cap * 2 : 4};
         big.hashes = malloc(big.cap * sizeof *big.hashes);
         big.ids = malloc(big.cap * sizeof *big.ids);
         if (!big.hashes || !big.ids) {

@@ -23,7 +23,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
-    size_t ncap = *cap ? *cap * 2 : 8;
+    size_t ncap = *cap ? *cap * 2 : 2;
     while (ncap < need)
         ncap *= 2;
     void *np = realloc(*p, ncap * elem);
@@ -185,6 +185,23 @@ int cp_seq_append(cp_seq *s, uint32_t id, uint64_t count)
     }
     s->total += count;
     return 0;
+}
+
+static void shrink(void **p, size_t n, size_t *cap, size_t elem)
+{
+    if (n == 0 || n >= *cap)
+        return;
+    void *np = realloc(*p, n * elem);
+    if (np) {
+        *p = np;
+        *cap = n;
+    }
+}
+
+void cp_seq_compact(cp_seq *s)
+{
+    shrink((void **)&s->runs, s->nruns, &s->cap_runs, sizeof *s->runs);
+    shrink((void **)&s->groups, s->ngroups, &s->cap_groups, sizeof *s->groups);
 }
 
 int cp_seq_finish(cp_seq *s)

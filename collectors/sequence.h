@@ -56,6 +56,9 @@ int cp_seq_append(cp_seq *s, uint32_t id, uint64_t count);
  * total describe the sequence exactly (before packing or iterating). */
 int cp_seq_finish(cp_seq *s);
 
+/* Give back the room the arrays hold beyond what they use. */
+void cp_seq_compact(cp_seq *s);
+
 /* Iterate a finished sequence run by run. */
 typedef struct cp_seq_iter {
     const cp_seq *s;

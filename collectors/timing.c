@@ -26,7 +26,7 @@ void cp_timing_add(cp_timing *t, const cp_timing_rec *r)
         return;
     }
     if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
+        size_t cap = t->cap ? 2 * t->cap : 4;
         cp_timing_rec *nr = realloc(t->recs, cap * sizeof *nr);
         if (!nr) {
             t->partial = true;
@@ -37,6 +37,17 @@ void cp_timing_add(cp_timing *t, const cp_timing_rec *r)
         t->cap = cap;
     }
     t->recs[t->n++] = *r;
+}
+
+void cp_timing_compact(cp_timing *t)
+{
+    if (t->n == 0 || t->n >= t->cap)
+        return;
+    cp_timing_rec *nr = realloc(t->recs, t->n * sizeof *nr);
+    if (nr) {
+        t->recs = nr;
+        t->cap = t->n;
+    }
 }
 
 void cp_timing_free(cp_timing *t)

@@ -45,6 +45,9 @@ void cp_timing_set_budget(uint64_t max_records);
  * communicator).  Never fails: running out of memory aggregates. */
 void cp_timing_add(cp_timing *t, const cp_timing_rec *r);
 
+/* Give back the room beyond the records kept (the communicator was freed). */
+void cp_timing_compact(cp_timing *t);
+
 void cp_timing_free(cp_timing *t);
 
 #endif

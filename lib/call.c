@@ -16,7 +16,12 @@ static inline bool recording(uint64_t idx)
 
 void cp_call_record(cp_comm *c, cp_call *call)
 {
-    cp_counts *t = &c->counts[call->coll];
+    cp_coll_tables *x = cp_comm_tables(c, call->coll);
+    if (!x) {
+        errno = call->saved_errno;
+        return; /* memory ran out: not recorded, not timed (call->timed) */
+    }
+    cp_counts *t = &x->counts;
     uint32_t sig = CP_SEQ_NONE;
     bool rec = recording(t->ncalls);
     if (rec)
@@ -38,22 +43,24 @@ void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
                        .root = call->root >= 0 && call->root <= INT32_MAX ? (int32_t)call->root
                                                                           : -1,
                        .flags = blocking ? 0 : CP_CPT_NONBLOCKING};
-    cp_timing_add(&c->timing[call->coll], &r);
+    cp_timing_add(&c->coll[call->coll]->timing, &r); /* made by cp_call_record */
     errno = saved;
 }
 
 void cp_record_signature(cp_comm *c, int coll, uint32_t sig)
 {
-    cp_counts *t = &c->counts[coll];
-    cp_counts_record(t, recording(t->ncalls) ? sig : CP_SEQ_NONE);
+    cp_coll_tables *x = cp_comm_tables(c, coll);
+    if (x)
+        cp_counts_record(&x->counts, recording(x->counts.ncalls) ? sig : CP_SEQ_NONE);
 }
 
 void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request)
 {
-    if (rc == MPI_SUCCESS && request) {
+    cp_coll_tables *x;
+    if (rc == MPI_SUCCESS && request && (x = cp_comm_tables(c, call->coll)) != NULL) {
         /* The counts are fixed at creation: resolve the signature now. */
         /* The path of the _init call: where the request was made. */
-        uint32_t sig = cp_counts_signature(&c->counts[call->coll], &call->send, &call->recv,
+        uint32_t sig = cp_counts_signature(&x->counts, &call->send, &call->recv,
                                            call->root,
                                            cp_rt.cfg.callsite_depth ? cp_callsite_capture(call->ra)
                                                                     : CP_SEQ_NONE);

@@ -12,11 +12,74 @@
 
 #define CACHE_SLOTS 256
 
+/* A communicator that makes no collective call costs this struct and its
+ * member list: keep it well under 1 KiB (tables come with the first call). */
+_Static_assert(sizeof(cp_comm) <= 512, "cp_comm grew: a communicator must stay small");
+
 static _Atomic(cp_comm *) cache[CACHE_SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cp_comm *head, *tail;
 static uint32_t count;
-static bool failed_once;
+static bool failed_once, tables_failed_once;
+
+/* How many communicators of each membership were registered so far: the
+ * next one's ordinal, found by hash rather than by walking every
+ * communicator ever registered (libraries that duplicate a communicator per
+ * operation register thousands). */
+typedef struct membership {
+    uint64_t hash;
+    uint32_t n;
+} membership;
+static membership *memberships;
+static uint32_t nmemberships, cap_memberships;
+static cp_index membership_index;
+
+static bool membership_match(const void *ctx, uint32_t id)
+{
+    return memberships[id].hash == *(const uint64_t *)ctx;
+}
+
+/* The ordinal of the next communicator with this membership hash; 0 and
+ * -1 returned when memory ran out (ordinals would then disagree between
+ * ranks: the communicator is not registered). */
+static int next_ordinal(uint64_t hash, uint32_t *ordinal)
+{
+    uint32_t id = cp_index_find(&membership_index, hash, membership_match, &hash);
+    if (id == CP_INDEX_EMPTY) {
+        if (nmemberships == cap_memberships) {
+            uint32_t ncap = cap_memberships ? 2 * cap_memberships : 16;
+            membership *nm = realloc(memberships, ncap * sizeof *nm);
+            if (!nm)
+                return -1;
+            memberships = nm;
+            cap_memberships = ncap;
+        }
+        if (cp_index_put(&membership_index, hash, nmemberships))
+            return -1;
+        id = nmemberships++;
+        memberships[id] = (membership){.hash = hash, .n = 0};
+    }
+    *ordinal = memberships[id].n++;
+    return 0;
+}
+
+cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
+{
+    cp_coll_tables *x = c->coll[k];
+    if (x)
+        return x;
+    x = malloc(sizeof *x);
+    if (!x) {
+        c->lost = true;
+        cp_log_once(&tables_failed_once, "out of memory for a communicator's tables; "
+                                         "some calls are not recorded");
+        return NULL;
+    }
+    cp_counts_init(&x->counts);
+    x->timing = (cp_timing){0};
+    c->coll[k] = x;
+    return x;
+}
 
 static inline size_t slot_of(MPI_Comm comm)
 {
@@ -34,6 +97,15 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
     atomic_store(&c->live, 0);
     cp_comm *expected = c;
     atomic_compare_exchange_strong(&cache[slot_of(comm)], &expected, NULL);
+    /* Its data stays until finalize: only as much memory as it fills
+     * (libraries that duplicate a communicator per operation free
+     * thousands).  Persistent requests on it may still add calls: the
+     * tables grow again if they must. */
+    for (int k = 0; k < CP_NCOLLECTIVES && !atomic_load(&c->persistent); k++)
+        if (c->coll[k]) {
+            cp_counts_compact(&c->coll[k]->counts);
+            cp_timing_compact(&c->coll[k]->timing);
+        }
     return MPI_SUCCESS;
 }
 
@@ -130,6 +202,16 @@ static int neighbours(cp_comm *c, MPI_Comm comm)
     return 0;
 }
 
+/* A communicator that was never registered (no tables yet). */
+static void destroy(cp_comm *c)
+{
+    free(c->sources);
+    free(c->destinations);
+    cp_ranges_free(&c->members);
+    cp_ranges_free(&c->remote);
+    free(c);
+}
+
 static cp_comm *create(MPI_Comm comm)
 {
     cp_comm *c = calloc(1, sizeof *c);
@@ -161,17 +243,11 @@ static cp_comm *create(MPI_Comm comm)
     if (!rc)
         rc = neighbours(c, comm);
     if (rc) {
-        free(c->sources);
-        free(c->destinations);
-        cp_ranges_free(&c->members);
-        cp_ranges_free(&c->remote);
-        free(c);
+        destroy(c);
         return NULL;
     }
     c->lead = cp_ranges_nth(&c->members, 0);
     c->key_hash = h;
-    for (int i = 0; i < CP_NCOLLECTIVES; i++)
-        cp_counts_init(&c->counts[i]);
     return c;
 }
 
@@ -183,10 +259,7 @@ static cp_comm *lookup_slow(MPI_Comm comm)
     cp_comm *c = NULL;
     if (PMPI_Comm_get_attr(comm, cp_rt.keyval, &attr, &flag) == MPI_SUCCESS && flag) {
         c = attr;
-    } else if ((c = create(comm)) != NULL) {
-        for (cp_comm *o = head; o; o = o->next)
-            if (o->key_hash == c->key_hash)
-                c->key_ordinal++;
+    } else if ((c = create(comm)) != NULL && next_ordinal(c->key_hash, &c->key_ordinal) == 0) {
         c->reg_index = count++;
         if (PMPI_Comm_set_attr(comm, cp_rt.keyval, c) != MPI_SUCCESS)
             atomic_store(&c->live, 0); /* still recorded, just not found again */
@@ -196,6 +269,9 @@ static cp_comm *lookup_slow(MPI_Comm comm)
             head = c;
         tail = c;
     } else {
+        if (c)
+            destroy(c);
+        c = NULL;
         cp_log_once(&failed_once, "cannot register a communicator (out of memory?); "
                                   "its calls are not recorded");
     }

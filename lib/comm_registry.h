@@ -13,6 +13,7 @@
 #define COLLPROF_COMM_REGISTRY_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <mpi.h>
 
@@ -20,6 +21,14 @@
 #include "collprof/profile.h"
 #include "counts.h"
 #include "timing.h"
+
+/* What a communicator holds for one collective: allocated on the first call
+ * of that collective, so that a communicator costs a few hundred bytes
+ * until it makes a call, and only the collectives it uses cost more. */
+typedef struct cp_coll_tables {
+    cp_counts counts;
+    cp_timing timing;
+} cp_coll_tables;
 
 typedef struct cp_comm {
     MPI_Comm handle;     /* as registered; compared by the cache */
@@ -39,10 +48,17 @@ typedef struct cp_comm {
     uint64_t key_hash;   /* membership hash */
     uint32_t key_ordinal;/* order of first use among identical memberships */
     uint32_t reg_index;  /* order of registration on this process */
-    cp_counts counts[CP_NCOLLECTIVES];
-    cp_timing timing[CP_NCOLLECTIVES];
+    cp_coll_tables *coll[CP_NCOLLECTIVES]; /* NULL: collective not called */
+    bool lost;           /* memory ran out for a table: calls not recorded */
+    _Atomic bool persistent; /* has had persistent requests (their starts
+                                may outlive the handle: never compacted) */
     struct cp_comm *next;
 } cp_comm;
+
+/* The tables of collective k of c, made on its first call; NULL when
+ * memory ran out (c->lost is then set, reported once).  Called by the
+ * thread making the call: MPI orders collectives on a communicator. */
+cp_coll_tables *cp_comm_tables(cp_comm *c, int k);
 
 /* Create the attribute keyval (at start). */
 int cp_registry_start(void);

@@ -31,24 +31,82 @@ void cp_fin_fail(fin *f, const char *msg)
     }
 }
 
+/* ------------------------------------------- communicators by key */
+
+static uint64_t key_of(uint64_t hash, uint32_t ordinal)
+{
+    return cp_hash_mix(hash, ordinal);
+}
+
+struct key_ctx {
+    const fin *f;
+    uint64_t hash;
+    uint32_t ordinal;
+};
+
+static bool led_match(const void *ctx, uint32_t j)
+{
+    const struct key_ctx *k = ctx;
+    const cp_comm *c = k->f->led[j].comm;
+    return c->key_hash == k->hash && c->key_ordinal == k->ordinal;
+}
+
+static bool id_match(const void *ctx, uint32_t i)
+{
+    const struct key_ctx *k = ctx;
+    return k->f->id_hash[i] == k->hash && k->f->id_ordinal[i] == k->ordinal;
+}
+
+void cp_fin_index_led(fin *f)
+{
+    cp_index_free(&f->led_ix);
+    f->led_ix_ok = true;
+    for (size_t j = 0; j < f->nled && f->led_ix_ok; j++) {
+        const cp_comm *c = f->led[j].comm;
+        f->led_ix_ok = cp_index_put(&f->led_ix, key_of(c->key_hash, c->key_ordinal),
+                                    (uint32_t)j) == 0;
+    }
+}
+
+void cp_fin_index_ids(fin *f)
+{
+    cp_index_free(&f->id_ix);
+    f->id_ix_ok = true;
+    for (size_t i = 0; i < f->nids && f->id_ix_ok; i++)
+        f->id_ix_ok = cp_index_put(&f->id_ix, key_of(f->id_hash[i], f->id_ordinal[i]),
+                                   (uint32_t)i) == 0;
+}
+
 cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal)
 {
+    struct key_ctx k = {f, hash, ordinal};
+    if (f->led_ix_ok) {
+        uint32_t j = cp_index_find(&f->led_ix, key_of(hash, ordinal), led_match, &k);
+        return j == CP_INDEX_EMPTY ? NULL : &f->led[j];
+    }
     for (size_t j = 0; j < f->nled; j++)
-        if (f->led[j].comm->key_hash == hash && f->led[j].comm->key_ordinal == ordinal)
+        if (led_match(&k, (uint32_t)j))
             return &f->led[j];
     return NULL;
 }
 
 int64_t cp_fin_comm_id(const fin *f, const cp_comm *c)
 {
+    struct key_ctx k = {f, c->key_hash, c->key_ordinal};
+    if (f->id_ix_ok) {
+        uint32_t i = cp_index_find(&f->id_ix, key_of(k.hash, k.ordinal), id_match, &k);
+        return i == CP_INDEX_EMPTY ? -1 : (int64_t)i;
+    }
     for (size_t i = 0; i < f->nids; i++)
-        if (f->id_hash[i] == c->key_hash && f->id_ordinal[i] == c->key_ordinal)
+        if (id_match(&k, (uint32_t)i))
             return (int64_t)i;
     return -1;
 }
 
 void cp_fin_free(fin *f)
 {
+    cp_index_free(&f->led_ix);
+    cp_index_free(&f->id_ix);
     free(f->id_hash);
     free(f->id_ordinal);
     for (size_t j = 0; j < f->nled; j++) {
@@ -68,7 +126,7 @@ void cp_fin_free(fin *f)
 static bool has_calls(const cp_comm *c)
 {
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        if (c->counts[k].ncalls > 0)
+        if (c->coll[k] && c->coll[k]->counts.ncalls > 0)
             return true;
     return false;
 }
@@ -95,6 +153,12 @@ static int agree_directory(fin *f)
 
 /* --------------------------------------------- agree, rename, report */
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void fill_manifest(fin *f, bool partial, const char *const *run_files, size_t nrun)
 {
     cp_manifest *m = &f->man;
@@ -110,19 +174,38 @@ static void fill_manifest(fin *f, bool partial, const char *const *run_files, si
     m->files[m->nfiles++] = strdup("manifest.json");
     for (size_t i = 0; i < nrun; i++)
         m->files[m->nfiles++] = strdup(run_files[i]);
+    /* Each lead once, in the order leads first appear among the
+     * communicators: a sorted list of the distinct leads, and whether each
+     * was listed (thousands of communicators: no quadratic scan). */
+    size_t nleads = 0;
+    int64_t *leads = malloc((m->ncomms ? m->ncomms : 1) * sizeof *leads);
+    bool *listed = calloc(m->ncomms ? m->ncomms : 1, sizeof *listed);
+    if (!leads || !listed) {
+        free(leads);
+        free(listed);
+        return;
+    }
+    for (size_t i = 0; i < m->ncomms; i++)
+        leads[i] = m->comms[i].lead;
+    qsort(leads, m->ncomms, sizeof *leads, cmp_i64);
+    for (size_t i = 0; i < m->ncomms; i++)
+        if (nleads == 0 || leads[nleads - 1] != leads[i])
+            leads[nleads++] = leads[i];
     for (size_t i = 0; i < m->ncomms; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i; j++)
-            seen |= m->comms[j].lead == m->comms[i].lead;
-        if (seen)
+        int64_t lead = m->comms[i].lead;
+        const int64_t *at = bsearch(&lead, leads, nleads, sizeof *leads, cmp_i64);
+        if (!at || listed[at - leads])
             continue;
+        listed[at - leads] = true;
         for (int d = 0; d < 2; d++) {
             char name[128];
             snprintf(name, sizeof name, "%s-counters.rank%" PRId64 ".txt%s",
-                     d == 0 ? "send" : "recv", m->comms[i].lead, cp_rt.cfg.gzip ? ".gz" : "");
+                     d == 0 ? "send" : "recv", lead, cp_rt.cfg.gzip ? ".gz" : "");
             m->files[m->nfiles++] = strdup(name);
         }
     }
+    free(leads);
+    free(listed);
 }
 
 /* Rank 0's run-wide files: the Cube profile, its statistics, the raw
@@ -153,9 +236,11 @@ static size_t write_run_files(fin *f, cp_run_times *rt, const char *names[3])
 static void conclude(fin *f, double t0, cp_run_times *rt)
 {
     int partial = 0;
-    for (cp_comm *c = cp_registry_first(); c; c = c->next)
+    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+        partial |= c->lost;
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
-            partial |= c->counts[k].partial;
+            partial |= c->coll[k] && c->coll[k]->counts.partial;
+    }
     /* Agree on: the lowest failing rank (it reports), how many failed, and
      * whether any rank's counts are partial. */
     int me = f->failed ? f->rank : f->size, lowest = f->size;
@@ -221,6 +306,7 @@ void cp_runtime_finalize(void)
         for (cp_comm *c = cp_registry_first(); c && f.led; c = c->next)
             if (has_calls(c) && c->lead == f.rank)
                 f.led[f.nled++].comm = c;
+        cp_fin_index_led(&f);
         /* Every step is taken by every rank, whatever failed before. */
         cp_fin_callsites(&f);
         cp_fin_exchange(&f);

@@ -12,6 +12,7 @@
 
 #include "comm_registry.h"
 #include "counts_pack.h"
+#include "hash_index.h"
 
 #define TAG_COUNTS 0x6370 /* on our own duplicate of MPI_COMM_WORLD */
 
@@ -38,12 +39,21 @@ typedef struct fin {
     uint64_t *id_hash;   /* the key of communicator id i (every rank) */
     uint32_t *id_ordinal;
     size_t nids;
+    /* Lookups by key (hash, ordinal) into led[] and the ids: thousands of
+     * communicators must not make finalize quadratic.  When an index could
+     * not be built (memory), lookups fall back to a linear search. */
+    cp_index led_ix, id_ix;
+    bool led_ix_ok, id_ix_ok;
     char part[2][4300];  /* this lead's files, before renaming (final + ".part") */
     size_t nblocks[2];
     char final[2][4200];
     char cpt_part[4300];  /* timings.cpt before renaming (every rank) */
 } fin;
 
+/* Index led[] (after filling it, and again after reordering it) and the
+ * ids (after numbering). */
+void cp_fin_index_led(fin *f);
+void cp_fin_index_ids(fin *f);
 /* The communicator led here with this key, or NULL. */
 cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal);
 /* The job-wide id of a communicator of this rank, or -1 (not numbered). */

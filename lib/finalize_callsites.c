@@ -157,7 +157,9 @@ static void rename_paths(const uint32_t *map, uint32_t n)
 {
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            cp_counts *t = &c->counts[k];
+            if (!c->coll[k])
+                continue;
+            cp_counts *t = &c->coll[k]->counts;
             for (uint32_t s = 0; s < t->nsigs; s++) {
                 uint32_t p = t->sigs[s].callpath;
                 if (p != CP_SEQ_NONE)

@@ -18,7 +18,7 @@
 
 static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
 {
-    const cp_timing *t = &c->timing[k];
+    const cp_timing *t = &c->coll[k]->timing;
     cp_cpt_series *ns = realloc(ch->series, (ch->nseries + 1) * sizeof *ns);
     if (!ns)
         return -1;
@@ -105,7 +105,8 @@ static int build_chunk(fin *f, const cp_run_times *rt, cp_cpt_chunk *ch)
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
         int64_t id = cp_fin_comm_id(f, c);
         for (int k = 0; k < CP_NCOLLECTIVES && id >= 0; k++)
-            if ((c->timing[k].n || c->timing[k].naggregated) && add_series(ch, c, id, k))
+            if (c->coll[k] && (c->coll[k]->timing.n || c->coll[k]->timing.naggregated) &&
+                add_series(ch, c, id, k))
                 return -1;
     }
     return 0;

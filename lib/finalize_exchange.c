@@ -30,9 +30,9 @@ static int pack_records(cp_mail *m)
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
         cp_box *ob = NULL;
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            cp_counts *t = &c->counts[k];
-            if (t->ncalls == 0)
+            if (!c->coll[k] || c->coll[k]->counts.ncalls == 0)
                 continue;
+            cp_counts *t = &c->coll[k]->counts;
             if (!ob && !(ob = cp_mail_box(m, (int)c->lead)))
                 return -1;
             if (cp_seq_finish(&t->seq))

@@ -197,6 +197,7 @@ void cp_fin_number(fin *f)
         PMPI_Bcast(f->id_hash, (int)nids, MPI_UINT64_T, 0, f->w);
         PMPI_Bcast(f->id_ordinal, (int)nids, MPI_UINT32_T, 0, f->w);
         f->nids = nids;
+        cp_fin_index_ids(f);
     }
     int64_t *led_ids = calloc(f->nled ? f->nled : 1, sizeof *led_ids);
     PMPI_Scatterv(ids, nleds, idispls, MPI_INT64_T, led_ids, nled, MPI_INT64_T, 0, f->w);

@@ -44,6 +44,7 @@ void cp_fin_merge_and_write(fin *f)
     memset(out, 0, sizeof out);
     /* Blocks in order of communicator id, then collective. */
     qsort(f->led, f->nled, sizeof *f->led, by_id);
+    cp_fin_index_led(f);
     for (size_t j = 0; j < f->nled && !f->failed; j++) {
         const cp_comm *c = f->led[j].comm;
         for (int k = 0; k < CP_NCOLLECTIVES && !f->failed; k++) {

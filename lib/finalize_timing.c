@@ -23,7 +23,9 @@ static void align_times(void)
 {
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            cp_timing *t = &c->timing[k];
+            if (!c->coll[k])
+                continue;
+            cp_timing *t = &c->coll[k]->timing;
             for (size_t i = 0; i < t->n; i++) {
                 cp_timing_rec *r = &t->recs[i];
                 r->enter = cp_clock_align(cp_clock_stamp_seconds(r->enter));
@@ -85,7 +87,7 @@ static uint32_t path_of_sig(const cp_counts *t, uint32_t id)
 
 static void count_sums(const cp_comm *c, int k, sites *st)
 {
-    const cp_counts *t = &c->counts[k];
+    const cp_counts *t = &c->coll[k]->counts;
     bool neighbour = cp_collective_rows_vary(cp_collective_names[k]);
     uint64_t out = neighbour ? (uint64_t)c->outdegree : (uint64_t)c->peers;
     uint64_t in = neighbour ? (uint64_t)c->indegree : (uint64_t)c->peers;
@@ -134,11 +136,11 @@ int cp_fin_record_paths(const cp_counts *c, cp_timing *t)
 static void timing_sums(cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_slow *slow,
                         size_t *nslow)
 {
-    cp_timing *t = &c->timing[k];
+    cp_timing *t = &c->coll[k]->timing;
     if (t->n == 0 && t->naggregated == 0)
         return;
     cp_coll_sums *agg = t->naggregated ? site_get(st, k, CP_SEQ_NONE) : NULL;
-    if (cp_fin_record_paths(&c->counts[k], t) || (t->naggregated && !agg)) {
+    if (cp_fin_record_paths(&c->coll[k]->counts, t) || (t->naggregated && !agg)) {
         st->oom = true;
         return;
     }
@@ -418,6 +420,8 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
         int64_t id = cp_fin_comm_id(f, c);
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+            if (!c->coll[k])
+                continue;
             count_sums(c, k, &st);
             timing_sums(c, k, id, &st, slow, &nslow);
         }

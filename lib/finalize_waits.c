@@ -40,9 +40,9 @@ static void pack_to_leads(cp_mail *m)
 {
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            const cp_timing *t = &c->timing[k];
-            if (!analysed(c, k) || t->n == 0)
+            if (!c->coll[k] || !analysed(c, k) || c->coll[k]->timing.n == 0)
                 continue;
+            const cp_timing *t = &c->coll[k]->timing;
             cp_box *ob = cp_mail_box(m, (int)c->lead);
             if (!ob)
                 return;

@@ -26,9 +26,9 @@ static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
         bool used = false;
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            cp_counts *t = &c->counts[k];
-            if (t->ncalls == 0)
+            if (!c->coll[k] || c->coll[k]->counts.ncalls == 0)
                 continue;
+            cp_counts *t = &c->coll[k]->counts;
             used = true;
             cp_seq_finish(&t->seq);
             cp_counts_view v = {t->vecs, t->nvecs, t->sigs, t->nsigs, &t->seq};

@@ -44,6 +44,7 @@ void cp_persistent_add(MPI_Request req, cp_comm *c, int coll, uint32_t sig)
         cap = ncap;
     }
     entries[n++] = (entry){req, c, coll, sig};
+    atomic_store(&c->persistent, true);
     atomic_store(&live, n);
     pthread_mutex_unlock(&lock);
 }
