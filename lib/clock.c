@@ -23,43 +23,133 @@ static MPI_Comm node_comm = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
 #define PINGS 10
 #define TAG_CLOCK 0x636c
 
-/* The kernel's clock source is the TSC: the kernel found it invariant and
- * synchronised across cores. */
-static bool tsc_usable(void)
+const char *const cp_clock_mode_names[CP_CLOCK_NMODES] = {"auto", "tsc", "monotonic"};
+
+static double tsc_hz;       /* calibrated at start; 0 without the counter */
+static int64_t drift_ppm;   /* the run's rate against it (final measurement) */
+static char why_not[128];
+
+/* Does the CPU say its time-stamp counter is invariant?  The kernel lists
+ * what CPUID says in the flags of /proc/cpuinfo: constant_tsc (the counter
+ * ticks at a constant rate whatever the core's frequency) and nonstop_tsc
+ * (it keeps ticking in deep sleep states).  The kernel's own clock source
+ * does not matter: on most VMs it is kvm-clock although the counter is
+ * invariant. */
+static bool cpu_invariant_tsc(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-    char name[32] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f)
         return false;
-    bool ok = fgets(name, sizeof name, f) && strncmp(name, "tsc", 3) == 0 &&
-              (name[3] == '\n' || name[3] == '\0');
+    char line[8192];
+    bool constant = false, nonstop = false, seen = false;
+    while (!seen && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        seen = true; /* every core lists the same flags: the first will do */
+        for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n")) {
+            constant |= !strcmp(tok, "constant_tsc");
+            nonstop |= !strcmp(tok, "nonstop_tsc");
+        }
+    }
     fclose(f);
-    return ok;
+    return constant && nonstop;
 #else
     return false;
 #endif
 }
 
-void cp_clock_start(bool allow_tsc)
+/* A (counter, clock) pair read as close together as possible: the counter
+ * is read on both sides of the clock and the pair with the shortest gap of
+ * three kept. */
+static void read_pair(double *stamp, double *clock)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    double best = -1;
+    for (int i = 0; i < 3; i++) {
+        double a = (double)__rdtsc(), c = cp_clock_now(), b = (double)__rdtsc();
+        if (best < 0 || b - a < best) {
+            best = b - a;
+            *stamp = 0.5 * (a + b);
+            *clock = c;
+        }
+    }
+#else
+    *stamp = *clock = cp_clock_now();
+#endif
+}
+
+/* The counter's rate over a few milliseconds of busy waiting on the
+ * monotonic clock; 0 when it does not look like a clock at all. */
+static double calibrate(void)
+{
+    double s0, c0, s1, c1;
+    read_pair(&s0, &c0);
+    do
+        read_pair(&s1, &c1);
+    while (c1 - c0 < 0.004);
+    double hz = (s1 - s0) / (c1 - c0);
+    return hz > 1e7 && hz < 1e11 ? hz : 0;
+}
+
+void cp_clock_start(int mode)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     cp_clock_base = ts.tv_sec;
-    cp_clock_tsc = allow_tsc && tsc_usable();
+    cp_clock_tsc = false;
+    tsc_hz = 0;
+    drift_ppm = 0;
+    why_not[0] = '\0';
+#if defined(__x86_64__) || defined(__i386__)
+    if (mode == CP_CLOCK_MONOTONIC)
+        snprintf(why_not, sizeof why_not, "COLLPROF_CLOCK=monotonic");
+    else if (mode == CP_CLOCK_AUTO && !cpu_invariant_tsc())
+        snprintf(why_not, sizeof why_not,
+                 "the CPU does not say its time-stamp counter is invariant "
+                 "(constant_tsc and nonstop_tsc)");
+    else if ((tsc_hz = calibrate()) == 0)
+        snprintf(why_not, sizeof why_not, "the time-stamp counter failed its calibration");
+    cp_clock_tsc = tsc_hz > 0;
+#else
+    (void)mode;
+    snprintf(why_not, sizeof why_not, "no time-stamp counter on this architecture");
+#endif
     start = cp_clock_now();
-    stamp0 = cp_clock_stamp();
-    clock0 = cp_clock_now();
+    read_pair(&stamp0, &clock0);
+    if (!cp_clock_tsc)
+        stamp0 = clock0;
+}
+
+double cp_clock_tsc_hz(void)
+{
+    return tsc_hz;
+}
+
+int64_t cp_clock_drift_ppm(void)
+{
+    return drift_ppm;
+}
+
+const char *cp_clock_why_not_tsc(void)
+{
+    return why_not;
+}
+
+/* The counter's rate: over the whole run when it lasted long enough for the
+ * rate to be known better than the calibration's, else the calibration. */
+static double run_hz(void)
+{
+    if (clock1 - clock0 >= 0.5 && stamp1 > stamp0)
+        return (stamp1 - stamp0) / (clock1 - clock0);
+    return tsc_hz;
 }
 
 double cp_clock_stamp_seconds(double stamp)
 {
     if (!cp_clock_tsc)
         return stamp;
-    /* Too short a run to measure the rate: a stamp is then close to start. */
-    if (!(stamp1 > stamp0))
-        return clock0;
-    return clock0 + (stamp - stamp0) * ((clock1 - clock0) / (stamp1 - stamp0));
+    return clock0 + (stamp - stamp0) / run_hz();
 }
 
 double cp_clock_start_time(void)
@@ -142,8 +232,11 @@ static double offset_to_rank0(void)
 int cp_clock_measure(cp_location *loc, bool final)
 {
     if (final) {
-        stamp1 = cp_clock_stamp();
-        clock1 = cp_clock_now();
+        read_pair(&stamp1, &clock1);
+        if (!cp_clock_tsc)
+            stamp1 = clock1;
+        else if (clock1 - clock0 >= 0.5)
+            drift_ppm = (int64_t)((run_hz() / tsc_hz - 1) * 1e6);
     }
     if (node_comm == MPI_COMM_NULL && group_by_host(loc))
         return -1;

@@ -31,14 +31,26 @@ static inline double cp_clock_now(void)
     return (double)(ts.tv_sec - cp_clock_base) + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Timestamps of calls: the cheapest clock that is right.  On x86 with an
- * invariant TSC that the kernel itself uses as its clock source (so it is
- * synchronised across cores), the raw time-stamp counter (about 10 ns to
- * read, against 27 for clock_gettime); otherwise cp_clock_now().  A stamp
- * becomes seconds on this rank's clock with cp_clock_stamp_seconds, from the
- * (counter, clock) pairs read at start and at finalize (a linear map: the
- * counter's rate is measured, not assumed). */
+/* Timestamps of calls: the cheapest clock that is right.  On x86 when the
+ * CPU says its time-stamp counter is invariant (constant rate, and running
+ * in every power state: the `constant_tsc` and `nonstop_tsc` flags), the raw
+ * counter (about 11 ns to read, against 30 for clock_gettime on a VM whose
+ * kernel clock is kvm-clock); otherwise cp_clock_now().  The counter's rate
+ * is calibrated against CLOCK_MONOTONIC at start and measured again over
+ * the whole run at finalize; a stamp becomes seconds on this rank's clock
+ * with cp_clock_stamp_seconds (a linear map by the run's rate). */
 extern bool cp_clock_tsc;
+
+/* COLLPROF_CLOCK: auto (the counter when the CPU says it is invariant),
+ * tsc (the counter whatever the flags say, on x86), monotonic. */
+enum cp_clock_mode { CP_CLOCK_AUTO = 0, CP_CLOCK_TSC, CP_CLOCK_MONOTONIC, CP_CLOCK_NMODES };
+extern const char *const cp_clock_mode_names[CP_CLOCK_NMODES];
+
+/* The largest relative difference between the counter's rate over the run
+ * and its calibration at start that is taken as measurement error (parts
+ * per million).  Beyond it the counter did not tick evenly (a CPU or
+ * hypervisor that changes its rate): said once, and recorded. */
+#define CP_CLOCK_DRIFT_BOUND_PPM 5000
 
 static inline double cp_clock_stamp(void)
 {
@@ -52,8 +64,16 @@ static inline double cp_clock_stamp(void)
 /* After cp_clock_measure(.., true): a stamp as seconds on this rank's clock. */
 double cp_clock_stamp_seconds(double stamp);
 
-/* Start this rank's clock; allow_tsc false: CLOCK_MONOTONIC stamps only. */
-void cp_clock_start(bool allow_tsc);
+/* Start this rank's clock (mode: enum cp_clock_mode), calibrating the
+ * counter when it is used (a few milliseconds). */
+void cp_clock_start(int mode);
+/* This rank's counter: its calibrated rate at start in Hz (0 when calls are
+ * stamped with CLOCK_MONOTONIC), and after the final cp_clock_measure the
+ * relative difference of the run's rate from it, in ppm (0 when the run was
+ * too short to tell).  why: why the counter is not used ("" when it is). */
+double cp_clock_tsc_hz(void);
+int64_t cp_clock_drift_ppm(void);
+const char *cp_clock_why_not_tsc(void);
 /* This rank's clock when it started. */
 double cp_clock_start_time(void);
 

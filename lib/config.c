@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include "clock.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -153,13 +155,12 @@ static int parse_callsite_depth(cp_config *cfg, const char *v)
 
 static int parse_clock(cp_config *cfg, const char *v)
 {
-    if (!strcasecmp(v, "auto"))
-        cfg->clock_monotonic = false;
-    else if (!strcasecmp(v, "monotonic"))
-        cfg->clock_monotonic = true;
-    else
-        return -1;
-    return 0;
+    for (int m = 0; m < CP_CLOCK_NMODES; m++)
+        if (!strcasecmp(v, cp_clock_mode_names[m])) {
+            cfg->clock = m;
+            return 0;
+        }
+    return -1;
 }
 
 /* ------------------------------------------- effective values (manifest) */
@@ -236,7 +237,7 @@ static void show_callsite_depth(const cp_config *cfg, char *out, size_t len)
 
 static void show_clock(const cp_config *cfg, char *out, size_t len)
 {
-    snprintf(out, len, "%s", cfg->clock_monotonic ? "monotonic" : "auto");
+    snprintf(out, len, "%s", cp_clock_mode_names[cfg->clock]);
 }
 
 static const struct {
@@ -262,7 +263,7 @@ static const struct {
     {"COLLPROF_STAT_LAYOUT", parse_stat_layout, show_stat_layout, "cubegui or documented"},
     {"COLLPROF_CALLSITE_DEPTH", parse_callsite_depth, show_callsite_depth,
      "a number of frames from 0 (off) to 32"},
-    {"COLLPROF_CLOCK", parse_clock, show_clock, "auto or monotonic"},
+    {"COLLPROF_CLOCK", parse_clock, show_clock, "auto, tsc or monotonic"},
 };
 
 /* "all, or a comma-separated list of: Allgather, Allgatherv, ..." */

@@ -25,7 +25,7 @@ typedef struct cp_config {
     char hostname[256];    /* COLLPROF_HOSTNAME; empty: gethostname() */
     bool stat_documented;  /* COLLPROF_STAT_LAYOUT=documented */
     int callsite_depth;    /* COLLPROF_CALLSITE_DEPTH: frames per call path, 0 = off */
-    bool clock_monotonic;  /* COLLPROF_CLOCK=monotonic: no time-stamp counter */
+    int clock;             /* COLLPROF_CLOCK: enum cp_clock_mode (clock.h) */
 } cp_config;
 
 /* One effective setting, for the manifest. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "finalize.h"
 #include "finalize_timing.h"
 #include "log.h"
@@ -159,13 +160,42 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void fill_manifest(fin *f, bool partial, const char *const *run_files, size_t nrun)
+/* How the calls were stamped (the manifest's "clock"). */
+static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
+{
+    snprintf(c->source, sizeof c->source, "%s",
+             rt->tsc_ranks == f->size ? "tsc" : rt->tsc_ranks == 0 ? "monotonic" : "mixed");
+    c->tsc_ranks = rt->tsc_ranks;
+    c->tsc_hz = (int64_t)(cp_clock_tsc_hz() + 0.5);
+    c->max_drift_ppm = rt->max_drift_ppm;
+    c->drift_bound_ppm = CP_CLOCK_DRIFT_BOUND_PPM;
+    if (rt->drifted_ranks)
+        snprintf(c->note, sizeof c->note,
+                 "the counter of %" PRId64 " rank(s), first rank %" PRId64
+                 ", drifted beyond the bound: their times may be off",
+                 rt->drifted_ranks, rt->first_drifted);
+    else if (!cp_clock_tsc)
+        snprintf(c->note, sizeof c->note, "rank 0 stamped with CLOCK_MONOTONIC: %s",
+                 cp_clock_why_not_tsc());
+    else if (rt->tsc_ranks < f->size)
+        snprintf(c->note, sizeof c->note,
+                 "%" PRId64 " rank(s) stamped with CLOCK_MONOTONIC (their CPUs did not say "
+                 "their counters are invariant)",
+                 f->size - rt->tsc_ranks);
+}
+
+static void fill_manifest(fin *f, bool partial, const char *const *run_files, size_t nrun,
+                          const cp_run_times *rt)
 {
     cp_manifest *m = &f->man;
     if (cp_run_manifest(m, partial ? "memory ran out on some ranks: calls after that were not "
                                      "recorded"
                                    : NULL))
         return;
+    if (rt->timing) {
+        m->has_clock = true;
+        fill_clock(f, rt, &m->clock);
+    }
     /* Files: the manifest, then each lead's pair. */
     size_t cap = 1 + nrun + 2 * m->ncomms;
     m->files = calloc(cap, sizeof *m->files);
@@ -269,7 +299,7 @@ static void conclude(fin *f, double t0, cp_run_times *rt)
         return;
     const char *run_files[3];
     size_t nrun = write_run_files(f, rt, run_files);
-    fill_manifest(f, any_partial != 0, run_files, nrun);
+    fill_manifest(f, any_partial != 0, run_files, nrun, rt);
     char path[4200];
     snprintf(path, sizeof path, "%s/manifest.json", f->dir);
     cp_error err;

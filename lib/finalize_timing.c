@@ -5,6 +5,7 @@
  * COLLPROF_TIMING_MAX_CALLS per rank); data sent to rank 0 grows with the
  * collectives used and the wait-state instances found.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,33 @@ static void gather_at_rank0(fin *f, cp_run_times *rt, const cp_wbuf *mine)
     }
 }
 
+/* How the ranks stamped their calls, for the manifest; ranks whose counter
+ * did not tick evenly are reported once (their times were converted with
+ * the rate measured over the run, the best there is, but may be off). */
+static void agree_on_clocks(fin *f, cp_run_times *rt)
+{
+    int64_t drift = cp_clock_drift_ppm();
+    if (drift < 0)
+        drift = -drift;
+    bool drifted = cp_clock_tsc && drift > CP_CLOCK_DRIFT_BOUND_PPM;
+    int64_t in[2] = {cp_clock_tsc, drifted}, sums[2] = {0, 0};
+    int64_t mx[2] = {cp_clock_tsc ? drift : 0, drifted ? -(int64_t)f->rank : INT64_MIN};
+    int64_t maxes[2] = {0, INT64_MIN};
+    PMPI_Allreduce(in, sums, 2, MPI_INT64_T, MPI_SUM, f->w);
+    PMPI_Allreduce(mx, maxes, 2, MPI_INT64_T, MPI_MAX, f->w);
+    rt->tsc_ranks = sums[0];
+    rt->drifted_ranks = sums[1];
+    rt->max_drift_ppm = maxes[0];
+    rt->first_drifted = sums[1] ? -maxes[1] : -1;
+    if (f->rank == 0 && rt->drifted_ranks)
+        cp_log("the time-stamp counter of %" PRId64 " rank(s) (first: rank %" PRId64
+               ") ran %.2f%% off its calibration over the run (more than %.1f%%): their call "
+               "times were converted with the rate measured over the run and may be off; "
+               "COLLPROF_CLOCK=monotonic avoids the counter",
+               rt->drifted_ranks, rt->first_drifted, (double)rt->max_drift_ppm / 1e4,
+               CP_CLOCK_DRIFT_BOUND_PPM / 1e4);
+}
+
 void cp_fin_timing(fin *f, cp_run_times *rt)
 {
     memset(rt, 0, sizeof *rt);
@@ -412,6 +440,7 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     double fin_at = cp_clock_now();
     if (cp_clock_measure(&cp_rt.loc, true))
         cp_fin_fail(f, "cannot compare the clocks of the ranks");
+    agree_on_clocks(f, rt);
     align_times();
 
     sites st = {0};

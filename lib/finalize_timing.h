@@ -55,6 +55,10 @@ static inline int64_t cp_site_key(uint32_t coll, uint32_t path)
 typedef struct cp_run_times {
     bool timing;                   /* COLLPROF_TIMING was not off */
     int64_t nranks;
+    int64_t tsc_ranks;             /* ranks that stamped with the time-stamp counter */
+    int64_t max_drift_ppm;         /* the largest |drift| of their counters */
+    int64_t drifted_ranks;         /* how many beyond CP_CLOCK_DRIFT_BOUND_PPM */
+    int64_t first_drifted;         /* the lowest of them, -1 when none */
     cp_location *loc;              /* per rank */
     double *wall;                  /* per rank: seconds from its start to finalize */
     cp_site *sites;                /* sorted by rank, collective, path */

@@ -74,7 +74,7 @@ void cp_runtime_start(bool collective)
         /* World first: it is then the first of the communicators that share
          * its membership (its dups) on every rank. */
         cp_comm_get(MPI_COMM_WORLD);
-        cp_clock_start(!cp_rt.cfg.clock_monotonic);
+        cp_clock_start(cp_rt.cfg.clock);
         cp_location_capture(&cp_rt.loc, cp_rt.cfg.hostname);
         cp_timing_set_budget(cp_rt.cfg.timing_max_calls);
         cp_callsite_start(cp_rt.cfg.callsite_depth, (const void *)cp_runtime_start);

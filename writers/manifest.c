@@ -115,6 +115,13 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
     for (size_t i = 0; i < a->nfiles; i++)
         if (!str_eq(a->files[i], b->files[i]))
             return false;
+    if (a->has_clock != b->has_clock ||
+        (a->has_clock &&
+         (strcmp(a->clock.source, b->clock.source) || a->clock.tsc_ranks != b->clock.tsc_ranks ||
+          a->clock.tsc_hz != b->clock.tsc_hz || a->clock.max_drift_ppm != b->clock.max_drift_ppm ||
+          a->clock.drift_bound_ppm != b->clock.drift_bound_ppm ||
+          strcmp(a->clock.note, b->clock.note))))
+        return false;
     if (a->ncall_tree != b->ncall_tree)
         return false;
     for (size_t i = 0; i < a->ncall_tree; i++) {
@@ -220,6 +227,24 @@ static int write_neighbors(cp_out *o, const cp_comm_info *c)
     return cp_out_printf(o, "}");
 }
 
+/* ',\n  "clock": {"source": "tsc", "tsc_ranks": 4, "tsc_hz": 2894561234,
+ * "max_drift_ppm": 12, "drift_bound_ppm": 5000, "note": ""}' (when timed). */
+static int write_clock(cp_out *o, const cp_manifest *m)
+{
+    if (!m->has_clock)
+        return 0;
+    const cp_clock_info *c = &m->clock;
+    if (cp_out_printf(o, ",\n  \"clock\": {\"source\": ") < 0 || WRITE_FIELD(o, c, source) < 0 ||
+        cp_out_printf(o,
+                      ", \"tsc_ranks\": %" PRId64 ", \"tsc_hz\": %" PRId64
+                      ", \"max_drift_ppm\": %" PRId64 ", \"drift_bound_ppm\": %" PRId64
+                      ", \"note\": ",
+                      c->tsc_ranks, c->tsc_hz, c->max_drift_ppm, c->drift_bound_ppm) < 0 ||
+        WRITE_FIELD(o, c, note) < 0)
+        return -1;
+    return cp_out_printf(o, "}");
+}
+
 /* ',\n  "call_tree": [{"parent": -1, "function": "main", "module": "/app", "address": 4660}]'
  * (only when call paths were recorded; a node's id is its index). */
 static int write_call_tree(cp_out *o, const cp_manifest *m)
@@ -266,7 +291,8 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
         ok = (i == 0 || cp_out_printf(o, ", ") >= 0) && write_cstr(o, m->config[i].key) >= 0 &&
              cp_out_printf(o, ": ") >= 0 && write_cstr(o, m->config[i].value) >= 0;
     }
-    ok = ok && cp_out_printf(o, "},\n  \"communicators\": [") >= 0;
+    ok = ok && cp_out_printf(o, "}") >= 0 && write_clock(o, m) >= 0;
+    ok = ok && cp_out_printf(o, ",\n  \"communicators\": [") >= 0;
     for (size_t i = 0; ok && i < m->ncomms; i++) {
         const cp_comm_info *c = &m->comms[i];
         char *members = cp_ranges_to_string(&c->members);
@@ -879,6 +905,25 @@ static int cmp_key_ptr(const void *a, const void *b)
     return (x->line > y->line || (x->line == y->line && x->col > y->col)) ? -1 : 1;
 }
 
+static int to_clock(const jctx *cx, const jv *v, cp_manifest *m)
+{
+    if (v->type != JV_OBJ)
+        return vfail(cx, v, "expected an object for \"clock\", found %s", type_name(v->type));
+    cp_clock_info *c = &m->clock;
+    if (get_str(cx, v, "source", c->source, sizeof c->source) < 0 ||
+        get_int(cx, v, "tsc_ranks", 0, INT64_MAX, &c->tsc_ranks) < 0 ||
+        get_int(cx, v, "tsc_hz", 0, INT64_MAX, &c->tsc_hz) < 0 ||
+        get_int(cx, v, "max_drift_ppm", 0, INT64_MAX, &c->max_drift_ppm) < 0 ||
+        get_int(cx, v, "drift_bound_ppm", 0, INT64_MAX, &c->drift_bound_ppm) < 0 ||
+        get_str(cx, v, "note", c->note, sizeof c->note) < 0)
+        return -1;
+    if (strcmp(c->source, "tsc") && strcmp(c->source, "monotonic") && strcmp(c->source, "mixed"))
+        return vfail(cx, v, "expected \"source\" to be tsc, monotonic or mixed, found \"%s\"",
+                     c->source);
+    m->has_clock = true;
+    return 0;
+}
+
 static int to_config(const jctx *cx, jv *v, cp_manifest *m)
 {
     if (v->type != JV_OBJ)
@@ -1111,6 +1156,8 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
     if (get_str(cx, root, "partial_reason", m->partial_reason, sizeof m->partial_reason) < 0)
         return -1;
     if (get_member(cx, root, "config", true, &v) < 0 || to_config(cx, (jv *)v, m) < 0)
+        return -1;
+    if (get_member(cx, root, "clock", false, &v) < 0 || (v && to_clock(cx, v, m) < 0))
         return -1;
     if (get_member(cx, root, "communicators", true, &v) < 0 || to_comms(cx, v, m) < 0)
         return -1;

@@ -192,6 +192,17 @@ typedef struct cp_callsite_node {
                            takes address - 1 for the line of the call) */
 } cp_callsite_node;
 
+/* How the calls of a run were stamped (manifest.json "clock"; absent when
+ * nothing was timed).  Integers, so that the file round-trips exactly. */
+typedef struct cp_clock_info {
+    char source[16];         /* "tsc", "monotonic", or "mixed" when ranks differed */
+    int64_t tsc_ranks;       /* ranks that stamped with the time-stamp counter */
+    int64_t tsc_hz;          /* world rank 0's counter rate calibrated at start; 0 without */
+    int64_t max_drift_ppm;   /* largest |rate over the run / calibration - 1|, ppm */
+    int64_t drift_bound_ppm; /* beyond it a counter is taken as uneven (note says so) */
+    char note[256];          /* why not the counter, or which ranks drifted; "" */
+} cp_clock_info;
+
 typedef struct cp_manifest {
     int format_version;        /* CP_MANIFEST_FORMAT_VERSION */
     int counts_format_version; /* CP_COUNTS_FORMAT_VERSION */
@@ -210,6 +221,8 @@ typedef struct cp_manifest {
     size_t nfiles;
     cp_callsite_node *call_tree; /* empty when call paths were not recorded */
     size_t ncall_tree;
+    bool has_clock;            /* the "clock" key: calls were timed */
+    cp_clock_info clock;
 } cp_manifest;
 
 void cp_manifest_free(cp_manifest *m);

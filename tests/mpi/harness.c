@@ -1476,8 +1476,66 @@ static int load_complete(cp_profile *p, reporter *rp)
 }
 
 /* Configuration as the manifest reports it. */
+/* Does this machine's CPU say its time-stamp counter is invariant (the
+ * kernel's flags constant_tsc and nonstop_tsc)?  Read here independently of
+ * the library, which must come to the same answer. */
+static bool cpu_says_invariant_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[8192];
+    bool c = false, n = false;
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "flags", 5) == 0) {
+            c = strstr(line, " constant_tsc") != NULL;
+            n = strstr(line, " nonstop_tsc") != NULL;
+            break;
+        }
+    if (f)
+        fclose(f);
+    return c && n;
+#else
+    return false;
+#endif
+}
+
+/* The manifest's clock: present when calls were timed, the counter used as
+ * COLLPROF_CLOCK and the CPU say, on every rank, its drift within bounds. */
+static void check_clock(reporter *rp, const cp_profile *p)
+{
+    const char *timing = getenv("COLLPROF_TIMING"), *mode = getenv("COLLPROF_CLOCK");
+    const cp_manifest *m = &p->manifest;
+    /* Partial profiles (no MPI_Finalize) hold counts only. */
+    if ((timing && !strcasecmp(timing, "off")) || m->partial) {
+        if (m->has_clock)
+            fail(rp, "%s/manifest.json: a \"clock\" although nothing timed is written", p->dir);
+        return;
+    }
+    if (!m->has_clock) {
+        fail(rp, "%s/manifest.json: no \"clock\" although calls were timed", p->dir);
+        return;
+    }
+    bool tsc = mode && !strcasecmp(mode, "monotonic") ? false
+               : mode && !strcasecmp(mode, "tsc")     ? true
+                                                      : cpu_says_invariant_tsc();
+#if !defined(__x86_64__) && !defined(__i386__)
+    tsc = false;
+#endif
+    const char *want = tsc ? "tsc" : "monotonic";
+    if (strcmp(m->clock.source, want) || m->clock.tsc_ranks != (tsc ? m->world_size : 0) ||
+        (m->clock.tsc_hz > 0) != tsc)
+        fail(rp, "%s/manifest.json: clock source %s on %" PRId64 " ranks at %" PRId64
+                 " Hz, expected %s on every rank (COLLPROF_CLOCK=%s)",
+             p->dir, m->clock.source, m->clock.tsc_ranks, m->clock.tsc_hz, want,
+             mode ? mode : "unset");
+    if (m->clock.max_drift_ppm > m->clock.drift_bound_ppm || m->clock.note[0] != (tsc ? 0 : 'r'))
+        fail(rp, "%s/manifest.json: clock drift %" PRId64 " ppm (bound %" PRId64 "), note \"%s\"",
+             p->dir, m->clock.max_drift_ppm, m->clock.drift_bound_ppm, m->clock.note);
+}
+
 static void check_config(reporter *rp, const cp_profile *p)
 {
+    check_clock(rp, p);
     static const char *const vars[] = {"COLLPROF_COMPRESS", "COLLPROF_START_CALL",
                                        "COLLPROF_MAX_CALLS", "COLLPROF_OUTPUT_DIR"};
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {

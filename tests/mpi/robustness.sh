@@ -168,7 +168,7 @@ bad-env)
     check_one COLLPROF_HOSTNAME "two words" "without spaces"
     check_one COLLPROF_STAT_LAYOUT scalasca cubegui documented
     check_one COLLPROF_CALLSITE_DEPTH 33 "0 (off) to 32"
-    check_one COLLPROF_CLOCK tsc auto monotonic
+    check_one COLLPROF_CLOCK rdtsc auto tsc monotonic
     [ -f collprof_compress/out/send-counters.rank0.txt ] ||
         fail "COLLPROF_COMPRESS=zip: the default (no compression) was not used"
     # All at once: still one line per variable.

@@ -236,6 +236,69 @@ START_TEST(call_tree)
 }
 END_TEST
 
+/* The clock record: written as documented after "config", read back equal,
+ * absent from manifests without it, and every field checked. */
+START_TEST(clock_record)
+{
+    cp_manifest m, back;
+    cp_error err = {{0}};
+    example_model(&m);
+    m.has_clock = true;
+    m.clock = (cp_clock_info){.source = "mixed", .tsc_ranks = 3, .tsc_hz = 2596120381,
+                              .max_drift_ppm = 12, .drift_bound_ppm = 5000,
+                              .note = "1 rank(s) stamped with CLOCK_MONOTONIC"};
+    char *text = write_text(&m, false);
+    ck_assert_msg(strstr(text, "},\n  \"clock\": {\"source\": \"mixed\", \"tsc_ranks\": 3, "
+                               "\"tsc_hz\": 2596120381, \"max_drift_ppm\": 12, "
+                               "\"drift_bound_ppm\": 5000, \"note\": \"1 rank(s) stamped "
+                               "with CLOCK_MONOTONIC\"},\n  \"communicators\"") != NULL,
+                  "%s", text);
+    ck_assert_msg(parse_text(text, strlen(text), &back, &err) == 0, "%s", err.msg);
+    ck_assert(cp_manifest_equal(&m, &back));
+    ck_assert(back.has_clock);
+    ck_assert_int_eq(back.clock.tsc_hz, 2596120381);
+    back.clock.max_drift_ppm++;
+    ck_assert(!cp_manifest_equal(&m, &back));
+    cp_manifest_free(&back);
+
+    static const struct {
+        const char *old, *new, *msg;
+    } bad[] = {
+        {"\"mixed\"", "\"rdtsc\"", "expected \"source\" to be tsc, monotonic or mixed"},
+        {"\"tsc_hz\": 2596120381", "\"tsc_hz\": 2.6e9",
+         "expected an integer for \"tsc_hz\", found a number"},
+        {"\"max_drift_ppm\": 12", "\"max_drift_ppm\": -12",
+         "expected \"max_drift_ppm\" between 0 and"},
+        {", \"note\": \"1 rank(s) stamped with CLOCK_MONOTONIC\"", "",
+         "expected the key \"note\" in this object"},
+        {"\"clock\": {", "\"clock\": [{", "expected an object for \"clock\", found an array"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *t = replace(text, bad[i].old, bad[i].new);
+        if (strcmp(bad[i].new, "\"clock\": [{") == 0) {
+            char *t2 = replace(t, "MONOTONIC\"}", "MONOTONIC\"}]");
+            free(t);
+            t = t2;
+        }
+        ck_assert_int_eq(parse_text(t, strlen(t), &back, &err), -1);
+        ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL, "case %zu: %s", i, err.msg);
+        free(t);
+    }
+    free(text);
+    cp_manifest_free(&m);
+
+    /* Without the key (counts only, or an older collprof): no clock. */
+    example_model(&m);
+    text = write_text(&m, false);
+    ck_assert_msg(parse_text(text, strlen(text), &back, &err) == 0, "%s", err.msg);
+    ck_assert(!back.has_clock);
+    ck_assert_ptr_null(strstr(text, "\"clock\""));
+    free(text);
+    cp_manifest_free(&back);
+    cp_manifest_free(&m);
+}
+END_TEST
+
 /* Intercommunicator groups and topology neighbour lists survive the trip,
  * and are written as documented. */
 START_TEST(remote_members_and_neighbours)
@@ -567,6 +630,7 @@ int main(void)
     tcase_add_test(tc, empty_lists_text);
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, call_tree);
+    tcase_add_test(tc, clock_record);
     tcase_add_test(tc, remote_members_and_neighbours);
     tcase_add_test(tc, escapes_written);
     tcase_add_test(tc, unicode_escapes_read);
