@@ -1,57 +1,225 @@
-/* Timing collector: records within a rank-wide budget (see timing.h). */
+/* Timing collector: a sample by call index in pooled blocks, and exact
+ * aggregates per signature (see timing.h). */
 #include "timing.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
-static uint64_t budget;
-static _Atomic uint64_t used;
+#include "sequence.h"
 
-void cp_timing_set_budget(uint64_t max_records)
+/* The pool: one allocation at start, touched page by page, handed out block
+ * by block through a free list.  Blocks are taken once per CP_TBLOCK_RECS
+ * kept calls and given back when a series thins: a mutex is cheap there. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static cp_tblock *pool, *free_list;
+static uint64_t pool_blocks, blocks_out;
+static uint64_t series_cap = 2;
+
+int cp_timing_start(uint64_t max_records, uint64_t cap)
 {
-    budget = max_records;
-    atomic_store(&used, 0);
-}
-
-static void aggregate(cp_timing *t, const cp_timing_rec *r)
-{
-    t->naggregated++;
-    t->agg_time += r->exit - r->start;
-    t->agg_late += r->start - r->enter;
-}
-
-void cp_timing_add(cp_timing *t, const cp_timing_rec *r)
-{
-    if (t->partial || atomic_fetch_add_explicit(&used, 1, memory_order_relaxed) >= budget) {
-        aggregate(t, r);
-        return;
-    }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 4;
-        cp_timing_rec *nr = realloc(t->recs, cap * sizeof *nr);
-        if (!nr) {
-            t->partial = true;
-            aggregate(t, r);
-            return;
+    pthread_mutex_lock(&pool_lock);
+    series_cap = cap < 2 ? 2 : cap;
+    free(pool);
+    pool = NULL;
+    free_list = NULL;
+    blocks_out = 0;
+    pool_blocks = (max_records + CP_TBLOCK_RECS - 1) / CP_TBLOCK_RECS;
+    int rc = 0;
+    if (pool_blocks) {
+        pool = malloc(pool_blocks * sizeof *pool);
+        if (!pool) {
+            pool_blocks = 0;
+            rc = -1;
+        } else {
+            /* Touch every page now, not on the call path. */
+            memset(pool, 0, pool_blocks * sizeof *pool);
+            for (uint64_t i = pool_blocks; i-- > 0;) {
+                pool[i].next = free_list;
+                free_list = &pool[i];
+            }
         }
-        t->recs = nr;
-        t->cap = cap;
     }
-    t->recs[t->n++] = *r;
+    pthread_mutex_unlock(&pool_lock);
+    return rc;
+}
+
+static cp_tblock *take_block(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    cp_tblock *b = free_list;
+    if (b) {
+        free_list = b->next;
+        b->next = NULL;
+        blocks_out++;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return b;
+}
+
+static void give_blocks(cp_tblock *b)
+{
+    pthread_mutex_lock(&pool_lock);
+    while (b) {
+        cp_tblock *next = b->next;
+        b->next = free_list;
+        free_list = b;
+        blocks_out--;
+        b = next;
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+uint64_t cp_timing_pool_used(void)
+{
+    return blocks_out * CP_TBLOCK_RECS;
+}
+
+uint64_t cp_timing_pool_size(void)
+{
+    return pool_blocks * CP_TBLOCK_RECS;
+}
+
+uint64_t cp_timing_kept(const cp_timing *t)
+{
+    return t->npos;
+}
+
+/* Keep every other slot (0, 2, 4, ...: the calls whose index is a multiple
+ * of twice the stride) at the front of the chain, in order, and give back
+ * the blocks no longer needed.  The writer never overtakes the reader. */
+static void thin(cp_timing *t)
+{
+    cp_tblock *rb = t->head, *wb = t->head;
+    uint64_t w = 0;
+    for (uint64_t r = 0; r < t->npos; r++) {
+        if (r > 0 && r % CP_TBLOCK_RECS == 0)
+            rb = rb->next;
+        if (r % 2)
+            continue;
+        if (w > 0 && w % CP_TBLOCK_RECS == 0)
+            wb = wb->next;
+        wb->r[w % CP_TBLOCK_RECS] = rb->r[r % CP_TBLOCK_RECS];
+        w++;
+    }
+    t->npos = w;
+    t->stride *= 2;
+    if (w > 0) {
+        give_blocks(wb->next);
+        wb->next = NULL;
+        t->tail = wb;
+    }
+}
+
+/* The record of the next slot, marked untimed; NULL when no block can be
+ * had. */
+static cp_sample_rec *push_slot(cp_timing *t)
+{
+    if (t->npos % CP_TBLOCK_RECS == 0) {
+        cp_tblock *b = take_block();
+        if (!b) {
+            t->starved = true;
+            return NULL;
+        }
+        if (t->tail)
+            t->tail->next = b;
+        else
+            t->head = b;
+        t->tail = b;
+    }
+    cp_sample_rec *r = &t->tail->r[t->npos % CP_TBLOCK_RECS];
+    r->enter = CP_SAMPLE_UNTIMED;
+    r->late = r->dur = 0;
+    t->npos++;
+    return r;
+}
+
+cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx)
+{
+    if (t->stride == 0)
+        t->stride = 1;
+    if (idx % t->stride != 0 || t->starved)
+        return NULL;
+    /* Calls the series numbered without this function (starts of
+     * persistent requests) leave their slots untimed. */
+    for (;;) {
+        uint64_t pos = idx / t->stride;
+        if (pos >= series_cap) {
+            thin(t);
+            if (idx % t->stride != 0)
+                return NULL;
+            continue;
+        }
+        while (t->npos < pos)
+            if (!push_slot(t))
+                return NULL;
+        if (t->npos > pos)
+            return NULL; /* numbered twice? keep what is there */
+        return push_slot(t);
+    }
+}
+
+/* The aggregates of signature sig, made when the signature is new (a new
+ * pattern: allocation is allowed then). */
+static cp_timing_agg *agg_of(cp_timing *t, uint32_t sig)
+{
+    if (sig == CP_SEQ_NONE)
+        return NULL;
+    if (sig >= t->nagg) {
+        uint32_t n = t->nagg ? t->nagg : 1;
+        while (n <= sig)
+            n *= 2;
+        cp_timing_agg *na = realloc(t->agg, n * sizeof *na);
+        if (!na) {
+            t->partial = true;
+            return NULL;
+        }
+        memset(na + t->nagg, 0, (n - t->nagg) * sizeof *na);
+        t->agg = na;
+        t->nagg = n;
+    }
+    return &t->agg[sig];
+}
+
+void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig, uint64_t enter,
+                   uint64_t start, uint64_t exit, uint8_t flags)
+{
+    uint64_t dur = exit > start ? exit - start : 0, late = start > enter ? start - enter : 0;
+    cp_timing_agg *a = agg_of(t, sig);
+    if (a) {
+        a->min = a->n == 0 || dur < a->min ? dur : a->min;
+        a->max = dur > a->max ? dur : a->max;
+        a->n++;
+        a->time += dur;
+        a->late += late;
+    }
+    if (rec) {
+        rec->enter = (enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1)) |
+                     ((uint64_t)flags << CP_SAMPLE_FLAG_SHIFT);
+        rec->late = (float)late;
+        rec->dur = (float)dur;
+    }
 }
 
 void cp_timing_compact(cp_timing *t)
 {
-    if (t->n == 0 || t->n >= t->cap)
-        return;
-    cp_timing_rec *nr = realloc(t->recs, t->n * sizeof *nr);
-    if (nr) {
-        t->recs = nr;
-        t->cap = t->n;
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < t->nagg; i++)
+        if (t->agg[i].n)
+            used = i + 1;
+    if (used && used < t->nagg) {
+        cp_timing_agg *na = realloc(t->agg, used * sizeof *na);
+        if (na) {
+            t->agg = na;
+            t->nagg = used;
+        }
     }
 }
 
 void cp_timing_free(cp_timing *t)
 {
+    give_blocks(t->head);
+    free(t->agg);
     free(t->recs);
     free(t->paths);
     *t = (cp_timing){0};

@@ -1,13 +1,25 @@
 /*
  * Timing collector: when each call entered and left, per (communicator,
- * collective), in bounded memory.
+ * collective), in memory that does not grow with the length of the run.
  *
- * Each rank keeps at most COLLPROF_TIMING_MAX_CALLS records in total (one
- * budget shared by all its communicators and threads); past it a call only
- * adds to its table's aggregates, and the output says how many calls that
- * was.  Times are stamps of this rank's clock (lib/clock.h: time-stamp
- * counter ticks or seconds) until finalize turns them into seconds aligned
- * to world rank 0's clock.
+ * Every timed call adds to exact aggregates kept per call signature (so per
+ * call path): count, summed execution and late-arrival time, shortest and
+ * longest call, in clock ticks.  Individual enter/exit times are kept for a
+ * SAMPLE of the calls chosen by call index alone: call idx is kept when
+ * idx % stride == 0, stride a power of two that doubles (and the sample is
+ * thinned to every other kept call) whenever the series has kept `cap`
+ * calls.  The stride depends only on how many calls the series has made,
+ * which is the same on every member of the communicator, so every member
+ * keeps the same calls and wait states stay computable, over the whole run.
+ *
+ * A kept call is a 16-byte record in fixed-size blocks taken from a
+ * rank-wide pool that is allocated and touched at start: no allocation and
+ * no first touch of a page on the call path.  When the pool runs dry (more
+ * series than the budget holds at their cap), a series keeps what it has
+ * and its later calls count in the aggregates only; the output says so.
+ *
+ * Times are ticks of this rank's clock (lib/clock.h) until finalize turns
+ * the sample into cp_timing_rec records in seconds (cp_timing_expand).
  */
 #ifndef COLLPROF_TIMING_H
 #define COLLPROF_TIMING_H
@@ -17,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A kept call as finalize uses it. */
 typedef struct cp_timing_rec {
     uint64_t call;  /* call index on its (communicator, collective) */
     double enter;   /* arrival in the wrapper */
@@ -27,26 +40,78 @@ typedef struct cp_timing_rec {
     uint8_t flags;  /* enum cp_cpt_call_flag (collprof/profile.h) */
 } cp_timing_rec;
 
+/* A kept call as the collector stores it: 16 bytes. */
+typedef struct cp_sample_rec {
+    uint64_t enter; /* ticks since the rank's clock started (low 56 bits),
+                       flags in the top byte; CP_SAMPLE_UNTIMED: a call of the
+                       sample this rank did not time (paused, say) */
+    float late;     /* start - enter, ticks */
+    float dur;      /* exit - start, ticks */
+} cp_sample_rec;
+
+#define CP_SAMPLE_UNTIMED UINT64_MAX
+#define CP_SAMPLE_FLAG_SHIFT 56
+#define CP_TBLOCK_RECS 16
+
+typedef struct cp_tblock {
+    struct cp_tblock *next;
+    cp_sample_rec r[CP_TBLOCK_RECS];
+} cp_tblock;
+
+/* Exact sums of the timed calls of one signature (ticks). */
+typedef struct cp_timing_agg {
+    uint64_t n;
+    uint64_t time, late;
+    uint64_t min, max; /* of exit - start */
+} cp_timing_agg;
+
 typedef struct cp_timing {
+    /* the sample */
+    uint64_t stride;       /* kept: idx % stride == 0 (0 before the first call) */
+    uint64_t npos;         /* slots used: calls 0, stride, 2*stride, ... */
+    cp_tblock *head, *tail;
+    bool starved;          /* the pool ran dry: later calls not kept */
+    /* exact aggregates, per signature id of the counts collector */
+    cp_timing_agg *agg;
+    uint32_t nagg;
+    /* At finalize (cp_timing_expand): the kept calls in seconds, their
+     * paths, and how many timed calls are in the aggregates only. */
     cp_timing_rec *recs;
-    size_t n, cap;
-    uint64_t naggregated; /* calls past the budget: aggregates only */
-    double agg_time;      /* their summed exit - start */
-    double agg_late;      /* their summed start - enter */
-    bool partial;         /* memory ran out: later calls aggregated only */
-    uint32_t *paths;      /* at finalize: the call path of each record */
+    size_t n;
+    uint64_t naggregated;
+    double agg_time, agg_late; /* seconds, of those calls */
+    bool partial;         /* memory ran out for the aggregates */
+    uint32_t *paths;
 } cp_timing;
 
-/* The rank-wide budget of records (COLLPROF_TIMING_MAX_CALLS). */
-void cp_timing_set_budget(uint64_t max_records);
+/* Set up the pool: `max_records` records per rank, allocated and touched
+ * now; `cap` records per series at most before it thins (>= 2).  Returns 0,
+ * or -1 when the pool cannot be had (then nothing is kept, aggregates
+ * only). */
+int cp_timing_start(uint64_t max_records, uint64_t cap);
 
-/* Keep one call: a record while the budget lasts, else the aggregates.
- * Called by one thread at a time per table (MPI orders collectives on a
- * communicator).  Never fails: running out of memory aggregates. */
-void cp_timing_add(cp_timing *t, const cp_timing_rec *r);
+/* Where a call's times go: the record of call idx when it belongs to the
+ * sample (marked untimed until cp_timing_add fills it), else NULL.  Called
+ * for every numbered call of the series, in call order, by one thread at a
+ * time (MPI orders collectives on a communicator). */
+cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx);
 
-/* Give back the room beyond the records kept (the communicator was freed). */
+/* A timed call of signature sig (CP_SEQ_NONE: none) took these stamps
+ * (ticks); rec is its cp_timing_slot, or NULL.  Never fails: running out of
+ * memory for a new signature's aggregates marks the table partial. */
+void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig, uint64_t enter,
+                   uint64_t start, uint64_t exit, uint8_t flags);
+
+/* Give the pool's blocks back beyond what the series holds, and shrink the
+ * aggregates (the communicator was freed). */
 void cp_timing_compact(cp_timing *t);
+
+/* How many calls of the series the sample kept (untimed ones included). */
+uint64_t cp_timing_kept(const cp_timing *t);
+
+/* Records of the pool in use, and their total (for the output). */
+uint64_t cp_timing_pool_used(void);
+uint64_t cp_timing_pool_size(void);
 
 void cp_timing_free(cp_timing *t);
 

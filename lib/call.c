@@ -29,21 +29,25 @@ void cp_call_record(cp_comm *c, cp_call *call)
                                   cp_rt.cfg.callsite_depth ? cp_callsite_capture(call->ra)
                                                            : CP_SEQ_NONE);
     call->idx = cp_counts_record(t, sig);
-    call->timed = rec && cp_rt.cfg.timing != CP_TIMING_OFF;
+    call->sig = sig;
+    call->timed = false;
+    if (cp_rt.cfg.timing != CP_TIMING_OFF) {
+        /* Every numbered call, recorded or not, so that the sample's slots
+         * are the same calls on every member. */
+        call->rec = cp_timing_slot(&x->timing, call->idx);
+        call->timed = rec;
+    }
     errno = call->saved_errno;
 }
 
 void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
 {
+    uint64_t exit = cp_clock_ticks();
     int saved = errno; /* as the MPI call left it */
-    cp_timing_rec r = {.call = call->idx,
-                       .enter = call->enter,
-                       .start = call->start,
-                       .exit = cp_clock_stamp(),
-                       .root = call->root >= 0 && call->root <= INT32_MAX ? (int32_t)call->root
-                                                                          : -1,
-                       .flags = blocking ? 0 : CP_CPT_NONBLOCKING};
-    cp_timing_add(&c->coll[call->coll]->timing, &r); /* made by cp_call_record */
+    /* Enter relative to the clock's origin: the record keeps 56 bits. */
+    cp_timing_add(&c->coll[call->coll]->timing, call->rec, call->sig,
+                  call->enter - cp_clock_origin, call->start - cp_clock_origin,
+                  exit - cp_clock_origin, blocking ? 0 : CP_CPT_NONBLOCKING);
     errno = saved;
 }
 

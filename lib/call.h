@@ -22,7 +22,9 @@ typedef struct cp_call {
     void *ra;        /* the wrapper's return address (callsite collector) */
     bool timed;      /* record its times (timing on, call recorded) */
     uint64_t idx;    /* its call index */
-    double enter, start; /* stamps (clock.h): arrival, start of the MPI call */
+    uint32_t sig;    /* its signature (counts collector), CP_SEQ_NONE: none */
+    cp_sample_rec *rec; /* its record when the timing sample keeps it */
+    uint64_t enter, start; /* ticks (clock.h): arrival, start of the MPI call */
 } cp_call;
 
 #include "capture.h"
@@ -64,10 +66,10 @@ static inline void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
 {
     /* Arrival is stamped here, after collprof's own counting, so that the
      * times are the MPI library's. */
-    call->enter = cp_clock_stamp();
+    call->enter = cp_clock_ticks();
     if (cp_rt.cfg.timing == CP_TIMING_BARRIER && blocking && call->coll != CP_COLL_BARRIER) {
         PMPI_Barrier(comm);
-        call->start = cp_clock_stamp();
+        call->start = cp_clock_ticks();
         errno = call->saved_errno;
     } else {
         call->start = call->enter;

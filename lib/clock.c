@@ -8,6 +8,7 @@
 
 time_t cp_clock_base;
 bool cp_clock_tsc;
+uint64_t cp_clock_origin;
 static double start;          /* this rank's clock at start */
 /* (stamp, clock) at start and at the final measurement: the stamp's rate. */
 static double stamp0, clock0, stamp1, clock1;
@@ -64,19 +65,15 @@ static bool cpu_invariant_tsc(void)
  * three kept. */
 static void read_pair(double *stamp, double *clock)
 {
-#if defined(__x86_64__) || defined(__i386__)
     double best = -1;
     for (int i = 0; i < 3; i++) {
-        double a = (double)__rdtsc(), c = cp_clock_now(), b = (double)__rdtsc();
+        double a = (double)cp_clock_ticks(), c = cp_clock_now(), b = (double)cp_clock_ticks();
         if (best < 0 || b - a < best) {
             best = b - a;
             *stamp = 0.5 * (a + b);
             *clock = c;
         }
     }
-#else
-    *stamp = *clock = cp_clock_now();
-#endif
 }
 
 /* The counter's rate over a few milliseconds of busy waiting on the
@@ -108,8 +105,11 @@ void cp_clock_start(int mode)
         snprintf(why_not, sizeof why_not,
                  "the CPU does not say its time-stamp counter is invariant "
                  "(constant_tsc and nonstop_tsc)");
-    else if ((tsc_hz = calibrate()) == 0)
-        snprintf(why_not, sizeof why_not, "the time-stamp counter failed its calibration");
+    else {
+        cp_clock_tsc = true; /* cp_clock_ticks reads the counter while calibrating */
+        if ((tsc_hz = calibrate()) == 0)
+            snprintf(why_not, sizeof why_not, "the time-stamp counter failed its calibration");
+    }
     cp_clock_tsc = tsc_hz > 0;
 #else
     (void)mode;
@@ -117,8 +117,8 @@ void cp_clock_start(int mode)
 #endif
     start = cp_clock_now();
     read_pair(&stamp0, &clock0);
-    if (!cp_clock_tsc)
-        stamp0 = clock0;
+    cp_clock_origin = (uint64_t)stamp0;
+    stamp0 = (double)cp_clock_origin;
 }
 
 double cp_clock_tsc_hz(void)
@@ -137,19 +137,25 @@ const char *cp_clock_why_not_tsc(void)
 }
 
 /* The counter's rate: over the whole run when it lasted long enough for the
- * rate to be known better than the calibration's, else the calibration. */
+ * rate to be known better than the calibration's, else the calibration;
+ * nanoseconds without the counter. */
 static double run_hz(void)
 {
+    if (!cp_clock_tsc)
+        return 1e9;
     if (clock1 - clock0 >= 0.5 && stamp1 > stamp0)
         return (stamp1 - stamp0) / (clock1 - clock0);
     return tsc_hz;
 }
 
-double cp_clock_stamp_seconds(double stamp)
+double cp_clock_ticks_seconds(double ticks)
 {
-    if (!cp_clock_tsc)
-        return stamp;
-    return clock0 + (stamp - stamp0) / run_hz();
+    return clock0 + ticks / run_hz();
+}
+
+double cp_clock_tick(void)
+{
+    return 1 / run_hz();
 }
 
 double cp_clock_start_time(void)
@@ -233,9 +239,7 @@ int cp_clock_measure(cp_location *loc, bool final)
 {
     if (final) {
         read_pair(&stamp1, &clock1);
-        if (!cp_clock_tsc)
-            stamp1 = clock1;
-        else if (clock1 - clock0 >= 0.5)
+        if (cp_clock_tsc && clock1 - clock0 >= 0.5)
             drift_ppm = (int64_t)((run_hz() / tsc_hz - 1) * 1e6);
     }
     if (node_comm == MPI_COMM_NULL && group_by_host(loc))

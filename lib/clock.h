@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -37,9 +38,12 @@ static inline double cp_clock_now(void)
  * counter (about 11 ns to read, against 30 for clock_gettime on a VM whose
  * kernel clock is kvm-clock); otherwise cp_clock_now().  The counter's rate
  * is calibrated against CLOCK_MONOTONIC at start and measured again over
- * the whole run at finalize; a stamp becomes seconds on this rank's clock
- * with cp_clock_stamp_seconds (a linear map by the run's rate). */
+ * the whole run at finalize.  Stamps are integer ticks (the counter's, or
+ * nanoseconds of CLOCK_MONOTONIC); cp_clock_ticks_seconds turns ticks since
+ * cp_clock_origin into seconds on this rank's clock (a linear map by the
+ * run's rate). */
 extern bool cp_clock_tsc;
+extern uint64_t cp_clock_origin; /* ticks when the clock started */
 
 /* COLLPROF_CLOCK: auto (the counter when the CPU says it is invariant),
  * tsc (the counter whatever the flags say, on x86), monotonic. */
@@ -52,17 +56,22 @@ extern const char *const cp_clock_mode_names[CP_CLOCK_NMODES];
  * hypervisor that changes its rate): said once, and recorded. */
 #define CP_CLOCK_DRIFT_BOUND_PPM 5000
 
-static inline double cp_clock_stamp(void)
+static inline uint64_t cp_clock_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     if (cp_clock_tsc)
-        return (double)__rdtsc(); /* exact: below 2^53 for years of uptime */
+        return __rdtsc();
 #endif
-    return cp_clock_now();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* After cp_clock_measure(.., true): a stamp as seconds on this rank's clock. */
-double cp_clock_stamp_seconds(double stamp);
+/* Ticks since cp_clock_origin as seconds on this rank's clock, and the
+ * length of one tick in seconds (best after cp_clock_measure(.., true),
+ * which measures the counter's rate over the run). */
+double cp_clock_ticks_seconds(double ticks);
+double cp_clock_tick(void);
 
 /* Start this rank's clock (mode: enum cp_clock_mode), calibrating the
  * counter when it is used (a few milliseconds). */

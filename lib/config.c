@@ -120,6 +120,15 @@ static int parse_timing_max_calls(cp_config *cfg, const char *v)
     return parse_u64(v, &cfg->timing_max_calls);
 }
 
+static int parse_timing_sample(cp_config *cfg, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, &n) || n < 2)
+        return -1;
+    cfg->timing_sample = n;
+    return 0;
+}
+
 /* A host name as the location collector reports it: printable, no spaces. */
 static int parse_hostname(cp_config *cfg, const char *v)
 {
@@ -220,6 +229,11 @@ static void show_timing_max_calls(const cp_config *cfg, char *out, size_t len)
     snprintf(out, len, "%" PRIu64, cfg->timing_max_calls);
 }
 
+static void show_timing_sample(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%" PRIu64, cfg->timing_sample);
+}
+
 static void show_hostname(const cp_config *cfg, char *out, size_t len)
 {
     snprintf(out, len, "%s", cfg->hostname);
@@ -258,6 +272,8 @@ static const struct {
     {"COLLPROF_TIMING", parse_timing, show_timing, "off, passive or barrier"},
     {"COLLPROF_TIMING_MAX_CALLS", parse_timing_max_calls, show_timing_max_calls,
      "a number of calls per rank, 0 or more"},
+    {"COLLPROF_TIMING_SAMPLE", parse_timing_sample, show_timing_sample,
+     "a number of calls per communicator and collective, 2 or more"},
     {"COLLPROF_HOSTNAME", parse_hostname, show_hostname,
      "a host name without spaces (at most 255 characters)"},
     {"COLLPROF_STAT_LAYOUT", parse_stat_layout, show_stat_layout, "cubegui or documented"},
@@ -285,6 +301,7 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
     cfg->max_calls = UINT64_MAX;
     cfg->timing = CP_TIMING_PASSIVE;
     cfg->timing_max_calls = CP_TIMING_MAX_CALLS_DEFAULT;
+    cfg->timing_sample = CP_TIMING_SAMPLE_DEFAULT;
     cfg->callsite_depth = CP_CALLSITE_DEPTH_DEFAULT;
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
         cfg->enabled[k] = true;

@@ -21,7 +21,8 @@ typedef struct cp_config {
     int verbose;           /* 0 quiet but the final line, 1 more, 2 debug */
     bool enabled[CP_NCOLLECTIVES]; /* COLLPROF_COLLECTIVES */
     int timing;            /* COLLPROF_TIMING: enum cp_timing_mode */
-    uint64_t timing_max_calls; /* calls per rank kept with their timestamps */
+    uint64_t timing_max_calls; /* calls per rank kept with their own times */
+    uint64_t timing_sample;    /* calls per series kept before it thins */
     char hostname[256];    /* COLLPROF_HOSTNAME; empty: gethostname() */
     bool stat_documented;  /* COLLPROF_STAT_LAYOUT=documented */
     int callsite_depth;    /* COLLPROF_CALLSITE_DEPTH: frames per call path, 0 = off */
@@ -34,15 +35,18 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 12
+#define CP_CONFIG_NENTRIES 13
 
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */
 enum cp_timing_mode { CP_TIMING_OFF = 0, CP_TIMING_PASSIVE = 1, CP_TIMING_BARRIER = 2 };
 /* "off", "passive", "barrier": as COLLPROF_TIMING spells them. */
 const char *cp_timing_mode_name(int mode);
-/* 100,000 calls x 40 bytes: 4 MB per rank at most. */
-#define CP_TIMING_MAX_CALLS_DEFAULT 100000
+/* 65,536 kept calls x 16 bytes: 1 MiB per rank, allocated at start. */
+#define CP_TIMING_MAX_CALLS_DEFAULT 65536
+/* Each (communicator, collective) keeps at most this many calls, spread
+ * over its whole run: 16 KiB each, 64 series fill the default pool. */
+#define CP_TIMING_SAMPLE_DEFAULT 1024
 /* The caller of the MPI function: one return address, no unwinding. */
 #define CP_CALLSITE_DEPTH_DEFAULT 1
 

@@ -20,23 +20,86 @@
 
 /* ------------------------------------------------------ this rank's sums */
 
-static void align_times(void)
+/* The path and root of signature id of a table (none when not recorded). */
+static uint32_t path_of_sig(const cp_counts *t, uint32_t id)
+{
+    return id != CP_SEQ_NONE && id < t->nsigs ? t->sigs[id].callpath : CP_SEQ_NONE;
+}
+
+static int32_t root_of_sig(const cp_counts *t, uint32_t id)
+{
+    if (id == CP_SEQ_NONE || id >= t->nsigs)
+        return -1;
+    int64_t r = t->sigs[id].root;
+    return r >= 0 && r <= INT32_MAX ? (int32_t)r : -1;
+}
+
+/* The sample of one series as records in seconds on world rank 0's time
+ * line, each with its call index, root and path (from the call sequence:
+ * both are in call order); the calls timed but not kept, and their time,
+ * from the exact aggregates.  Returns 0, or -1 when memory ran out. */
+static int expand(const cp_counts *c, cp_timing *t)
+{
+    uint64_t kept = cp_timing_kept(t);
+    t->recs = malloc((kept ? kept : 1) * sizeof *t->recs);
+    t->paths = malloc((kept ? kept : 1) * sizeof *t->paths);
+    if (!t->recs || !t->paths)
+        return -1;
+    double tick = cp_clock_tick();
+    cp_seq_iter it;
+    cp_seq_iter_init(&it, &c->seq);
+    uint64_t at = 0; /* call index at the start of the iterator's run */
+    const cp_tblock *b = t->head;
+    double sampled_time = 0, sampled_late = 0;
+    t->n = 0;
+    for (uint64_t j = 0; j < kept && b; j++) {
+        const cp_sample_rec *s = &b->r[j % CP_TBLOCK_RECS];
+        if (j % CP_TBLOCK_RECS == CP_TBLOCK_RECS - 1)
+            b = b->next;
+        if (s->enter == CP_SAMPLE_UNTIMED)
+            continue;
+        uint64_t call = j * t->stride, left;
+        uint32_t id = cp_seq_iter_peek(&it, &left);
+        while (left != UINT64_MAX && call >= at + left) {
+            cp_seq_iter_skip(&it, left);
+            at += left;
+            id = cp_seq_iter_peek(&it, &left);
+        }
+        if (left == UINT64_MAX)
+            id = CP_SEQ_NONE;
+        uint64_t ticks = s->enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1);
+        double enter = cp_clock_ticks_seconds((double)ticks);
+        double start = enter + (double)s->late * tick, exit = start + (double)s->dur * tick;
+        sampled_time += exit - start;
+        sampled_late += start - enter;
+        t->paths[t->n] = path_of_sig(c, id);
+        t->recs[t->n++] = (cp_timing_rec){.call = call,
+                                          .enter = cp_clock_align(enter),
+                                          .start = cp_clock_align(start),
+                                          .exit = cp_clock_align(exit),
+                                          .root = root_of_sig(c, id),
+                                          .flags = (uint8_t)(s->enter >> CP_SAMPLE_FLAG_SHIFT)};
+    }
+    uint64_t timed = 0;
+    double time = 0, late = 0;
+    for (uint32_t i = 0; i < t->nagg; i++) {
+        timed += t->agg[i].n;
+        time += (double)t->agg[i].time * tick;
+        late += (double)t->agg[i].late * tick;
+    }
+    t->naggregated = timed > t->n ? timed - t->n : 0;
+    t->agg_time = time > sampled_time ? time - sampled_time : 0;
+    t->agg_late = late > sampled_late ? late - sampled_late : 0;
+    return 0;
+}
+
+static int expand_all(void)
 {
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
-        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            if (!c->coll[k])
-                continue;
-            cp_timing *t = &c->coll[k]->timing;
-            for (size_t i = 0; i < t->n; i++) {
-                cp_timing_rec *r = &t->recs[i];
-                r->enter = cp_clock_align(cp_clock_stamp_seconds(r->enter));
-                r->start = cp_clock_align(cp_clock_stamp_seconds(r->start));
-                r->exit = cp_clock_align(cp_clock_stamp_seconds(r->exit));
-            }
-            /* The aggregates are differences of stamps: to seconds. */
-            t->agg_time = cp_clock_stamp_seconds(t->agg_time) - cp_clock_stamp_seconds(0);
-            t->agg_late = cp_clock_stamp_seconds(t->agg_late) - cp_clock_stamp_seconds(0);
-        }
+        for (int k = 0; k < CP_NCOLLECTIVES; k++)
+            if (c->coll[k] && expand(&c->coll[k]->counts, &c->coll[k]->timing))
+                return -1;
+    return 0;
 }
 
 /* Bytes of one of this rank's vectors in one call: a single count that goes
@@ -81,10 +144,6 @@ static cp_coll_sums *site_get(sites *st, int k, uint32_t path)
     return &st->v[st->n++].s;
 }
 
-static uint32_t path_of_sig(const cp_counts *t, uint32_t id)
-{
-    return id != CP_SEQ_NONE && id < t->nsigs ? t->sigs[id].callpath : CP_SEQ_NONE;
-}
 
 static void count_sums(const cp_comm *c, int k, sites *st)
 {
@@ -110,61 +169,44 @@ static void count_sums(const cp_comm *c, int k, sites *st)
     }
 }
 
-/* Both the records and the call sequence are in call order. */
-int cp_fin_record_paths(const cp_counts *c, cp_timing *t)
-{
-    uint32_t *paths = t->paths = malloc((t->n ? t->n : 1) * sizeof *paths);
-    if (!paths)
-        return -1;
-    cp_seq_iter it;
-    cp_seq_iter_init(&it, &c->seq);
-    uint64_t at = 0; /* call index at the start of the iterator's run */
-    for (size_t i = 0; i < t->n; i++) {
-        uint64_t left;
-        uint32_t id = cp_seq_iter_peek(&it, &left);
-        while (left != UINT64_MAX && t->recs[i].call >= at + left) {
-            cp_seq_iter_skip(&it, left);
-            at += left;
-            id = cp_seq_iter_peek(&it, &left);
-        }
-        paths[i] = left == UINT64_MAX ? CP_SEQ_NONE : path_of_sig(c, id);
-    }
-    return 0;
-}
 
-/* Also records each timed call's path in the table (t->paths), for the
- * message to the lead. */
+/* This rank's sums per site: every timed call exactly, from the aggregates
+ * per signature; the kept calls for how many have their own record, and
+ * the slowest of them. */
 static void timing_sums(cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_slow *slow,
                         size_t *nslow)
 {
-    cp_timing *t = &c->coll[k]->timing;
-    if (t->n == 0 && t->naggregated == 0)
-        return;
-    cp_coll_sums *agg = t->naggregated ? site_get(st, k, CP_SEQ_NONE) : NULL;
-    if (cp_fin_record_paths(&c->coll[k]->counts, t) || (t->naggregated && !agg)) {
-        st->oom = true;
-        return;
-    }
-    const uint32_t *paths = t->paths;
-    /* Calls past the budget have no index, hence no path. */
-    if (agg) {
-        agg->ntimed += t->naggregated;
-        agg->naggregated += t->naggregated;
-        agg->time += t->agg_time;
-        agg->late += t->agg_late;
+    const cp_timing *t = &c->coll[k]->timing;
+    const cp_counts *cn = &c->coll[k]->counts;
+    double tick = cp_clock_tick();
+    for (uint32_t i = 0; i < t->nagg; i++) {
+        const cp_timing_agg *a = &t->agg[i];
+        if (a->n == 0)
+            continue;
+        cp_coll_sums *s = site_get(st, k, path_of_sig(cn, i));
+        if (!s) {
+            st->oom = true;
+            return;
+        }
+        double mn = (double)a->min * tick, mx = (double)a->max * tick;
+        s->min = s->ntimed == 0 || mn < s->min ? mn : s->min;
+        s->max = s->ntimed == 0 || mx > s->max ? mx : s->max;
+        s->ntimed += a->n;
+        s->naggregated += a->n;
+        s->time += (double)a->time * tick;
+        s->late += (double)a->late * tick;
     }
     for (size_t i = 0; i < t->n; i++) {
         const cp_timing_rec *r = &t->recs[i];
-        cp_coll_sums *s = site_get(st, k, paths[i]);
-        if (!s)
-            break;
-        double d = r->exit - r->start;
-        s->ntimed++;
-        s->time += d;
-        s->late += r->start - r->enter;
-        s->min = s->nrecords == 0 || d < s->min ? d : s->min;
-        s->max = s->nrecords == 0 || d > s->max ? d : s->max;
+        cp_coll_sums *s = site_get(st, k, t->paths[i]);
+        if (!s) {
+            st->oom = true;
+            return;
+        }
         s->nrecords++;
+        if (s->naggregated)
+            s->naggregated--;
+        double d = r->exit - r->start;
         if (*nslow == CP_SLOWEST && !(d > slow[CP_SLOWEST - 1].duration))
             continue; /* not among the slowest: spare the name */
         cp_cpt_slow cand = {.comm_id = comm_id, .call = r->call, .rank = cp_rt.world_rank,
@@ -441,7 +483,8 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     if (cp_clock_measure(&cp_rt.loc, true))
         cp_fin_fail(f, "cannot compare the clocks of the ranks");
     agree_on_clocks(f, rt);
-    align_times();
+    if (expand_all())
+        cp_fin_fail(f, "out of memory while reading the timing sample");
 
     sites st = {0};
     cp_cpt_slow slow[CP_SLOWEST];

@@ -33,7 +33,7 @@ typedef struct cp_coll_sums {
     uint64_t nrecords;   /* calls timed with their own record */
     double time;         /* execution: exit - start */
     double late;         /* barrier mode: start - enter */
-    double min, max;     /* of exit - start over the records (nrecords > 0) */
+    double min, max;     /* of exit - start over every timed call (ntimed > 0) */
     double wait[CP_NWAIT_PATTERNS]; /* severities of this rank's instances */
 } cp_coll_sums;
 
@@ -92,7 +92,7 @@ void cp_found_free(cp_found *fd);
 
 /* t->paths: the call path (call-tree id) of each of a table's timed calls,
  * from the call sequence.  Returns 0, or -1 when out of memory. */
-int cp_fin_record_paths(const cp_counts *c, cp_timing *t);
+
 
 /* Align, analyse and gather (every rank).  On rank 0 fills *rt. */
 void cp_fin_timing(fin *f, cp_run_times *rt);

@@ -7,6 +7,7 @@
  * does anything or prints anything.
  */
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,7 +77,12 @@ void cp_runtime_start(bool collective)
         cp_comm_get(MPI_COMM_WORLD);
         cp_clock_start(cp_rt.cfg.clock);
         cp_location_capture(&cp_rt.loc, cp_rt.cfg.hostname);
-        cp_timing_set_budget(cp_rt.cfg.timing_max_calls);
+        if (cp_rt.cfg.timing != CP_TIMING_OFF &&
+            cp_timing_start(cp_rt.cfg.timing_max_calls, cp_rt.cfg.timing_sample) &&
+            cp_rt.world_rank == 0)
+            cp_log("cannot allocate the timing sample (COLLPROF_TIMING_MAX_CALLS=%" PRIu64
+                   "): calls are timed in aggregate only",
+                   cp_rt.cfg.timing_max_calls);
         cp_callsite_start(cp_rt.cfg.callsite_depth, (const void *)cp_runtime_start);
         /* The first clock offset needs every rank: only from MPI_Init
          * (a lazy start comes from one communicator's collective). */

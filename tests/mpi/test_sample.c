@@ -1,0 +1,160 @@
+/*
+ * The timing sample (2-4 ranks, run with COLLPROF_TIMING_SAMPLE=8): which
+ * calls keep their own times is decided by call index alone, thinned as the
+ * series grows, the same on every rank; every call still counts, exactly,
+ * in the time per call path.
+ *
+ * 100 MPI_Alltoall on MPI_COMM_WORLD.  With at most 8 kept calls the stride
+ * doubles at calls 8, 16, 32 and 64: the kept calls are 0, 16, 32, ..., 96
+ * (7 calls); the other 93 are timed in aggregate only.  Rank 1 sleeps D
+ * before call 48 (kept) and before call 50 (not kept).  Checked:
+ *   timings.cpt  every rank keeps exactly calls 0, 16, ..., 96 and says 93
+ *                aggregated; on rank 0, call 48 took about D;
+ *   profile.cubex  visits 100 per rank; rank 0's time in MPI_Alltoall is
+ *                at least 2 D (both delays: the aggregates are exact), its
+ *                mpi_wait_nxn about D (only the kept call 48 is analysed).
+ *
+ * usage: test_sample [delay=SECONDS]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <mpi.h>
+
+#include "cpt.h"
+#include "cubex.h"
+
+#define NCALLS 100
+#define STRIDE 16 /* the stride after 100 calls with 8 kept at most */
+
+static double delay = 0.2;
+static int nerrors;
+
+#define FAIL(...)                                                                                 \
+    do {                                                                                          \
+        fprintf(stderr, "test_sample: " __VA_ARGS__);                                             \
+        fputc('\n', stderr);                                                                      \
+        nerrors++;                                                                                \
+    } while (0)
+
+static bool near(double v, double want)
+{
+    return fabs(v - want) <= 0.25 * want;
+}
+
+static void check_cpt(const cp_cpt_file *f, int n)
+{
+    for (int r = 0; r < n && r < (int)f->world_size; r++) {
+        const cp_cpt_chunk *ch = &f->chunks[r];
+        const cp_cpt_series *s = NULL;
+        for (size_t j = 0; j < ch->nseries; j++)
+            if (!strcmp(ch->series[j].collective, "Alltoall"))
+                s = &ch->series[j];
+        if (!s) {
+            FAIL("timings.cpt: rank %d has no Alltoall series", r);
+            continue;
+        }
+        int want = (NCALLS + STRIDE - 1) / STRIDE;
+        if ((int)s->n != want || s->naggregated != (uint64_t)(NCALLS - want))
+            FAIL("timings.cpt: rank %d keeps %llu calls and aggregates %llu, expected %d and %d",
+                 r, (unsigned long long)s->n, (unsigned long long)s->naggregated, want,
+                 NCALLS - want);
+        for (uint64_t i = 0; i < s->n && (int)i < want; i++) {
+            if (s->call[i] != i * STRIDE)
+                FAIL("timings.cpt: rank %d keeps call %llu in place %llu, expected call %llu", r,
+                     (unsigned long long)s->call[i], (unsigned long long)i,
+                     (unsigned long long)(i * STRIDE));
+            if (!(s->exit[i] >= s->start[i] && s->start[i] >= s->enter[i]))
+                FAIL("timings.cpt: rank %d call %llu: times out of order", r,
+                     (unsigned long long)s->call[i]);
+            if (r == 0 && s->call[i] == 48 && !near(s->exit[i] - s->start[i], delay))
+                FAIL("timings.cpt: rank 0's call 48 took %.4f s, expected about %.3f s",
+                     s->exit[i] - s->start[i], delay);
+        }
+    }
+}
+
+/* A metric of rank r summed over every call path to MPI_Alltoall (the
+ * compiler may make two call sites of the loop's one call). */
+static double sum_over_paths(const cp_cube *c, int64_t m, int r, bool u64)
+{
+    double sum = 0;
+    for (size_t i = 0; i < c->ncnodes; i++)
+        if (!strcmp(c->regions[c->cnodes[i].region].name, "MPI_Alltoall"))
+            sum += u64 ? (double)cp_cube_get_u64(c, (size_t)m, i, (size_t)r)
+                       : cp_cube_get_double(c, (size_t)m, i, (size_t)r);
+    return sum;
+}
+
+static void check_cube(const cp_cube *c, int n)
+{
+    int64_t visits = cp_cube_find_metric(c, "visits"), time = cp_cube_find_metric(c, "time");
+    int64_t wait = cp_cube_find_metric(c, "mpi_wait_nxn");
+    if (visits < 0 || time < 0 || wait < 0) {
+        FAIL("profile.cubex lacks visits, time or mpi_wait_nxn");
+        return;
+    }
+    for (int r = 0; r < n; r++) {
+        double v = sum_over_paths(c, visits, r, true);
+        if (v != NCALLS)
+            FAIL("profile.cubex: rank %d visits MPI_Alltoall %.0f times, expected %d", r, v,
+                 NCALLS);
+    }
+    double t0 = sum_over_paths(c, time, 0, false), w0 = sum_over_paths(c, wait, 0, false);
+    /* At least both delays (more with more ranks than cores, where every
+     * call takes milliseconds); the sample alone would hold one. */
+    if (t0 < 0.8 * 2 * delay)
+        FAIL("profile.cubex: rank 0 spent %.4f s in MPI_Alltoall, expected at least %.3f s "
+             "(every call counts, sampled or not)", t0, 0.8 * 2 * delay);
+    if (!near(w0, delay))
+        FAIL("profile.cubex: rank 0 waited %.4f s (mpi_wait_nxn), expected about %.3f s "
+             "(the kept call 48 only)", w0, delay);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (argc > 1 && !strncmp(argv[1], "delay=", 6))
+        delay = atof(argv[1] + 6);
+    int *sbuf = calloc((size_t)n, sizeof *sbuf), *rbuf = calloc((size_t)n, sizeof *rbuf);
+    for (int i = 0; i < NCALLS; i++) {
+        if (rank == 1 && (i == 48 || i == 50)) {
+            struct timespec ts = {(time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+        MPI_Alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, MPI_COMM_WORLD);
+    }
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    if (rank != 0)
+        return 0;
+    const char *dir = getenv("COLLPROF_OUTPUT_DIR");
+    char path[4200];
+    cp_error err;
+    cp_cpt_file cpt;
+    snprintf(path, sizeof path, "%s/timings.cpt", dir ? dir : ".");
+    if (cp_cpt_read(path, &cpt, &err)) {
+        FAIL("%s", err.msg);
+    } else {
+        check_cpt(&cpt, n);
+        cp_cpt_file_free(&cpt);
+    }
+    cp_cube cube;
+    snprintf(path, sizeof path, "%s/profile.cubex", dir ? dir : ".");
+    if (cp_cubex_read(path, &cube, &err)) {
+        FAIL("%s", err.msg);
+    } else {
+        check_cube(&cube, n);
+        cp_cube_free(&cube);
+    }
+    if (!nerrors)
+        printf("test_sample: calls 0, 16, ..., 96 kept on every rank; time exact, waits of "
+               "the kept calls\n");
+    return nerrors ? 1 : 0;
+}
