@@ -11,8 +11,9 @@
  * a communicator are counted against it.
  *
  * Sequences: one repeating pattern (A A A ...), two alternating patterns
- * (A B A B ...), and, beyond the targets, a cycle through 1,000 distinct
- * patterns, longer than the repetitions the call sequence compresses.
+ * (A B A B ...), a cycle through 32 patterns, and, beyond the targets, a
+ * cycle through 1,000 distinct patterns, longer than the cycles the call
+ * sequence folds (CP_SEQ_MAX_PERIOD).
  *
  * usage: bench_memory [calls=1000000]
  */
@@ -31,6 +32,7 @@ typedef struct seqdef {
 static const seqdef seqs[] = {
     {"one pattern (A A A ...)", 1},
     {"two patterns (A B A B ...)", 2},
+    {"cycle of 32 patterns", 32},
     {"cycle of 1,000 patterns (not a target)", CYCLE},
 };
 #define NSEQS ((int)(sizeof seqs / sizeof seqs[0]))

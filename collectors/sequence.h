@@ -20,7 +20,11 @@
 /* The id of a call this rank did not record (paused, outside the recording
  * window): it keeps its number but has no counts. */
 #define CP_SEQ_NONE UINT32_MAX
-#define CP_SEQ_MAX_PERIOD 16
+/* Cycles of up to 64 runs fold: solvers that cycle through dozens of
+ * patterns (32 per time step, say) cost nothing per call once the cycle has
+ * repeated.  Checking the periods when a run ends costs O(64) compares,
+ * usually one each (the first run already differs). */
+#define CP_SEQ_MAX_PERIOD 64
 
 typedef struct cp_run {
     uint32_t id;

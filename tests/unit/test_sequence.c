@@ -64,6 +64,30 @@ START_TEST(phase_cycle_folds)
 }
 END_TEST
 
+/* Cycles through up to CP_SEQ_MAX_PERIOD patterns fold into one group,
+ * whatever the number of calls; one pattern more does not. */
+START_TEST(long_cycles_fold_up_to_the_bound)
+{
+    enum { REPS = 2000 };
+    static const uint32_t periods[] = {32, CP_SEQ_MAX_PERIOD, CP_SEQ_MAX_PERIOD + 1};
+    for (size_t k = 0; k < 3; k++) {
+        uint32_t p = periods[k];
+        size_t n = (size_t)p * REPS;
+        uint32_t *ids = malloc(n * sizeof *ids);
+        for (size_t i = 0; i < n; i++)
+            ids[i] = (uint32_t)(i % p);
+        cp_seq s;
+        check_roundtrip(ids, n, &s);
+        if (p <= CP_SEQ_MAX_PERIOD)
+            ck_assert_msg(s.nruns <= 3 * (size_t)p, "period %u: %zu runs", p, s.nruns);
+        else
+            ck_assert_uint_eq(s.nruns, n);
+        cp_seq_free(&s);
+        free(ids);
+    }
+}
+END_TEST
+
 START_TEST(never_repeating_grows_per_call)
 {
     enum { N = 1000 };
@@ -175,6 +199,7 @@ int main(void)
     tcase_add_test(tc, repeating_single_pattern_is_one_run);
     tcase_add_test(tc, alternating_pattern_folds);
     tcase_add_test(tc, phase_cycle_folds);
+    tcase_add_test(tc, long_cycles_fold_up_to_the_bound);
     tcase_add_test(tc, never_repeating_grows_per_call);
     tcase_add_test(tc, repetition_broken_at_every_point);
     tcase_add_test(tc, random_sequences_roundtrip);
