@@ -24,14 +24,25 @@
 #                    bench_callsite per COLLPROF_CALLSITE_DEPTH) in the
 #                    timing collector section (default 5)
 #   BENCH_SECTIONS   which benchmarks to run, a space-separated list of:
-#                    overhead families memory patterns finalize timing callsite
-#                    (default: all of them)
+#                    hotpath overhead families memory patterns finalize timing
+#                    callsite churn (default: all of them)
+#   BENCH_HOTPATH_REPEATS  cycles of the hot-path section (default 7)
+#   BENCH_CHURN      cycles of bench_comms (default 10000)
 #   BENCH_BIND       mpiexec -bind-to value (default core; none to let ranks move)
 #   BENCH_MAX_LOAD   1-minute load above which to wait before starting (default 1.0);
 #                    the script also waits while other tasks are running now
 #   BENCH_LOAD_WAIT  how long to wait at most, seconds (default 180)
 set -eu
 
+# Internal: one preloaded 2-rank run with the caller's environment
+# (--run-one MPIEXEC BIND LIB PROGRAM ARGS...), so that `env VAR=...` can
+# set collprof's variables for that run alone.
+if [ "${1:-}" = "--run-one" ]; then
+    shift
+    m=$1 b=$2 l=$3
+    shift 3
+    exec timeout 900 "$m" -bind-to "$b" -genv LD_PRELOAD "$l" -n 2 "$@" 2>/dev/null
+fi
 if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
     echo "usage: $0 BUILDDIR" >&2
     exit 2
@@ -39,7 +50,7 @@ fi
 build=$(cd "$1" && pwd)
 lib="$build/lib/libcollprof.so"
 bin="$build/bench"
-for f in "$lib" "$bin/bench_overhead" "$bin/bench_families" "$bin/bench_memory" "$bin/bench_patterns" "$bin/bench_finalize" "$bin/bench_callsite"; do
+for f in "$lib" "$bin/bench_overhead" "$bin/bench_families" "$bin/bench_memory" "$bin/bench_patterns" "$bin/bench_finalize" "$bin/bench_callsite" "$bin/bench_comms"; do
     if [ ! -e "$f" ]; then
         echo "$0: $f not found: build first (ninja -C $1)" >&2
         exit 2
@@ -55,7 +66,9 @@ bind=${BENCH_BIND:-core}
 max_load=${BENCH_MAX_LOAD:-1.0}
 load_wait=${BENCH_LOAD_WAIT:-180}
 timing_repeats=${BENCH_TIMING_REPEATS:-5}
-sections=" ${BENCH_SECTIONS:-overhead families memory patterns finalize timing callsite} "
+sections=" ${BENCH_SECTIONS:-hotpath overhead families memory patterns finalize timing callsite churn} "
+hotpath_repeats=${BENCH_HOTPATH_REPEATS:-7}
+churn=${BENCH_CHURN:-10000}
 
 want() {
     case "$sections" in *" $1 "*) return 0 ;; *) return 1 ;; esac
@@ -98,6 +111,14 @@ median() {
     sort -g | awk '{ v[NR] = $1 }
         END { if (NR == 0) print "n/a"; else if (NR % 2) print v[(NR + 1) / 2];
               else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# "median [min–max]" of the numbers on stdin, with printf format $1.
+med_range() {
+    sort -g | awk -v f="$1" '{ v[NR] = $1 }
+        END { if (NR == 0) { print "n/a"; exit }
+              m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+              printf f " [" f "–" f "]\n", m, v[1], v[NR] }'
 }
 
 load1() {
@@ -160,6 +181,78 @@ echo
 
 # ------------------------------------------------------------ benchmarks
 
+# The hot path, setting by setting: bench_overhead (MPI_ vs PMPI_
+# interleaved inside each run) under four settings that each switch on one
+# more part, run after run in turn (wrapper, counts, timing, defaults,
+# wrapper, ...), so that the difference between consecutive settings in one
+# cycle is what that part costs:
+#   wrapper   COLLPROF_COLLECTIVES=barrier: the Alltoallv wrapper only checks
+#             that it is not asked for and passes the call through;
+#   counts    COLLPROF_TIMING=off COLLPROF_CALLSITE_DEPTH=0: communicator
+#             lookup, capture, signature, call sequence;
+#   timing    COLLPROF_CALLSITE_DEPTH=0: + two clock reads, the sample slot
+#             and the aggregates;
+#   defaults  + the call path of depth 1.
+if want hotpath; then
+hsets="wrapper counts timing defaults"
+for h in $hsets; do : >"$tmp/h.$h.added"; : >"$tmp/h.$h.paired"; : >"$tmp/h.$h.without"; done
+for h in counts timing defaults; do : >"$tmp/hd.$h"; done
+for i in $(seq "$hotpath_repeats"); do
+    for h in $hsets; do
+        case $h in
+            wrapper) envs="COLLPROF_COLLECTIVES=barrier" ;;
+            counts) envs="COLLPROF_TIMING=off COLLPROF_CALLSITE_DEPTH=0" ;;
+            timing) envs="COLLPROF_CALLSITE_DEPTH=0" ;;
+            defaults) envs="" ;;
+        esac
+        export COLLPROF_OUTPUT_DIR="$tmp/hotpath-$h-$i"
+        # shellcheck disable=SC2086
+        out=$(env $envs "$0" --run-one "$MPIEXEC" "$bind" "$lib" "$bin/bench_overhead" \
+              "$rounds" "$batch" lines)
+        rm -rf "$COLLPROF_OUTPUT_DIR"
+        line=$(echo "$out" | grep "^bench_overhead op=alltoallv ") || {
+            echo "$0: hotpath: no alltoallv line in '$out'" >&2
+            exit 1
+        }
+        for col in added paired without; do
+            echo "$line" | sed -n "s/.* ${col}_*[a-z]*=\([-0-9.]*\).*/\1/p" >>"$tmp/h.$h.$col"
+        done
+    done
+    prev=wrapper
+    for h in counts timing defaults; do
+        paste "$tmp/h.$h.paired" "$tmp/h.$prev.paired" | tail -n 1 |
+            awk '{ printf "%.1f\n", $1 - $2 }' >>"$tmp/hd.$h"
+        prev=$h
+    done
+done
+echo "## Hot path: added time per MPI_Alltoallv call (1 int per peer, 2 ranks), setting by setting"
+echo
+echo "bench_overhead ($rounds rounds x $batch calls per batch and side, MPI_ vs PMPI_ interleaved"
+echo "inside each run), the four settings in turn, $hotpath_repeats cycles; ns per call, median over"
+echo "the cycles [min–max]. *part* is the paired diff minus that of the setting before it in the"
+echo "same cycle: what that part of the hot path costs."
+echo
+echo "| setting | bare call (PMPI_) | added, paired diff | added, difference of medians | part | target |"
+echo "|---|---|---|---|---|---|"
+for h in $hsets; do
+    case $h in
+        wrapper) target="-"; part="-" ;;
+        counts) target="<= 25"; part="counts: $(med_range %.0f <"$tmp/hd.counts")" ;;
+        timing) target="<= 50"; part="timing: $(med_range %.0f <"$tmp/hd.timing")" ;;
+        defaults) target="<= 55"; part="call path: $(med_range %.0f <"$tmp/hd.defaults")" ;;
+    esac
+    verdict=""
+    if [ "$target" != "-" ]; then
+        verdict=$(median <"$tmp/h.$h.paired" |
+            awk -v t="${target#<= }" '{ print ($1 <= t ? " (met)" : " (MISSED)") }')
+    fi
+    echo "| $h | $(median <"$tmp/h.$h.without" | xargs printf %.0f)" \
+         "| $(med_range %.0f <"$tmp/h.$h.paired") | $(med_range %.0f <"$tmp/h.$h.added")" \
+         "| $part | $target$verdict |"
+done
+echo
+fi
+
 if want overhead; then run yes "$bin/bench_overhead" "$rounds" "$batch"; fi
 if want families; then run yes "$bin/bench_families" "$((rounds / 2))" "$batch"; fi
 if want memory; then run yes "$bin/bench_memory" "$calls"; fi
@@ -212,13 +305,6 @@ done
 echo
 fi
 
-# "median [min–max]" of the numbers on stdin, with printf format $1.
-med_range() {
-    sort -g | awk -v f="$1" '{ v[NR] = $1 }
-        END { if (NR == 0) { print "n/a"; exit }
-              m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-              printf f " [" f "–" f "]\n", m, v[1], v[NR] }'
-}
 
 # ------------------------------------------------- timing collector
 
@@ -437,6 +523,16 @@ for d in $depths; do
     echo "| $d | $(med_range "%.0f" <"$tmp/cs.$d.added") | $more | $verdict |"
 done
 echo
+fi
+
+# Communicator churn: MPI_Comm_dup + MPI_Alltoallv + MPI_Comm_free, chunks
+# without and with the profiler in turn inside one run (bench_comms).
+if want churn; then
+    export COLLPROF_OUTPUT_DIR="$tmp/churn"
+    run yes "$bin/bench_comms" "$churn" 10
+    grep '^collprof: wrote ' "$tmp/stderr" | sed 's/^/collprof: /;s/^collprof: collprof:/collprof:/' || true
+    rm -rf "$COLLPROF_OUTPUT_DIR"
+    echo
 fi
 
 echo "- uptime after: $(uptime)"

@@ -230,13 +230,17 @@ static uint32_t add_path(uint64_t h, const uint64_t *ips, int n)
     return id;
 }
 
-uint32_t cp_callsite_capture(void *ra)
+uint32_t cp_callsite_capture(void *ra, bool *by_address)
 {
+    if (by_address)
+        *by_address = false;
     if (depth == 0)
         return CP_CALLSITE_NONE;
     uint64_t ips[CP_CALLSITE_MAX_DEPTH];
     int n;
     if (depth == 1 && !skipped((uintptr_t)ra)) {
+        if (by_address)
+            *by_address = true;
         ips[0] = (uint64_t)(uintptr_t)ra;
         n = 1;
     } else {

@@ -45,8 +45,11 @@ typedef struct cp_callpath {
 void cp_callsite_start(int depth, const void *self);
 
 /* The path of the current call; ra is the wrapper's return address.
- * Thread-safe; allocation only for a path not seen before. */
-uint32_t cp_callsite_capture(void *ra);
+ * Thread-safe; allocation only for a path not seen before.  *by_address
+ * (may be NULL) tells whether the path is ra alone (depth 1, ra outside
+ * the skipped modules): then the same ra always gives the same path, and
+ * the caller may remember it. */
+uint32_t cp_callsite_capture(void *ra, bool *by_address);
 
 /* The paths seen so far, ids 0 .. n-1. */
 uint32_t cp_callsite_count(void);

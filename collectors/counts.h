@@ -60,6 +60,8 @@ typedef struct cp_counts {
     uint32_t nsigs, cap_sigs;
     cp_index sig_index;
     uint32_t last_sig; /* fast path: most calls repeat the last signature */
+    const void *last_ra; /* the last call site whose path is its address alone */
+    uint32_t last_path;  /* ... and that path (callsite collector, depth 1) */
     cp_seq seq;
     bool partial;      /* memory ran out: calls after that are not recorded */
 } cp_counts;

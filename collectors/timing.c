@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sequence.h"
 
 /* The pool: one allocation at start, touched page by page, handed out block
  * by block through a free list.  Blocks are taken once per CP_TBLOCK_RECS
@@ -134,19 +133,25 @@ static cp_sample_rec *push_slot(cp_timing *t)
     return r;
 }
 
-cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx)
+/* The stride's power of two. */
+static unsigned log2_of(uint64_t stride)
+{
+    return stride ? (unsigned)__builtin_ctzll(stride) : 0;
+}
+
+cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx)
 {
     if (t->stride == 0)
         t->stride = 1;
-    if (idx % t->stride != 0 || t->starved)
+    if ((idx & (t->stride - 1)) != 0 || t->starved)
         return NULL;
     /* Calls the series numbered without this function (starts of
      * persistent requests) leave their slots untimed. */
     for (;;) {
-        uint64_t pos = idx / t->stride;
+        uint64_t pos = idx >> log2_of(t->stride);
         if (pos >= series_cap) {
             thin(t);
-            if (idx % t->stride != 0)
+            if ((idx & (t->stride - 1)) != 0)
                 return NULL;
             continue;
         }
@@ -159,11 +164,11 @@ cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx)
     }
 }
 
-/* The aggregates of signature sig, made when the signature is new (a new
- * pattern: allocation is allowed then). */
-static cp_timing_agg *agg_of(cp_timing *t, uint32_t sig)
+/* The aggregates of signature sig beyond the array: made when the signature
+ * is new (a new pattern: allocation is allowed then). */
+cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig)
 {
-    if (sig == CP_SEQ_NONE)
+    if (sig == UINT32_MAX) /* CP_SEQ_NONE: not recorded */
         return NULL;
     if (sig >= t->nagg) {
         uint32_t n = t->nagg ? t->nagg : 1;
@@ -179,26 +184,6 @@ static cp_timing_agg *agg_of(cp_timing *t, uint32_t sig)
         t->nagg = n;
     }
     return &t->agg[sig];
-}
-
-void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig, uint64_t enter,
-                   uint64_t start, uint64_t exit, uint8_t flags)
-{
-    uint64_t dur = exit > start ? exit - start : 0, late = start > enter ? start - enter : 0;
-    cp_timing_agg *a = agg_of(t, sig);
-    if (a) {
-        a->min = a->n == 0 || dur < a->min ? dur : a->min;
-        a->max = dur > a->max ? dur : a->max;
-        a->n++;
-        a->time += dur;
-        a->late += late;
-    }
-    if (rec) {
-        rec->enter = (enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1)) |
-                     ((uint64_t)flags << CP_SAMPLE_FLAG_SHIFT);
-        rec->late = (float)late;
-        rec->dur = (float)dur;
-    }
 }
 
 void cp_timing_compact(cp_timing *t)

@@ -90,17 +90,43 @@ typedef struct cp_timing {
  * only). */
 int cp_timing_start(uint64_t max_records, uint64_t cap);
 
+cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx);
+cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig);
+
 /* Where a call's times go: the record of call idx when it belongs to the
  * sample (marked untimed until cp_timing_add fills it), else NULL.  Called
  * for every numbered call of the series, in call order, by one thread at a
- * time (MPI orders collectives on a communicator). */
-cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx);
+ * time (MPI orders collectives on a communicator).  Inline: most calls are
+ * not in the sample, and the stride is a power of two. */
+static inline cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx)
+{
+    if (t->stride > 1 && (idx & (t->stride - 1)))
+        return NULL;
+    return cp_timing_slot_kept(t, idx);
+}
 
 /* A timed call of signature sig (CP_SEQ_NONE: none) took these stamps
  * (ticks); rec is its cp_timing_slot, or NULL.  Never fails: running out of
  * memory for a new signature's aggregates marks the table partial. */
-void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig, uint64_t enter,
-                   uint64_t start, uint64_t exit, uint8_t flags);
+static inline void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig,
+                                 uint64_t enter, uint64_t start, uint64_t exit, uint8_t flags)
+{
+    uint64_t dur = exit > start ? exit - start : 0, late = start > enter ? start - enter : 0;
+    cp_timing_agg *a = sig < t->nagg ? &t->agg[sig] : cp_timing_agg_grow(t, sig);
+    if (a) {
+        a->min = a->n == 0 || dur < a->min ? dur : a->min;
+        a->max = dur > a->max ? dur : a->max;
+        a->n++;
+        a->time += dur;
+        a->late += late;
+    }
+    if (rec) {
+        rec->enter = (enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1)) |
+                     ((uint64_t)flags << CP_SAMPLE_FLAG_SHIFT);
+        rec->late = (float)late;
+        rec->dur = (float)dur;
+    }
+}
 
 /* Give the pool's blocks back beyond what the series holds, and shrink the
  * aggregates (the communicator was freed). */

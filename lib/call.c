@@ -14,6 +14,23 @@ static inline bool recording(uint64_t idx)
            idx - cfg->start_call < cfg->max_calls;
 }
 
+/* The call path of a call on table t: at depth 1 a call from the same
+ * site as the last one has the same path (no hashing, no lookup). */
+static inline uint32_t callpath_of(cp_counts *t, void *ra)
+{
+    if (!cp_rt.cfg.callsite_depth)
+        return CP_SEQ_NONE;
+    if (ra == t->last_ra)
+        return t->last_path;
+    bool by_address;
+    uint32_t p = cp_callsite_capture(ra, &by_address);
+    if (by_address) {
+        t->last_ra = ra;
+        t->last_path = p;
+    }
+    return p;
+}
+
 void cp_call_record(cp_comm *c, cp_call *call)
 {
     cp_coll_tables *x = cp_comm_tables(c, call->coll);
@@ -26,8 +43,7 @@ void cp_call_record(cp_comm *c, cp_call *call)
     bool rec = recording(t->ncalls);
     if (rec)
         sig = cp_counts_signature(t, &call->send, &call->recv, call->root,
-                                  cp_rt.cfg.callsite_depth ? cp_callsite_capture(call->ra)
-                                                           : CP_SEQ_NONE);
+                                  callpath_of(t, call->ra));
     call->idx = cp_counts_record(t, sig);
     call->sig = sig;
     call->timed = false;
@@ -66,8 +82,7 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
         /* The path of the _init call: where the request was made. */
         uint32_t sig = cp_counts_signature(&x->counts, &call->send, &call->recv,
                                            call->root,
-                                           cp_rt.cfg.callsite_depth ? cp_callsite_capture(call->ra)
-                                                                    : CP_SEQ_NONE);
+                                           callpath_of(&x->counts, call->ra));
         cp_persistent_add(*request, c, call->coll, sig);
     }
     errno = call->saved_errno;
