@@ -4,7 +4,8 @@
  * collprof gathers each communicator's tables to its lead rank, merges them
  * and writes the count files inside MPI_Finalize, so that is where its
  * shutdown cost shows.  This program makes `calls` MPI_Alltoallv calls of one
- * repeating pattern ("one") or of two alternating patterns ("alt"), then
+ * repeating pattern ("one"), of two alternating patterns ("alt") or of a
+ * cycle through 32 patterns ("cycle32"), then
  * times MPI_Finalize on rank 0 (the lead of MPI_COMM_WORLD, which merges and
  * writes) after a barrier.  run_benchmarks.sh runs it with and without
  * libcollprof.so preloaded, alternately, and prints the medians; one run
@@ -13,7 +14,7 @@
  * Output, one line on rank 0, for the script to parse:
  *   bench_finalize mode=one calls=1000000 profiler=yes calls_s=1.234 finalize_s=0.001234
  *
- * usage: bench_finalize one|alt [calls=1000000]
+ * usage: bench_finalize one|alt|cycle32 [calls=1000000]
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,29 +27,33 @@ int main(int argc, char **argv)
     int rank, size;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc < 2 || (strcmp(argv[1], "one") != 0 && strcmp(argv[1], "alt") != 0)) {
+    int npatterns = argc < 2                        ? 0
+                    : strcmp(argv[1], "one") == 0     ? 1
+                    : strcmp(argv[1], "alt") == 0     ? 2
+                    : strcmp(argv[1], "cycle32") == 0 ? 32
+                                                      : 0;
+    if (npatterns == 0) {
         if (rank == 0)
-            fprintf(stderr, "usage: bench_finalize one|alt [calls=1000000]\n");
+            fprintf(stderr, "usage: bench_finalize one|alt|cycle32 [calls=1000000]\n");
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
-    bool alternate = strcmp(argv[1], "alt") == 0;
     int calls = bu_arg_int(argc, argv, 2, 1000000);
     if (size < 2 || size > 64) {
         if (rank == 0)
             fprintf(stderr, "bench_finalize: needs 2 to 64 ranks\n");
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
-    /* Pattern A: 1 int per peer; pattern B: 2 ints per peer. */
-    int counts[2][64], displs[64], sbuf[128] = {0}, rbuf[128];
-    for (int j = 0; j < size; j++) {
-        counts[0][j] = 1;
-        counts[1][j] = 2;
-        displs[j] = 2 * j;
-    }
+    /* Pattern p: p + 1 ints per peer. */
+    static int counts[32][64], displs[64], sbuf[32 * 64], rbuf[32 * 64];
+    for (int p = 0; p < 32; p++)
+        for (int j = 0; j < size; j++)
+            counts[p][j] = p + 1;
+    for (int j = 0; j < size; j++)
+        displs[j] = 32 * j;
     PMPI_Barrier(MPI_COMM_WORLD);
     double t0 = bu_now();
     for (int i = 0; i < calls; i++) {
-        const int *c = counts[alternate ? i & 1 : 0];
+        const int *c = counts[i % npatterns];
         MPI_Alltoallv(sbuf, c, displs, MPI_INT, rbuf, c, displs, MPI_INT, MPI_COMM_WORLD);
     }
     double t_calls = bu_now() - t0;

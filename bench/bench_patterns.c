@@ -141,11 +141,20 @@ int main(int argc, char **argv)
         const bu_result *lo = &res[0], *hi = &res[NSETS - 1];
         double r_added = lo->added > 0 ? hi->added / lo->added : 0;
         double r_paired = lo->paired_diff_med > 0 ? hi->paired_diff_med / lo->paired_diff_med : 0;
-        printf("\n| comparison | value | target <= 1.5 |\n|---|---|---|\n");
-        printf("| added ns/call, %d / %d patterns | %.2f | %s |\n", set_sizes[NSETS - 1],
-               set_sizes[0], r_added, r_added <= 1.5 ? "met" : "MISSED");
-        printf("| paired diff, %d / %d patterns | %.2f | %s |\n", set_sizes[NSETS - 1],
-               set_sizes[0], r_paired, r_paired <= 1.5 ? "met" : "MISSED");
+        printf("\n| comparison | value | target |\n|---|---|---|\n");
+        printf("| added ns/call, %d / %d patterns | %.2f | <= 1.3: %s |\n", set_sizes[NSETS - 1],
+               set_sizes[0], r_added, r_added <= 1.3 ? "met" : "MISSED");
+        printf("| paired diff, %d / %d patterns | %.2f | <= 1.3: %s |\n", set_sizes[NSETS - 1],
+               set_sizes[0], r_paired, r_paired <= 1.3 ? "met" : "MISSED");
+        /* The first pass meets every pattern once: its added cost is that
+         * of a pattern never seen (hashing, copying a 2-count vector,
+         * inserting), slowest rank. */
+        for (int k = 0; k < NSETS; k++) {
+            double first = first_max[k][0] - first_max[k][1];
+            printf("| a never-seen pattern, table growing to %d: added ns/call | %.0f | "
+                   "<= 500: %s |\n",
+                   set_sizes[k], first, first <= 500 ? "met" : "MISSED");
+        }
         printf("| time per call with collprof, %d / %d patterns | %.3f | (info) |\n",
                set_sizes[NSETS - 1], set_sizes[0], lo->mpi_med > 0 ? hi->mpi_med / lo->mpi_med : 0);
         printf("\nVmRSS growth during the timed rounds (%d MPI_ calls per set after the first "

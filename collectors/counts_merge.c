@@ -232,75 +232,221 @@ static int append_block(cp_counts_file *f, cp_block *b)
 
 /* ------------------------------------------------------------------ merge */
 
+/* The walk over every rank's sequence together. */
+typedef struct merger {
+    const cp_counts_view *const *views;
+    int64_t nranks;
+    matrix_set ms[2];
+    cp_seq_iter *it;
+    uint32_t *sids, *prev, *key;
+    uint32_t cur[2]; /* the span's matrix per direction, NO_MATRIX: none */
+    uint64_t call;   /* the span's first call */
+} merger;
+
+/* The span at m->call: its length (UINT64_MAX once every sequence has
+ * ended; 0 when memory ran out), its matrices in m->cur and its call paths
+ * added to them.  Does not move on. */
+static uint64_t span(merger *m)
+{
+    uint64_t step = UINT64_MAX;
+    for (int64_t r = 0; r < m->nranks; r++) {
+        uint64_t left;
+        m->sids[r] = cp_seq_iter_peek(&m->it[r], &left);
+        if (left < step)
+            step = left;
+    }
+    if (step == UINT64_MAX)
+        return step;
+    /* Spans end wherever any rank's run ends: often the matrix goes on. */
+    if (m->call > 0 && memcmp(m->sids, m->prev, (size_t)m->nranks * sizeof *m->sids) == 0)
+        return step;
+    for (int d = 0; d < 2; d++) {
+        int64_t root = -1;
+        bool present = false;
+        for (int64_t r = 0; r < m->nranks; r++) {
+            m->key[2 + r] = vec_of(m->views[r], r, m->sids[r], d, &root);
+            present |= m->key[2 + r] != CP_SEQ_NONE;
+        }
+        m->key[0] = (uint32_t)(uint64_t)root;
+        m->key[1] = (uint32_t)((uint64_t)root >> 32);
+        /* NO_MATRIX: no rank has a vector in this direction. */
+        m->cur[d] = present ? matrix_id(&m->ms[d], m->key) : NO_MATRIX;
+        if (m->cur[d] == CP_INDEX_EMPTY)
+            return 0;
+        /* Where the ranks made these calls (a new span: signatures
+         * changed, and the path is part of the signature). */
+        for (int64_t r = 0; r < m->nranks && m->cur[d] != NO_MATRIX; r++) {
+            uint32_t sid = m->sids[r];
+            const cp_counts_view *v = m->views[r];
+            if (!v || sid == CP_SEQ_NONE || sid >= v->nsigs)
+                continue;
+            uint32_t path = v->sigs[sid].callpath;
+            if (path != CP_SEQ_NONE && cp_ranges_add(&m->ms[d].callsites[m->cur[d]], path))
+                return 0;
+        }
+    }
+    return step;
+}
+
+static void advance(merger *m, uint64_t step)
+{
+    memcpy(m->prev, m->sids, (size_t)m->nranks * sizeof *m->sids);
+    for (int64_t r = 0; r < m->nranks; r++)
+        cp_seq_iter_skip(&m->it[r], step);
+    m->call += step;
+}
+
+/* Calls [lo, hi] moved the span's matrices. */
+static int add_calls(merger *m, const uint32_t cur[2], uint64_t lo, uint64_t hi)
+{
+    for (int d = 0; d < 2; d++)
+        if (cur[d] != NO_MATRIX &&
+            (cp_ranges_add_strided(&m->ms[d].calls[cur[d]], (int64_t)lo, (int64_t)hi, 1) ||
+             cp_ranges_add_range(&m->ms[d].all_calls, (int64_t)lo, (int64_t)hi)))
+            return -1;
+    return 0;
+}
+
+/* Is every rank at the start of a repetition of a group of the same period?
+ * Then the next *reps repetitions move the same matrices at the same
+ * offsets. */
+static bool lockstep(const merger *m, uint64_t *period, uint64_t *reps)
+{
+    *reps = UINT64_MAX;
+    for (int64_t r = 0; r < m->nranks; r++) {
+        uint64_t t, left;
+        if (!cp_seq_iter_at_repetition(&m->it[r], &t, &left) || (r > 0 && t != *period))
+            return false;
+        *period = t;
+        if (left < *reps)
+            *reps = left;
+    }
+    return m->nranks > 0 && *reps >= 2;
+}
+
+typedef struct span_rec {
+    uint64_t off, len;
+    uint32_t cur[2];
+} span_rec;
+
+/* `reps` repetitions of `period` calls from m->call: one repetition walked
+ * span by span, then every span's calls over all repetitions at once, as
+ * progressions of step `period` (one per call of the span), so that a cycle
+ * costs its spans, not its calls; the iterators then skip the other
+ * repetitions whole.  Spans with a run longer than the repetitions, or
+ * calls recorded in one direction only, are listed call range by call range
+ * (the progressions would be longer).  Returns 0, or -1 when memory ran
+ * out. */
+static int replicate(merger *m, uint64_t period, uint64_t reps)
+{
+    uint64_t start = m->call;
+    span_rec *sp = NULL;
+    size_t n = 0, cap = 0;
+    bool dense = false;
+    int rc = -1;
+    while (m->call < start + period) {
+        uint64_t step = span(m);
+        if (step == 0 || step == UINT64_MAX)
+            goto out;
+        if (step > start + period - m->call)
+            step = start + period - m->call; /* cannot happen: runs end with the period */
+        if (n > 0 && sp[n - 1].cur[0] == m->cur[0] && sp[n - 1].cur[1] == m->cur[1]) {
+            sp[n - 1].len += step;
+        } else {
+            if (n == cap) {
+                size_t nc = cap ? 2 * cap : 16;
+                span_rec *ns = realloc(sp, nc * sizeof *ns);
+                if (!ns)
+                    goto out;
+                sp = ns;
+                cap = nc;
+            }
+            sp[n++] = (span_rec){.off = m->call - start, .len = step,
+                                 .cur = {m->cur[0], m->cur[1]}};
+        }
+        dense |= (m->cur[0] == NO_MATRIX) != (m->cur[1] == NO_MATRIX) || sp[n - 1].len > reps;
+        advance(m, step);
+    }
+    for (int64_t r = 0; r < m->nranks; r++)
+        cp_seq_iter_skip_reps(&m->it[r], reps - 1);
+    m->call = start + reps * period;
+    if (dense) {
+        for (uint64_t j = 0; j < reps; j++)
+            for (size_t i = 0; i < n; i++) {
+                uint64_t lo = start + j * period + sp[i].off;
+                if (add_calls(m, sp[i].cur, lo, lo + sp[i].len - 1))
+                    goto out;
+            }
+    } else {
+        uint64_t last = start + (reps - 1) * period;
+        for (size_t i = 0; i < n; i++)
+            for (uint64_t o = sp[i].off; o < sp[i].off + sp[i].len; o++)
+                for (int d = 0; d < 2; d++)
+                    if (sp[i].cur[d] != NO_MATRIX &&
+                        cp_ranges_add_strided(&m->ms[d].calls[sp[i].cur[d]],
+                                              (int64_t)(start + o), (int64_t)(last + o),
+                                              (int64_t)period))
+                        goto out;
+        /* Every call of the block has its matrices in both directions, or
+         * in neither (not recorded): the recorded ones are the spans. */
+        for (int d = 0; d < 2; d++) {
+            bool all = true;
+            for (size_t i = 0; i < n; i++)
+                all &= sp[i].cur[d] != NO_MATRIX;
+            if (all && cp_ranges_add_range(&m->ms[d].all_calls, (int64_t)start,
+                                           (int64_t)(start + reps * period - 1)))
+                goto out;
+            for (size_t i = 0; !all && i < n; i++)
+                for (uint64_t j = 0; sp[i].cur[d] != NO_MATRIX && j < reps; j++) {
+                    uint64_t lo = start + j * period + sp[i].off;
+                    if (cp_ranges_add_range(&m->ms[d].all_calls, (int64_t)lo,
+                                            (int64_t)(lo + sp[i].len - 1)))
+                        goto out;
+                }
+        }
+    }
+    rc = 0;
+out:
+    free(sp);
+    return rc;
+}
+
 int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp_block *tmpl,
                     cp_counts_file out[2], cp_error *err)
 {
-    matrix_set ms[2] = {{.nranks = nranks}, {.nranks = nranks}};
-    cp_seq_iter *it = calloc((size_t)nranks, sizeof *it);
-    uint32_t *sids = malloc((size_t)nranks * sizeof *sids);
-    uint32_t *prev = malloc((size_t)nranks * sizeof *prev);
-    uint32_t *key = malloc(((size_t)nranks + 2) * sizeof *key);
-    uint32_t cur[2] = {NO_MATRIX, NO_MATRIX};
+    merger m = {.views = views, .nranks = nranks,
+                .ms = {{.nranks = nranks}, {.nranks = nranks}},
+                .cur = {NO_MATRIX, NO_MATRIX}};
+    m.it = calloc((size_t)nranks, sizeof *m.it);
+    m.sids = malloc((size_t)nranks * sizeof *m.sids);
+    m.prev = malloc((size_t)nranks * sizeof *m.prev);
+    m.key = malloc(((size_t)nranks + 2) * sizeof *m.key);
     int rc = -1;
-    if (!it || !sids || !prev || !key)
+    if (!m.it || !m.sids || !m.prev || !m.key)
         goto out;
     static const cp_seq empty_seq;
     for (int64_t r = 0; r < nranks; r++)
-        cp_seq_iter_init(&it[r], views[r] && views[r]->seq ? views[r]->seq : &empty_seq);
+        cp_seq_iter_init(&m.it[r], views[r] && views[r]->seq ? views[r]->seq : &empty_seq);
 
-    for (uint64_t call = 0;;) {
-        uint64_t step = UINT64_MAX;
-        for (int64_t r = 0; r < nranks; r++) {
-            uint64_t left;
-            sids[r] = cp_seq_iter_peek(&it[r], &left);
-            if (left < step)
-                step = left;
+    for (;;) {
+        uint64_t period, reps;
+        if (lockstep(&m, &period, &reps)) {
+            if (replicate(&m, period, reps))
+                goto out;
+            continue;
         }
+        uint64_t step = span(&m);
         if (step == UINT64_MAX)
             break; /* every sequence has ended */
-        /* Spans end wherever any rank's run ends: often the matrix goes on. */
-        bool same = call > 0 && memcmp(sids, prev, (size_t)nranks * sizeof *sids) == 0;
-        for (int d = 0; d < 2 && !same; d++) {
-            int64_t root = -1;
-            bool present = false;
-            for (int64_t r = 0; r < nranks; r++) {
-                key[2 + r] = vec_of(views[r], r, sids[r], d, &root);
-                present |= key[2 + r] != CP_SEQ_NONE;
-            }
-            key[0] = (uint32_t)(uint64_t)root;
-            key[1] = (uint32_t)((uint64_t)root >> 32);
-            /* NO_MATRIX: no rank has a vector in this direction. */
-            cur[d] = present ? matrix_id(&ms[d], key) : NO_MATRIX;
-            if (cur[d] == CP_INDEX_EMPTY)
-                goto out;
-            /* Where the ranks made these calls (a new span: signatures
-             * changed, and the path is part of the signature). */
-            for (int64_t r = 0; r < nranks && cur[d] != NO_MATRIX; r++) {
-                uint32_t sid = sids[r];
-                if (!views[r] || sid == CP_SEQ_NONE || sid >= views[r]->nsigs)
-                    continue;
-                uint32_t path = views[r]->sigs[sid].callpath;
-                if (path != CP_SEQ_NONE && cp_ranges_add(&ms[d].callsites[cur[d]], path))
-                    goto out;
-            }
-        }
-        for (int d = 0; d < 2; d++) {
-            if (cur[d] == NO_MATRIX)
-                continue;
-            if (cp_ranges_add_range(&ms[d].calls[cur[d]], (int64_t)call, (int64_t)(call + step - 1)) ||
-                cp_ranges_add_range(&ms[d].all_calls, (int64_t)call, (int64_t)(call + step - 1)))
-                goto out;
-        }
-        memcpy(prev, sids, (size_t)nranks * sizeof *sids);
-        for (int64_t r = 0; r < nranks; r++)
-            cp_seq_iter_skip(&it[r], step);
-        call += step;
+        if (step == 0 || add_calls(&m, m.cur, m.call, m.call + step - 1))
+            goto out;
+        advance(&m, step);
     }
 
     for (int d = 0; d < 2; d++)
-        for (uint32_t m = 0; m < ms[d].n; m++) {
+        for (uint32_t i = 0; i < m.ms[d].n; i++) {
             cp_block b;
-            if (build_block(views, &ms[d], m, tmpl, &b) || append_block(&out[d], &b)) {
+            if (build_block(views, &m.ms[d], i, tmpl, &b) || append_block(&out[d], &b)) {
                 cp_block_free(&b);
                 goto out;
             }
@@ -309,11 +455,11 @@ int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp
 out:
     if (rc)
         cp_error_set(err, "out of memory while merging the counts of %s", tmpl->collective);
-    matrix_set_free(&ms[0]);
-    matrix_set_free(&ms[1]);
-    free(it);
-    free(sids);
-    free(prev);
-    free(key);
+    matrix_set_free(&m.ms[0]);
+    matrix_set_free(&m.ms[1]);
+    free(m.it);
+    free(m.sids);
+    free(m.prev);
+    free(m.key);
     return rc;
 }

@@ -261,6 +261,34 @@ void cp_seq_iter_skip(cp_seq_iter *it, uint64_t n)
     iter_settle(it);
 }
 
+bool cp_seq_iter_at_repetition(const cp_seq_iter *it, uint64_t *period, uint64_t *reps_left)
+{
+    const cp_seq *s = it->s;
+    if (it->g >= s->ngroups || it->k != 0)
+        return false;
+    const cp_group *g = &s->groups[it->g];
+    if (g->reps - it->rep < 2 || it->left != s->runs[g->first].len)
+        return false;
+    uint64_t t = 0;
+    for (uint32_t k = 0; k < g->nruns; k++)
+        t += s->runs[g->first + k].len;
+    *period = t;
+    *reps_left = g->reps - it->rep;
+    return true;
+}
+
+void cp_seq_iter_skip_reps(cp_seq_iter *it, uint64_t n)
+{
+    const cp_group *g = &it->s->groups[it->g];
+    it->rep += n;
+    if (it->rep >= g->reps) {
+        it->rep = 0;
+        it->g++;
+    }
+    it->k = 0;
+    iter_settle(it);
+}
+
 uint32_t *cp_seq_expand(const cp_seq *s)
 {
     uint32_t *out = malloc((s->total ? s->total : 1) * sizeof *out);

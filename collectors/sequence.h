@@ -78,6 +78,12 @@ void cp_seq_iter_init(cp_seq_iter *it, const cp_seq *s);
 uint32_t cp_seq_iter_peek(const cp_seq_iter *it, uint64_t *left);
 /* Skip n calls (n <= left of the current run). */
 void cp_seq_iter_skip(cp_seq_iter *it, uint64_t n);
+/* Is the iterator at the start of a repetition of a group that repeats at
+ * least twice more (this one included)?  Then *period is the calls of one
+ * repetition and *reps_left the repetitions left, this one included. */
+bool cp_seq_iter_at_repetition(const cp_seq_iter *it, uint64_t *period, uint64_t *reps_left);
+/* From the start of a repetition, skip n whole repetitions (n <= reps_left). */
+void cp_seq_iter_skip_reps(cp_seq_iter *it, uint64_t n);
 
 /* Expand to one id per call (tests). Returns a malloc'ed array of s->total. */
 uint32_t *cp_seq_expand(const cp_seq *s);

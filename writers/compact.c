@@ -12,7 +12,8 @@
  *     "Number of ranks: N"
  *     "Datatype size: D" | "Datatype size: 1 (bytes)"
  *     "NAME calls LIST"
- *     "Count: K calls - LIST"
+ *     "Count: K calls - LIST"               (version >= 3: LIST may hold
+ *                                            strided items "N-M/S", ranges.h)
  *     ["Callsites: LIST"]                   (version >= 2: call-tree ids)
  *     "BEGINNING DATA"
  *     ("Rank(s) LIST: c0 c1 ...")*
@@ -109,6 +110,26 @@ static bool is_normal_set(const cp_ranges *r)
     return true;
 }
 
+/* The calls of a block as finalize's merge writes cycles (progressions,
+ * cp_ranges_add_strided): items in increasing order of their first value,
+ * each a well-formed progression inside one interval of the set `all`. */
+static bool is_progression_list(const cp_ranges *r, const cp_ranges *all)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const cp_range *x = &r->v[i];
+        int64_t step = x->step > 1 ? x->step : 1;
+        if (x->lo < 0 || x->lo > x->hi || (x->hi - x->lo) % step != 0 ||
+            (i > 0 && x->lo <= r->v[i - 1].lo))
+            return false;
+        while (j < all->n && all->v[j].hi < x->lo)
+            j++;
+        if (j == all->n || all->v[j].lo > x->lo || all->v[j].hi < x->hi)
+            return false;
+    }
+    return true;
+}
+
 /* Is every value of set a in set b?  Both normalised. */
 static bool is_subset(const cp_ranges *a, const cp_ranges *b)
 {
@@ -167,15 +188,22 @@ static void lb_i64(linebuf *lb, int64_t v)
     lb_put(lb, q, (size_t)(tmp + sizeof tmp - q));
 }
 
+/* The grammar of ranges.h (its writer's fast twin, into the line buffer). */
 static void lb_ranges(linebuf *lb, const cp_ranges *r)
 {
     for (size_t i = 0; i < r->n; i++) {
         if (i > 0)
             lb_put(lb, ",", 1);
-        lb_i64(lb, r->v[i].lo);
-        if (r->v[i].hi != r->v[i].lo) {
-            lb_put(lb, "-", 1);
-            lb_i64(lb, r->v[i].hi);
+        const cp_range *x = &r->v[i];
+        lb_i64(lb, x->lo);
+        if (x->hi != x->lo) {
+            /* a progression of two values reads better as two items */
+            lb_put(lb, x->step > 1 && x->hi - x->lo == x->step ? "," : "-", 1);
+            lb_i64(lb, x->hi);
+            if (x->step > 1 && x->hi - x->lo > x->step) {
+                lb_put(lb, "/", 1);
+                lb_i64(lb, x->step);
+            }
         }
     }
 }
@@ -273,11 +301,19 @@ static int check_block(const cp_block *b, size_t i, const char *path, cp_error *
         return bad_block(err, path, i, b, "negative datatype size");
     if (b->all_calls.n == 0 || b->calls.n == 0)
         return bad_block(err, path, i, b, "empty call list");
-    if (!is_normal_set(&b->all_calls) || !is_normal_set(&b->calls))
+    if (!is_normal_set(&b->all_calls))
         return bad_block(err, path, i, b, "call lists must be sets built with cp_ranges_add");
-    if (!is_subset(&b->calls, &b->all_calls))
+    if (cp_ranges_strided(&b->calls)) {
+        if (!is_progression_list(&b->calls, &b->all_calls))
+            return bad_block(err, path, i, b,
+                             "strided calls must be progressions in increasing order within "
+                             "the calls of the collective (cp_ranges_add_strided)");
+    } else if (!is_normal_set(&b->calls)) {
+        return bad_block(err, path, i, b, "call lists must be sets built with cp_ranges_add");
+    } else if (!is_subset(&b->calls, &b->all_calls)) {
         return bad_block(err, path, i, b,
                          "calls of this matrix are not all within the calls of the collective");
+    }
     for (size_t r = 0; r < b->nrows; r++) {
         const cp_ranges *rk = &b->rows[r].ranks;
         if (rk->n == 0 || !is_normal_set(rk))
@@ -376,11 +412,15 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
     for (size_t i = 0; i < f->nblocks; i++)
         if (check_block(&f->blocks[i], i, cp_out_path(out), err) != 0)
             return -1;
-    /* The lowest version that carries the file: 2 only with call paths. */
+    /* The lowest version that carries the file: 2 with call paths, 3 with
+     * strided call lists (cycles). */
     int version = 1;
-    for (size_t i = 0; i < f->nblocks; i++)
-        if (f->blocks[i].callsites.n > 0)
+    for (size_t i = 0; i < f->nblocks; i++) {
+        if (f->blocks[i].callsites.n > 0 && version < 2)
             version = 2;
+        if (cp_ranges_strided(&f->blocks[i].calls))
+            version = 3;
+    }
     linebuf lb = {0};
     lb_puts(&lb, "# collprof counts ");
     lb_i64(&lb, version);
@@ -796,7 +836,8 @@ static int parse_count(parser *ps, cp_block *b)
     cur_blanks(&c);
     if (!ok || !cur_lit(&c, "-"))
         return perr(ps, "expected 'Count: K calls - LIST', found '%s'", shown(ps, sh, sizeof sh));
-    if (cp_ranges_parse(c.s + c.i, c.n - c.i, &b->calls, &why) != 0)
+    if ((ps->version >= 3 ? cp_ranges_parse_strided : cp_ranges_parse)(c.s + c.i, c.n - c.i,
+                                                                      &b->calls, &why) != 0)
         return perr(ps, "'Count: K calls - LIST': %s", why);
     int64_t listed = cp_ranges_count(&b->calls);
     if (listed != k)

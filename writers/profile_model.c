@@ -37,20 +37,68 @@ static int ranges_reserve(cp_ranges *r, size_t need)
     return 0;
 }
 
-static int ranges_append(cp_ranges *r, int64_t lo, int64_t hi)
+static int ranges_append_step(cp_ranges *r, int64_t lo, int64_t hi, int64_t step)
 {
     if (ranges_reserve(r, r->n + 1) != 0)
         return -1;
-    r->v[r->n].lo = lo;
-    r->v[r->n].hi = hi;
+    r->v[r->n] = (cp_range){.lo = lo, .hi = hi, .step = step > 1 ? step : 0};
     r->n++;
     return 0;
 }
 
-/* Number of integers in one interval (lo <= hi, both >= 0: no overflow). */
+static int ranges_append(cp_ranges *r, int64_t lo, int64_t hi)
+{
+    return ranges_append_step(r, lo, hi, 0);
+}
+
+static int64_t step_of(const cp_range *x)
+{
+    return x->step > 1 ? x->step : 1;
+}
+
+/* Number of integers in one item (lo <= hi, both >= 0: no overflow). */
 static uint64_t range_size(const cp_range *x)
 {
-    return (uint64_t)(x->hi - x->lo) + 1u;
+    return (uint64_t)(x->hi - x->lo) / (uint64_t)step_of(x) + 1u;
+}
+
+bool cp_ranges_strided(const cp_ranges *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].step > 1 && r->v[i].hi > r->v[i].lo)
+            return true;
+    return false;
+}
+
+int cp_ranges_add_strided(cp_ranges *r, int64_t lo, int64_t hi, int64_t step)
+{
+    if (lo < 0 || lo > hi || step < 1 || (step > 1 && (hi - lo) % step != 0) ||
+        (r->n > 0 && lo <= r->v[r->n - 1].lo)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (lo == hi)
+        step = 1;
+    if (r->n > 0) {
+        cp_range *last = &r->v[r->n - 1];
+        int64_t ls = step_of(last);
+        /* The last item goes on: contiguous, the same progression, or a
+         * single value that this progression continues. */
+        if (step == 1 && ls == 1 && lo == last->hi + 1) {
+            last->hi = hi;
+            return 0;
+        }
+        if (step > 1 && ls == step && lo == last->hi + step) {
+            last->hi = hi;
+            return 0;
+        }
+        if (step > 1 && last->lo == last->hi && lo - last->hi == step) {
+            last->hi = hi;
+            last->step = step;
+            return 0;
+        }
+    }
+    return ranges_append_step(r, lo, hi, step);
 }
 
 int cp_ranges_add(cp_ranges *r, int64_t value)
@@ -69,8 +117,12 @@ int cp_ranges_add_range(cp_ranges *r, int64_t lo, int64_t hi)
 
     /* Fast paths: appending in increasing order. */
     cp_range *last = &r->v[r->n - 1];
-    if (lo - 1 > last->hi) /* lo > last->hi + 1, without overflow */
+    if (lo - 1 > last->hi || (last->step > 1 && lo > last->hi)) /* lo > last->hi + 1 */
         return ranges_append(r, lo, hi);
+    if (last->step > 1) { /* progressions (the merge's lists): appending only */
+        errno = EINVAL;
+        return -1;
+    }
     if (lo >= last->lo) {
         if (hi > last->hi)
             last->hi = hi;
@@ -183,14 +235,48 @@ int64_t cp_ranges_count(const cp_ranges *r)
     return (int64_t)total;
 }
 
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Every integer of a list with progressions, sorted (malloc'ed); NULL when
+ * memory runs out or the list is beyond reason. */
+static int64_t *sorted_values(const cp_ranges *r, size_t *n)
+{
+    int64_t total = cp_ranges_count(r);
+    if (total < 0 || (uint64_t)total > SIZE_MAX / sizeof(int64_t) / 2)
+        return NULL;
+    int64_t *v = malloc(((size_t)total + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++)
+        for (int64_t x = r->v[i].lo; x <= r->v[i].hi; x += step_of(&r->v[i]))
+            v[k++] = x;
+    qsort(v, k, sizeof *v, cmp_i64);
+    *n = k;
+    return v;
+}
+
 bool cp_ranges_equal(const cp_ranges *a, const cp_ranges *b)
 {
-    if (a->n != b->n)
+    bool same = a->n == b->n;
+    for (size_t j = 0; same && j < a->n; j++)
+        same = a->v[j].lo == b->v[j].lo && a->v[j].hi == b->v[j].hi &&
+               step_of(&a->v[j]) == step_of(&b->v[j]);
+    if (same || (!cp_ranges_strided(a) && !cp_ranges_strided(b)))
+        return same;
+    /* Progressions on one side: compare the integers. */
+    if (cp_ranges_count(a) != cp_ranges_count(b))
         return false;
-    for (size_t j = 0; j < a->n; j++)
-        if (a->v[j].lo != b->v[j].lo || a->v[j].hi != b->v[j].hi)
-            return false;
-    return true;
+    size_t na, nb;
+    int64_t *x = sorted_values(a, &na), *y = sorted_values(b, &nb);
+    bool eq = x && y && na == nb && memcmp(x, y, na * sizeof *x) == 0;
+    free(x);
+    free(y);
+    return eq;
 }
 
 int cp_ranges_copy(cp_ranges *dst, const cp_ranges *src)

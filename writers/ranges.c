@@ -7,7 +7,8 @@
  * write it; rejects empty items, N-M with N > M, signs, values beyond
  * INT64_MAX and anything else, saying what was expected.  It works on
  * intervals only, never on the integers inside them, and in O(n log n) for
- * n items in any order, so that hostile input cannot make it slow.
+ * n items in any order, so that hostile input cannot make it slow; strided
+ * items (cp_ranges_parse_strided) are listed value by value, up to a bound.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,17 +20,22 @@
 
 /* ------------------------------------------------------------------ writer */
 
-/* Text of one item into buf (room for two int64 and '-'). */
+/* Text of one item into buf (room for three int64, '-' and '/'). */
 static size_t format_item(char *buf, size_t size, const cp_range *x)
 {
+    /* A progression of two values is written as two items: "4,6". */
     int n = x->lo == x->hi ? snprintf(buf, size, "%" PRId64, x->lo)
-                           : snprintf(buf, size, "%" PRId64 "-%" PRId64, x->lo, x->hi);
+            : x->step > 1 && x->hi - x->lo == x->step
+                ? snprintf(buf, size, "%" PRId64 ",%" PRId64, x->lo, x->hi)
+            : x->step > 1 ? snprintf(buf, size, "%" PRId64 "-%" PRId64 "/%" PRId64, x->lo, x->hi,
+                                     x->step)
+                          : snprintf(buf, size, "%" PRId64 "-%" PRId64, x->lo, x->hi);
     return n < 0 ? 0 : (size_t)n;
 }
 
 int cp_ranges_write(cp_out *out, const cp_ranges *r)
 {
-    char buf[64];
+    char buf[80];
     for (size_t i = 0; i < r->n; i++) {
         size_t n = 0;
         if (i > 0)
@@ -43,17 +49,17 @@ int cp_ranges_write(cp_out *out, const cp_ranges *r)
 
 char *cp_ranges_to_string(const cp_ranges *r)
 {
-    /* At most 20 digits per bound, '-', ',': 42 bytes per item. */
-    if (r->n > (SIZE_MAX - 1) / 42)
+    /* At most 20 digits per number, '-', '/', ',': 64 bytes per item. */
+    if (r->n > (SIZE_MAX - 1) / 64)
         return NULL;
-    char *s = malloc(r->n * 42 + 1);
+    char *s = malloc(r->n * 64 + 1);
     if (!s)
         return NULL;
     size_t n = 0;
     for (size_t i = 0; i < r->n; i++) {
         if (i > 0)
             s[n++] = ',';
-        n += format_item(s + n, 42, &r->v[i]);
+        n += format_item(s + n, 64, &r->v[i]);
     }
     s[n] = '\0';
     return s;
@@ -94,8 +100,9 @@ static int parse_number(const char *s, size_t len, size_t *i, int64_t *out, cons
     return 0;
 }
 
-/* Parse every item of s[0..len) into r->v in written order (r cleared). */
-static int parse_items(const char *s, size_t len, cp_ranges *r, const char **why)
+/* Parse every item of s[0..len) into r->v in written order (r cleared);
+ * strided items only when `strided`. */
+static int parse_items(const char *s, size_t len, cp_ranges *r, bool strided, const char **why)
 {
     static const char *dummy;
     if (!why)
@@ -116,7 +123,7 @@ static int parse_items(const char *s, size_t len, cp_ranges *r, const char **why
             *why = "empty item in range list (expected N or N-M)";
             goto fail;
         }
-        int64_t lo, hi;
+        int64_t lo, hi, step = 0;
         if (parse_number(s, len, &i, &lo, why) != 0)
             goto fail;
         hi = lo;
@@ -127,6 +134,15 @@ static int parse_items(const char *s, size_t len, cp_ranges *r, const char **why
             if (hi < lo) {
                 *why = "expected N-M with N <= M";
                 goto fail;
+            }
+            if (strided && i < len && s[i] == '/') {
+                i++;
+                if (parse_number(s, len, &i, &step, why) != 0)
+                    goto fail;
+                if (step < 2 || hi == lo || (hi - lo) % step != 0) {
+                    *why = "expected N-M/S with S >= 2, N < M and M - N a multiple of S";
+                    goto fail;
+                }
             }
         }
         if (r->n == r->cap) {
@@ -139,8 +155,7 @@ static int parse_items(const char *s, size_t len, cp_ranges *r, const char **why
             r->v = v;
             r->cap = cap;
         }
-        r->v[r->n].lo = lo;
-        r->v[r->n].hi = hi;
+        r->v[r->n] = (cp_range){.lo = lo, .hi = hi, .step = step};
         r->n++;
         /* separator or end */
         while (i < len && is_space(s[i]))
@@ -178,15 +193,81 @@ static bool sorted_by_lo(const cp_ranges *r)
     return true;
 }
 
+/* The values of the strided items and the bounds of the others, sorted,
+ * back into intervals; a value twice is an error. */
+static int expand_strided(cp_ranges *r, const char **why)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].step > 1)
+            total += (uint64_t)((r->v[i].hi - r->v[i].lo) / r->v[i].step) + 1;
+    if (total == 0)
+        return 0;
+    if (total > (uint64_t)CP_RANGES_MAX_STRIDED) {
+        *why = "strided items of more than 16777216 calls in all (this reader lists them one "
+               "by one)";
+        return -1;
+    }
+    /* Intervals as they are, progressions value by value (step 0 below). */
+    size_t n = r->n + (size_t)total;
+    cp_range *v = malloc(n * sizeof *v);
+    if (!v) {
+        *why = "out of memory";
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->v[i].step <= 1) {
+            v[k++] = (cp_range){.lo = r->v[i].lo, .hi = r->v[i].hi};
+            continue;
+        }
+        for (int64_t x = r->v[i].lo; x <= r->v[i].hi; x += r->v[i].step)
+            v[k++] = (cp_range){.lo = x, .hi = x};
+    }
+    free(r->v);
+    r->v = v;
+    r->n = k;
+    r->cap = n;
+    return 1;
+}
+
+static int normalise(cp_ranges *r, bool no_overlap, const char **why);
+
+int cp_ranges_parse_strided(const char *s, size_t len, cp_ranges *r, const char **why)
+{
+    static const char *dummy;
+    if (!why)
+        why = &dummy;
+    if (parse_items(s, len, r, true, why) != 0)
+        return -1;
+    int x = expand_strided(r, why);
+    if (x < 0 || normalise(r, x > 0, why) != 0) {
+        cp_ranges_free(r);
+        return -1;
+    }
+    return 0;
+}
+
 int cp_ranges_parse(const char *s, size_t len, cp_ranges *r, const char **why)
 {
-    if (parse_items(s, len, r, why) != 0)
+    if (parse_items(s, len, r, false, why) != 0)
         return -1;
-    /* Normalise: sort, then merge overlapping and adjacent intervals. */
+    return normalise(r, false, why);
+}
+
+/* Sort, then merge overlapping and adjacent intervals; with no_overlap, two
+ * intervals that share a value are an error (a progression of version 3
+ * lists every value once). */
+static int normalise(cp_ranges *r, bool no_overlap, const char **why)
+{
     if (!sorted_by_lo(r))
         qsort(r->v, r->n, sizeof *r->v, cmp_range);
     size_t k = 0;
     for (size_t i = 1; i < r->n; i++) {
+        if (no_overlap && r->v[i].lo <= r->v[k].hi) {
+            *why = "a call listed twice";
+            return -1;
+        }
         if (r->v[i].lo - 1 <= r->v[k].hi) { /* touches: lo <= hi + 1 */
             if (r->v[i].hi > r->v[k].hi)
                 r->v[k].hi = r->v[i].hi;
@@ -203,7 +284,7 @@ int cp_ranges_parse_ordered(const char *s, size_t len, cp_ranges *r, const char 
     static const char *dummy;
     if (!why)
         why = &dummy;
-    if (parse_items(s, len, r, why) != 0)
+    if (parse_items(s, len, r, false, why) != 0)
         return -1;
     /* No value twice: sort a copy and look for an overlap. */
     if (r->n > 1) {

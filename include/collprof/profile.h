@@ -18,9 +18,10 @@ extern "C" {
 #endif
 
 /* Version of the compact counts format written by this collprof: 2 adds the
- * "Callsites:" line; a file without call paths is written as version 1, which
- * older readers read. */
-#define CP_COUNTS_FORMAT_VERSION 2
+ * "Callsites:" line, 3 strided call lists ("0-999968/32": a cycle of calls
+ * costs one item); a file is written in the lowest version that carries it,
+ * so that older readers read what they can. */
+#define CP_COUNTS_FORMAT_VERSION 3
 /* Version of manifest.json written by this collprof. */
 #define CP_MANIFEST_FORMAT_VERSION 1
 
@@ -46,9 +47,16 @@ int cp_error_set(cp_error *err, const char *fmt, ...)
  *  - an ORDERED LIST (a communicator's members as world ranks, in
  *    communicator rank order): built by cp_ranges_push, which extends the
  *    last interval when value == last.hi + 1 and otherwise appends, so
- *    "4,2,0" stays in that order. */
+ *    "4,2,0" stays in that order.
+ * A third, written by finalize's merge only (cp_ranges_add_strided): the
+ * calls of a block as ARITHMETIC PROGRESSIONS lo, lo+step, ..., hi, items
+ * in increasing order of lo, which may interleave (a matrix that recurs
+ * twice in a cycle) but never share a value; the count files write them as
+ * "lo-hi/step" (format version 3), and the parser reads them back as a
+ * plain set.  count and equal handle every kind; the others expect sets. */
 typedef struct cp_range {
     int64_t lo, hi; /* lo <= hi */
+    int64_t step;   /* 0 or 1: every integer; >= 2: lo, lo+step, ..., hi */
 } cp_range;
 
 typedef struct cp_ranges {
@@ -64,6 +72,13 @@ int cp_ranges_add(cp_ranges *r, int64_t value);
 int cp_ranges_add_range(cp_ranges *r, int64_t lo, int64_t hi);
 /* Ordered-list append (see above). */
 int cp_ranges_push(cp_ranges *r, int64_t value);
+/* Progression append (see above): lo must exceed every value of the list's
+ * item with the highest lo; (hi - lo) a multiple of step.  Joins a
+ * progression that the list's last item continues.  Returns 0, or -1 on
+ * allocation failure or invalid arguments (errno EINVAL). */
+int cp_ranges_add_strided(cp_ranges *r, int64_t lo, int64_t hi, int64_t step);
+/* Does any item have a step of 2 or more? */
+bool cp_ranges_strided(const cp_ranges *r);
 /* For sets only (binary search). */
 bool cp_ranges_contains(const cp_ranges *r, int64_t value);
 /* The i-th integer in list order (0-based), or -1 when i is out of range. */
@@ -72,7 +87,8 @@ int64_t cp_ranges_nth(const cp_ranges *r, int64_t i);
 int64_t cp_ranges_index_of(const cp_ranges *r, int64_t value);
 /* Number of integers in the set. */
 int64_t cp_ranges_count(const cp_ranges *r);
-/* Same intervals in the same order. */
+/* Same intervals in the same order; a list with progressions equals any
+ * list of the same integers. */
 bool cp_ranges_equal(const cp_ranges *a, const cp_ranges *b);
 /* Deep copy.  dst is overwritten WITHOUT being freed first (so that a struct
  * copied with `*x = *y` can then get its own lists): pass an empty or

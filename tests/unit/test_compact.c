@@ -599,6 +599,83 @@ START_TEST(dialect_multicomms_values)
 }
 END_TEST
 
+/* Version 3: progressions (a cycle of three matrices: this one at every
+ * third call, twice per cycle) written as "N-M/S", two-value progressions
+ * as "N,M"; read back as the same set of calls. */
+START_TEST(strided_calls_version_3)
+{
+    tmpdir_make();
+    static const int64_t v12[] = {1, 2};
+    cp_block b = mk("Alltoallv", 0, 2, "0-1", -1, 2, 4, false, "0-32", "32", 2);
+    cp_ranges_free(&b.calls);
+    ck_assert_int_eq(cp_ranges_add_strided(&b.calls, 0, 30, 3), 0);
+    ck_assert_int_eq(cp_ranges_add_strided(&b.calls, 1, 31, 3), 0);
+    ck_assert_int_eq(cp_ranges_add_strided(&b.calls, 32, 32, 1), 0);
+    /* a single value, then the progression it starts: one item */
+    ck_assert_int_eq(cp_ranges_add_strided(&b.all_calls, 0, 0, 1), -1); /* not after 0-32 */
+    add_row(&b, "0-1", v12);
+    cp_block c = mk("Alltoallv", 0, 2, "0-1", -1, 2, 4, false, "0-32", "2", 2);
+    cp_ranges_free(&c.calls);
+    ck_assert_int_eq(cp_ranges_add_strided(&c.calls, 2, 5, 3), 0); /* 2,5: one progression */
+    ck_assert_uint_eq(c.calls.n, 1);
+    add_row(&c, "0", v12);
+    add_row(&c, "1", v12);
+    cp_block pair[2] = {b, c};
+    cp_counts_file f = file_of(pair, 2);
+    char *text = write_text(&f, false);
+    ck_assert_msg(strncmp(text, "# collprof counts 3\n", 20) == 0, "%s", text);
+    ck_assert_msg(strstr(text, "Count: 23 calls - 0-30/3,1-31/3,32\n") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "Count: 2 calls - 2,5\n") != NULL, "%s", text);
+    cp_counts_file back;
+    cp_error err;
+    ck_assert_msg(parse_text(text, strlen(text), "s.txt", &back, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(back.version, 3);
+    ck_assert_uint_eq(back.nblocks, 2);
+    ck_assert(cp_block_equal(&f.blocks[0], &back.blocks[0]));
+    ck_assert(cp_block_equal(&f.blocks[1], &back.blocks[1]));
+    /* the reader's set: every call of the two progressions and 32 */
+    const cp_ranges *calls = &back.blocks[0].calls;
+    ck_assert(!cp_ranges_strided(calls));
+    ck_assert_int_eq(cp_ranges_count(calls), 23);
+    for (int64_t k = 0; k <= 32; k++)
+        ck_assert_int_eq(cp_ranges_contains(calls, k), k % 3 != 2 || k == 32);
+    cp_counts_file_free(&back);
+    free(text);
+    cp_counts_file_free(&f);
+    tmpdir_remove();
+}
+END_TEST
+
+/* What version 3 lists refuse, and where strides are not allowed. */
+START_TEST(strided_calls_refused)
+{
+    static const struct {
+        const char *count, *why;
+        int version;
+    } cases[] = {
+        {"Count: 3 calls - 0-5/2", "M - N a multiple of S", 3},
+        {"Count: 5 calls - 0-4/1", "S >= 2", 3},
+        {"Count: 1 calls - 4-4/2", "N < M", 3},
+        {"Count: 7 calls - 0-8/2,4-12/4", "a call listed twice", 3},
+        {"Count: 50000001 calls - 0-100000000/2", "more than 16777216", 3},
+        {"Count: 3 calls - 0-4/2", "unexpected character in range list", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "# collprof counts %d\n# Raw counters\nCommunicator: 0 (size 1)\n"
+                 "Collective: Bcast\nNumber of ranks: 1\nDatatype size: 4\n"
+                 "Bcast calls 0-100000000\n%s\nBEGINNING DATA\nRank(s) 0: 1\nEND DATA\n",
+                 cases[i].version, cases[i].count);
+        cp_counts_file f;
+        cp_error err;
+        ck_assert_int_eq(parse_text(text, strlen(text), "s.txt", &f, &err), -1);
+        ck_assert_msg(strstr(err.msg, "s.txt:8: ") && strstr(err.msg, cases[i].why),
+                      "case %zu: %s", i, err.msg);
+    }
+}
+END_TEST
+
 /* The project's multicomm fixture, value by value: per-process call ids
  * that span communicators, so each block lists only its own calls. */
 START_TEST(dialect_multicomm_values)
@@ -786,8 +863,8 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
     /* version */
-    {"# collprof counts 3\n# Raw counters\n", 1,
-     "counts format version 3 is newer than version 2, which this collprof reads"},
+    {"# collprof counts 4\n# Raw counters\n", 1,
+     "counts format version 4 is newer than version 3, which this collprof reads"},
     {"# collprof counts 0\n", 1, "does not exist"},
     {"# collprof counts one\n", 1, "expected '# collprof counts <version>'"},
     {V1 COMM HEAD3 CALLS "Rank(s) 0-2: 1 2 3\nEND DATA\n# collprof counts 1\n", 13,
@@ -1060,6 +1137,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, dialect_files_exact);
     tcase_add_test(tc, dialect_every_file_covered);
     tcase_add_test(tc, dialect_multicomm_values);
+    tcase_add_test(tc, strided_calls_version_3);
+    tcase_add_test(tc, strided_calls_refused);
     tcase_add_test(tc, dialect_quirks);
     tcase_add_test(tc, dialect_gzip);
     tcase_add_test(tc, file_names);

@@ -185,6 +185,128 @@ START_TEST(missing_rank_and_nothing_recorded)
 }
 END_TEST
 
+/* Is call k in a list that may hold progressions? */
+static bool has_call(const cp_ranges *r, int64_t k)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        int64_t s = r->v[i].step > 1 ? r->v[i].step : 1;
+        if (k >= r->v[i].lo && k <= r->v[i].hi && (k - r->v[i].lo) % s == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every call of the merge's output in exactly the block of pattern
+ * want(call), and nowhere else; returns the number of list items. */
+static size_t check_calls(const cp_counts_file *out, int64_t ncalls, int (*want)(int64_t),
+                          int npatterns)
+{
+    size_t items = 0;
+    ck_assert_uint_eq(out->nblocks, (size_t)npatterns);
+    for (size_t b = 0; b < out->nblocks; b++)
+        items += out->blocks[b].calls.n;
+    for (int64_t k = 0; k < ncalls; k++) {
+        int p = want(k), found = -1, times = 0;
+        for (size_t b = 0; b < out->nblocks; b++)
+            if (has_call(&out->blocks[b].calls, k)) {
+                found = (int)out->blocks[b].rows[0].counts[0] - 1;
+                times++;
+            }
+        ck_assert_msg(times == 1 && found == p, "call %ld: pattern %d in %d blocks, expected %d",
+                      (long)k, found, times, p);
+    }
+    return items;
+}
+
+static int cycle32(int64_t k)
+{
+    return (int)(k % 32);
+}
+
+static int long_runs(int64_t k) /* A x 50, B x 50, three times */
+{
+    return (int)((k / 50) % 2);
+}
+
+static int cycle3(int64_t k) /* A B A C, ... */
+{
+    static const int p[] = {0, 1, 0, 2};
+    return p[k % 4];
+}
+
+/* Cycles of calls become progressions: the merge costs the cycle's spans,
+ * not its calls, and the lists hold an item per call of the cycle. */
+START_TEST(cycles_become_progressions)
+{
+    static const struct {
+        int (*want)(int64_t);
+        int64_t ncalls;
+        int npatterns;
+        size_t max_items;
+    } cases[] = {
+        {cycle32, 32 * 1000, 32, 32},  /* one progression per pattern */
+        {long_runs, 300, 2, 6},        /* runs longer than the repetitions: ranges */
+        {cycle3, 4 * 500, 3, 4},       /* A twice per cycle: two interleaved progressions */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        rank_t rk[3];
+        for (int r = 0; r < 3; r++) {
+            cp_counts_init(&rk[r].t);
+            for (int64_t k = 0; k < cases[c].ncalls; k++) {
+                int v[3] = {cases[c].want(k) + 1, r, 7};
+                call(&rk[r], v, 3, 4);
+            }
+        }
+        cp_counts_file out[2];
+        merge(rk, 3, out);
+        size_t items = check_calls(&out[CP_SEND], cases[c].ncalls, cases[c].want,
+                                   cases[c].npatterns);
+        ck_assert_msg(items <= cases[c].max_items, "case %zu: %zu items", c, items);
+        ck_assert_int_eq(cp_ranges_count(&out[CP_SEND].blocks[0].all_calls), cases[c].ncalls);
+        for (int d = 0; d < 2; d++)
+            cp_counts_file_free(&out[d]);
+        for (int r = 0; r < 3; r++)
+            cp_counts_free(&rk[r].t);
+    }
+}
+END_TEST
+
+/* A rank that did not record some calls of a cycle (paused) breaks the
+ * lockstep there: still every call in its right block. */
+START_TEST(cycle_broken_on_one_rank)
+{
+    rank_t rk[2];
+    enum { N = 32 * 200 };
+    for (int r = 0; r < 2; r++) {
+        cp_counts_init(&rk[r].t);
+        for (int64_t k = 0; k < N; k++) {
+            int v[2] = {cycle32(k) + 1, r};
+            call(&rk[r], r == 1 && k >= 3000 && k < 3010 ? NULL : v, 2, 4);
+        }
+    }
+    cp_counts_file out[2];
+    merge(rk, 2, out);
+    /* calls 3000-3009: rank 1 has no row; a block of its own per pattern */
+    size_t full = 0;
+    for (size_t b = 0; b < out[CP_SEND].nblocks; b++) {
+        const cp_block *blk = &out[CP_SEND].blocks[b];
+        bool partial = blk->nrows == 1;
+        for (int64_t k = 0; k < N; k++)
+            if (has_call(&blk->calls, k))
+                ck_assert_msg((k >= 3000 && k < 3010) == partial && blk->rows[0].counts[0] ==
+                                  cycle32(k) + 1,
+                              "call %ld in the wrong block", (long)k);
+        full += !partial;
+    }
+    ck_assert_uint_eq(full, 32);
+    ck_assert_uint_eq(out[CP_SEND].nblocks, 32 + 10);
+    for (int d = 0; d < 2; d++)
+        cp_counts_file_free(&out[d]);
+    for (int r = 0; r < 2; r++)
+        cp_counts_free(&rk[r].t);
+}
+END_TEST
+
 START_TEST(pack_unpack_roundtrip)
 {
     /* A rank's tables cross to the lead and merge to the same blocks. */
@@ -251,6 +373,8 @@ int main(void)
     tcase_add_test(tc, mixed_datatype_sizes_give_bytes);
     tcase_add_test(tc, missing_rank_and_nothing_recorded);
     tcase_add_test(tc, pack_unpack_roundtrip);
+    tcase_add_test(tc, cycles_become_progressions);
+    tcase_add_test(tc, cycle_broken_on_one_rank);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
