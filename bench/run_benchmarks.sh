@@ -159,7 +159,7 @@ if command -v mpichversion >/dev/null; then
 fi
 echo "- 2 ranks (-bind-to $bind), UCX_TLS=$UCX_TLS UCX_POSIX_USE_PROC_LINK=$UCX_POSIX_USE_PROC_LINK"
 echo "- collprof settings of the first sections: COLLPROF_TIMING=${COLLPROF_TIMING:-(default, passive)}," \
-     "COLLPROF_TIMING_MAX_CALLS=${COLLPROF_TIMING_MAX_CALLS:-(default, 100000)}"
+     "COLLPROF_TIMING_MAX_CALLS=${COLLPROF_TIMING_MAX_CALLS:-(default, 65536)}"
 
 # Timings mean little while other jobs share the two cores: wait a while
 # for the load to drop and the cores to be idle, then go on and say so.
@@ -268,7 +268,7 @@ echo "\"collprof's own\" is the time collprof reports for its gather, merge and 
 echo
 echo "| call sequence | finalize without | finalize with | added by collprof | collprof's own | profile size | calls loop without | calls loop with |"
 echo "|---|---|---|---|---|---|---|---|"
-for mode in one alt; do
+for mode in one alt cycle32; do
     : >"$tmp/fin.yes"
     : >"$tmp/fin.no"
     : >"$tmp/own"
@@ -295,7 +295,11 @@ for mode in one alt; do
     done
     fy=$(median <"$tmp/fin.yes")
     fn=$(median <"$tmp/fin.no")
-    label=$([ "$mode" = one ] && echo "one pattern (A A A ...)" || echo "two patterns (A B A B ...)")
+    case $mode in
+        one) label="one pattern (A A A ...)" ;;
+        alt) label="two patterns (A B A B ...)" ;;
+        *) label="cycle of 32 patterns" ;;
+    esac
     awk -v label="$label" -v fy="$fy" -v fn="$fn" -v own="$(median <"$tmp/own")" \
         -v size="$(median <"$tmp/size")" -v ly="$(median <"$tmp/loop.yes")" \
         -v ln="$(median <"$tmp/loop.no")" 'BEGIN {
@@ -311,10 +315,10 @@ fi
 # Cost per call of the timing collector: bench_overhead (MPI_ vs PMPI_
 # interleaved inside each run) under three settings, in turn, run after run:
 #   off      COLLPROF_TIMING=off: counts only;
-#   passive  COLLPROF_TIMING=passive with a budget above the calls the run
-#            makes, so that every call keeps a record;
-#   past     COLLPROF_TIMING=passive, COLLPROF_TIMING_MAX_CALLS=0: every call
-#            is past the budget and only adds to the aggregates.
+#   passive  COLLPROF_TIMING=passive with a pool larger than any sample
+#            (every series keeps its sample of COLLPROF_TIMING_SAMPLE calls);
+#   past     COLLPROF_TIMING=passive, COLLPROF_TIMING_MAX_CALLS=0: no pool,
+#            every call only adds to the exact aggregates.
 # The timing collector's cost is the difference of the added cost per call
 # between consecutive runs (passive - off, past - off), one difference per
 # cycle; the table gives their median and range over the cycles.
@@ -381,8 +385,8 @@ echo
 echo "bench_overhead ($rounds rounds x $batch calls per batch and side, MPI_ vs PMPI_ interleaved"
 echo "inside each run), $timing_repeats runs per setting, the settings in turn (off, passive, past, off, ...):"
 echo "off = COLLPROF_TIMING=off (counts only); passive = COLLPROF_TIMING=passive,"
-echo "COLLPROF_TIMING_MAX_CALLS=$budget (every call keeps its record); past = COLLPROF_TIMING=passive,"
-echo "COLLPROF_TIMING_MAX_CALLS=0 (every call past the budget: aggregates only)."
+echo "COLLPROF_TIMING_MAX_CALLS=$budget (each series keeps its sample); past = COLLPROF_TIMING=passive,"
+echo "COLLPROF_TIMING_MAX_CALLS=0 (no sample: exact aggregates only)."
 echo "ns per call; median over the runs [min–max]; without/with/ratio: medians."
 echo
 echo "| operation | setting | without (PMPI_) | with (MPI_) | added ns/call | paired diff | ratio |"

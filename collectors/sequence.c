@@ -16,7 +16,47 @@ void cp_seq_free(cp_seq *s)
 {
     free(s->runs);
     free(s->groups);
+    free(s->lastpos);
     cp_seq_init(s);
+}
+
+/* Run `at` has this id: how far back did the id run last (s->last_gap),
+ * and remember this run.  A new id grows the table (as the signature
+ * tables do); failing to grow only loses the shortcut. */
+static void note_run(cp_seq *s, uint32_t id, size_t at)
+{
+    s->last_gap = CP_SEQ_GAP_UNKNOWN;
+    if (id == UINT32_MAX || at >= UINT32_MAX)
+        return;
+    if (id >= s->nlastpos) {
+        uint32_t n = s->nlastpos ? s->nlastpos : 16;
+        while (n <= id && n < UINT32_MAX / 2)
+            n *= 2;
+        if (n <= id)
+            return;
+        uint32_t *np = realloc(s->lastpos, (size_t)n * sizeof *np);
+        if (!np)
+            return;
+        memset(np + s->nlastpos, 0, (size_t)(n - s->nlastpos) * sizeof *np);
+        s->lastpos = np;
+        s->nlastpos = n;
+    }
+    uint32_t prev = s->lastpos[id];
+    if (prev == 0)
+        s->last_gap = CP_SEQ_GAP_NEVER;
+    else if (prev - 1 < at && s->runs[prev - 1].id == id)
+        s->last_gap = at - (prev - 1);
+    /* else: stale after a fold, unknown */
+    s->lastpos[id] = (uint32_t)at + 1;
+}
+
+/* Can the last run end a repetition of at most CP_SEQ_MAX_PERIOD runs?
+ * Every period p needs a run of the same id p runs back: not when the id
+ * never ran before, or last ran further back than the longest period. */
+static bool may_fold(const cp_seq *s)
+{
+    return s->last_gap == CP_SEQ_GAP_UNKNOWN ||
+           (s->last_gap != CP_SEQ_GAP_NEVER && s->last_gap <= CP_SEQ_MAX_PERIOD);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -38,6 +78,7 @@ static int push_run(cp_seq *s, uint32_t id, uint64_t len)
 {
     if (grow((void **)&s->runs, &s->cap_runs, s->nruns + 1, sizeof *s->runs))
         return -1;
+    note_run(s, id, s->nruns);
     s->runs[s->nruns].id = id;
     s->runs[s->nruns].len = len;
     s->nruns++;
@@ -166,7 +207,7 @@ static int build_append(cp_seq *s, uint32_t id, uint64_t count)
         s->runs[s->nruns - 1].len += count;
         return 0;
     }
-    int folded = try_fold(s);
+    int folded = may_fold(s) ? try_fold(s) : 0;
     if (folded < 0)
         return -1;
     if (folded)

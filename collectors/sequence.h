@@ -49,7 +49,19 @@ typedef struct cp_seq {
     uint32_t rk;
     uint64_t ro;
     bool failed; /* an allocation failed: the sequence stopped growing */
+    /* lastpos[id]: 1 + the index of the latest run of id (0: none).  A run
+     * whose id last ran more than CP_SEQ_MAX_PERIOD runs before cannot end
+     * a repetition: the period check is skipped (new patterns, long
+     * non-repeating sequences).  Positions may be stale after folding:
+     * then the check runs, as it would without them. */
+    uint32_t *lastpos;
+    uint32_t nlastpos;
+    uint64_t last_gap; /* runs between the last run and the one before it
+                          with its id: CP_SEQ_GAP_NEVER, CP_SEQ_GAP_UNKNOWN */
 } cp_seq;
+
+#define CP_SEQ_GAP_NEVER UINT64_MAX
+#define CP_SEQ_GAP_UNKNOWN 0
 
 void cp_seq_init(cp_seq *s);
 void cp_seq_free(cp_seq *s);
