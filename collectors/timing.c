@@ -170,6 +170,17 @@ cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig)
 {
     if (sig == UINT32_MAX) /* CP_SEQ_NONE: not recorded */
         return NULL;
+    /* The series' first timed call comes here (its first signature): the
+     * histogram is made with it. */
+    if (!t->hist && !t->partial) {
+        t->hist = calloc(CP_TIMING_HIST_N, sizeof *t->hist);
+        if (t->hist) {
+            t->hist_lo = 0;
+            t->hist_n = CP_TIMING_HIST_N;
+        } else {
+            t->partial = true;
+        }
+    }
     if (sig >= t->nagg) {
         uint32_t n = t->nagg ? t->nagg : 1;
         while (n <= sig)
@@ -188,6 +199,25 @@ cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig)
 
 void cp_timing_compact(cp_timing *t)
 {
+    if (t->hist) {
+        uint32_t a = 0, b = t->hist_n;
+        while (a < b && t->hist[a] == 0)
+            a++;
+        while (b > a && t->hist[b - 1] == 0)
+            b--;
+        if (a == b) {
+            free(t->hist);
+            t->hist = NULL;
+            t->hist_n = 0;
+        } else if (b - a < t->hist_n) {
+            memmove(t->hist, t->hist + a, (b - a) * sizeof *t->hist);
+            uint32_t *nh = realloc(t->hist, (b - a) * sizeof *nh);
+            if (nh)
+                t->hist = nh;
+            t->hist_lo += a;
+            t->hist_n = b - a;
+        }
+    }
     uint32_t used = 0;
     for (uint32_t i = 0; i < t->nagg; i++)
         if (t->agg[i].n)
@@ -205,6 +235,7 @@ void cp_timing_free(cp_timing *t)
 {
     give_blocks(t->head);
     free(t->agg);
+    free(t->hist);
     free(t->recs);
     free(t->paths);
     *t = (cp_timing){0};

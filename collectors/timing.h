@@ -58,6 +58,30 @@ typedef struct cp_tblock {
     cp_sample_rec r[CP_TBLOCK_RECS];
 } cp_tblock;
 
+/* Durations of every timed call of a series, on a log scale: a quarter of
+ * an octave per bucket (a bucket is at most 25% wide), ticks from 2^4 to
+ * 2^44 (below: the first bucket, above: the last); 32-bit counts that
+ * saturate.  Whole-run quantiles within 12.5% from 640 bytes per series. */
+#define CP_TIMING_HIST_N 160
+
+static inline uint32_t cp_timing_hist_index(uint64_t ticks)
+{
+    if (ticks < 16)
+        return 0;
+    unsigned b = 63u - (unsigned)__builtin_clzll(ticks);
+    if (b >= 44)
+        return CP_TIMING_HIST_N - 1;
+    return 4u * (b - 4u) + (uint32_t)((ticks >> (b - 2u)) & 3u);
+}
+
+/* The ticks bucket i holds: [lo, hi) (bucket 0 also holds what is shorter). */
+static inline void cp_timing_hist_bounds(uint32_t i, double *lo, double *hi)
+{
+    double base = (double)(UINT64_C(1) << (i / 4 + 2));
+    *lo = (4 + i % 4) * base;
+    *hi = (5 + i % 4) * base;
+}
+
 /* Exact sums of the timed calls of one signature (ticks). */
 typedef struct cp_timing_agg {
     uint64_t n;
@@ -74,6 +98,10 @@ typedef struct cp_timing {
     /* exact aggregates, per signature id of the counts collector */
     cp_timing_agg *agg;
     uint32_t nagg;
+    /* the series' durations: hist[i] counts bucket hist_lo + i (the whole
+     * range while the communicator lives; its used part once freed) */
+    uint32_t *hist;
+    uint32_t hist_lo, hist_n;
     /* At finalize (cp_timing_expand): the kept calls in seconds, their
      * paths, and how many timed calls are in the aggregates only. */
     cp_timing_rec *recs;
@@ -113,6 +141,11 @@ static inline void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig,
 {
     uint64_t dur = exit > start ? exit - start : 0, late = start > enter ? start - enter : 0;
     cp_timing_agg *a = sig < t->nagg ? &t->agg[sig] : cp_timing_agg_grow(t, sig);
+    if (t->hist) {
+        uint32_t i = cp_timing_hist_index(dur) - t->hist_lo;
+        if (i < t->hist_n && t->hist[i] != UINT32_MAX)
+            t->hist[i]++;
+    }
     if (a) {
         a->min = a->n == 0 || dur < a->min ? dur : a->min;
         a->max = dur > a->max ? dur : a->max;
@@ -128,8 +161,8 @@ static inline void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig,
     }
 }
 
-/* Give the pool's blocks back beyond what the series holds, and shrink the
- * aggregates (the communicator was freed). */
+/* Shrink the aggregates and the histogram to what they hold (the
+ * communicator was freed). */
 void cp_timing_compact(cp_timing *t);
 
 /* How many calls of the series the sample kept (untimed ones included). */

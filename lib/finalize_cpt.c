@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "collprof_config.h"
 #include "cpt.h"
 #include "finalize_timing.h"
@@ -29,6 +30,16 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
     snprintf(s->collective, sizeof s->collective, "%s", cp_collective_names[k]);
     s->naggregated = t->naggregated;
     s->agg_time = t->agg_time;
+    s->stride = t->stride ? t->stride : 1;
+    s->tick = cp_clock_tick();
+    if (t->hist_n) {
+        s->hist = malloc(t->hist_n * sizeof *s->hist);
+        if (!s->hist)
+            return -1;
+        memcpy(s->hist, t->hist, t->hist_n * sizeof *s->hist);
+        s->hist_lo = t->hist_lo;
+        s->hist_n = t->hist_n;
+    }
     size_t n = t->n ? t->n : 1;
     s->call = malloc(n * sizeof *s->call);
     s->enter = malloc(n * sizeof *s->enter);

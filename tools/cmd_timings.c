@@ -62,6 +62,31 @@ static int time_table(const cp_timings *t)
     return ok ? 0 : -1;
 }
 
+/* Every timed call, from the histograms: only when the file has them. */
+static int quantile_table(const cp_timings *t)
+{
+    static const char *const headers[] = {"comm", "collective", "calls", "p50 (us)",
+                                          "p90 (us)", "p99 (us)"};
+    static const bool right[] = {true, false, true, true, true, true};
+    cli_table *tb = cli_table_new(6, headers, right);
+    int ok = tb != NULL;
+    for (size_t i = 0; ok && i < t->nrows; i++) {
+        const cp_timing_row *r = &t->rows[i];
+        if (r->hist_calls == 0)
+            continue;
+        ok = cli_table_cell(tb, "%" PRId64, r->comm) == 0 &&
+             cli_table_cell(tb, "%s", r->collective) == 0 &&
+             cli_table_cell(tb, "%" PRIu64, r->hist_calls) == 0 &&
+             cli_table_cell(tb, "%.3f", r->p50 * 1e6) == 0 &&
+             cli_table_cell(tb, "%.3f", r->p90 * 1e6) == 0 &&
+             cli_table_cell(tb, "%.3f", r->p99 * 1e6) == 0;
+    }
+    if (ok)
+        cli_table_print(tb, stdout);
+    cli_table_free(tb);
+    return ok ? 0 : -1;
+}
+
 static int wait_table(const cp_timings *t)
 {
     static const char *const headers[] = {"comm", "collective", "pattern", "instances",
@@ -130,12 +155,20 @@ static int run(const cli_command *self, int argc, char **argv)
     printf("timings.cpt: %" PRIu64 " ranks on %zu host%s, timing mode %s\n", t.nranks, t.nhosts,
            t.nhosts == 1 ? "" : "s", t.barrier ? "barrier" : "passive");
     if (t.naggregated)
-        printf("%" PRIu64 " calls were timed in aggregate only (past "
-               "COLLPROF_TIMING_MAX_CALLS): in the totals, not in min/median/max\n",
+        printf("%" PRIu64 " calls were timed in aggregate only (not in the timing sample): "
+               "in the totals, not in min/median/max\n",
                t.naggregated);
+    bool hist = false;
+    for (size_t i = 0; i < t.nrows; i++)
+        hist |= t.rows[i].hist_calls > 0;
     int ok = print_hosts(&t) == 0;
     printf("\ntime per communicator and collective:\n");
     ok = ok && time_table(&t) == 0;
+    if (hist) {
+        printf("\ntime per call over the whole run (every timed call, log-scale histogram: "
+               "within 12.5%%):\n");
+        ok = ok && quantile_table(&t) == 0;
+    }
     printf("\nwaiting time per pattern:\n");
     ok = ok && wait_table(&t) == 0;
     printf("\nslowest calls:\n");
@@ -158,9 +191,12 @@ const cli_command cli_cmd_timings = {
         "hosts           each host (node index) and its world ranks\n"
         "time per communicator and collective:\n"
         "  timed calls   (rank, call) pairs timed with their own enter/exit\n"
-        "  aggregated    calls past COLLPROF_TIMING_MAX_CALLS, in the time only\n"
+        "  aggregated    timed calls not in the timing sample, in the time only\n"
         "  time          seconds in the MPI call, summed over ranks and calls\n"
-        "  min/median/max  of one rank's time in one call\n"
+        "  min/median/max  of one rank's time in one kept call\n"
+        "time per call over the whole run: every timed call of every rank, from\n"
+        "  the log-scale histograms (quantiles p50, p90, p99 in microseconds,\n"
+        "  within 12.5%)\n"
         "  waiting       summed waiting time of every wait-state pattern\n"
         "  late arrival  barrier mode: time in the barrier before the call\n"
         "waiting time per pattern: instances (one rank's wait in one call) and their\n"

@@ -60,6 +60,7 @@ void cp_cpt_series_free(cp_cpt_series *s)
     free(s->exit);
     free(s->root);
     free(s->flags);
+    free(s->hist);
     memset(s, 0, sizeof *s);
 }
 
@@ -101,6 +102,8 @@ static bool series_equal(const cp_cpt_series *a, const cp_cpt_series *b)
     size_t n = (size_t)a->n;
     return a->comm_id == b->comm_id && SAME_STR(a->collective, b->collective) &&
            a->naggregated == b->naggregated && SAME_F64(a->agg_time, b->agg_time) &&
+           a->stride == b->stride && SAME_F64(a->tick, b->tick) && a->hist_lo == b->hist_lo &&
+           a->hist_n == b->hist_n && same(a->hist, b->hist, a->hist_n * sizeof *a->hist) &&
            a->n == b->n && same(a->call, b->call, n * sizeof *a->call) &&
            same(a->enter, b->enter, n * sizeof *a->enter) &&
            same(a->start, b->start, n * sizeof *a->start) &&
@@ -222,6 +225,11 @@ static int check_series(const cp_cpt_series *s, const char *name, const char *wh
         return bad_model(err, name, where, "%" PRIu64 " calls but an array is missing", s->n);
     if (s->n > SIZE_MAX / CALL_BYTES || s->n * CALL_BYTES > (uLong)-1)
         return bad_model(err, name, where, "%" PRIu64 " calls: too many for one series", s->n);
+    if (s->hist_lo > CP_CPT_HIST_BUCKETS || s->hist_n > CP_CPT_HIST_BUCKETS - s->hist_lo ||
+        (s->hist_n > 0 && !s->hist))
+        return bad_model(err, name, where,
+                         "histogram of buckets %" PRIu32 " to %" PRIu32 " (expected within 0 to %d)",
+                         s->hist_lo, s->hist_lo + s->hist_n, CP_CPT_HIST_BUCKETS);
     for (size_t i = 0; i < s->n; i++)
         if (s->root[i] < -1)
             return bad_model(err, name, where,
@@ -298,7 +306,8 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
     if (raw->failed)
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
 
-    size_t fixed = 8 + 4 + strlen(s->collective) + 1 + 8 + 8 + 8 + 8 + 8 + 4;
+    size_t fixed = 8 + 4 + strlen(s->collective) + 1 + 8 + 8 + (8 + 8 + 4 + 4 + 4 * (size_t)s->hist_n) +
+                   8 + 8 + 8 + 4;
     uLong bound = compressBound((uLong)raw->len);
     if (bound > SIZE_MAX - fixed || !cp_bytes_reserve(out, fixed + bound))
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
@@ -315,6 +324,12 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
     put_str(out, s->collective);
     cp_bytes_le64(out, s->naggregated);
     cp_bytes_le64(out, bits_of(s->agg_time));
+    cp_bytes_le64(out, s->stride);
+    cp_bytes_le64(out, bits_of(s->tick));
+    cp_bytes_le32(out, s->hist_lo);
+    cp_bytes_le32(out, s->hist_n);
+    for (uint32_t i = 0; i < s->hist_n; i++)
+        cp_bytes_le32(out, s->hist[i]);
     cp_bytes_le64(out, s->n);
     cp_bytes_le64(out, (uint64_t)raw->len);
     cp_bytes_le64(out, (uint64_t)clen);
@@ -524,6 +539,7 @@ typedef struct reader {
     const char *name;
     char where[160];   /* "header", "chunk of rank 2", "chunk of rank 2, series 3 (...)" */
     cp_error *err;
+    uint32_t major;    /* the file's major version: 1 has no histograms */
 } reader;
 
 /* "<name>: <where>, at byte <at>: <why>" */
@@ -807,6 +823,25 @@ static int parse_series(reader *rd, cp_cpt_series *s, int64_t rank, size_t index
         get_u64(rd, &u, "the aggregated time") != 0)
         return -1;
     s->agg_time = f64_of(u);
+    if (rd->major >= 2) {
+        size_t hat = rd->pos;
+        if (get_u64(rd, &s->stride, "the sample's stride") != 0 ||
+            get_u64(rd, &u, "the tick") != 0 ||
+            get_u32(rd, &s->hist_lo, "the histogram's first bucket") != 0 ||
+            get_u32(rd, &s->hist_n, "the histogram's number of buckets") != 0)
+            return -1;
+        s->tick = f64_of(u);
+        if (s->hist_lo > CP_CPT_HIST_BUCKETS || s->hist_n > CP_CPT_HIST_BUCKETS - s->hist_lo)
+            return perr(rd, hat,
+                        "histogram of buckets %" PRIu32 " to %" PRIu64
+                        " (expected within 0 to %d): the file is corrupt",
+                        s->hist_lo, (uint64_t)s->hist_lo + s->hist_n, CP_CPT_HIST_BUCKETS);
+        if (s->hist_n > 0 && !(s->hist = malloc(s->hist_n * sizeof *s->hist)))
+            return perr(rd, hat, "out of memory");
+        for (uint32_t i = 0; i < s->hist_n; i++)
+            if (get_u32(rd, &s->hist[i], "a histogram bucket") != 0)
+                return -1;
+    }
     if (get_u64(rd, &u, "the number of calls") != 0)
         return -1;
     size_t at = rd->pos;
@@ -907,6 +942,7 @@ static int parse_header(reader *rd, cp_cpt_file *f, uint64_t **offsets)
                     "version %" PRIu32 ".%" PRIu32 ".%" PRIu32
                     " does not exist (the first version is 1.0.0)",
                     f->version[0], f->version[1], f->version[2]);
+    rd->major = f->version[0];
     size_t at = rd->pos;
     if (get_bytes(rd, &b, HASH_LEN, "the git hash") != 0)
         return -1;

@@ -252,7 +252,9 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b);
 /* Version of timings.cpt written by this collprof (major.minor.patch of the
  * layout, DESIGN §7).  profile.stat and profile.cubex follow Cube's own
  * layouts and carry no version of ours. */
-#define CP_CPT_VERSION_MAJOR 1
+#define CP_CPT_VERSION_MAJOR 2 /* 2: per series the sample's stride, the tick and
+                                  the histogram of every call's duration; 1.x
+                                  files are still read */
 #define CP_CPT_VERSION_MINOR 0
 #define CP_CPT_VERSION_PATCH 0
 
@@ -381,6 +383,15 @@ typedef struct cp_cpt_series {
     uint64_t naggregated; /* calls past COLLPROF_TIMING_MAX_CALLS: in the
                              aggregates only, not in these arrays */
     double agg_time;      /* their summed time (exit - start) */
+    /* Version 2 (0 / empty in version 1 files): the calls kept are those whose
+     * index is a multiple of `stride`; hist[i] timed calls of the whole run
+     * took between the bounds of quarter-octave bucket hist_lo + i (in
+     * ticks of `tick` seconds; collectors/timing.h). */
+#define CP_CPT_HIST_BUCKETS 160 /* = CP_TIMING_HIST_N */
+    uint64_t stride;
+    double tick;
+    uint32_t hist_lo, hist_n;
+    uint32_t *hist;
     uint64_t n;
     uint64_t *call;       /* call index */
     double *enter;        /* arrival in the wrapper */

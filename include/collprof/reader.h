@@ -182,10 +182,15 @@ typedef struct cp_timing_row {
     int64_t comm;
     char collective[32];
     uint64_t instances;     /* (rank, call) pairs with their own times */
-    uint64_t naggregated;   /* calls past COLLPROF_TIMING_MAX_CALLS: total only */
+    uint64_t naggregated;   /* timed calls not in the sample: total only */
     double total;           /* seconds in the call (exit - start), aggregated included */
     double late;            /* seconds of late arrival (start - enter; barrier mode) */
     double min, median, max; /* of the instances' exit - start (0 when none) */
+    /* Every timed call of the run, from the series' histograms (timings.cpt
+     * version 2): how many, and quantiles of exit - start within 12.5%
+     * (0 when no histogram). */
+    uint64_t hist_calls;
+    double p50, p90, p99;
     double wait[CP_READER_NPATTERNS];        /* summed waiting time per pattern */
     uint64_t wait_instances[CP_READER_NPATTERNS];
     cp_cpt_slow slowest[CP_TIMING_SLOWEST]; /* slowest (rank, call)s, slowest first;

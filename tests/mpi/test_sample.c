@@ -57,6 +57,14 @@ static void check_cpt(const cp_cpt_file *f, int n)
             continue;
         }
         int want = (NCALLS + STRIDE - 1) / STRIDE;
+        uint64_t hist = 0;
+        for (uint32_t i = 0; i < s->hist_n; i++)
+            hist += s->hist[i];
+        if (s->stride != STRIDE || hist != NCALLS || !(s->tick > 0))
+            FAIL("timings.cpt: rank %d: stride %llu, %llu calls in the histogram, tick %g; "
+                 "expected %d, %d, > 0",
+                 r, (unsigned long long)s->stride, (unsigned long long)hist, s->tick, STRIDE,
+                 NCALLS);
         if ((int)s->n != want || s->naggregated != (uint64_t)(NCALLS - want))
             FAIL("timings.cpt: rank %d keeps %llu calls and aggregates %llu, expected %d and %d",
                  r, (unsigned long long)s->n, (unsigned long long)s->naggregated, want,

@@ -54,6 +54,18 @@ static void encode_ok(const cp_cpt_file *f, cp_bytes *out)
 
 /* ------------------------------------------------------------- models */
 
+/* Version 2's sample stride, tick and histogram of a series. */
+static void set_hist(cp_cpt_series *s, uint64_t stride, double tick, uint32_t lo, uint32_t n,
+                     const uint32_t *counts)
+{
+    s->stride = stride;
+    s->tick = tick;
+    s->hist_lo = lo;
+    s->hist_n = n;
+    s->hist = malloc(n * sizeof *s->hist);
+    memcpy(s->hist, counts, n * sizeof *s->hist);
+}
+
 static void add_series(cp_cpt_chunk *c, int64_t comm, const char *coll, uint64_t nagg,
                        double agg_time, size_t n, const uint64_t *call, const double *enter,
                        const double *start, const double *exit, const int32_t *root,
@@ -163,6 +175,8 @@ static cp_cpt_file rich_file(void)
                (const double[]){3.0, 4.0}, (const double[]){3.1, 4.2},
                (const int32_t[]){0, 1}, (const uint8_t[]){0, 0});
     add_series(c, 0, "Barrier", 3, 1.5, 0, NULL, NULL, NULL, NULL, NULL, NULL);
+    set_hist(&c->series[1], 4, 3.8e-10, 0, 2, (const uint32_t[]){UINT32_MAX, 7});
+    set_hist(&c->series[2], 1, 1e-9, 159, 1, (const uint32_t[]){3});
 
     set_host(&f.chunks[1], longhost, -1, 1 << 30, 1);
 
@@ -312,9 +326,9 @@ START_TEST(header_bytes)
     cp_bytes b;
     encode_ok(&f, &b);
     const unsigned char *p = b.p;
-    /* Tag, versions 1.0.0 as little-endian uint32. */
+    /* Tag, versions 2.0.0 as little-endian uint32. */
     ck_assert(memcmp(p, "CPROF", 5) == 0);
-    const unsigned char v[12] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const unsigned char v[12] = {2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     ck_assert(memcmp(p + 5, v, 12) == 0);
     /* Git hash: 40 characters and the NUL, 41 bytes. */
     ck_assert(memcmp(p + 17, "0123456789abcdef0123456789abcdef01234567", 41) == 0);
@@ -445,8 +459,8 @@ static hb deflated(const hb *raw)
 }
 
 enum tweak {
-    T_NONE, T_GAP, T_TRAILING, T_MINOR,   /* accepted */
-    T_TAG, T_MAJOR0, T_MAJOR2, T_HASH_NOTERM, T_HASH_PAD, T_MODE_LEN0, T_MODE_LONG,
+    T_NONE, T_GAP, T_TRAILING, T_MINOR, T_V1, /* accepted */
+    T_HIST_PAST, T_TAG, T_MAJOR0, T_MAJOR3, T_HASH_NOTERM, T_HASH_PAD, T_MODE_LEN0, T_MODE_LONG,
     T_MODE_NONUL, T_MODE_INNER_NUL, T_WORLD0, T_OFF0, T_OFF_CLOSE, T_OFF_BEYOND, T_OVERRUN,
     T_HOST_LONG, T_AGG_FLAG, T_SLOW_RANK, T_SLOW_NEG, T_COLL_EMPTY, T_NCOLLS_HUGE,
     T_NSERIES_HUGE, T_ULEN, T_N_HUGE, T_CLEN_PAST, T_CRC, T_STREAM_BAD, T_STREAM_CUT,
@@ -469,6 +483,7 @@ static cp_cpt_file hand_model(void)
                (const double[]){1.0, 2.0, 3.0}, (const double[]){1.25, 2.25, 3.25},
                (const double[]){1.5, 4.0, 5.25}, (const int32_t[]){0, 0, 1},
                (const uint8_t[]){0, CP_CPT_NONBLOCKING, 0});
+    set_hist(&c->series[0], 2, 1e-9, 40, 3, (const uint32_t[]){1, 0, 5});
     set_host(&f.chunks[1], "n1", -1, 101, 1);
     return f;
 }
@@ -479,7 +494,7 @@ static hb hand_file(enum tweak t)
     hb h = {0};
     /* header */
     hb_put(&h, t == T_TAG ? "CPROG" : "CPROF", 5);
-    hb_u32(&h, t == T_MAJOR0 ? 0 : t == T_MAJOR2 ? 2 : 1);
+    hb_u32(&h, t == T_MAJOR0 ? 0 : t == T_MAJOR3 ? 3 : t == T_V1 ? 1 : 2);
     hb_u32(&h, t == T_MINOR ? 7 : 0);
     hb_u32(&h, t == T_MINOR ? 3 : 0);
     char hash[41] = "0123456789abcdef0123456789abcdef01234567";
@@ -564,6 +579,14 @@ static hb hand_file(enum tweak t)
     hb_str(&h, t == T_COLL_EMPTY ? "" : s->collective);
     hb_u64(&h, s->naggregated);
     hb_f64(&h, s->agg_time);
+    if (t != T_V1) { /* version 2: stride, tick, histogram */
+        hb_u64(&h, s->stride);
+        hb_f64(&h, s->tick);
+        hb_u32(&h, s->hist_lo);
+        hb_u32(&h, t == T_HIST_PAST ? 200 : s->hist_n);
+        for (uint32_t i = 0; i < s->hist_n; i++)
+            hb_u32(&h, s->hist[i]);
+    }
     hb_u64(&h, t == T_N_HUGE ? (uint64_t)1 << 62 : n);
     hb_u64(&h, t == T_ULEN ? 37 * n + 1 : 37 * n);
     hb_u64(&h, t == T_CLEN_PAST ? z.len + 1000 : z.len);
@@ -649,7 +672,9 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
     {T_TAG, "hand.cpt: header, at byte 0: not a timings.cpt file (expected the tag CPROF)"},
     {T_MAJOR0, "hand.cpt: header, at byte 5: version 0.0.0 does not exist"},
-    {T_MAJOR2, "hand.cpt: header, at byte 5: version 2.0.0 is newer than version 1.0.0, which "
+    {T_HIST_PAST, "series 0 (Bcast, communicator 4), at byte 295: histogram of buckets 40 to 240 "
+                  "(expected within 0 to 160): the file is corrupt"},
+    {T_MAJOR3, "hand.cpt: header, at byte 5: version 3.0.0 is newer than version 2.0.0, which "
                "this collprof reads"},
     {T_HASH_NOTERM, "header, at byte 17: the git hash is not NUL-terminated within 41 bytes"},
     {T_HASH_PAD, "header, at byte 50: the git hash is followed by byte 0x78 (expected NUL "
@@ -775,22 +800,22 @@ START_TEST(versions)
     cp_error err;
 
     /* A newer major version is refused, naming both versions. */
-    set_u32_at(b.p + 5, 2);
+    set_u32_at(b.p + 5, 3);
     set_u32_at(b.p + 9, 5);
     set_u32_at(b.p + 13, 1);
     ck_assert_int_eq(parse_bytes(b.p, b.len, "timings.cpt", &g, &err), -1);
-    ck_assert_str_eq(err.msg, "timings.cpt: header, at byte 5: version 2.5.1 is newer than "
-                              "version 1.0.0, which this collprof reads (major version 1): "
+    ck_assert_str_eq(err.msg, "timings.cpt: header, at byte 5: version 3.5.1 is newer than "
+                              "version 2.0.0, which this collprof reads (major version 2): "
                               "upgrade collprof to read it");
     set_u32_at(b.p + 5, UINT32_MAX);
     ck_assert_int_eq(parse_bytes(b.p, b.len, "timings.cpt", &g, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "version 4294967295.5.1 is newer than version 1.0.0"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "version 4294967295.5.1 is newer than version 2.0.0"));
 
     /* Another minor or patch of this major is read, and kept in the model;
      * written again, the file says the writer's version. */
-    set_u32_at(b.p + 5, 1);
+    set_u32_at(b.p + 5, CP_CPT_VERSION_MAJOR);
     ck_assert_msg(parse_bytes(b.p, b.len, "timings.cpt", &g, &err) == 0, "%s", err.msg);
-    ck_assert_uint_eq(g.version[0], 1);
+    ck_assert_uint_eq(g.version[0], CP_CPT_VERSION_MAJOR);
     ck_assert_uint_eq(g.version[1], 5);
     ck_assert_uint_eq(g.version[2], 1);
     ck_assert(!cp_cpt_file_equal(&f, &g));
@@ -810,6 +835,18 @@ START_TEST(versions)
     ck_assert_msg(parse_bytes(h.p, h.len, "hand.cpt", &g, &err) == 0, "%s", err.msg);
     ck_assert_uint_eq(g.version[1], 7);
     ck_assert_uint_eq(g.version[2], 3);
+    ck_assert_uint_eq(g.chunks[0].series[0].hist_n, 3);
+    cp_cpt_file_free(&g);
+    free(h.p);
+
+    /* Version 1 (no stride, tick or histogram) is still read. */
+    h = hand_file(T_V1);
+    ck_assert_msg(parse_bytes(h.p, h.len, "hand.cpt", &g, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(g.version[0], 1);
+    const cp_cpt_series *s = &g.chunks[0].series[0];
+    ck_assert_uint_eq(s->n, 3);
+    ck_assert_uint_eq(s->call[2], 7);
+    ck_assert(s->stride == 0 && s->hist_n == 0 && s->hist == NULL && s->tick == 0);
     cp_cpt_file_free(&g);
     free(h.p);
     cp_bytes_free(&b);

@@ -108,6 +108,42 @@ START_TEST(pool_runs_dry)
 }
 END_TEST
 
+/* The histogram: a quarter of an octave per bucket, every timed call,
+ * shrunk to its used buckets when the communicator is freed. */
+START_TEST(histogram_of_every_call)
+{
+    ck_assert_uint_eq(cp_timing_hist_index(0), 0);
+    ck_assert_uint_eq(cp_timing_hist_index(16), 0);
+    ck_assert_uint_eq(cp_timing_hist_index(19), 0);
+    ck_assert_uint_eq(cp_timing_hist_index(20), 1);
+    ck_assert_uint_eq(cp_timing_hist_index(32), 4);
+    ck_assert_uint_eq(cp_timing_hist_index(UINT64_MAX), CP_TIMING_HIST_N - 1);
+    for (uint64_t d = 16; d < (UINT64_C(1) << 44); d = d * 3 / 2 + 1) {
+        double lo, hi;
+        cp_timing_hist_bounds(cp_timing_hist_index(d), &lo, &hi);
+        ck_assert_msg(lo <= (double)d && (double)d < hi && hi <= 1.25 * lo, "%llu in [%g, %g)",
+                      (unsigned long long)d, lo, hi);
+    }
+    ck_assert_int_eq(cp_timing_start(1024, 8), 0);
+    cp_timing t = {0};
+    /* 100 calls: durations i % 7 + 1 ticks, all in bucket 0 ... */
+    feed(&t, 0, 100, -1, 0);
+    ck_assert_ptr_nonnull(t.hist);
+    ck_assert_uint_eq(t.hist[0], 100);
+    /* ... and 3 of 1000 ticks (octave 9: bucket 4 * (9 - 4) + 3 = 23, [896, 1024)) */
+    for (int i = 0; i < 3; i++)
+        cp_timing_add(&t, NULL, 0, 0, 0, 1000, 0);
+    ck_assert_uint_eq(t.hist[23], 3);
+    cp_timing_compact(&t);
+    ck_assert_uint_eq(t.hist_lo, 0);
+    ck_assert_uint_eq(t.hist_n, 24);
+    ck_assert_uint_eq(t.hist[23], 3);
+    cp_timing_add(&t, NULL, 0, 0, 0, 1000, 0); /* still counted after shrinking */
+    ck_assert_uint_eq(t.hist[23], 4);
+    cp_timing_free(&t);
+}
+END_TEST
+
 /* Slots of calls never offered (starts of persistent requests) stay
  * untimed; a call without a signature is timed in no aggregate. */
 START_TEST(gaps_and_no_signature)
@@ -136,6 +172,7 @@ int main(void)
     tcase_add_test(tc, same_calls_whatever_was_timed);
     tcase_add_test(tc, pool_runs_dry);
     tcase_add_test(tc, gaps_and_no_signature);
+    tcase_add_test(tc, histogram_of_every_call);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

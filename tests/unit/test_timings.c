@@ -86,6 +86,23 @@ static void write_dir(void)
     }
     f.chunks[0].series[0].naggregated = 5;
     f.chunks[0].series[0].agg_time = 0.5;
+    /* Histograms of the Alltoall: ranks tick at different rates.  Rank 0:
+     * 6 calls in bucket 40, [16384, 20480) ticks of 1 ns: 18.432 us in the
+     * middle; rank 1: 3 in bucket 36, [8192, 10240) ticks of 2 ns: 18.432
+     * us too; rank 2: 2 in bucket 44, [32768, 40960) ns: 36.864 us. */
+    static const struct {
+        double tick;
+        uint32_t bucket, n;
+    } h[3] = {{1e-9, 40, 6}, {2e-9, 36, 3}, {1e-9, 44, 2}};
+    for (int r = 0; r < 3; r++) {
+        cp_cpt_series *s = &f.chunks[r].series[0];
+        s->stride = 1;
+        s->tick = h[r].tick;
+        s->hist_lo = h[r].bucket - 1;
+        s->hist_n = 3;
+        s->hist = calloc(3, sizeof *s->hist);
+        s->hist[1] = h[r].n;
+    }
     snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
     ck_assert_msg(cp_cpt_write(path, &f, &err) == 0, "%s", err.msg);
     cp_cpt_file_free(&f);
@@ -113,6 +130,14 @@ START_TEST(every_number_by_hand)
     ck_assert_uint_eq(t.nrows, 2);
 
     const cp_timing_row *a = &t.rows[0], *b = &t.rows[1];
+    /* Whole-run quantiles from the three ranks' histograms: 9 calls at
+     * 18.432 us, 2 at 36.864 us. */
+    ck_assert_uint_eq(a->hist_calls, 11);
+    EQ(a->p50, 18.432e-6);
+    EQ(a->p90, 36.864e-6);
+    EQ(a->p99, 36.864e-6);
+    ck_assert_uint_eq(b->hist_calls, 0);
+    EQ(b->p50, 0);
     ck_assert_str_eq(a->collective, "Alltoall");
     ck_assert_str_eq(b->collective, "Bcast");
     /* Alltoall durations: 3 2.5 1.5 | 1 2 3; total + 0.5 aggregated. */

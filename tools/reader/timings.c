@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cpt.h"
+#include "timing.h"
 #include "reader_internal.h"
 #include "stat.h"
 #include "wait_states.h"
@@ -25,12 +26,63 @@ typedef struct key {
 } key;
 
 /* One row being built: the series of every rank, and the durations. */
+/* A histogram bucket of one rank in seconds: its middle, its calls. */
+typedef struct hpoint {
+    double at;
+    uint64_t n;
+} hpoint;
+
 typedef struct acc {
     cp_timing_row row;
     const cp_cpt_series **by_rank; /* world_size entries */
     double *durations;
     size_t ndur, capdur;
+    hpoint *hist; /* every rank's buckets (ranks' ticks differ) */
+    size_t nhist, caphist;
 } acc;
+
+static int cmp_hpoint(const void *a, const void *b)
+{
+    const hpoint *x = a, *y = b;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Quantile q of the merged buckets (sorted), by the bucket's middle. */
+static double hist_quantile(const hpoint *h, size_t n, uint64_t total, double q)
+{
+    uint64_t want = (uint64_t)(q * (double)(total - 1)), seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        seen += h[i].n;
+        if (seen > want)
+            return h[i].at;
+    }
+    return n ? h[n - 1].at : 0;
+}
+
+static int add_hist(acc *a, const cp_cpt_series *s, cp_error *err)
+{
+    if (s->hist_n == 0 || !(s->tick > 0))
+        return 0;
+    if (a->nhist + s->hist_n > a->caphist) {
+        size_t cap = a->caphist ? a->caphist : 64;
+        while (cap < a->nhist + s->hist_n)
+            cap *= 2;
+        hpoint *nh = realloc(a->hist, cap * sizeof *nh);
+        if (!nh)
+            return cp_error_set(err, "out of memory");
+        a->hist = nh;
+        a->caphist = cap;
+    }
+    for (uint32_t i = 0; i < s->hist_n; i++) {
+        if (!s->hist[i])
+            continue;
+        double lo, hi;
+        cp_timing_hist_bounds(s->hist_lo + i, &lo, &hi);
+        a->hist[a->nhist++] = (hpoint){.at = 0.5 * (lo + hi) * s->tick, .n = s->hist[i]};
+        a->row.hist_calls += s->hist[i];
+    }
+    return 0;
+}
 
 static int cmp_row(const void *a, const void *b)
 {
@@ -98,7 +150,7 @@ static int add_series(acc *a, int64_t rank, const cp_cpt_series *s, cp_error *er
         cp_cpt_slow_offer(r->slowest, &r->nslowest, CP_TIMING_SLOWEST, &slow);
     }
     r->instances += s->n;
-    return 0;
+    return add_hist(a, s, err);
 }
 
 static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter, double exit,
@@ -196,6 +248,12 @@ int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
             a->row.max = a->durations[a->ndur - 1];
             a->row.median = cp_stat_quantile_sorted(a->durations, a->ndur, 0.5);
         }
+        if (a->nhist > 0) {
+            qsort(a->hist, a->nhist, sizeof *a->hist, cmp_hpoint);
+            a->row.p50 = hist_quantile(a->hist, a->nhist, a->row.hist_calls, 0.5);
+            a->row.p90 = hist_quantile(a->hist, a->nhist, a->row.hist_calls, 0.9);
+            a->row.p99 = hist_quantile(a->hist, a->nhist, a->row.hist_calls, 0.99);
+        }
         rc = waits(p, a, err);
         out->naggregated += a->row.naggregated;
     }
@@ -208,6 +266,7 @@ int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
             out->rows[out->nrows++] = accs[i].row;
         free(accs[i].by_rank);
         free(accs[i].durations);
+        free(accs[i].hist);
     }
     free(accs);
     if (rc)
