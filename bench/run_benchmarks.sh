@@ -255,8 +255,16 @@ fi
 
 if want overhead; then run yes "$bin/bench_overhead" "$rounds" "$batch"; fi
 if want families; then run yes "$bin/bench_families" "$((rounds / 2))" "$batch"; fi
-if want memory; then run yes "$bin/bench_memory" "$calls"; fi
-if want patterns; then run yes "$bin/bench_patterns" "$rounds" "$batch"; fi
+# The closing summary takes its numbers from each section's output.
+mem_out="" pat_out="" churn_out=""
+if want memory; then
+    mem_out=$(run yes "$bin/bench_memory" "$calls")
+    echo "$mem_out"
+fi
+if want patterns; then
+    pat_out=$(run yes "$bin/bench_patterns" "$rounds" "$batch")
+    echo "$pat_out"
+fi
 
 # bench_finalize: one finalize per run, so compare across runs: with and
 # without the library preloaded, alternately, `repeats` times each.
@@ -275,6 +283,7 @@ for mode in one alt cycle32; do
     : >"$tmp/loop.yes"
     : >"$tmp/loop.no"
     : >"$tmp/size"
+    : >"$tmp/csize.$mode"
     for i in $(seq "$repeats"); do
         for side in yes no; do
             export COLLPROF_OUTPUT_DIR="$tmp/fin-$mode-$i"
@@ -289,12 +298,14 @@ for mode in one alt cycle32; do
             if [ "$side" = yes ]; then
                 sed -n 's/^collprof: wrote .* in \([0-9.]*\) s$/\1/p' "$tmp/stderr" >>"$tmp/own"
                 du -sb "$COLLPROF_OUTPUT_DIR" | cut -f1 >>"$tmp/size"
+                cat "$COLLPROF_OUTPUT_DIR"/*-counters.* | wc -c >>"$tmp/csize.$mode"
             fi
             rm -rf "$COLLPROF_OUTPUT_DIR"
         done
     done
     fy=$(median <"$tmp/fin.yes")
     fn=$(median <"$tmp/fin.no")
+    median <"$tmp/own" >"$tmp/own.$mode"
     case $mode in
         one) label="one pattern (A A A ...)" ;;
         alt) label="two patterns (A B A B ...)" ;;
@@ -533,10 +544,46 @@ fi
 # without and with the profiler in turn inside one run (bench_comms).
 if want churn; then
     export COLLPROF_OUTPUT_DIR="$tmp/churn"
-    run yes "$bin/bench_comms" "$churn" 10
+    churn_out=$(run yes "$bin/bench_comms" "$churn" 10)
+    echo "$churn_out"
     grep '^collprof: wrote ' "$tmp/stderr" | sed 's/^/collprof: /;s/^collprof: collprof:/collprof:/' || true
     rm -rf "$COLLPROF_OUTPUT_DIR"
     echo
 fi
+
+# ---------------------------------------------------------------- summary
+
+# Field f (|-separated) of the row of table text $1 whose first cell starts
+# with $2.
+cell() {
+    echo "$1" | awk -F'|' -v k="$2" -v f="$3" 'index($2, " " k) == 1 { gsub(/^ +| +$/, "", $f); print $f; exit }'
+}
+echo "## Summary: the numbers of this run against the targets"
+echo
+echo "| what | measured | target |"
+echo "|---|---|---|"
+if want hotpath; then
+    echo "| bare MPI_Alltoallv (PMPI_), 1 int per peer | $(median <"$tmp/h.counts.without" | xargs printf %.0f) ns | - |"
+    echo "| added: counts only | $(med_range %.0f <"$tmp/h.counts.paired") ns | <= 25 ns |"
+    echo "| added: counts + timing | $(med_range %.0f <"$tmp/h.timing.paired") ns | <= 50 ns |"
+    echo "| added: defaults (+ call path depth 1) | $(med_range %.0f <"$tmp/h.defaults.paired") ns | <= 55 ns |"
+fi
+if [ -n "$mem_out" ]; then
+    echo "| RSS added after $calls calls, one pattern | $(cell "$mem_out" "one pattern" 6) | <= 1 MiB |"
+    echo "| RSS added after $calls calls, cycle of 32 patterns | $(cell "$mem_out" "cycle of 32" 6) | <= 1 MiB |"
+fi
+if want finalize && [ -s "$tmp/csize.cycle32" ]; then
+    echo "| count files after $calls calls, cycle of 32 patterns | $(median <"$tmp/csize.cycle32" | awk '{ printf "%.1f KiB", $1 / 1024 }') | <= 64 KiB |"
+    echo "| collprof's finalize, same run | $(awk '{ printf "%.3f s", $1 }' "$tmp/own.cycle32") | <= 0.1 s |"
+fi
+if [ -n "$pat_out" ]; then
+    echo "| seen-before call, 100,000 / 1,000 distinct patterns | $(cell "$pat_out" "paired diff, 100000" 3)x | <= 1.3x |"
+    echo "| never-seen pattern (table growing to 1,000 / 100,000), added | $(cell "$pat_out" "a never-seen pattern, table growing to 1000:" 3) / $(cell "$pat_out" "a never-seen pattern, table growing to 100000:" 3) ns | <= 500 ns |"
+fi
+if [ -n "$churn_out" ]; then
+    echo "| communicator churn ($churn cycles): added per cycle, first / last chunk | $(echo "$churn_out" | sed -n 's/.*added \([0-9.]*\); added in the first chunk \([0-9.]*\), in the last \([0-9.]*\)/\1 us (\2 \/ \3)/p') | <= 5 us, flat |"
+    echo "| same: RSS added / MPI_Finalize | $(echo "$churn_out" | sed -n 's/^resident memory added by the profiled cycles: \([0-9]*\) KiB.*/\1 KiB/p') / $(echo "$churn_out" | sed -n 's/^MPI_Finalize: //p') | <= 16 MiB / <= 0.3 s |"
+fi
+echo
 
 echo "- uptime after: $(uptime)"
