@@ -7,4 +7,4 @@ apt-get update
 apt-get install -y --no-install-recommends \
     build-essential pkg-config meson ninja-build python3 \
     mpich libmpich-dev libunwind-dev zlib1g-dev check gfortran \
-    clang libclang-rt-14-dev chromium
+    clang libclang-rt-14-dev chromium man-db groff-base

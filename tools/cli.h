@@ -29,6 +29,13 @@ typedef struct cli_command {
 } cli_command;
 
 /* The subcommands (defined in cmd_<name>.c, listed in collprof.c). */
+/* commands.c: the subcommands in `collprof --help` order, and the texts of
+ * the command as a whole. */
+extern const cli_command *const cli_commands[];
+extern const size_t cli_ncommands;
+extern const char cli_description[];
+extern const char cli_exit_status[];
+
 extern const cli_command cli_cmd_summary;
 extern const cli_command cli_cmd_matrix;
 extern const cli_command cli_cmd_check;

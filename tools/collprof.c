@@ -2,8 +2,8 @@
  * collprof: the reader command.  `collprof <command> [arguments]`.
  *
  * To add a subcommand: write cmd_<name>.c defining a cli_command, declare it
- * in cli.h, add it to `commands` below and to tools/meson.build, document it
- * in docs/reader.md.
+ * in cli.h, add it to the table in commands.c and to tools/meson.build,
+ * document it in docs/reader.md (its manual page is made from its help).
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,25 +11,12 @@
 #include "cli.h"
 #include "collprof_config.h"
 
-/* The one table of subcommands, in the order `collprof --help` lists them. */
-static const cli_command *const commands[] = {
-    &cli_cmd_summary,
-    &cli_cmd_matrix,
-    &cli_cmd_patterns,
-    &cli_cmd_check,
-    &cli_cmd_report,
-    &cli_cmd_export,
-    &cli_cmd_stat,
-    &cli_cmd_timings,
-    &cli_cmd_callsites,
-};
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static const cli_command *find_command(const char *name)
 {
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(commands[i]->name, name) == 0)
-            return commands[i];
+    for (size_t i = 0; i < cli_ncommands; i++)
+        if (strcmp(cli_commands[i]->name, name) == 0)
+            return cli_commands[i];
     return NULL;
 }
 
@@ -42,12 +29,11 @@ static void print_usage(FILE *out)
 static void print_help(void)
 {
     print_usage(stdout);
-    printf("\nReads the output directory of a collprof run (or a directory of count files\n"
-           "written by collective_profiler) and reports on it.\n\ncommands:\n");
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        printf("  %-10s %s\n", commands[i]->name, commands[i]->brief);
-    printf("\n'collprof help <command>' describes a command and its options.\n"
-           "Exit status: 0 success, 1 bad input or problems found, 2 usage error.\n");
+    printf("\n%s\ncommands:\n", cli_description);
+    for (size_t i = 0; i < cli_ncommands; i++)
+        printf("  %-10s %s\n", cli_commands[i]->name, cli_commands[i]->brief);
+    printf("\n'collprof help <command>' describes a command and its options.\n%s",
+           cli_exit_status);
 }
 
 static void print_version(void)

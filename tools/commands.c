@@ -1,0 +1,26 @@
+/*
+ * The one table of the reader's subcommands, in the order `collprof --help`
+ * lists them, and what the command as a whole says of itself: shared by the
+ * command (collprof.c) and its manual page (man/gen_man.c).
+ */
+#include "cli.h"
+
+const cli_command *const cli_commands[] = {
+    &cli_cmd_summary,
+    &cli_cmd_matrix,
+    &cli_cmd_patterns,
+    &cli_cmd_check,
+    &cli_cmd_report,
+    &cli_cmd_export,
+    &cli_cmd_stat,
+    &cli_cmd_timings,
+    &cli_cmd_callsites,
+};
+const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
+
+const char cli_description[] =
+    "Reads the output directory of a collprof run (or a directory of count files\n"
+    "written by collective_profiler) and reports on it.\n";
+
+const char cli_exit_status[] = "Exit status: 0 success, 1 bad input or problems found, 2 usage "
+                               "error.\n";
