@@ -15,7 +15,7 @@
 # COLLPROF_TIMING_MAX_CALLS itself, run by run.
 #
 # Environment (all optional):
-#   MPIEXEC          launcher (default mpiexec)
+#   MPIEXEC          launcher (default mpiexec.mpich where it exists, else mpiexec)
 #   BENCH_ROUNDS     rounds of the interleaved benchmarks (default 200)
 #   BENCH_BATCH      calls per batch (default 1000)
 #   BENCH_CALLS      calls of bench_memory and bench_finalize (default 1000000)
@@ -57,7 +57,7 @@ for f in "$lib" "$bin/bench_overhead" "$bin/bench_families" "$bin/bench_memory" 
     fi
 done
 
-MPIEXEC=${MPIEXEC:-mpiexec}
+MPIEXEC=${MPIEXEC:-$(command -v mpiexec.mpich || echo mpiexec)}
 rounds=${BENCH_ROUNDS:-200}
 batch=${BENCH_BATCH:-1000}
 calls=${BENCH_CALLS:-1000000}

@@ -37,7 +37,8 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-mpicc "$dest/app.c" -o "$dest/app" $flags || fail "cannot build against the installed library"
+mpicc=$(command -v mpicc.mpich || command -v mpicc)
+"$mpicc" "$dest/app.c" -o "$dest/app" $flags || fail "cannot build against the installed library"
 # And a program reading profiles links against the installed reader library.
 cat > "$dest/reader.c" <<'C'
 #include <collprof/reader.h>
