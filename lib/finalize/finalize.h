@@ -48,6 +48,7 @@ typedef struct fin {
     size_t nblocks[2];
     char final[2][4200];
     char cpt_part[4300];  /* timings.cpt before renaming (every rank) */
+    struct cp_run_times *rt; /* the timing stages' sums (finalize_timing.h) */
 } fin;
 
 /* Index led[] (after filling it, and again after reordering it) and the

@@ -310,6 +310,45 @@ static void conclude(fin *f, double t0, cp_run_times *rt)
     cp_log("wrote %zu files to %s in %.3f s", f->man.nfiles, f->dir, PMPI_Wtime() - t0);
 }
 
+/* ------------------------------------------------------- the pipeline */
+
+static void stage_timing(fin *f)
+{
+    cp_fin_timing(f, f->rt);
+}
+
+static void stage_cpt(fin *f)
+{
+    cp_fin_write_cpt(f, f->rt);
+}
+
+/* The stages of finalize, in order.  Every rank runs every stage whatever
+ * failed before it, so that the ranks stay in step (each stage's
+ * collectives are made by all); a failure is recorded (cp_fin_fail) and
+ * agreed on at the end (conclude). */
+static const struct {
+    const char *name;
+    void (*run)(fin *f);
+} stages[] = {
+    {"call paths", cp_fin_callsites},      /* finalize_callsites.c: the job's call tree */
+    {"tables to leads", cp_fin_exchange},  /* finalize_exchange.c: counts to each lead */
+    {"numbering", cp_fin_number},          /* finalize_ids.c: job-wide communicator ids */
+    {"count files", cp_fin_merge_and_write}, /* finalize_merge.c: leads merge and write */
+    {"timing", stage_timing},              /* finalize_timing.c: sums, waits, Cube, .stat */
+    {"timings.cpt", stage_cpt},            /* finalize_cpt.c: every rank's chunk */
+};
+
+static void run_stages(fin *f)
+{
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
+        double t = PMPI_Wtime();
+        stages[i].run(f);
+        if (cp_rt.cfg.verbose >= 2 && f->rank == 0)
+            cp_log("finalize stage %zu (%s): %.3f s on rank 0", i + 1, stages[i].name,
+                   PMPI_Wtime() - t);
+    }
+}
+
 void cp_runtime_finalize(void)
 {
     int expected = CP_STATE_ON;
@@ -337,14 +376,9 @@ void cp_runtime_finalize(void)
             if (has_calls(c) && c->lead == f.rank)
                 f.led[f.nled++].comm = c;
         cp_fin_index_led(&f);
-        /* Every step is taken by every rank, whatever failed before. */
-        cp_fin_callsites(&f);
-        cp_fin_exchange(&f);
-        cp_fin_number(&f);
-        cp_fin_merge_and_write(&f);
         cp_run_times rt;
-        cp_fin_timing(&f, &rt);
-        cp_fin_write_cpt(&f, &rt);
+        f.rt = &rt;
+        run_stages(&f);
         conclude(&f, t0, &rt);
         cp_run_times_free(&rt);
         cp_fin_free(&f);
