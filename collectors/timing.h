@@ -168,7 +168,8 @@ void cp_timing_compact(cp_timing *t);
 /* How many calls of the series the sample kept (untimed ones included). */
 uint64_t cp_timing_kept(const cp_timing *t);
 
-/* Records of the pool in use, and their total (for the output). */
+/* Records of the pool in use, and its size: what the unit tests check of
+ * blocks taken and given back. */
 uint64_t cp_timing_pool_used(void);
 uint64_t cp_timing_pool_size(void);
 

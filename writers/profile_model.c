@@ -235,29 +235,89 @@ int64_t cp_ranges_count(const cp_ranges *r)
     return (int64_t)total;
 }
 
-static int cmp_i64(const void *x, const void *y)
+int cp_ranges_unstride(cp_ranges *r, int64_t max)
 {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
+    uint64_t total = 0;
+    int replaced = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].step > 1) {
+            total += range_size(&r->v[i]);
+            replaced++;
+        }
+    if (replaced == 0)
+        return 0;
+    if (max < 0 || total > (uint64_t)max || total > SIZE_MAX / sizeof(cp_range) - r->n) {
+        errno = E2BIG;
+        return -1;
+    }
+    size_t n = r->n + (size_t)total;
+    cp_range *v = malloc(n * sizeof *v);
+    if (!v) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const cp_range *x = &r->v[i];
+        if (x->step <= 1)
+            v[k++] = (cp_range){.lo = x->lo, .hi = x->hi};
+        else
+            for (int64_t y = x->lo; y <= x->hi; y += x->step)
+                v[k++] = (cp_range){.lo = y, .hi = y};
+    }
+    free(r->v);
+    r->v = v;
+    r->n = k;
+    r->cap = n;
+    return replaced;
 }
 
-/* Every integer of a list with progressions, sorted (malloc'ed); NULL when
- * memory runs out or the list is beyond reason. */
-static int64_t *sorted_values(const cp_ranges *r, size_t *n)
+static int cmp_range(const void *pa, const void *pb)
 {
-    int64_t total = cp_ranges_count(r);
-    if (total < 0 || (uint64_t)total > SIZE_MAX / sizeof(int64_t) / 2)
-        return NULL;
-    int64_t *v = malloc(((size_t)total + 1) * sizeof *v);
-    if (!v)
-        return NULL;
+    const cp_range *a = pa, *b = pb;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    return (a->hi > b->hi) - (a->hi < b->hi);
+}
+
+int cp_ranges_normalise(cp_ranges *r, bool no_overlap)
+{
+    bool sorted = true;
+    for (size_t i = 1; i < r->n && sorted; i++)
+        sorted = r->v[i].lo >= r->v[i - 1].lo;
+    if (!sorted)
+        qsort(r->v, r->n, sizeof *r->v, cmp_range);
+    if (no_overlap)
+        for (size_t i = 1; i < r->n; i++)
+            if (r->v[i].lo <= r->v[i - 1].hi) {
+                errno = EEXIST;
+                return -1;
+            }
     size_t k = 0;
-    for (size_t i = 0; i < r->n; i++)
-        for (int64_t x = r->v[i].lo; x <= r->v[i].hi; x += step_of(&r->v[i]))
-            v[k++] = x;
-    qsort(v, k, sizeof *v, cmp_i64);
-    *n = k;
-    return v;
+    for (size_t i = 1; i < r->n; i++) {
+        if (r->v[i].lo - 1 <= r->v[k].hi) { /* touches: lo <= hi + 1 */
+            if (r->v[i].hi > r->v[k].hi)
+                r->v[k].hi = r->v[i].hi;
+        } else {
+            r->v[++k] = r->v[i];
+        }
+    }
+    if (r->n > 0)
+        r->n = k + 1;
+    return 0;
+}
+
+/* A list with progressions as the plain set of its values, into *out (a
+ * copy); 0, or -1 when memory ran out. */
+static int plain_copy(const cp_ranges *r, cp_ranges *out)
+{
+    if (cp_ranges_copy(out, r) != 0)
+        return -1;
+    if (cp_ranges_unstride(out, INT64_MAX) < 0 || cp_ranges_normalise(out, false) != 0) {
+        cp_ranges_free(out);
+        return -1;
+    }
+    return 0;
 }
 
 bool cp_ranges_equal(const cp_ranges *a, const cp_ranges *b)
@@ -268,14 +328,13 @@ bool cp_ranges_equal(const cp_ranges *a, const cp_ranges *b)
                step_of(&a->v[j]) == step_of(&b->v[j]);
     if (same || (!cp_ranges_strided(a) && !cp_ranges_strided(b)))
         return same;
-    /* Progressions on one side: compare the integers. */
+    /* Progressions on one side: compare the sets of integers. */
     if (cp_ranges_count(a) != cp_ranges_count(b))
         return false;
-    size_t na, nb;
-    int64_t *x = sorted_values(a, &na), *y = sorted_values(b, &nb);
-    bool eq = x && y && na == nb && memcmp(x, y, na * sizeof *x) == 0;
-    free(x);
-    free(y);
+    cp_ranges x = {0}, y = {0};
+    bool eq = plain_copy(a, &x) == 0 && plain_copy(b, &y) == 0 && cp_ranges_equal(&x, &y);
+    cp_ranges_free(&x);
+    cp_ranges_free(&y);
     return eq;
 }
 

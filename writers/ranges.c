@@ -175,63 +175,22 @@ fail:
     return -1;
 }
 
-static int cmp_range(const void *pa, const void *pb)
+/* Parsed items as a SET (cp_ranges_normalise); strided ones first listed
+ * value by value, each value once.  r is freed on failure. */
+static int to_set(cp_ranges *r, bool strided, const char **why)
 {
-    const cp_range *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    if (a->hi != b->hi)
-        return a->hi < b->hi ? -1 : 1;
-    return 0;
-}
-
-static bool sorted_by_lo(const cp_ranges *r)
-{
-    for (size_t i = 1; i < r->n; i++)
-        if (r->v[i].lo < r->v[i - 1].lo)
-            return false;
-    return true;
-}
-
-/* The values of the strided items and the bounds of the others, sorted,
- * back into intervals; a value twice is an error. */
-static int expand_strided(cp_ranges *r, const char **why)
-{
-    uint64_t total = 0;
-    for (size_t i = 0; i < r->n; i++)
-        if (r->v[i].step > 1)
-            total += (uint64_t)((r->v[i].hi - r->v[i].lo) / r->v[i].step) + 1;
-    if (total == 0)
+    int x = strided ? cp_ranges_unstride(r, CP_RANGES_MAX_STRIDED) : 0;
+    if (x < 0)
+        *why = errno == E2BIG ? "strided items of more than 16777216 calls in all (this reader "
+                                "lists them one by one)"
+                              : "out of memory";
+    else if (cp_ranges_normalise(r, x > 0) != 0)
+        *why = "a call listed twice";
+    else
         return 0;
-    if (total > (uint64_t)CP_RANGES_MAX_STRIDED) {
-        *why = "strided items of more than 16777216 calls in all (this reader lists them one "
-               "by one)";
-        return -1;
-    }
-    /* Intervals as they are, progressions value by value (step 0 below). */
-    size_t n = r->n + (size_t)total;
-    cp_range *v = malloc(n * sizeof *v);
-    if (!v) {
-        *why = "out of memory";
-        return -1;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        if (r->v[i].step <= 1) {
-            v[k++] = (cp_range){.lo = r->v[i].lo, .hi = r->v[i].hi};
-            continue;
-        }
-        for (int64_t x = r->v[i].lo; x <= r->v[i].hi; x += r->v[i].step)
-            v[k++] = (cp_range){.lo = x, .hi = x};
-    }
-    free(r->v);
-    r->v = v;
-    r->n = k;
-    r->cap = n;
-    return 1;
+    cp_ranges_free(r);
+    return -1;
 }
-
-static int normalise(cp_ranges *r, bool no_overlap, const char **why);
 
 int cp_ranges_parse_strided(const char *s, size_t len, cp_ranges *r, const char **why)
 {
@@ -240,43 +199,17 @@ int cp_ranges_parse_strided(const char *s, size_t len, cp_ranges *r, const char 
         why = &dummy;
     if (parse_items(s, len, r, true, why) != 0)
         return -1;
-    int x = expand_strided(r, why);
-    if (x < 0 || normalise(r, x > 0, why) != 0) {
-        cp_ranges_free(r);
-        return -1;
-    }
-    return 0;
+    return to_set(r, true, why);
 }
 
 int cp_ranges_parse(const char *s, size_t len, cp_ranges *r, const char **why)
 {
+    static const char *dummy;
+    if (!why)
+        why = &dummy;
     if (parse_items(s, len, r, false, why) != 0)
         return -1;
-    return normalise(r, false, why);
-}
-
-/* Sort, then merge overlapping and adjacent intervals; with no_overlap, two
- * intervals that share a value are an error (a progression of version 3
- * lists every value once). */
-static int normalise(cp_ranges *r, bool no_overlap, const char **why)
-{
-    if (!sorted_by_lo(r))
-        qsort(r->v, r->n, sizeof *r->v, cmp_range);
-    size_t k = 0;
-    for (size_t i = 1; i < r->n; i++) {
-        if (no_overlap && r->v[i].lo <= r->v[k].hi) {
-            *why = "a call listed twice";
-            return -1;
-        }
-        if (r->v[i].lo - 1 <= r->v[k].hi) { /* touches: lo <= hi + 1 */
-            if (r->v[i].hi > r->v[k].hi)
-                r->v[k].hi = r->v[i].hi;
-        } else {
-            r->v[++k] = r->v[i];
-        }
-    }
-    r->n = k + 1;
-    return 0;
+    return to_set(r, false, why);
 }
 
 int cp_ranges_parse_ordered(const char *s, size_t len, cp_ranges *r, const char **why)
@@ -286,23 +219,15 @@ int cp_ranges_parse_ordered(const char *s, size_t len, cp_ranges *r, const char 
         why = &dummy;
     if (parse_items(s, len, r, false, why) != 0)
         return -1;
-    /* No value twice: sort a copy and look for an overlap. */
+    /* No value twice: a sorted copy has no overlap. */
     if (r->n > 1) {
-        cp_range *sorted = malloc(r->n * sizeof *sorted);
-        if (!sorted) {
+        cp_ranges sorted = {0};
+        int rc = cp_ranges_copy(&sorted, r);
+        bool dup = rc == 0 && cp_ranges_normalise(&sorted, true) != 0;
+        cp_ranges_free(&sorted);
+        if (rc != 0 || dup) {
             cp_ranges_free(r);
-            *why = "out of memory";
-            return -1;
-        }
-        memcpy(sorted, r->v, r->n * sizeof *sorted);
-        qsort(sorted, r->n, sizeof *sorted, cmp_range);
-        bool dup = false;
-        for (size_t i = 1; i < r->n && !dup; i++)
-            dup = sorted[i].lo <= sorted[i - 1].hi;
-        free(sorted);
-        if (dup) {
-            cp_ranges_free(r);
-            *why = "a value appears twice in an ordered list";
+            *why = rc != 0 ? "out of memory" : "a value appears twice in an ordered list";
             return -1;
         }
     }

@@ -79,6 +79,15 @@ int cp_ranges_push(cp_ranges *r, int64_t value);
 int cp_ranges_add_strided(cp_ranges *r, int64_t lo, int64_t hi, int64_t step);
 /* Does any item have a step of 2 or more? */
 bool cp_ranges_strided(const cp_ranges *r);
+/* Replace every progression by its values, one interval each, in place (the
+ * order of items is kept).  Returns how many progressions were replaced, or
+ * -1 when they hold more than max values (errno E2BIG) or memory ran out
+ * (ENOMEM); r is then unchanged. */
+int cp_ranges_unstride(cp_ranges *r, int64_t max);
+/* Make a list of plain intervals in any order a SET: sort, then merge
+ * overlapping and adjacent intervals.  With no_overlap, intervals that share
+ * a value are refused: -1, errno EEXIST (r then sorted, not merged). */
+int cp_ranges_normalise(cp_ranges *r, bool no_overlap);
 /* For sets only (binary search). */
 bool cp_ranges_contains(const cp_ranges *r, int64_t value);
 /* The i-th integer in list order (0-based), or -1 when i is out of range. */
