@@ -107,6 +107,14 @@ miniapp)
         fail "'collprof check' on the output failed:"
         show check.out
     fi
+    # COLLPROF_VERBOSE=2: each stage of finalize, in order, once, from rank 0
+    COLLPROF_VERBOSE=2 COLLPROF_OUTPUT_DIR="$work/out2" run verbose 4 yes "$miniapp" $args
+    same_as_baseline verbose
+    grep '^collprof: finalize stage ' verbose.err |
+        sed 's/^collprof: finalize stage \([0-9]*\) (\([a-z. ]*\)): [0-9.]* s on rank 0$/\1 \2/' >stages.txt
+    printf '%s\n' "1 call paths" "2 tables to leads" "3 numbering" "4 count files" "5 timing" \
+        "6 timings.cpt" >stages.want
+    cmp -s stages.txt stages.want || { fail "COLLPROF_VERBOSE=2: finalize stages reported as:"; show stages.txt; }
     ;;
 
 bad-env)
