@@ -29,7 +29,12 @@ static inline int64_t cp_type_size(MPI_Datatype t)
     if (((unsigned)t & 0xfc000000u) == 0x4c000000u)
         return (int64_t)(((unsigned)t >> 8) & 0xffu);
 #endif
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_c(t, &size) != MPI_SUCCESS)
+#if MPI_VERSION >= 4
+#define CP_TYPE_SIZE PMPI_Type_size_c
+#else /* MPI 3.x (Open MPI 4.1) */
+#define CP_TYPE_SIZE PMPI_Type_size_x
+#endif
+    if (t == MPI_DATATYPE_NULL || CP_TYPE_SIZE(t, &size) != MPI_SUCCESS)
         return 0;
     return (int64_t)size;
 }

@@ -2,16 +2,33 @@
 """Generate collprof's MPI wrappers from the one table, lib/wrappers.tbl.
 
 usage: gen_wrappers.py TABLE OUT_WRAPPERS_C OUT_COLLECTIVES_H OUT_DOCS_MD
+                       OUT_FORMS_H OUT_FORTRAN_C
+                       [--mpi-version X.Y] [--persistent-prefix MPIX_]
+                       [--fortran none|openmpi]
 
 Every wrapper has the same body: begin the call (NULL when the profiler is
 off, so the wrapper is a plain pass-through), capture the arguments, record,
 and call the PMPI_ function whose result is returned unchanged.  Persistent
 forms register the request so that each MPI_Start counts as one call.
+
+What the MPI library lacks is left out here, at build time: forms and
+constructors newer than --mpi-version (the library's MPI_VERSION) are not
+wrapped.  Open MPI 4.1 (MPI 3.1) has the persistent collectives under its
+own names, MPIX_..._init: --persistent-prefix MPIX_ wraps those instead.
+
+OUT_FORMS_H tells the tests which forms exist (and maps the persistent
+names onto the library's).  OUT_FORTRAN_C holds, with --fortran openmpi,
+the Fortran entry points (mpif.h, use mpi, use mpi_f08) of every wrapped
+collective: Open MPI's Fortran bindings call PMPI_ directly, so each is
+converted here and sent to the C wrapper.
 """
 import re
 import sys
 
 FORMS = ("blocking", "nonblocking", "persistent")
+# The MPI standard version that brought each form (the rest: MPI 3.1 or
+# older, which every supported library has).
+FORM_SINCE = {"persistent": (4, 0), "large": (4, 0)}
 
 
 def parse(path):
@@ -24,9 +41,11 @@ def parse(path):
             fields = [x.strip() for x in line.split("|")]
             where = f"{path}:{lineno}"
             if line.startswith("create "):
-                if len(fields) != 3:
-                    sys.exit(f"{where}: expected 'create MPI_Name | params | new communicator'")
-                creators.append((fields[0].split()[1], fields[1], fields[2]))
+                if len(fields) not in (3, 4):
+                    sys.exit(f"{where}: expected 'create MPI_Name | params | new communicator"
+                             " [| MPI version that brought it]'")
+                since = version(fields[3], where) if len(fields) == 4 else (1, 0)
+                creators.append((fields[0].split()[1], fields[1], fields[2], since))
                 continue
             if line.startswith("shape "):
                 if len(fields) != 3:
@@ -44,6 +63,13 @@ def parse(path):
                     sys.exit(f"{where}: unknown form '{form}'")
             funcs.append((name, coll, shape, forms, where))
     return shapes, funcs, creators
+
+
+def version(text, where):
+    m = re.fullmatch(r"(\d+)\.(\d+)", text.strip())
+    if not m:
+        sys.exit(f"{where}: expected an MPI version such as 4.0, not '{text}'")
+    return (int(m.group(1)), int(m.group(2)))
 
 
 def large(params):
@@ -68,18 +94,36 @@ def arg_names(params):
     return ", ".join(names)
 
 
-def variants(name, forms):
-    """(function name, form, is_large) for each entry point of a table line."""
+class Build:
+    """What the MPI library built against provides."""
+
+    def __init__(self, mpi_version=(99, 0), persistent_prefix="MPI_", fortran="none"):
+        self.mpi_version = mpi_version
+        self.persistent_prefix = persistent_prefix
+        self.fortran = fortran
+
+    def has_form(self, form):
+        if form == "persistent" and self.persistent_prefix != "MPI_":
+            return True
+        return self.mpi_version >= FORM_SINCE.get(form, (1, 0))
+
+
+FULL = Build()
+
+
+def variants(name, forms, build=FULL):
+    """(function name, form, is_large) for each entry point of a table line
+    that the MPI library has."""
     base = name[len("MPI_"):]
     out = []
     for form in forms:
-        if form == "large":
+        if form == "large" or not build.has_form(form):
             continue
         fn = {"blocking": f"MPI_{base}",
               "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
-              "persistent": f"MPI_{base}_init"}[form]
+              "persistent": f"{build.persistent_prefix}{base}_init"}[form]
         out.append((fn, form, False))
-        if "large" in forms:
+        if "large" in forms and build.has_form("large"):
             out.append((fn + "_c", form, True))
     return out
 
@@ -130,6 +174,113 @@ CP_EXPORT int {fn}({params})
 """
 
 
+F_HANDLES = {"MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Comm": "Comm", "MPI_Info": "Info"}
+
+
+def fortran_names(fn):
+    """The symbols a Fortran compiler may call for fn: mpif.h and `use mpi`
+    (gfortran's one trailing underscore first, then the other manglings),
+    and `use mpi_f08`."""
+    low = fn.lower()
+    return [low + "_", low + "__", low, fn.upper()], low + "_f08_"
+
+
+def fortran_wrapper(fn, form, params):
+    """A Fortran entry point of fn: handles arrive as MPI_Fint by reference,
+    buffers may be Fortran's sentinels, ierror may be absent (mpi_f08)."""
+    if form == "nonblocking":
+        params += ", MPI_Request *request"
+    elif form == "persistent":
+        params += ", MPI_Info info, MPI_Request *request"
+    neighbor = "Neighbor" in fn
+    fparams, pre, args, post = [], [], [], []
+    for p in params.split(","):
+        m = re.match(r"(const )?(void|int|MPI_\w+) (\*)?(\w+)(\[\])?$", p.strip())
+        const, typ, star, name, arr = m.groups()
+        if typ == "void":
+            fparams.append(f"{const or ''}void *{name}")
+            args.append(f"cp_f2c_buffer({name})")
+        elif typ == "int":
+            fparams.append(f"const MPI_Fint {name}[]" if arr else f"MPI_Fint *{name}")
+            args.append(name if arr else f"*{name}")
+        elif typ == "MPI_Aint" and arr:
+            fparams.append(f"const MPI_Aint {name}[]")
+            args.append(name)
+        elif typ == "MPI_Datatype" and arr:
+            # One datatype per peer: the arrays are as long as the group
+            # (or the neighbourhood) the collective addresses.
+            peers = ("CP_F_OUT" if name.startswith("send") else "CP_F_IN") if neighbor \
+                else "CP_F_GROUP"
+            fparams.append(f"const MPI_Fint {name}[]")
+            pre.append(f"MPI_Datatype *c_{name} = cp_f2c_types({name}, c_comm, {peers});")
+            args.append(f"c_{name}")
+            post.append(f"free(c_{name});")
+        elif typ == "MPI_Request" and star:
+            fparams.append(f"MPI_Fint *{name}")
+            pre.append(f"MPI_Request c_{name} = MPI_REQUEST_NULL;")
+            args.append(f"&c_{name}")
+            post.append(f"if (rc == MPI_SUCCESS)\n        *{name} = MPI_Request_c2f(c_{name});")
+        elif typ in F_HANDLES and not arr and not star:
+            fparams.append(f"MPI_Fint *{name}")
+            args.append("c_comm" if typ == "MPI_Comm" else f"MPI_{F_HANDLES[typ]}_f2c(*{name})")
+        else:
+            sys.exit(f"gen_wrappers.py: no Fortran conversion for parameter '{p.strip()}' of {fn}")
+    fparams.append("MPI_Fint *ierror")
+    typed = [x for x in pre if x.startswith("MPI_Datatype *")]
+    check = ""
+    if typed:
+        names = " || ".join("!" + x.split()[1].lstrip("*") for x in typed)
+        check = f"""    if ({names}) {{ /* out of memory, as the MPI library's own binding would be */
+        {" ".join(post[:len(typed)])}
+        cp_f_set_error(ierror, MPI_ERR_NO_MEM);
+        return;
+    }}
+"""
+    plain, f08 = fortran_names(fn)
+    body_pre = "".join(f"    {x}\n" for x in pre)
+    body_post = "".join(f"    {x}\n" for x in post)
+    proto = ", ".join(fparams)
+    aliases = "".join(f'CP_EXPORT void {a}({proto}) __attribute__((alias("{plain[0]}")));\n'
+                      for a in plain[1:] + [f08])
+    return f"""
+CP_EXPORT void {plain[0]}({proto})
+{{
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm);
+{body_pre}{check}    int rc = {fn}({", ".join(args)});
+{body_post}    cp_f_set_error(ierror, rc);
+}}
+{aliases}"""
+
+
+def forms_header(funcs, build):
+    """For the tests: which forms this build has, and the persistent names
+    mapped onto the library's own."""
+    out = ["/* Generated by lib/gen_wrappers.py from lib/wrappers.tbl: do not edit. */",
+           "#ifndef COLLPROF_MPI_FORMS_H", "#define COLLPROF_MPI_FORMS_H", "",
+           "/* 1 when the MPI library has the form (its collectives are wrapped). */",
+           f"#define CP_HAVE_PERSISTENT {int(build.has_form('persistent'))}",
+           f"#define CP_HAVE_LARGE {int(build.has_form('large'))}", ""]
+    if build.persistent_prefix != "MPI_":
+        out += ["/* The persistent collectives under the library's own names. */",
+                "#include <mpi-ext.h>"]
+        for name, _, _, forms, _ in funcs:
+            if "persistent" in forms:
+                base = name[len("MPI_"):]
+                out.append(f"#define {name}_init {build.persistent_prefix}{base}_init")
+        out.append("")
+    if not build.has_form("large"):
+        out += ["/* The library has no large-count forms: their names stand for a call",
+                " * that fails, so that code choosing a form at run time still compiles;",
+                " * tests run the int form instead where CP_HAVE_LARGE is 0. */"]
+        for name, _, _, forms, _ in funcs:
+            if "large" in forms:
+                for fn, _, _ in variants(name, [f for f in forms if f != "large"], FULL):
+                    out.append(f"#define {fn}_c(...) MPI_ERR_OTHER")
+        out.append("")
+    out.append("#endif")
+    return "\n".join(out) + "\n"
+
+
 def creator(fn, params, newcomm):
     return f"""
 CP_EXPORT int {fn}({params})
@@ -141,8 +292,30 @@ CP_EXPORT int {fn}({params})
 """
 
 
+def options(argv):
+    build = Build()
+    i = 0
+    while i < len(argv):
+        opt, val = argv[i], argv[i + 1] if i + 1 < len(argv) else None
+        if val is None:
+            sys.exit(f"gen_wrappers.py: {opt} needs a value")
+        if opt == "--mpi-version":
+            build.mpi_version = version(val, "--mpi-version")
+        elif opt == "--persistent-prefix":
+            build.persistent_prefix = val
+        elif opt == "--fortran" and val in ("none", "openmpi"):
+            build.fortran = val
+        else:
+            sys.exit(f"gen_wrappers.py: unknown option {opt} {val}")
+        i += 2
+    return build
+
+
 def main():
-    table, out_c, out_h, out_md = sys.argv[1:5]
+    if len(sys.argv) < 7:
+        sys.exit(__doc__)
+    table, out_c, out_h, out_md, out_forms, out_fortran = sys.argv[1:7]
+    build = options(sys.argv[7:])
     shapes, funcs, creators = parse(table)
     colls = []
     for _, coll, _, _, _ in funcs:
@@ -162,15 +335,34 @@ def main():
             h.write(f'    "{c}",\n')
         h.write("};\n\n#endif\n")
 
+    with open(out_forms, "w", encoding="utf-8") as f:
+        f.write(forms_header(funcs, build))
+
+    def c_head(includes):
+        ext = "#include <mpi-ext.h>\n" if build.persistent_prefix != "MPI_" else ""
+        return ("/* Generated by lib/gen_wrappers.py from lib/wrappers.tbl: do not edit. */\n"
+                + includes + ext)
+
     with open(out_c, "w", encoding="utf-8") as w:
-        w.write("/* Generated by lib/gen_wrappers.py from lib/wrappers.tbl: do not edit. */\n")
-        w.write('#include "call.h"\n#include "export.h"\n')
+        w.write(c_head('#include "call.h"\n#include "export.h"\n'))
         for name, coll, shape, forms, _ in funcs:
             params, capture = shapes[shape]
-            for fn, form, is_large in variants(name, forms):
+            for fn, form, is_large in variants(name, forms, build):
                 w.write(wrapper(fn, form, is_large, coll, params, capture))
-        for fn, params, newcomm in creators:
-            w.write(creator(fn, params, newcomm))
+        for fn, params, newcomm, since in creators:
+            if build.mpi_version >= since:
+                w.write(creator(fn, params, newcomm))
+
+    with open(out_fortran, "w", encoding="utf-8") as w:
+        if build.fortran == "openmpi":
+            w.write(c_head('#include <stdlib.h>\n\n#include "export.h"\n#include "fortran/fortran.h"\n'))
+            for name, coll, shape, forms, _ in funcs:
+                params, _ = shapes[shape]
+                for fn, form, is_large in variants(name, forms, build):
+                    if not is_large:  # Fortran's large-count forms are MPI 4.0 too
+                        w.write(fortran_wrapper(fn, form, params))
+        else:
+            w.write(c_head("/* This MPI library's Fortran bindings call the C MPI_ functions. */\n"))
 
     with open(out_md, "w", encoding="utf-8") as d:
         d.write("# Wrapped MPI functions\n\n")
@@ -183,7 +375,21 @@ def main():
             d.write(f"| {coll} | {fns} |\n")
         d.write("\nCommunicator constructors, wrapped so that a communicator is registered when it\n")
         d.write("is created (communicators made by other means are registered at their first use):\n")
-        d.write(", ".join(f"`{fn}`" for fn, _, _ in creators) + ".\n")
+        d.write(", ".join(f"`{fn}`" for fn, _, _, _ in creators) + ".\n")
+        newer = sorted({f"`{fn}`" for fn, _, _, since in creators if since >= (4, 0)})
+        d.write("\n## What each MPI library has\n\n")
+        d.write("Forms and functions newer than the MPI library's `MPI_VERSION` are left out when\n")
+        d.write("collprof is built, so every wrapper it exports calls a function the library has.\n")
+        d.write("From MPI 4.0: the persistent forms (`..._init`), the large-count forms (`..._c`),\n")
+        d.write(", ".join(newer) + ".\n\n")
+        d.write("- MPICH 4.x (MPI 4.0): everything above.\n")
+        d.write("- Open MPI 4.1 (MPI 3.1): no large-count forms and none of the MPI 4.0\n")
+        d.write("  constructors. Its persistent collectives are wrapped under its own names\n")
+        d.write("  (`MPIX_Alltoallv_init`, ... from `mpi-ext.h`); they count as the persistent form.\n")
+        d.write("  Its Fortran bindings (`mpif.h`, `use mpi`, `use mpi_f08`) call the `PMPI_`\n")
+        d.write("  functions directly, so collprof has a Fortran entry point of its own for each\n")
+        d.write("  function above that Open MPI has, and for `MPI_Init`, `MPI_Init_thread`,\n")
+        d.write("  `MPI_Finalize`, `MPI_Start`, `MPI_Startall`, `MPI_Request_free` and `MPI_Pcontrol`.\n")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include "collprof_config.h"
 #include "cpt.h"
 #include "finalize_timing.h"
+#include "mpi_bytes.h"
 #include "runtime.h"
 
 static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
@@ -198,9 +199,12 @@ void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
     if (rc != MPI_SUCCESS) {
         cp_fin_fail(f, "cannot create timings.cpt");
     } else {
-        rc = PMPI_File_write_at_all_c(fh, (MPI_Offset)offset, out.p, ok ? (MPI_Count)out.len : 0,
-                                      MPI_BYTE, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
+        bool fits = cp_bytes_fit(out.len);
+        rc = cp_write_at_all_bytes(fh, (MPI_Offset)offset, out.p, ok && fits ? out.len : 0);
+        if (!fits)
+            cp_fin_fail(f, "cannot write timings.cpt: this rank's part is more than this MPI "
+                           "library writes at once");
+        else if (rc != MPI_SUCCESS)
             cp_fin_fail(f, "cannot write timings.cpt");
         if (PMPI_File_close(&fh) != MPI_SUCCESS)
             cp_fin_fail(f, "cannot close timings.cpt");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mpi_bytes.h"
 #include "runtime.h"
 
 cp_box *cp_mail_box(cp_mail *m, int dest)
@@ -34,6 +35,14 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
         snprintf(msg, sizeof msg, "out of memory while packing %s", what);
         cp_fin_fail(f, msg);
     }
+    for (size_t i = 0; i < m->n; i++)
+        if (!m->boxes[i].b.failed && !cp_bytes_fit(m->boxes[i].b.len)) {
+            /* Left out before the count of messages is agreed on. */
+            snprintf(msg, sizeof msg, "%s for rank %d: %zu bytes, more than this MPI library "
+                     "sends at once", what, m->boxes[i].dest, m->boxes[i].b.len);
+            cp_fin_fail(f, msg);
+            m->boxes[i].b.failed = true;
+        }
     int *want = calloc((size_t)f->size, sizeof *want);
     if (!want)
         cp_fin_fail(f, "out of memory");
@@ -51,8 +60,8 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
         if (b->failed)
             continue;
         memcpy(b->p, &m->boxes[i].nrecords, sizeof m->boxes[i].nrecords);
-        if (PMPI_Isend_c(b->p, (MPI_Count)b->len, MPI_BYTE, m->boxes[i].dest, tag, f->w,
-                         &reqs[nreqs]) == MPI_SUCCESS)
+        if (cp_isend_bytes(b->p, b->len, m->boxes[i].dest, tag, f->w, &reqs[nreqs]) ==
+            MPI_SUCCESS)
             nreqs++;
         if (cp_rt.cfg.verbose >= 2)
             cp_log("rank %d sends %zu bytes of %s (%u records) to rank %d", f->rank, b->len,
@@ -62,10 +71,9 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
         MPI_Status st;
         MPI_Count n = 0;
         PMPI_Probe(MPI_ANY_SOURCE, tag, f->w, &st);
-        PMPI_Get_count_c(&st, MPI_BYTE, &n);
+        cp_count_bytes(&st, &n);
         char *buf = malloc(n > 0 ? (size_t)n : 1);
-        PMPI_Recv_c(buf ? buf : (char[1]){0}, buf ? n : 0, MPI_BYTE, st.MPI_SOURCE, tag, f->w,
-                    MPI_STATUS_IGNORE);
+        cp_recv_bytes(buf ? buf : (char[1]){0}, buf ? n : 0, st.MPI_SOURCE, tag, f->w);
         if (!buf) {
             snprintf(msg, sizeof msg, "out of memory while receiving %s", what);
             cp_fin_fail(f, msg);
@@ -98,13 +106,17 @@ void cp_fin_gather(fin *f, const cp_wbuf *mine, const char *what,
                    void (*deliver)(fin *f, void *ctx, int rank, cp_rbuf *rb), void *ctx)
 {
     char msg[160];
-    uint64_t len = mine->failed ? 0 : mine->len;
+    uint64_t len = mine->failed || !cp_bytes_fit(mine->len) ? 0 : mine->len;
     if (mine->failed) {
         snprintf(msg, sizeof msg, "out of memory while packing %s", what);
         cp_fin_fail(f, msg);
+    } else if (!cp_bytes_fit(mine->len)) {
+        snprintf(msg, sizeof msg, "%s of rank %d: %zu bytes, more than this MPI library "
+                 "sends at once", what, f->rank, mine->len);
+        cp_fin_fail(f, msg);
     }
-    MPI_Count *lens = NULL;
-    MPI_Aint *displs = NULL;
+    cp_bcount *lens = NULL;
+    cp_bdispl *displs = NULL;
     uint64_t *ulens = NULL;
     char *all = NULL;
     bool ok = true;
@@ -118,21 +130,22 @@ void cp_fin_gather(fin *f, const cp_wbuf *mine, const char *what,
     if (f->rank == 0 && ok) {
         size_t total = 0;
         for (int r = 0; r < f->size; r++) {
-            lens[r] = (MPI_Count)ulens[r];
-            displs[r] = (MPI_Aint)total;
+            lens[r] = (cp_bcount)ulens[r];
+            displs[r] = (cp_bdispl)total;
             total += ulens[r];
         }
-        ok = (all = malloc(total ? total : 1)) != NULL;
+        ok = cp_bytes_fit(total) && (all = malloc(total ? total : 1)) != NULL;
     }
     /* Everyone learns whether rank 0 can receive, so that nobody sends into
      * a buffer that is not there. */
     int can = ok;
     PMPI_Bcast(&can, 1, MPI_INT, 0, f->w);
     if (!can) {
-        snprintf(msg, sizeof msg, "out of memory at rank 0 while gathering %s", what);
+        snprintf(msg, sizeof msg, "out of memory (or over this MPI library's message size) "
+                 "at rank 0 while gathering %s", what);
         cp_fin_fail(f, msg);
     } else {
-        PMPI_Gatherv_c(mine->p, (MPI_Count)len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, f->w);
+        cp_gatherv_bytes(mine->p, len, all, lens, displs, 0, f->w);
     }
     for (int r = 0; f->rank == 0 && can && r < f->size && !f->failed; r++) {
         cp_rbuf rb = {.p = all + displs[r], .len = (size_t)lens[r]};

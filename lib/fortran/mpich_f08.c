@@ -12,19 +12,13 @@
  * passed by reference; ierror may be absent (NULL).
  */
 #include <mpi.h>
-#include <stdlib.h>
 
 #include "export.h"
-
-static void set_error(MPI_Fint *ierror, int rc)
-{
-    if (ierror)
-        *ierror = rc;
-}
+#include "fortran/fortran.h"
 
 CP_EXPORT void mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierror)
 {
-    set_error(ierror, MPI_Barrier(MPI_Comm_f2c(*comm)));
+    cp_f_set_error(ierror, MPI_Barrier(MPI_Comm_f2c(*comm)));
 }
 
 CP_EXPORT void mpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
@@ -32,7 +26,7 @@ CP_EXPORT void mpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ie
     MPI_Request r;
     int rc = MPI_Ibarrier(MPI_Comm_f2c(*comm), &r);
     *request = MPI_Request_c2f(r);
-    set_error(ierror, rc);
+    cp_f_set_error(ierror, rc);
 }
 
 CP_EXPORT void mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request,
@@ -41,44 +35,25 @@ CP_EXPORT void mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *r
     MPI_Request r;
     int rc = MPI_Barrier_init(MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &r);
     *request = MPI_Request_c2f(r);
-    set_error(ierror, rc);
+    cp_f_set_error(ierror, rc);
 }
 
 CP_EXPORT void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror)
 {
-    MPI_Request r = MPI_Request_f2c(*request);
-    int rc = MPI_Start(&r);
-    *request = MPI_Request_c2f(r);
-    set_error(ierror, rc);
+    cp_f_start(request, ierror);
 }
 
 CP_EXPORT void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror)
 {
-    int n = *count;
-    MPI_Request one, *r = n > 1 ? malloc((size_t)n * sizeof *r) : &one;
-    if (!r) { /* as the MPI library would do without us */
-        set_error(ierror, PMPI_Startall(n, (MPI_Request *)requests));
-        return;
-    }
-    for (int i = 0; i < n; i++)
-        r[i] = MPI_Request_f2c(requests[i]);
-    int rc = MPI_Startall(n, r);
-    for (int i = 0; i < n; i++)
-        requests[i] = MPI_Request_c2f(r[i]);
-    if (r != &one)
-        free(r);
-    set_error(ierror, rc);
+    cp_f_startall(count, requests, ierror);
 }
 
 CP_EXPORT void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror)
 {
-    MPI_Request r = MPI_Request_f2c(*request);
-    int rc = MPI_Request_free(&r);
-    *request = MPI_Request_c2f(r);
-    set_error(ierror, rc);
+    cp_f_request_free(request, ierror);
 }
 
 CP_EXPORT void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierror)
 {
-    set_error(ierror, MPI_Pcontrol(*level));
+    cp_f_pcontrol(level, ierror);
 }
