@@ -1,10 +1,14 @@
 #!/bin/sh
 # Install what collprof needs to build and test on Debian 12 (run as root).
-# The field's own dependencies: MPICH, libunwind, zlib, Check, meson.
+# The field's own dependencies: MPICH, libunwind, zlib, Check, meson; and
+# Open MPI for its second build (meson setup -Dmpi=openmpi).  With both MPIs
+# installed, Debian's alternatives point the plain mpicc/mpiexec to one of
+# them: the build and the tests use the versioned names (mpicc.mpich,
+# mpiexec.openmpi, ...) so that it does not matter which.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends \
     build-essential pkg-config meson ninja-build python3 \
-    mpich libmpich-dev libunwind-dev zlib1g-dev check gfortran \
+    mpich libmpich-dev openmpi-bin libopenmpi-dev libunwind-dev zlib1g-dev check gfortran \
     clang libclang-rt-14-dev chromium man-db groff-base

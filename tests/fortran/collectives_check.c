@@ -1,6 +1,6 @@
 /*
  * Checker of the Fortran collectives test (f_collectives.F90, built with
- * `use mpi` and with `use mpi_f08`), run after it, without MPI: its plan in
+ * `use mpi`, with `use mpi_f08` and with mpif.h), run after it, without MPI: its plan in
  * the terms of the C harness (tests/mpi/harness.h, colls.h), compared with
  * the output it wrote, every rank's row of every call, and cp_profile_check.
  *
@@ -37,6 +37,9 @@ int main(int argc, char **argv)
     cptc_plan_scatter(w, n - 1, 2, F_INTEGER);
     cptc_plan_allgatherv(w, 1, F_INTEGER);
     cptc_plan_barrier(w);
+    cptc_plan_bcast(w, 0, 4, F_INTEGER);          /* MPI_Ibcast */
+    cptc_plan_bcast(w, n - 1, 1, F_INTEGER);      /* persistent: two starts */
+    cptc_plan_bcast(w, n - 1, 1, F_INTEGER);
     cptc_plan_allreduce(w, "Allreduce", 1, F_DOUBLE_PRECISION); /* MPI_IN_PLACE */
     cptc_plan_allreduce(w, "Allreduce", 1, F_INTEGER);          /* the data check */
     return cpt_verify_dir(argv[2]);

@@ -1,5 +1,6 @@
 ! collprof Fortran test of collectives other than Alltoall(v), with known
-! counts; built twice: with `use mpi` and, with -DF08, with `use mpi_f08`.
+! counts; built three times: with `use mpi`, with -DF08 with `use mpi_f08`,
+! and with -DMPIF_H with `include 'mpif.h'`.
 ! Checked afterwards by collectives_check.c (the same plan in C), exactly:
 ! every rank's rows of every call.  n ranks, r = rank:
 !   Bcast      0: root 0, 3 MPI_INTEGER
@@ -13,21 +14,39 @@
 !   Scatter    0: root n-1, 2 MPI_INTEGER per rank
 !   Allgatherv 0: rank r sends 1 + mod(r + 1, 3) MPI_INTEGER
 !   Barrier    0
+!   Bcast      2: MPI_Ibcast, root 0, 4 MPI_INTEGER
+!              3, 4: a persistent Bcast (MPI_Bcast_init; Open MPI 4.1:
+!                 MPIX_Bcast_init, built with -DOMPI), root n-1, 1 MPI_INTEGER,
+!                 started twice, then freed
+#ifdef OMPI
+#define BCAST_INIT MPIX_Bcast_init
+#else
+#define BCAST_INIT MPI_Bcast_init
+#endif
 program f_collectives
 #ifdef F08
   use mpi_f08
-#else
+#elif !defined(MPIF_H)
   use mpi
 #endif
   implicit none
+#ifdef MPIF_H
+  include 'mpif.h'
+#endif
 #ifdef F08
   type(MPI_Comm) :: comm
+  type(MPI_Request) :: req
 #else
-  integer :: comm
+  integer :: comm, req
 #endif
   integer :: ierr, rank, n, bad, anybad, i, p, tot
   integer :: ibuf(64), ibuf2(64), cnt(16), dsp(16)
   double precision :: dbuf(4), dbuf2(4)
+  ! Buffers that MPI_Wait fills without naming them: in a common block, so
+  ! that the compiler reloads them after the call (MPICH 4.0's own remedy,
+  ! MPI_F_sync_reg, crashes with `use mpi`).
+  integer :: nbuf(4), pbuf(1)
+  common /f_async/ nbuf, pbuf
 
   call MPI_Init(ierr)
   comm = MPI_COMM_WORLD
@@ -86,6 +105,22 @@ program f_collectives
   end do
 
   call MPI_Barrier(comm, ierr)
+
+  nbuf = -1
+  if (rank == 0) nbuf = [1, 2, 3, 4]
+  call MPI_Ibcast(nbuf, 4, MPI_INTEGER, 0, comm, req, ierr)
+  call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  if (any(nbuf /= [1, 2, 3, 4])) bad = 1
+
+  call BCAST_INIT(pbuf, 1, MPI_INTEGER, n - 1, comm, MPI_INFO_NULL, req, ierr)
+  do i = 1, 2
+    pbuf = -1
+    if (rank == n - 1) pbuf = 50 + i
+    call MPI_Start(req, ierr)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    if (pbuf(1) /= 50 + i) bad = 1
+  end do
+  call MPI_Request_free(req, ierr)
 
   dbuf(1) = dble(rank)
   call MPI_Allreduce(MPI_IN_PLACE, dbuf, 1, MPI_DOUBLE_PRECISION, MPI_MAX, comm, ierr)

@@ -2,9 +2,9 @@
 # `meson install` puts the library, headers, pkg-config file, reader and docs
 # in place, and an application builds against the installed copy through
 # pkg-config, as the README says.
-# usage: test_install.sh BUILD_DIR
+# usage: test_install.sh BUILD_DIR MPI   (MPI: mpich or openmpi, as -Dmpi=)
 set -eu
-build=$1
+build=$1 mpi=$2
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --quiet >/dev/null
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-mpicc=$(command -v mpicc.mpich || command -v mpicc)
+mpicc=$(command -v "mpicc.$mpi" || command -v mpicc)
 "$mpicc" "$dest/app.c" -o "$dest/app" $flags || fail "cannot build against the installed library"
 # And a program reading profiles links against the installed reader library.
 cat > "$dest/reader.c" <<'C'

@@ -51,7 +51,8 @@ int cptc_value(int src, int dst, int64_t i, int k)
 
 static bool large(int form)
 {
-    return form == CPT_LARGE || form == CPT_NONBLOCKING_LARGE || form == CPT_PERSISTENT_LARGE;
+    return cpt_large_ok(form == CPT_LARGE || form == CPT_NONBLOCKING_LARGE ||
+                        form == CPT_PERSISTENT_LARGE);
 }
 
 static int finish(int rc, int form, MPI_Request *req)

@@ -615,6 +615,7 @@ void cpt_alltoallv(cpt_comm *c, int form, int kind, int seed, bool in_place)
     const int64_t *sc = in_place ? junk : b.sc;
     int rc = MPI_SUCCESS;
     MPI_Request req;
+    form = cpt_form(form);
     if (form == CPT_BLOCKING || form == CPT_NONBLOCKING) {
         int *isc = as_int(sc, n), *isd = as_int(b.sd, n), *irc = as_int(b.rc, n),
             *ird = as_int(b.rd, n);
@@ -663,7 +664,7 @@ void cpt_alltoall(cpt_comm *c, int form, int count, bool in_place)
     MPI_Datatype st = in_place ? MPI_CHAR : t;
     int rc;
     MPI_Request req;
-    switch (form) {
+    switch (cpt_form(form)) {
     case CPT_BLOCKING:
         rc = MPI_Alltoall(sb, scount, st, rbuf, count, t, c->comm);
         break;
@@ -765,7 +766,7 @@ void cpt_alltoallv_init(cpt_persistent *p, cpt_comm *c, bool large, int kind, in
     memset(p, 0, sizeof *p);
     p->c = c;
     p->coll = CPT_V;
-    p->large = large;
+    p->large = large = cpt_large_ok(large);
     p->kind = kind;
     p->seed = seed;
     p->req = MPI_REQUEST_NULL;
@@ -800,7 +801,7 @@ void cpt_alltoall_init(cpt_persistent *p, cpt_comm *c, bool large, int count)
     memset(p, 0, sizeof *p);
     p->c = c;
     p->coll = CPT_A;
-    p->large = large;
+    p->large = large = cpt_large_ok(large);
     p->kind = CPT_SINGLE;
     p->seed = count;
     p->req = MPI_REQUEST_NULL;
@@ -1533,9 +1534,29 @@ static void check_clock(reporter *rp, const cp_profile *p)
              p->dir, m->clock.max_drift_ppm, m->clock.drift_bound_ppm, m->clock.note);
 }
 
+/* The manifest names the MPI library that ran (MPICH or Open MPI, as this
+ * program was built against) with the first line of its version string;
+ * MPI_Get_library_version may be called after MPI_Finalize. */
+static void check_mpi_library(reporter *rp, const cp_profile *p)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
+    int len = 0;
+    MPI_Get_library_version(v, &len);
+    v[strcspn(v, "\n")] = '\0';
+#ifdef OPEN_MPI
+    const char *name = "Open MPI";
+#else
+    const char *name = "MPICH";
+#endif
+    if (strcmp(p->manifest.mpi_version, v) != 0 || !strstr(v, name))
+        fail(rp, "%s/manifest.json: mpi_version \"%s\", but %s ran: \"%s\"", p->dir,
+             p->manifest.mpi_version, name, v);
+}
+
 static void check_config(reporter *rp, const cp_profile *p)
 {
     check_clock(rp, p);
+    check_mpi_library(rp, p);
     static const char *const vars[] = {"COLLPROF_COMPRESS", "COLLPROF_START_CALL",
                                        "COLLPROF_MAX_CALLS", "COLLPROF_OUTPUT_DIR"};
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {

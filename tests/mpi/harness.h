@@ -28,6 +28,11 @@
 #include <stdint.h>
 #include <mpi.h>
 
+/* Which forms the MPI library has (CP_HAVE_LARGE, CP_HAVE_PERSISTENT), and
+ * its persistent collectives under the MPI 4.0 names (generated with the
+ * wrappers from lib/wrappers.tbl). */
+#include "mpi_forms.h"
+
 #include "collprof/reader.h"
 
 #define CPT_MAXRANKS 16
@@ -53,6 +58,20 @@ enum cpt_form {
     CPT_LARGE,          /* MPI_Alltoallv_c */
     CPT_NONBLOCKING_LARGE /* MPI_Ialltoallv_c + MPI_Wait */
 };
+
+/* The form actually called: an MPI library without the large-count forms
+ * (MPI 3.x) gets the int form instead, which collprof records the same. */
+static inline bool cpt_large_ok(bool large)
+{
+    return large && CP_HAVE_LARGE;
+}
+static inline int cpt_form(int form)
+{
+    return CP_HAVE_LARGE || form == CPT_BLOCKING || form == CPT_NONBLOCKING ? form
+           : form == CPT_LARGE                                         ? CPT_BLOCKING
+           : form == CPT_NONBLOCKING_LARGE                             ? CPT_NONBLOCKING
+                                                                       : form - 1;
+}
 
 /* One call as the plan remembers it. */
 typedef struct cpt_call {

@@ -16,8 +16,10 @@
 # WORKDIR is emptied first; APP is app_exit (a few Alltoallv, one stdout line,
 # returns its argument).
 set -u
+. "$(dirname "$0")/launcher.sh"
 case_=$1 work=$2 mpiexec=$3 lib=$4
 shift 4
+launcher_init "$mpiexec"
 limit=60
 failed=0
 
@@ -54,9 +56,9 @@ run() {
     name=$1 n=$2 preload=$3
     shift 3
     if [ "$preload" = yes ]; then
-        timeout -k 5 $limit "$mpiexec" -genv LD_PRELOAD "$lib" -n "$n" "$@" >"$name.out" 2>"$name.err"
+        timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_preload "$lib") -n "$n" "$@" >"$name.out" 2>"$name.err"
     else
-        timeout -k 5 $limit "$mpiexec" -n "$n" "$@" >"$name.out" 2>"$name.err"
+        timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS -n "$n" "$@" >"$name.out" 2>"$name.err"
     fi
     echo $? >"$name.status"
     if [ "$(cat "$name.status")" = 124 ] || [ "$(cat "$name.status")" = 137 ]; then
@@ -131,7 +133,7 @@ bad-env)
         outvar=COLLPROF_OUTPUT_DIR=$work/$name/out
         [ "$var" = COLLPROF_OUTPUT_DIR ] && outvar=COLLPROF_UNUSED=
         (cd "$name" && env "$outvar" "$var=$value" \
-            timeout -k 5 $limit "$mpiexec" -genv LD_PRELOAD "$lib" -n 2 "$app" \
+            timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_preload "$lib") -n 2 "$app" \
             >"../$name.out" 2>"../$name.err"; echo $? >"../$name.status")
         same_as_baseline "$name"
         k=$(lines_matching "$name.err" "$var")
@@ -183,7 +185,7 @@ bad-env)
     mkdir -p all
     (cd all && env COLLPROF_COMPRESS=zip COLLPROF_MAX_CALLS=-1 COLLPROF_VERBOSE=9 \
         COLLPROF_START_CALL=first COLLPROF_OUTPUT_DIR="$work/all/out" \
-        timeout -k 5 $limit "$mpiexec" -genv LD_PRELOAD "$lib" -n 2 "$app" \
+        timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_preload "$lib") -n 2 "$app" \
         >../all.out 2>../all.err; echo $? >../all.status)
     same_as_baseline all
     for var in COLLPROF_COMPRESS COLLPROF_MAX_CALLS COLLPROF_VERBOSE COLLPROF_START_CALL; do
@@ -237,7 +239,7 @@ non-mpi)
     [ $st = 1 ] || fail "/bin/false: exit status $st, expected 1"
     [ -s false.out ] && { fail "/bin/false printed:"; show false.out; }
     # mpiexec and its proxies themselves preloaded: they never call MPI_Init
-    (cd empty && LD_PRELOAD=$lib timeout -k 5 $limit "$mpiexec" -n 2 /bin/echo hi) \
+    (cd empty && LD_PRELOAD=$lib timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS -n 2 /bin/echo hi) \
         >mpiexec.out 2>mpiexec.err
     st=$?
     [ $st = 0 ] || fail "LD_PRELOAD=... mpiexec -n 2 /bin/echo: exit status $st"

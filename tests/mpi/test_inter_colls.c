@@ -336,6 +336,18 @@ static void bcast_start(void)
             check(k, "Bcast", lr, pb_buf[i], cptc_value(lr, -1, i, k));
 }
 
+/* The large-count form, or the int form where the MPI library has none
+ * (MPI 3.x): collprof records both the same. */
+#if CP_HAVE_LARGE
+typedef MPI_Count big_count;
+typedef MPI_Aint big_displ;
+#define IGATHERV_C MPI_Igatherv_c
+#else
+typedef int big_count;
+typedef int big_displ;
+#define IGATHERV_C MPI_Igatherv
+#endif
+
 /* MPI_Igatherv_c to the root (g, lr): the other group's rank r sends
  * vcount(r, 9). */
 static void igatherv_c(int g, int lr)
@@ -344,9 +356,9 @@ static void igatherv_c(int g, int lr)
     int k = cpt_plan(grp[g], "Gatherv", lr);
     cpt_plan(grp[o], "Gatherv", lr);
     int64_t want[CPT_MAXRANKS];
-    MPI_Count cnt[CPT_MAXRANKS];
-    MPI_Aint displs[CPT_MAXRANKS];
-    MPI_Aint tot = 0;
+    big_count cnt[CPT_MAXRANKS];
+    big_displ displs[CPT_MAXRANKS];
+    big_displ tot = 0;
     for (int r = 0; r < no; r++) {
         want[r] = cptc_vcount(r, 9);
         cnt[r] = want[r];
@@ -356,7 +368,7 @@ static void igatherv_c(int g, int lr)
     }
     cpt_plan_row(grp[g], "Gatherv", k, CP_RECV, lr, 4, no, want);
     int *sbuf = ints(16), *rbuf = ints((size_t)tot);
-    MPI_Count sc = 99; /* ignored in the root's group */
+    big_count sc = 99; /* ignored in the root's group */
     MPI_Datatype st = MPI_CHAR;
     if (mine == o) {
         int me = grp[o]->rank;
@@ -365,7 +377,7 @@ static void igatherv_c(int g, int lr)
             sbuf[i] = cptc_value(me, -1, i, k);
     }
     MPI_Request req;
-    int rc = MPI_Igatherv_c(sbuf, sc, st, rbuf, cnt, displs, MPI_INT, root_arg(g, lr), inter, &req);
+    int rc = IGATHERV_C(sbuf, sc, st, rbuf, cnt, displs, MPI_INT, root_arg(g, lr), inter, &req);
     if (rc == MPI_SUCCESS)
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     die_rc(rc, "MPI_Igatherv_c");
