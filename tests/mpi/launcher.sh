@@ -43,7 +43,9 @@ launch_env() {
 
 launch_keep_going() {
     if [ $LAUNCH_FLAVOR = openmpi ]; then
-        echo "--mca orte_abort_on_non_zero_status 0"
+        # A rank that ends without MPI_Finalize is a failure to Open MPI's
+        # launcher, which kills the others unless told to recover.
+        echo "--enable-recovery --mca orte_abort_on_non_zero_status 0"
     else
         echo "-disable-auto-cleanup"
     fi
