@@ -151,24 +151,34 @@ done:
     return rc;
 }
 
+int cp_topology_degrees(MPI_Comm comm, int rank, int *in, int *out)
+{
+    int topo = MPI_UNDEFINED, weighted = 0;
+    *in = *out = 0;
+    if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+        return MPI_UNDEFINED;
+    if (topo == MPI_CART) {
+        int nd = 0;
+        PMPI_Cartdim_get(comm, &nd);
+        *in = *out = 2 * nd; /* per dimension: the negative, then the positive neighbour */
+    } else if (topo == MPI_GRAPH) {
+        PMPI_Graph_neighbors_count(comm, rank, in);
+        *out = *in;
+    } else if (topo == MPI_DIST_GRAPH) {
+        PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted);
+    }
+    return topo;
+}
+
 /* The topology's neighbours of this process, in the order neighbourhood
  * collectives use them.  Returns 0, or -1 when memory ran out. */
 static int neighbours(cp_comm *c, MPI_Comm comm)
 {
-    int topo = MPI_UNDEFINED, in = 0, out = 0, weighted = 0;
+    int in = 0, out = 0;
     c->topology = MPI_UNDEFINED;
-    if (c->inter || PMPI_Topo_test(comm, &topo) != MPI_SUCCESS || topo == MPI_UNDEFINED)
+    int topo = c->inter ? MPI_UNDEFINED : cp_topology_degrees(comm, (int)c->rank, &in, &out);
+    if (topo == MPI_UNDEFINED)
         return 0;
-    if (topo == MPI_CART) {
-        int nd = 0;
-        PMPI_Cartdim_get(comm, &nd);
-        in = out = 2 * nd;
-    } else if (topo == MPI_GRAPH) {
-        PMPI_Graph_neighbors_count(comm, (int)c->rank, &in);
-        out = in;
-    } else if (topo == MPI_DIST_GRAPH) {
-        PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
-    }
     c->sources = malloc(((size_t)in + 1) * sizeof *c->sources);
     c->destinations = malloc(((size_t)out + 1) * sizeof *c->destinations);
     int *w = malloc(((size_t)(in > out ? in : out) + 1) * 2 * sizeof *w);

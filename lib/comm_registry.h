@@ -60,6 +60,11 @@ typedef struct cp_comm {
  * thread making the call: MPI orders collectives on a communicator. */
 cp_coll_tables *cp_comm_tables(cp_comm *c, int k);
 
+/* The topology of comm (MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH, else
+ * MPI_UNDEFINED) and the number of sources and destinations of process
+ * rank in it, as neighbourhood collectives count them (0 without one). */
+int cp_topology_degrees(MPI_Comm comm, int rank, int *in, int *out);
+
 /* Create the attribute keyval (at start). */
 int cp_registry_start(void);
 /* The state of comm, registered on first use; NULL for MPI_COMM_NULL or
