@@ -16,6 +16,7 @@
 #include "collprof.h"
 #include "export.h"
 #include "comm_registry.h"
+#include "fortran/fortran.h"
 #include "log.h"
 #include "outdir.h"
 #include "partial.h"
@@ -130,56 +131,62 @@ CP_EXPORT int MPI_Pcontrol(const int level, ...)
     return PMPI_Pcontrol(level);
 }
 
-/* ------------------------------------------------------ mpi_f08 bindings */
+/* ------------------------------------------------- Fortran bindings */
 
-/* MPICH's mpi_f08 module initialises and finalises through PMPI_ directly,
- * so its entry points are wrapped here and forwarded to the next definition
- * (the MPI library's). */
-static void *next_symbol(const char *name)
-{
-    return dlsym(RTLD_NEXT, name);
-}
+/* MPICH's mpi_f08 module, and every Open MPI Fortran binding, initialise
+ * and finalise through PMPI_ directly: their entry points are wrapped and
+ * forwarded to the next definition of the same name (the MPI library's,
+ * which does what Fortran asks of it), with collprof started after init
+ * and finalized before finalize. */
+typedef void (*f_init_fn)(MPI_Fint *);
+typedef void (*f_init_thread_fn)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
 
-CP_EXPORT void mpi_init_f08_(int *ierror)
+void cp_fortran_init(const char *name, MPI_Fint *ierror)
 {
-    void (*real)(int *) = (void (*)(int *))next_symbol("mpi_init_f08_");
-    if (real) {
+    f_init_fn real = (f_init_fn)dlsym(RTLD_NEXT, name);
+    if (real)
         real(ierror);
-    } else {
-        int rc = PMPI_Init(NULL, NULL);
-        if (ierror)
-            *ierror = rc;
-    }
+    else
+        cp_f_set_error(ierror, PMPI_Init(NULL, NULL));
     cp_runtime_start(true);
 }
 
-CP_EXPORT void mpi_init_thread_f08_(int *required, int *provided, int *ierror)
+void cp_fortran_init_thread(const char *name, MPI_Fint *required, MPI_Fint *provided,
+                            MPI_Fint *ierror)
 {
-    void (*real)(int *, int *, int *) =
-        (void (*)(int *, int *, int *))next_symbol("mpi_init_thread_f08_");
-    if (real) {
+    f_init_thread_fn real = (f_init_thread_fn)dlsym(RTLD_NEXT, name);
+    if (real)
         real(required, provided, ierror);
-    } else {
-        int rc = PMPI_Init_thread(NULL, NULL, *required, provided);
-        if (ierror)
-            *ierror = rc;
-    }
+    else
+        cp_f_set_error(ierror, PMPI_Init_thread(NULL, NULL, *required, provided));
     cp_runtime_start(true);
 }
 
-CP_EXPORT void mpi_finalize_f08_(int *ierror)
+void cp_fortran_finalize(const char *name, MPI_Fint *ierror)
 {
-    /* Started lazily when the f08 init was not seen. */
+    /* Started lazily when the Fortran init was not seen. */
     cp_runtime_start(true);
     cp_runtime_finalize();
-    void (*real)(int *) = (void (*)(int *))next_symbol("mpi_finalize_f08_");
-    if (real) {
+    f_init_fn real = (f_init_fn)dlsym(RTLD_NEXT, name);
+    if (real)
         real(ierror);
-    } else {
-        int rc = PMPI_Finalize();
-        if (ierror)
-            *ierror = rc;
-    }
+    else
+        cp_f_set_error(ierror, PMPI_Finalize());
+}
+
+CP_EXPORT void mpi_init_f08_(MPI_Fint *ierror)
+{
+    cp_fortran_init("mpi_init_f08_", ierror);
+}
+
+CP_EXPORT void mpi_init_thread_f08_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
+{
+    cp_fortran_init_thread("mpi_init_thread_f08_", required, provided, ierror);
+}
+
+CP_EXPORT void mpi_finalize_f08_(MPI_Fint *ierror)
+{
+    cp_fortran_finalize("mpi_finalize_f08_", ierror);
 }
 
 /* ----------------------------------------------------------- public API */

@@ -34,6 +34,14 @@ void cp_f_startall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *ierror);
 void cp_f_request_free(MPI_Fint *request, MPI_Fint *ierror);
 void cp_f_pcontrol(MPI_Fint *level, MPI_Fint *ierror);
 
+/* Fortran's MPI_Init, MPI_Init_thread and MPI_Finalize under the symbol
+ * name: the MPI library's own, then collprof's start (or before it, its
+ * finalize) (lifecycle.c). */
+void cp_fortran_init(const char *name, MPI_Fint *ierror);
+void cp_fortran_init_thread(const char *name, MPI_Fint *required, MPI_Fint *provided,
+                            MPI_Fint *ierror);
+void cp_fortran_finalize(const char *name, MPI_Fint *ierror);
+
 /* ierror is absent (NULL) when a mpi_f08 caller leaves it out. */
 static inline void cp_f_set_error(MPI_Fint *ierror, int rc)
 {

@@ -6,16 +6,15 @@
  * wrappers.tbl (fortran_wrappers.c); here are the sentinels, the datatype
  * arrays, and the other entry points collprof needs to see: MPI_Init,
  * MPI_Init_thread and MPI_Finalize (forwarded to Open MPI's own Fortran
- * functions, as for MPICH's mpi_f08 in lifecycle.c), MPI_Start,
+ * functions by lifecycle.c, as for the mpi_f08 ones), MPI_Start,
  * MPI_Startall, MPI_Request_free (persistent collectives) and
  * MPI_Pcontrol, each converted and sent to collprof's C wrapper.
  */
-#include <dlfcn.h>
 #include <stdlib.h>
 
+#include "comm_registry.h"
 #include "export.h"
 #include "fortran/fortran.h"
-#include "runtime.h"
 
 /* The common blocks behind Fortran's MPI_IN_PLACE and MPI_BOTTOM, under
  * each name mangling a Fortran compiler may use; weak, so that a library
@@ -49,7 +48,7 @@ void *cp_f2c_buffer(const void *buf)
 
 static int peer_count(MPI_Comm comm, enum cp_f_peers peers)
 {
-    int n = 0, inter = 0, topo = MPI_UNDEFINED;
+    int n = 0, inter = 0, rank = 0, in = 0, out = 0;
     if (peers == CP_F_GROUP) {
         PMPI_Comm_test_inter(comm, &inter);
         if (inter)
@@ -58,23 +57,10 @@ static int peer_count(MPI_Comm comm, enum cp_f_peers peers)
             PMPI_Comm_size(comm, &n);
         return n;
     }
-    PMPI_Topo_test(comm, &topo);
-    if (topo == MPI_CART) {
-        PMPI_Cartdim_get(comm, &n);
-        return 2 * n;
-    }
-    if (topo == MPI_GRAPH) {
-        int rank = 0;
-        PMPI_Comm_rank(comm, &rank);
-        PMPI_Graph_neighbors_count(comm, rank, &n);
-        return n;
-    }
-    if (topo == MPI_DIST_GRAPH) {
-        int in = 0, out = 0, weighted = 0;
-        PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
-        return peers == CP_F_IN ? in : out;
-    }
-    return 0; /* not a topology: the MPI library reports the error */
+    /* Not a topology: 0, and the MPI library reports the error. */
+    PMPI_Comm_rank(comm, &rank);
+    cp_topology_degrees(comm, rank, &in, &out);
+    return peers == CP_F_IN ? in : out;
 }
 
 MPI_Datatype *cp_f2c_types(const MPI_Fint *types, MPI_Comm comm, enum cp_f_peers peers)
@@ -99,41 +85,24 @@ MPI_Datatype *cp_f2c_types(const MPI_Fint *types, MPI_Comm comm, enum cp_f_peers
     CP_EXPORT void up proto __attribute__((alias(#low "_")));                                     \
     __VA_OPT__(CP_EXPORT void __VA_ARGS__ proto __attribute__((alias(#low "_")));)
 
-typedef void (*f_init_fn)(MPI_Fint *);
-typedef void (*f_init_thread_fn)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
-
 /* Open MPI's own Fortran functions do what the Fortran standard asks of
- * them (command line arguments); collprof starts after them. */
+ * them (command line arguments); collprof starts after them (lifecycle.c). */
 CP_EXPORT void mpi_init_(MPI_Fint *ierror)
 {
-    f_init_fn real = (f_init_fn)dlsym(RTLD_NEXT, "mpi_init_");
-    if (real) {
-        real(ierror);
-    } else {
-        cp_f_set_error(ierror, PMPI_Init(NULL, NULL));
-    }
-    cp_runtime_start(true);
+    cp_fortran_init("mpi_init_", ierror);
 }
 F_ALIASES((MPI_Fint * ierror), mpi_init, MPI_INIT)
 
 CP_EXPORT void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
 {
-    f_init_thread_fn real = (f_init_thread_fn)dlsym(RTLD_NEXT, "mpi_init_thread_");
-    if (real) {
-        real(required, provided, ierror);
-    } else {
-        cp_f_set_error(ierror, PMPI_Init_thread(NULL, NULL, *required, provided));
-    }
-    cp_runtime_start(true);
+    cp_fortran_init_thread("mpi_init_thread_", required, provided, ierror);
 }
 F_ALIASES((MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ierror), mpi_init_thread,
           MPI_INIT_THREAD)
 
 CP_EXPORT void mpi_finalize_(MPI_Fint *ierror)
 {
-    cp_runtime_start(true); /* started lazily when the init was not seen */
-    cp_runtime_finalize();
-    cp_f_set_error(ierror, PMPI_Finalize());
+    cp_fortran_finalize("mpi_finalize_", ierror);
 }
 F_ALIASES((MPI_Fint * ierror), mpi_finalize, MPI_FINALIZE)
 
