@@ -193,7 +193,7 @@ def fortran_wrapper(fn, form, params):
     elif form == "persistent":
         params += ", MPI_Info info, MPI_Request *request"
     neighbor = "Neighbor" in fn
-    fparams, pre, args, post = [], [], [], []
+    fparams, pre, args, post, typed = [], [], [], [], []
     for p in params.split(","):
         m = re.match(r"(const )?(void|int|MPI_\w+) (\*)?(\w+)(\[\])?$", p.strip())
         const, typ, star, name, arr = m.groups()
@@ -215,6 +215,7 @@ def fortran_wrapper(fn, form, params):
             pre.append(f"MPI_Datatype *c_{name} = cp_f2c_types({name}, c_comm, {peers});")
             args.append(f"c_{name}")
             post.append(f"free(c_{name});")
+            typed.append(f"c_{name}")
         elif typ == "MPI_Request" and star:
             fparams.append(f"MPI_Fint *{name}")
             pre.append(f"MPI_Request c_{name} = MPI_REQUEST_NULL;")
@@ -226,12 +227,11 @@ def fortran_wrapper(fn, form, params):
         else:
             sys.exit(f"gen_wrappers.py: no Fortran conversion for parameter '{p.strip()}' of {fn}")
     fparams.append("MPI_Fint *ierror")
-    typed = [x for x in pre if x.startswith("MPI_Datatype *")]
     check = ""
     if typed:
-        names = " || ".join("!" + x.split()[1].lstrip("*") for x in typed)
+        names = " || ".join("!" + x for x in typed)
         check = f"""    if ({names}) {{ /* out of memory, as the MPI library's own binding would be */
-        {" ".join(post[:len(typed)])}
+        {" ".join(f"free({x});" for x in typed)}
         cp_f_set_error(ierror, MPI_ERR_NO_MEM);
         return;
     }}

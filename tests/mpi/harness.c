@@ -766,7 +766,8 @@ void cpt_alltoallv_init(cpt_persistent *p, cpt_comm *c, bool large, int kind, in
     memset(p, 0, sizeof *p);
     p->c = c;
     p->coll = CPT_V;
-    p->large = large = cpt_large_ok(large);
+    large = cpt_large_ok(large);
+    p->large = large;
     p->kind = kind;
     p->seed = seed;
     p->req = MPI_REQUEST_NULL;
@@ -801,7 +802,8 @@ void cpt_alltoall_init(cpt_persistent *p, cpt_comm *c, bool large, int count)
     memset(p, 0, sizeof *p);
     p->c = c;
     p->coll = CPT_A;
-    p->large = large = cpt_large_ok(large);
+    large = cpt_large_ok(large);
+    p->large = large;
     p->kind = CPT_SINGLE;
     p->seed = count;
     p->req = MPI_REQUEST_NULL;

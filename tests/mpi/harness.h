@@ -67,10 +67,9 @@ static inline bool cpt_large_ok(bool large)
 }
 static inline int cpt_form(int form)
 {
-    return CP_HAVE_LARGE || form == CPT_BLOCKING || form == CPT_NONBLOCKING ? form
-           : form == CPT_LARGE                                         ? CPT_BLOCKING
-           : form == CPT_NONBLOCKING_LARGE                             ? CPT_NONBLOCKING
-                                                                       : form - 1;
+    if (CP_HAVE_LARGE)
+        return form;
+    return form == CPT_LARGE ? CPT_BLOCKING : form == CPT_NONBLOCKING_LARGE ? CPT_NONBLOCKING : form;
 }
 
 /* One call as the plan remembers it. */
