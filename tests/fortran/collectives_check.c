@@ -40,6 +40,7 @@ int main(int argc, char **argv)
     cptc_plan_bcast(w, 0, 4, F_INTEGER);          /* MPI_Ibcast */
     cptc_plan_bcast(w, n - 1, 1, F_INTEGER);      /* persistent: two starts */
     cptc_plan_bcast(w, n - 1, 1, F_INTEGER);
+    cptc_plan_alltoallw(w, 0, false); /* one datatype per peer */
     cptc_plan_allreduce(w, "Allreduce", 1, F_DOUBLE_PRECISION); /* MPI_IN_PLACE */
     cptc_plan_allreduce(w, "Allreduce", 1, F_INTEGER);          /* the data check */
     return cpt_verify_dir(argv[2]);

@@ -18,6 +18,9 @@
 !              3, 4: a persistent Bcast (MPI_Bcast_init; Open MPI 4.1:
 !                 MPIX_Bcast_init, built with -DOMPI), root n-1, 1 MPI_INTEGER,
 !                 started twice, then freed
+!   Alltoallw  0: rank r sends p 1 + mod(r + 2p, 3) elements of
+!                 MPI_DOUBLE_PRECISION where r + p is odd, else MPI_INTEGER
+!                 (one datatype per peer)
 #ifdef OMPI
 #define BCAST_INIT MPIX_Bcast_init
 #else
@@ -36,9 +39,12 @@ program f_collectives
 #ifdef F08
   type(MPI_Comm) :: comm
   type(MPI_Request) :: req
+  type(MPI_Datatype) :: wst(16), wrt(16)
 #else
   integer :: comm, req
+  integer :: wst(16), wrt(16)
 #endif
+  integer :: wsc(16), wsd(16), wrc(16), wrd(16), wsb(256), wrb(256)
   integer :: ierr, rank, n, bad, anybad, i, p, tot
   integer :: ibuf(64), ibuf2(64), cnt(16), dsp(16)
   double precision :: dbuf(4), dbuf2(4)
@@ -121,6 +127,31 @@ program f_collectives
     if (pbuf(1) /= 50 + i) bad = 1
   end do
   call MPI_Request_free(req, ierr)
+
+  ! Alltoallw: displacements in bytes; the data is not checked, the counts
+  ! are (by collectives_check)
+  wsb = rank
+  wsd(1) = 0
+  wrd(1) = 0
+  do p = 0, n - 1
+    wsc(p + 1) = 1 + mod(rank + 2 * p, 3)
+    wrc(p + 1) = 1 + mod(p + 2 * rank, 3)
+    if (mod(rank + p, 2) == 1) then
+      wst(p + 1) = MPI_DOUBLE_PRECISION
+      wrt(p + 1) = MPI_DOUBLE_PRECISION
+      i = 8
+    else
+      wst(p + 1) = MPI_INTEGER
+      wrt(p + 1) = MPI_INTEGER
+      i = 4
+    end if
+    if (p < n - 1) then
+      wsd(p + 2) = wsd(p + 1) + wsc(p + 1) * i
+      wrd(p + 2) = wrd(p + 1) + wrc(p + 1) * i
+    end if
+  end do
+  call MPI_Alltoallw(wsb, wsc, wsd, wst, wrb, wrc, wrd, wrt, comm, ierr)
+  if (ierr /= MPI_SUCCESS) bad = 1
 
   dbuf(1) = dble(rank)
   call MPI_Allreduce(MPI_IN_PLACE, dbuf, 1, MPI_DOUBLE_PRECISION, MPI_MAX, comm, ierr)
