@@ -6,7 +6,7 @@
 # Builds nothing: BUILDDIR must hold lib/libcollprof.so and bench/bench_*
 # (`meson setup BUILDDIR && ninja -C BUILDDIR`).  Every program runs under
 # mpiexec with 2 ranks, shared-memory UCX transports, and libcollprof.so
-# preloaded into the ranks only (-genv, so mpiexec itself is not).  The
+# preloaded into the ranks only (-genv or -x, so mpiexec itself is not).  The
 # timing benchmarks compare MPI_ (through collprof) with PMPI_ (around it)
 # inside one run, interleaved; bench_finalize compares runs with and without
 # the library preloaded, alternately.  The first sections run with
@@ -15,7 +15,8 @@
 # COLLPROF_TIMING_MAX_CALLS itself, run by run.
 #
 # Environment (all optional):
-#   MPIEXEC          launcher (default mpiexec.mpich where it exists, else mpiexec)
+#   MPIEXEC          launcher (default: the build's MPI's own, mpiexec.mpich or
+#                    mpiexec.openmpi, where it exists, else mpiexec)
 #   BENCH_ROUNDS     rounds of the interleaved benchmarks (default 200)
 #   BENCH_BATCH      calls per batch (default 1000)
 #   BENCH_CALLS      calls of bench_memory and bench_finalize (default 1000000)
@@ -37,11 +38,14 @@ set -eu
 # Internal: one preloaded 2-rank run with the caller's environment
 # (--run-one MPIEXEC BIND LIB PROGRAM ARGS...), so that `env VAR=...` can
 # set collprof's variables for that run alone.
+# Either MPI's launcher syntax (MPICH's Hydra, Open MPI's ORTE).
+. "$(dirname "$0")/../tests/mpi/launcher.sh"
 if [ "${1:-}" = "--run-one" ]; then
     shift
     m=$1 b=$2 l=$3
     shift 3
-    exec timeout 900 "$m" -bind-to "$b" -genv LD_PRELOAD "$l" -n 2 "$@" 2>/dev/null
+    launcher_init "$m"
+    exec timeout 900 "$m" $LAUNCH_ARGS -bind-to "$b" $(launch_preload "$l") -n 2 "$@" 2>/dev/null
 fi
 if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
     echo "usage: $0 BUILDDIR" >&2
@@ -57,7 +61,12 @@ for f in "$lib" "$bin/bench_overhead" "$bin/bench_families" "$bin/bench_memory" 
     fi
 done
 
-MPIEXEC=${MPIEXEC:-$(command -v mpiexec.mpich || echo mpiexec)}
+# The launcher of the MPI the build was made with (-Dmpi=).
+mpi=$(meson introspect "$build" --buildoptions 2>/dev/null |
+    python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="mpi"][0])' \
+    2>/dev/null) || mpi=mpich
+MPIEXEC=${MPIEXEC:-$(command -v "mpiexec.$mpi" || echo mpiexec)}
+launcher_init "$MPIEXEC"
 rounds=${BENCH_ROUNDS:-200}
 batch=${BENCH_BATCH:-1000}
 calls=${BENCH_CALLS:-1000000}
@@ -96,9 +105,10 @@ run() {
     shift
     local rc=0
     if [ "$preload" = yes ]; then
-        timeout 900 "$MPIEXEC" -bind-to "$bind" -genv LD_PRELOAD "$lib" -n 2 "$@" 2>"$tmp/stderr" || rc=$?
+        timeout 900 "$MPIEXEC" $LAUNCH_ARGS -bind-to "$bind" $(launch_preload "$lib") -n 2 "$@" \
+            2>"$tmp/stderr" || rc=$?
     else
-        timeout 900 "$MPIEXEC" -bind-to "$bind" -n 2 "$@" 2>"$tmp/stderr" || rc=$?
+        timeout 900 "$MPIEXEC" $LAUNCH_ARGS -bind-to "$bind" -n 2 "$@" 2>"$tmp/stderr" || rc=$?
     fi
     grep -v '^collprof: wrote ' "$tmp/stderr" >&2 || true
     if [ $rc -ne 0 ]; then
