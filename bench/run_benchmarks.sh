@@ -163,7 +163,9 @@ if [ -r /etc/os-release ]; then
     # shellcheck source=/dev/null
     echo "- OS: $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
 fi
-if command -v mpichversion >/dev/null; then
+if [ "$mpi" = openmpi ]; then
+    echo "- MPI: $(ompi_info --version 2>/dev/null | head -1), launched by $MPIEXEC $LAUNCH_ARGS"
+elif command -v mpichversion >/dev/null; then
     echo "- MPI: MPICH $(mpichversion | sed -n 's/^MPICH Version:[ \t]*//p')," \
          "device $(mpichversion | sed -n 's/^MPICH Device:[ \t]*//p')"
 fi
