@@ -31,7 +31,8 @@ static inline uint32_t callpath_of(cp_counts *t, void *ra)
     return p;
 }
 
-void cp_call_record(cp_comm *c, cp_call *call)
+/* Changes collprof's tables: a termination signal waits (signals.h). */
+static void record(cp_comm *c, cp_call *call)
 {
     cp_coll_tables *x = cp_comm_tables(c, call->coll);
     if (!x) {
@@ -56,27 +57,39 @@ void cp_call_record(cp_comm *c, cp_call *call)
     errno = call->saved_errno;
 }
 
+void cp_call_record(cp_comm *c, cp_call *call)
+{
+    cp_busy_enter();
+    record(c, call);
+    cp_busy_leave();
+}
+
 void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
 {
     uint64_t exit = cp_clock_ticks();
     int saved = errno; /* as the MPI call left it */
+    cp_busy_enter();
     /* Enter relative to the clock's origin: the record keeps 56 bits. */
     cp_timing_add(&c->coll[call->coll]->timing, call->rec, call->sig,
                   call->enter - cp_clock_origin, call->start - cp_clock_origin,
                   exit - cp_clock_origin, blocking ? 0 : CP_CPT_NONBLOCKING);
+    cp_busy_leave();
     errno = saved;
 }
 
 void cp_record_signature(cp_comm *c, int coll, uint32_t sig)
 {
+    cp_busy_enter();
     cp_coll_tables *x = cp_comm_tables(c, coll);
     if (x)
         cp_counts_record(&x->counts, recording(x->counts.ncalls) ? sig : CP_SEQ_NONE);
+    cp_busy_leave();
 }
 
 void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request)
 {
     cp_coll_tables *x;
+    cp_busy_enter();
     if (rc == MPI_SUCCESS && request && (x = cp_comm_tables(c, call->coll)) != NULL) {
         /* The counts are fixed at creation: resolve the signature now. */
         /* The path of the _init call: where the request was made. */
@@ -85,6 +98,7 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
                                            callpath_of(&x->counts, call->ra));
         cp_persistent_add(*request, c, call->coll, sig);
     }
+    cp_busy_leave();
     errno = call->saved_errno;
 }
 
@@ -94,7 +108,9 @@ void cp_comm_created(int rc, const MPI_Comm *newcomm)
         atomic_load_explicit(&cp_state, memory_order_relaxed) != CP_STATE_ON)
         return;
     int saved = errno;
+    cp_busy_enter();
     cp_comm_get(*newcomm);
+    cp_busy_leave();
     errno = saved;
 }
 

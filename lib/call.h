@@ -13,6 +13,7 @@
 #include "counts.h"
 #include "clock.h"
 #include "runtime.h"
+#include "signals.h"
 
 typedef struct cp_call {
     int coll;
@@ -47,7 +48,9 @@ static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, voi
     call->root = -1;
     call->ra = ra;
     call->timed = false;
+    cp_busy_enter();
     cp_comm *c = cp_comm_get(comm);
+    cp_busy_leave();
     if (!c)
         errno = call->saved_errno;
     return c;

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "clock.h"
+#include "signals.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -172,6 +173,11 @@ static int parse_clock(cp_config *cfg, const char *v)
     return -1;
 }
 
+static int parse_signals(cp_config *cfg, const char *v)
+{
+    return cp_signals_parse(v, &cfg->signals);
+}
+
 /* ------------------------------------------- effective values (manifest) */
 
 static void show_output_dir(const cp_config *cfg, char *out, size_t len)
@@ -254,6 +260,11 @@ static void show_clock(const cp_config *cfg, char *out, size_t len)
     snprintf(out, len, "%s", cp_clock_mode_names[cfg->clock]);
 }
 
+static void show_signals(const cp_config *cfg, char *out, size_t len)
+{
+    cp_signals_show(cfg->signals, out, len);
+}
+
 static const struct {
     const char *name;
     parse_fn parse;
@@ -280,6 +291,9 @@ static const struct {
     {"COLLPROF_CALLSITE_DEPTH", parse_callsite_depth, show_callsite_depth,
      "a number of frames from 0 (off) to 32"},
     {"COLLPROF_CLOCK", parse_clock, show_clock, "auto, tsc or monotonic"},
+    {"COLLPROF_SIGNALS", parse_signals, show_signals,
+     "default, none, or a comma-separated list of: TERM, INT, XCPU, USR1, USR2, HUP, QUIT, "
+     "SEGV, BUS, FPE, ILL, ABRT"},
 };
 
 /* "all, or a comma-separated list of: Allgather, Allgatherv, ..." */
@@ -303,6 +317,7 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
     cfg->timing_max_calls = CP_TIMING_MAX_CALLS_DEFAULT;
     cfg->timing_sample = CP_TIMING_SAMPLE_DEFAULT;
     cfg->callsite_depth = CP_CALLSITE_DEPTH_DEFAULT;
+    cfg->signals = cp_signals_default();
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
         cfg->enabled[k] = true;
     size_t used = 0;

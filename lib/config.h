@@ -27,6 +27,7 @@ typedef struct cp_config {
     bool stat_documented;  /* COLLPROF_STAT_LAYOUT=documented */
     int callsite_depth;    /* COLLPROF_CALLSITE_DEPTH: frames per call path, 0 = off */
     int clock;             /* COLLPROF_CLOCK: enum cp_clock_mode (clock.h) */
+    uint64_t signals;      /* COLLPROF_SIGNALS: bit s for signal number s (signals.h) */
 } cp_config;
 
 /* One effective setting, for the manifest. */
@@ -35,7 +36,7 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 13
+#define CP_CONFIG_NENTRIES 14
 
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */

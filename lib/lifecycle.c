@@ -23,6 +23,7 @@
 #include "callsite.h"
 #include "clock.h"
 #include "runtime.h"
+#include "signals.h"
 
 
 _Atomic int cp_state = CP_STATE_OFF;
@@ -90,6 +91,7 @@ void cp_runtime_start(bool collective)
         if (collective && cp_rt.cfg.timing != CP_TIMING_OFF)
             cp_clock_measure(&cp_rt.loc, false);
         atomic_store(&cp_state, CP_STATE_ON); /* last step: start recording */
+        cp_signals_start(cp_rt.cfg.signals);
     }
     pthread_mutex_unlock(&start_lock);
 }
@@ -121,6 +123,25 @@ CP_EXPORT int MPI_Finalize(void)
 {
     cp_runtime_finalize();
     return PMPI_Finalize();
+}
+
+/* The aborting rank writes what it holds before MPI ends the job (the
+ * others are killed by the launcher: a SIGTERM makes them write theirs). */
+void cp_abort_write(int errorcode)
+{
+    int expected = CP_STATE_ON;
+    if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE)) {
+        char why[96];
+        snprintf(why, sizeof why, "MPI_Abort with error code %d on rank %d", errorcode,
+                 cp_rt.world_rank);
+        cp_partial_write(why, true);
+    }
+}
+
+CP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    cp_abort_write(errorcode);
+    return PMPI_Abort(comm, errorcode);
 }
 
 CP_EXPORT int MPI_Pcontrol(const int level, ...)
@@ -217,5 +238,5 @@ __attribute__((destructor)) static void at_exit(void)
 {
     int expected = CP_STATE_ON;
     if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE))
-        cp_partial_write("MPI_Finalize was not called");
+        cp_partial_write("MPI_Finalize was not called", false);
 }

@@ -60,10 +60,32 @@ static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
     return 0;
 }
 
-void cp_partial_write(const char *reason)
+/* Note a file that could not be written: in the manifest, and once on
+ * stderr with the rank and the system's reason (err names the file). */
+static void missing(cp_manifest *m, const char *name, const cp_error *err)
 {
     int r = cp_rt.world_rank;
-    char base[4096], dir[4200], path[4300];
+    cp_log("rank %d: %s is missing from its partial profile: %s", r, name, err->msg);
+    cp_kv *kv = realloc(m->missing, (m->nmissing + 1) * sizeof *kv);
+    if (!kv)
+        return;
+    m->missing = kv;
+    kv[m->nmissing].key = strdup(name);
+    kv[m->nmissing].value = strdup(err->msg);
+    if (kv[m->nmissing].key && kv[m->nmissing].value)
+        m->nmissing++;
+    else {
+        free(kv[m->nmissing].key);
+        free(kv[m->nmissing].value);
+    }
+}
+
+/* Each file stands on its own: one that cannot be written is listed as
+ * missing in the manifest, and the others are still written. */
+void cp_partial_write(const char *reason, bool always_say)
+{
+    int r = cp_rt.world_rank;
+    char base[4096], dir[4200], path[4300], name[64];
     cp_error err;
     cp_counts_file out[2];
     cp_manifest m;
@@ -72,24 +94,31 @@ void cp_partial_write(const char *reason)
     if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, false, base, sizeof base, &err))
         goto fail;
     snprintf(dir, sizeof dir, "%s/partial.rank%d", base, r);
-    if (cp_mkdirs(dir, &err) || merge_own(out, &m, &err))
+    if (cp_mkdirs(dir, &err))
         goto fail;
-    static const char *const names[2] = {"send-counters", "recv-counters"};
     m.files = calloc(3, sizeof *m.files);
     if (!m.files) {
         cp_error_set(&err, "out of memory");
         goto fail;
     }
     m.files[m.nfiles++] = strdup("manifest.json");
+    static const char *const names[2] = {"send-counters", "recv-counters"};
+    cp_error merge_err;
+    bool merged = merge_own(out, &m, &merge_err) == 0;
     for (int d = 0; d < 2; d++) {
+        snprintf(name, sizeof name, "%s.rank%d.txt%s", names[d], r, cp_rt.cfg.gzip ? ".gz" : "");
+        if (!merged) {
+            missing(&m, name, &merge_err);
+            continue;
+        }
         out[d].version = CP_COUNTS_FORMAT_VERSION;
         out[d].direction = d;
         out[d].lead_rank = r;
-        snprintf(path, sizeof path, "%s/%s.rank%d.txt%s", dir, names[d], r,
-                 cp_rt.cfg.gzip ? ".gz" : "");
+        snprintf(path, sizeof path, "%s/%s", dir, name);
         if (cp_compact_write_file(path, cp_rt.cfg.gzip, &out[d], &err))
-            goto fail;
-        m.files[m.nfiles++] = strdup(strrchr(path, '/') + 1);
+            missing(&m, name, &err);
+        else
+            m.files[m.nfiles++] = strdup(name);
     }
     char why[256];
     snprintf(why, sizeof why, "%s; rank %d's own data only", reason, r);
@@ -100,7 +129,7 @@ void cp_partial_write(const char *reason)
     snprintf(path, sizeof path, "%s/manifest.json", dir);
     if (cp_manifest_write_file(path, false, &m, &err))
         goto fail;
-    if (r == 0 || cp_rt.cfg.verbose)
+    if (r == 0 || always_say || cp_rt.cfg.verbose)
         cp_log("%s: rank %d wrote its partial profile to %s", reason, r, dir);
     goto out;
 fail:

@@ -8,6 +8,11 @@
 #ifndef COLLPROF_PARTIAL_H
 #define COLLPROF_PARTIAL_H
 
-void cp_partial_write(const char *reason);
+#include <stdbool.h>
+
+/* reason: why MPI_Finalize did not come (in the manifest and the message);
+ * always_say: print where it went on this rank even when it is not rank 0
+ * (a crash or an abort concerns one rank). */
+void cp_partial_write(const char *reason, bool always_say);
 
 #endif

@@ -49,5 +49,7 @@ void cp_runtime_start(bool collective);
 void cp_runtime_lazy_start(void);
 /* Gather, merge and write everything; before PMPI_Finalize. */
 void cp_runtime_finalize(void);
+/* MPI_Abort(errorcode) is about to end the job: write the partial profile. */
+void cp_abort_write(int errorcode);
 
 #endif

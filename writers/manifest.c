@@ -53,15 +53,21 @@ static bool neighbors_equal(const cp_comm_info *x, const cp_comm_info *y)
     return true;
 }
 
+static void kv_free(cp_kv *kv, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(kv[i].key);
+        free(kv[i].value);
+    }
+    free(kv);
+}
+
 void cp_manifest_free(cp_manifest *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->nconfig; i++) {
-        free(m->config[i].key);
-        free(m->config[i].value);
-    }
-    free(m->config);
+    kv_free(m->config, m->nconfig);
+    kv_free(m->missing, m->nmissing);
     for (size_t i = 0; i < m->ncomms; i++) {
         cp_ranges_free(&m->comms[i].members);
         cp_ranges_free(&m->comms[i].remote_members);
@@ -86,6 +92,16 @@ static bool str_eq(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
+static bool kv_equal(const cp_kv *a, size_t na, const cp_kv *b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (!str_eq(a[i].key, b[i].key) || !str_eq(a[i].value, b[i].value))
+            return false;
+    return true;
+}
+
 bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
 {
     if (a == b)
@@ -97,13 +113,10 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
         !FIELD_EQ(a, b, collprof_version) || !FIELD_EQ(a, b, mpi_version) ||
         !FIELD_EQ(a, b, job) || !FIELD_EQ(a, b, start_time) ||
         a->world_size != b->world_size || a->partial != b->partial ||
-        !FIELD_EQ(a, b, partial_reason) || a->nconfig != b->nconfig ||
+        !FIELD_EQ(a, b, partial_reason) || !kv_equal(a->config, a->nconfig, b->config, b->nconfig) ||
+        !kv_equal(a->missing, a->nmissing, b->missing, b->nmissing) ||
         a->ncomms != b->ncomms || a->nfiles != b->nfiles)
         return false;
-    for (size_t i = 0; i < a->nconfig; i++)
-        if (!str_eq(a->config[i].key, b->config[i].key) ||
-            !str_eq(a->config[i].value, b->config[i].value))
-            return false;
     for (size_t i = 0; i < a->ncomms; i++) {
         const cp_comm_info *x = &a->comms[i], *y = &b->comms[i];
         if (x->id != y->id || x->size != y->size || x->lead != y->lead ||
@@ -229,6 +242,16 @@ static int write_neighbors(cp_out *o, const cp_comm_info *c)
 
 /* ',\n  "clock": {"source": "tsc", "tsc_ranks": 4, "tsc_hz": 2894561234,
  * "max_drift_ppm": 12, "drift_bound_ppm": 5000, "note": ""}' (when timed). */
+/* ",\n  "name": {"key": "value", ...}" */
+static int write_kv(cp_out *o, const char *name, const cp_kv *kv, size_t n)
+{
+    bool ok = cp_out_printf(o, ",\n  \"%s\": {", name) >= 0;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (i == 0 || cp_out_printf(o, ", ") >= 0) && write_cstr(o, kv[i].key) >= 0 &&
+             cp_out_printf(o, ": ") >= 0 && write_cstr(o, kv[i].value) >= 0;
+    return ok && cp_out_printf(o, "}") >= 0 ? 0 : -1;
+}
+
 static int write_clock(cp_out *o, const cp_manifest *m)
 {
     if (!m->has_clock)
@@ -286,12 +309,7 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
                              m->world_size, m->partial ? "true" : "false") >= 0 &&
          WRITE_FIELD(o, m, partial_reason) >= 0;
 
-    ok = ok && cp_out_printf(o, ",\n  \"config\": {") >= 0;
-    for (size_t i = 0; ok && i < m->nconfig; i++) {
-        ok = (i == 0 || cp_out_printf(o, ", ") >= 0) && write_cstr(o, m->config[i].key) >= 0 &&
-             cp_out_printf(o, ": ") >= 0 && write_cstr(o, m->config[i].value) >= 0;
-    }
-    ok = ok && cp_out_printf(o, "}") >= 0 && write_clock(o, m) >= 0;
+    ok = ok && write_kv(o, "config", m->config, m->nconfig) >= 0 && write_clock(o, m) >= 0;
     ok = ok && cp_out_printf(o, ",\n  \"communicators\": [") >= 0;
     for (size_t i = 0; ok && i < m->ncomms; i++) {
         const cp_comm_info *c = &m->comms[i];
@@ -318,7 +336,10 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
     ok = ok && cp_out_printf(o, ",\n  \"files\": [") >= 0;
     for (size_t i = 0; ok && i < m->nfiles; i++)
         ok = (i == 0 || cp_out_printf(o, ", ") >= 0) && write_cstr(o, m->files[i]) >= 0;
-    ok = ok && cp_out_printf(o, "]\n}\n") >= 0;
+    ok = ok && cp_out_printf(o, "]") >= 0;
+    if (m->nmissing)
+        ok = ok && write_kv(o, "missing", m->missing, m->nmissing) >= 0;
+    ok = ok && cp_out_printf(o, "\n}\n") >= 0;
     if (!ok) {
         if (cp_out_status(o, err) == 0) /* not a write error: our own formatting */
             cp_error_set(err, "%s: cannot write the manifest", cp_out_path(o));
@@ -924,10 +945,11 @@ static int to_clock(const jctx *cx, const jv *v, cp_manifest *m)
     return 0;
 }
 
-static int to_config(const jctx *cx, jv *v, cp_manifest *m)
+/* An object of strings (\"config\", \"missing\") into *out, *n. */
+static int to_kv(const jctx *cx, jv *v, const char *what, cp_kv **out, size_t *n)
 {
     if (v->type != JV_OBJ)
-        return vfail(cx, v, "expected an object for \"config\", found %s", type_name(v->type));
+        return vfail(cx, v, "expected an object for \"%s\", found %s", what, type_name(v->type));
     if (v->n == 0)
         return 0;
     /* unique keys: sort pointers, compare neighbours */
@@ -941,19 +963,20 @@ static int to_config(const jctx *cx, jv *v, cp_manifest *m)
         if (strcmp(sorted[k - 1]->s, sorted[k]->s) == 0) {
             const jv *dup = sorted[k - 1];
             free(sorted);
-            return vfail(cx, dup, "expected the key \"%s\" only once in \"config\"", dup->s);
+            return vfail(cx, dup, "expected the key \"%s\" only once in \"%s\"", dup->s,
+                         what);
         }
     free(sorted);
-    m->config = calloc(v->n, sizeof *m->config);
-    if (!m->config)
+    *out = calloc(v->n, sizeof **out);
+    if (!*out)
         return cp_error_set(cx->err, "%s: out of memory", cx->name);
     for (size_t k = 0; k < v->n; k++) {
         if (v->items[k].type != JV_STR)
-            return vfail(cx, &v->items[k], "expected a string value for config key \"%s\", found %s",
-                         v->keys[k].s, type_name(v->items[k].type));
-        m->config[k].key = steal(&v->keys[k]);
-        m->config[k].value = steal(&v->items[k]);
-        m->nconfig++;
+            return vfail(cx, &v->items[k], "expected a string value for %s key \"%s\", found %s",
+                         what, v->keys[k].s, type_name(v->items[k].type));
+        (*out)[k].key = steal(&v->keys[k]);
+        (*out)[k].value = steal(&v->items[k]);
+        (*n)++;
     }
     return 0;
 }
@@ -1155,7 +1178,8 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
     m->partial = v->b;
     if (get_str(cx, root, "partial_reason", m->partial_reason, sizeof m->partial_reason) < 0)
         return -1;
-    if (get_member(cx, root, "config", true, &v) < 0 || to_config(cx, (jv *)v, m) < 0)
+    if (get_member(cx, root, "config", true, &v) < 0 ||
+        to_kv(cx, (jv *)v, "config", &m->config, &m->nconfig) < 0)
         return -1;
     if (get_member(cx, root, "clock", false, &v) < 0 || (v && to_clock(cx, v, m) < 0))
         return -1;
@@ -1164,6 +1188,9 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
     if (get_member(cx, root, "files", true, &v) < 0 || to_files(cx, (jv *)v, m) < 0)
         return -1;
     if (get_member(cx, root, "call_tree", false, &v) < 0 || to_call_tree(cx, v, m) < 0)
+        return -1;
+    if (get_member(cx, root, "missing", false, &v) < 0 ||
+        (v && to_kv(cx, (jv *)v, "missing", &m->missing, &m->nmissing) < 0))
         return -1;
     return 0;
 }

@@ -244,6 +244,8 @@ typedef struct cp_manifest {
     size_t ncomms;
     char **files;              /* file names relative to the output directory */
     size_t nfiles;
+    cp_kv *missing;            /* files that could not be written: name -> why */
+    size_t nmissing;
     cp_callsite_node *call_tree; /* empty when call paths were not recorded */
     size_t ncall_tree;
     bool has_clock;            /* the "clock" key: calls were timed */

@@ -2,8 +2,13 @@
  * Exit without MPI_Finalize: collprof's destructor writes what each rank
  * holds into <output dir>/partial.rank<R>/, marked partial.
  *
- * usage: test_nofinalize exit|return [all|any]   (under mpiexec: the run)
- *        test_nofinalize check DIR NRANKS exit|return [all|any]
+ * usage: test_nofinalize HOW [all|any|rank1]   (under mpiexec: the run)
+ *        test_nofinalize check DIR NRANKS HOW [all|any|rank1]
+ *   HOW: how the run ends after its calls: exit (exit(0)), return (from
+ *        main), term (every rank writes its pid to $CPT_PID_DIR/rank<R>.pid
+ *        and waits to be killed: the test sends the signal), abort
+ *        (MPI_Abort with error code 7 on rank 1), segv (rank 1 writes
+ *        through a null pointer); in the last two the other ranks wait.
  *        (afterwards, without MPI: checks DIR/partial.rank<R> of every rank
  *        with the reader library: the rank's own rows of every call exact;
  *        cp_profile_check finds no problem in partial.rank0, or, with `all`,
@@ -11,6 +16,7 @@
  *        configuration)
  *   any: only the partial profiles that are complete (their manifest.json,
  *        written last, exists) are checked; at least one must be.
+ *   rank1: the same, and rank 1's must be there (the rank that failed).
  *        mpiexec (hydra) kills the other ranks as soon as one exits without
  *        MPI_Finalize, possibly before their destructors ran; the tests that
  *        want every rank's files run mpiexec with -disable-auto-cleanup.
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -47,7 +54,7 @@ static int members(int n, int *all, int *odd)
     return no;
 }
 
-static int check(const char *dir, int n, bool all_checked, bool any)
+static int check(const char *dir, int n, bool all_checked, bool any, bool rank1)
 {
     cpt_init_offline("nofinalize", n);
     int all[CPT_MAXRANKS], odd[CPT_MAXRANKS], no = members(n, all, odd);
@@ -68,7 +75,7 @@ static int check(const char *dir, int n, bool all_checked, bool any)
         char manifest[4200];
         snprintf(path, sizeof path, "%s/partial.rank%d", dir, r);
         snprintf(manifest, sizeof manifest, "%s/manifest.json", path);
-        if (any && stat(manifest, &st) != 0) {
+        if ((any || (rank1 && r != 1)) && stat(manifest, &st) != 0) {
             printf("nofinalize: no complete partial profile of rank %d (killed by mpiexec "
                    "before its destructor finished?)\n", r);
             continue;
@@ -88,11 +95,19 @@ static int check(const char *dir, int n, bool all_checked, bool any)
 
 int main(int argc, char **argv)
 {
-    if ((argc == 5 || argc == 6) && strcmp(argv[1], "check") == 0)
-        return check(argv[2], atoi(argv[3]), argc == 6 && strcmp(argv[5], "all") == 0,
-                     argc == 6 && strcmp(argv[5], "any") == 0);
-    if (argc < 2 || argc > 3 || (strcmp(argv[1], "exit") != 0 && strcmp(argv[1], "return") != 0)) {
-        fprintf(stderr, "usage: %s exit|return [all|any] | check DIR NRANKS exit|return [all|any]\n",
+    static const char *const hows[] = {"exit", "return", "term", "abort", "segv"};
+    const char *how = argc >= 2 ? argv[argc == 5 || argc == 6 ? 4 : 1] : "";
+    bool known = false;
+    for (size_t i = 0; i < sizeof hows / sizeof hows[0]; i++)
+        known |= strcmp(how, hows[i]) == 0;
+    if ((argc == 5 || argc == 6) && strcmp(argv[1], "check") == 0 && known) {
+        const char *which = argc == 6 ? argv[5] : "";
+        return check(argv[2], atoi(argv[3]), strcmp(which, "all") == 0,
+                     strcmp(which, "any") == 0, strcmp(which, "rank1") == 0);
+    }
+    if (argc < 2 || argc > 3 || !known) {
+        fprintf(stderr, "usage: %s exit|return|term|abort|segv [all|any|rank1] | "
+                        "check DIR NRANKS exit|return|term|abort|segv [all|any|rank1]\n",
                 argv[0]);
         return 2;
     }
@@ -110,7 +125,24 @@ int main(int argc, char **argv)
     /* Make sure every rank is done with its calls before any exits. */
     PMPI_Barrier(MPI_COMM_WORLD); /* the test's own step, not profiled */
     fflush(stdout);
-    if (strcmp(argv[1], "exit") == 0)
+    if (strcmp(how, "exit") == 0)
         exit(0);
+    if (strcmp(how, "term") == 0) {
+        const char *pids = getenv("CPT_PID_DIR");
+        char path[4096];
+        snprintf(path, sizeof path, "%s/rank%d.pid", pids ? pids : ".", me);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "%ld\n", (long)getpid());
+            fclose(f);
+        }
+    } else if (strcmp(how, "abort") == 0 && me == 1) {
+        MPI_Abort(MPI_COMM_WORLD, 7);
+    } else if (strcmp(how, "segv") == 0 && me == 1) {
+        *(volatile int *)NULL = 1;
+    }
+    if (strcmp(how, "return") != 0)
+        for (;;)
+            pause(); /* until killed: by the test, or by mpiexec */
     return 0; /* without MPI_Finalize */
 }
