@@ -3,7 +3,7 @@
  * PMPI_ layer, so the C wrappers never see them (found by disassembling
  * libmpichfort: every other f08 collective calls the MPI_ symbol):
  * MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init, MPI_Start, MPI_Startall,
- * MPI_Request_free and MPI_Pcontrol.  (Communicator constructors also go
+ * MPI_Request_free, MPI_Pcontrol and MPI_Abort.  (Communicator constructors also go
  * to PMPI_; those communicators are registered at first use instead.)
  *
  * Each does what MPICH's own does — convert the handles and call the C
@@ -56,4 +56,10 @@ CP_EXPORT void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror)
 CP_EXPORT void mpi_pcontrol_f08_(MPI_Fint *level, MPI_Fint *ierror)
 {
     cp_f_pcontrol(level, ierror);
+}
+
+/* MPI_Abort: the aborting rank writes its partial profile first. */
+CP_EXPORT void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    cp_f_set_error(ierror, MPI_Abort(MPI_Comm_f2c(*comm), *errorcode));
 }

@@ -106,6 +106,14 @@ CP_EXPORT void mpi_finalize_(MPI_Fint *ierror)
 }
 F_ALIASES((MPI_Fint * ierror), mpi_finalize, MPI_FINALIZE)
 
+/* The aborting rank writes its partial profile first (lifecycle.c). */
+CP_EXPORT void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
+{
+    cp_f_set_error(ierror, MPI_Abort(MPI_Comm_f2c(*comm), *errorcode));
+}
+F_ALIASES((MPI_Fint * comm, MPI_Fint *errorcode, MPI_Fint *ierror), mpi_abort, MPI_ABORT,
+          mpi_abort_f08_)
+
 /* ------------------------------------- persistent requests, Pcontrol */
 /* (the work in requests.c, shared with MPICH's mpi_f08 entry points) */
 

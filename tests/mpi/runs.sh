@@ -1,0 +1,73 @@
+# Shared by the scripts that run applications under mpiexec with and
+# without collprof (robustness.sh, faults.sh): sourced after setting
+# case_, work, mpiexec, lib and the program arguments ("$@").
+. "$(dirname "$0")/launcher.sh"
+launcher_init "$mpiexec"
+limit=60
+failed=0
+
+fail() {
+    echo "FAIL: $case_: $*" >&2
+    failed=1
+}
+
+# Programs are given relative to the build directory: make them absolute
+# before changing directory.
+abs() {
+    case $1 in
+    /*) echo "$1" ;;
+    *) echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;;
+    esac
+}
+lib=$(abs "$lib")
+n_args=$#
+for a in "$@"; do
+    set -- "$@" "$(abs "$a")"
+done
+shift $n_args
+
+# Only the variables a case sets apply.
+for v in $(env | sed -n 's/^\(COLLPROF_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    unset "$v"
+done
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 2
+
+# run NAME NRANKS PRELOAD(yes/no) COMMAND...: stdout/stderr/status into NAME.*
+run() {
+    name=$1 n=$2 preload=$3
+    shift 3
+    if [ "$preload" = yes ]; then
+        timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_preload "$lib") -n "$n" "$@" >"$name.out" 2>"$name.err"
+    else
+        timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS -n "$n" "$@" >"$name.out" 2>"$name.err"
+    fi
+    echo $? >"$name.status"
+    if [ "$(cat "$name.status")" = 124 ] || [ "$(cat "$name.status")" = 137 ]; then
+        fail "$name: timed out after $limit s"
+    fi
+}
+
+show() { # a file, indented, for the log
+    sed 's/^/    | /' "$1" >&2
+}
+
+# same_as_baseline NAME: stdout and status of NAME equal those of baseline
+same_as_baseline() {
+    if ! cmp -s baseline.out "$1.out"; then
+        fail "$1: the application's stdout changed under collprof; without:"
+        show baseline.out
+        echo "  with:" >&2
+        show "$1.out"
+    fi
+    if [ "$(cat baseline.status)" != "$(cat "$1.status")" ]; then
+        fail "$1: exit status $(cat "$1.status"), without collprof $(cat baseline.status)"
+    fi
+}
+
+# lines_matching FILE PATTERN: how many lines match (fixed string)
+lines_matching() {
+    grep -c -F -- "$2" "$1"
+}
+
