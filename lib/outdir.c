@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void cp_outdir_job(char *out, size_t len)
 {
@@ -45,13 +46,41 @@ int cp_mkdirs(const char *path, cp_error *err)
     return 0;
 }
 
+int cp_outdir_check(const char *path, bool link_ok, cp_error *err)
+{
+    struct stat st;
+    if ((link_ok ? stat(path, &st) : lstat(path, &st)) != 0)
+        return cp_error_set(err, "cannot use directory %s: %s", path, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return cp_error_set(err, "%s is a symbolic link: collprof does not write through links "
+                                 "inside its output directory", path);
+    if (!S_ISDIR(st.st_mode))
+        return cp_error_set(err, "%s exists and is not a directory", path);
+    if (st.st_uid != geteuid())
+        return cp_error_set(err, "output directory %s belongs to another user (uid %ld): "
+                                 "collprof writes only into its own user's directories; "
+                                 "choose another COLLPROF_OUTPUT_DIR",
+                            path, (long)st.st_uid);
+    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
+        return cp_error_set(err, "output directory %s is writable by every user (mode %04o): "
+                                 "another user could plant files or links in it; "
+                                 "choose another COLLPROF_OUTPUT_DIR or remove that permission",
+                            path, (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+int cp_outdir_make(const char *path, bool link_ok, cp_error *err)
+{
+    return cp_mkdirs(path, err) ? -1 : cp_outdir_check(path, link_ok, err);
+}
+
 int cp_outdir_create(const cp_config *cfg, const char *job, const char *stamp, bool unique,
                      char *out, size_t len, cp_error *err)
 {
     if (cfg->output_dir[0]) {
         if (snprintf(out, len, "%s", cfg->output_dir) >= (int)len)
             return cp_error_set(err, "output directory name too long: %s", cfg->output_dir);
-        return cp_mkdirs(out, err);
+        return cp_outdir_make(out, true, err);
     }
     for (int n = 1; n < 1000; n++) {
         if (n == 1)
@@ -59,7 +88,7 @@ int cp_outdir_create(const cp_config *cfg, const char *job, const char *stamp, b
         else
             snprintf(out, len, "collprof.%s.%s-%d", job, stamp, n);
         if (!unique)
-            return cp_mkdirs(out, err);
+            return cp_outdir_make(out, false, err);
         if (mkdir(out, 0777) == 0)
             return 0;
         if (errno != EEXIST)

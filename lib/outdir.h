@@ -21,5 +21,12 @@ int cp_outdir_create(const cp_config *cfg, const char *job, const char *stamp, b
                      char *out, size_t len, cp_error *err);
 /* mkdir -p */
 int cp_mkdirs(const char *path, cp_error *err);
+/* A directory collprof may write into: one of this user's, not writable by
+ * every user without the sticky bit (another user could have prepared it,
+ * or plant links in it), and, unless link_ok, not a symbolic link itself
+ * (a directory inside the output directory). */
+int cp_outdir_check(const char *path, bool link_ok, cp_error *err);
+/* cp_mkdirs, then cp_outdir_check. */
+int cp_outdir_make(const char *path, bool link_ok, cp_error *err);
 
 #endif

@@ -94,7 +94,7 @@ void cp_partial_write(const char *reason, bool always_say)
     if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, false, base, sizeof base, &err))
         goto fail;
     snprintf(dir, sizeof dir, "%s/partial.rank%d", base, r);
-    if (cp_mkdirs(dir, &err))
+    if (cp_outdir_make(dir, false, &err))
         goto fail;
     m.files = calloc(3, sizeof *m.files);
     if (!m.files) {

@@ -1,9 +1,13 @@
 /*
  * Text input and output of the formats (textio.h).
  *
- * Output goes to "<path>.tmp.<pid>" and is renamed to path only by
- * cp_out_commit, after every byte was written and the file closed without
- * error, so that a reader never sees half a file.  The first write error is
+ * Output goes to "<path>.tmp.<pid>.<random>", created exclusively and never
+ * through a symbolic link (O_EXCL | O_NOFOLLOW: a link planted at that name
+ * by someone else makes collprof pick another name, never write the link's
+ * target), and is renamed to path only by cp_out_commit, after every byte
+ * was written and the file closed without error, so that a reader never
+ * sees half a file.  rename() replaces a link at the final name itself,
+ * not its target.  The first write error is
  * remembered (sticky) and reported, with the path, by cp_out_status and
  * cp_out_commit; writes after it do nothing.
  *
@@ -15,11 +19,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -29,7 +36,7 @@
 
 struct cp_out {
     char *path;     /* final name */
-    char *tmp;      /* "<path>.tmp.<pid>" */
+    char *tmp;      /* "<path>.tmp.<pid>.<random>" */
     bool gzip;
     FILE *fp;       /* plain */
     gzFile gz;      /* gzip */
@@ -72,6 +79,37 @@ static void out_free(cp_out *o)
     free(o);
 }
 
+/* A name that others cannot easily guess or take first (they can only make
+ * us try another: the file is created exclusively). */
+static unsigned tmp_suffix(void)
+{
+    static _Atomic unsigned counter;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t x = (uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 32) ^
+                 ((uint64_t)getpid() << 16) ^ (uint64_t)atomic_fetch_add(&counter, 1) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    return (unsigned)x;
+}
+
+int cp_create_temporary(const char *path, char *tmp, size_t size)
+{
+    int fd = -1;
+    for (int attempt = 0; attempt < 64 && fd < 0; attempt++) {
+        if ((size_t)snprintf(tmp, size, "%s.tmp.%ld.%08x", path, (long)getpid(), tmp_suffix()) >=
+            size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    return fd;
+}
+
 cp_out *cp_out_open(const char *path, bool gzip, cp_error *err)
 {
     cp_out *o = calloc(1, sizeof *o);
@@ -88,9 +126,7 @@ cp_out *cp_out_open(const char *path, bool gzip, cp_error *err)
         out_free(o);
         return NULL;
     }
-    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-
-    int fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = cp_create_temporary(path, o->tmp, n);
     if (fd < 0) {
         cp_error_set(err, "%s: cannot create temporary file %s: %s", path, o->tmp,
                      strerror(errno));

@@ -14,9 +14,15 @@
 
 typedef struct cp_out cp_out;
 
+/* Create a new, empty file "<path>.tmp.<pid>.<random>" (its name into
+ * tmp[size]) exclusively and never through a symbolic link: a name taken
+ * by another file or link makes it try another.  Returns the open,
+ * write-only descriptor, or -1 with errno set. */
+int cp_create_temporary(const char *path, char *tmp, size_t size);
+
 /* Open `path` for writing ("path" plus ".gz" is NOT added here: the caller
- * names the file).  Data goes to a temporary file beside it,
- * "<path>.tmp.<pid>", renamed to path by cp_out_commit.  NULL with err set
+ * names the file).  Data goes to a temporary file beside it, made by
+ * cp_create_temporary, renamed to path by cp_out_commit.  NULL with err set
  * ("<path>: cannot create temporary file <tmp>: Permission denied") on
  * failure. */
 cp_out *cp_out_open(const char *path, bool gzip, cp_error *err);

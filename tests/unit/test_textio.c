@@ -110,12 +110,54 @@ START_TEST(gzip_round_trip)
 }
 END_TEST
 
+/* A link planted at the final name is replaced, never written through; the
+ * temporary file is created exclusively (a second writer of the same path
+ * in the same process gets its own). */
+START_TEST(links_are_not_followed)
+{
+    tmpdir_make();
+    char path[8192], victim[8192];
+    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
+    snprintf(victim, sizeof victim, "%s/victim", tmpdir);
+    FILE *v = fopen(victim, "w");
+    ck_assert_ptr_nonnull(v);
+    fputs("victim\n", v);
+    fclose(v);
+    ck_assert_int_eq(symlink(victim, path), 0);
+    cp_error err;
+    cp_out *a = cp_out_open(path, false, &err);
+    cp_out *b = cp_out_open(path, false, &err);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(tmpdir_entries(), 4);
+    cp_out_printf(a, "a\n");
+    cp_out_printf(b, "b\n");
+    ck_assert_int_eq(cp_out_commit(a, &err), 0);
+    ck_assert_int_eq(cp_out_commit(b, &err), 0);
+    struct stat st;
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+    cp_in *in = cp_in_open(victim, &err);
+    char *line;
+    size_t len;
+    ck_assert_int_eq(cp_in_getline(in, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "victim");
+    cp_in_close(in);
+    in = cp_in_open(path, &err);
+    ck_assert_int_eq(cp_in_getline(in, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "b");
+    cp_in_close(in);
+    ck_assert_int_eq(tmpdir_entries(), 2);
+    tmpdir_remove();
+}
+END_TEST
+
 START_TEST(commit_is_atomic)
 {
     tmpdir_make();
-    char path[8192], tmp[8300];
+    char path[8192], tmp[64];
     snprintf(path, sizeof path, "%s/out.txt", tmpdir);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    snprintf(tmp, sizeof tmp, "out.txt.tmp.%ld.", (long)getpid()); /* and a random part */
     cp_error err;
     cp_out *o = cp_out_open(path, false, &err);
     ck_assert_ptr_nonnull(o);
@@ -123,12 +165,12 @@ START_TEST(commit_is_atomic)
     ck_assert_int_eq(cp_out_printf(o, "hello %d\n", 42), 0);
     /* Before commit: only the temporary file. */
     ck_assert(!exists(path));
-    ck_assert(exists(tmp));
+    ck_assert_int_eq(tmpdir_entries_like(tmp), 1);
     ck_assert_int_eq(tmpdir_entries(), 1);
     ck_assert_int_eq(cp_out_commit(o, &err), 0);
     /* After: only the file. */
     ck_assert(exists(path));
-    ck_assert(!exists(tmp));
+    ck_assert_int_eq(tmpdir_entries_like(tmp), 0);
     ck_assert_int_eq(tmpdir_entries(), 1);
 
     /* Committing over an existing file replaces it. */
@@ -448,6 +490,7 @@ int main(void)
     tcase_add_test(tc, plain_round_trip);
     tcase_add_test(tc, gzip_round_trip);
     tcase_add_test(tc, commit_is_atomic);
+    tcase_add_test(tc, links_are_not_followed);
     tcase_add_test(tc, abort_leaves_nothing);
     tcase_add_test(tc, unwritable_directory);
     tcase_add_test(tc, write_error_plain);

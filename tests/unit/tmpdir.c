@@ -46,15 +46,21 @@ void tmpdir_remove(void)
     tmpdir[0] = '\0';
 }
 
-int tmpdir_entries(void)
+int tmpdir_entries_like(const char *prefix)
 {
     DIR *d = opendir(tmpdir);
     ck_assert_msg(d != NULL, "cannot read %s: %s", tmpdir, strerror(errno));
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            strncmp(e->d_name, prefix, strlen(prefix)) == 0)
             n++;
     closedir(d);
     return n;
+}
+
+int tmpdir_entries(void)
+{
+    return tmpdir_entries_like("");
 }

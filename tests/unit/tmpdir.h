@@ -24,5 +24,7 @@ void tmpdir_remove(void);
 /* Entries of tmpdir other than . and .. (a writer that failed must leave
  * no file behind). */
 int tmpdir_entries(void);
+/* Entries of tmpdir whose name starts with prefix. */
+int tmpdir_entries_like(const char *prefix);
 
 #endif
