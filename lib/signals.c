@@ -33,6 +33,8 @@
  * profile takes milliseconds; a watcher stuck on a lock that the crashed
  * thread held (malloc's, after heap corruption) delays the crash no more. */
 #define CP_SIGNAL_WAIT_MS 10000
+/* How long a rank sent a termination signal stays after writing (linger). */
+#define CP_SIGNAL_LINGER_MS 500
 
 static const struct {
     int sig;
@@ -142,15 +144,31 @@ static bool ends_process(int sig)
 
 /* ------------------------------------------------------------ watcher */
 
+static bool sent(int code)
+{
+    return code == SI_USER || code == SI_QUEUE || code == SI_TKILL;
+}
+
 static void describe(char *out, size_t len)
 {
     int sig = request.sig;
-    if (request.code == SI_USER || request.code == SI_QUEUE || request.code == SI_TKILL)
+    if (sent(request.code))
         snprintf(out, len, "SIG%s sent by process %ld", name_of(sig), (long)request.sender);
     else if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL)
         snprintf(out, len, "SIG%s at address %p", name_of(sig), request.addr);
     else
         snprintf(out, len, "SIG%s", name_of(sig));
+}
+
+/* A batch system signals every rank at once; the launcher, seeing the first
+ * one end, kills the others (MPICH's with SIGKILL) perhaps before they have
+ * written.  A rank that was sent a termination signal stays a moment after
+ * writing, so that the others, writing at the same time, finish too. */
+static void linger(void)
+{
+    struct timespec t = {0, CP_SIGNAL_LINGER_MS * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR)
+        ;
 }
 
 static void *watcher(void *arg)
@@ -172,8 +190,11 @@ static void *watcher(void *arg)
                 cp_partial_write(why, is_fatal(request.sig));
         } else {
             int expected = CP_STATE_ON;
-            if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE))
+            if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE)) {
                 cp_partial_write(why, is_fatal(request.sig));
+                if (sent(request.code))
+                    linger();
+            }
         }
         while (write(answer_pipe[1], &b, 1) < 0 && errno == EINTR)
             ;

@@ -49,6 +49,10 @@ static int run(const cli_command *self, int argc, char **argv)
     printf("OK: %zu file%s, %zu block%s, %" PRId64 " call%s checked\n", nfiles,
            nfiles == 1 ? "" : "s", nblocks, nblocks == 1 ? "" : "s", ncalls,
            ncalls == 1 ? "" : "s");
+    /* What was checked lacks the files the run could not write. */
+    for (size_t i = 0; p.has_manifest && i < p.manifest.nmissing; i++)
+        printf("missing: %s not written: %s\n", p.manifest.missing[i].key,
+               p.manifest.missing[i].value);
     free(rows);
     cp_profile_free(&p);
     return CLI_OK;
@@ -73,6 +77,8 @@ const cli_command cli_cmd_check = {
         "\n"
         "Prints one line per problem and then 'N problems' (exit 1), or\n"
         "'OK: N files, B blocks, C calls checked' (exit 0).  C counts the distinct\n"
-        "(communicator, collective, call index) recorded.\n",
+        "(communicator, collective, call index) recorded.  Files the run could not\n"
+        "write (manifest.json's \"missing\") follow, one 'missing: FILE not written:\n"
+        "WHY' line each: what is there is checked without them.\n",
     .run = run,
 };

@@ -46,6 +46,13 @@ static void print_header(const cp_profile *p)
                         sizeof m->partial_reason);
         else
             printf("%-18s%s\n", "partial:", "no");
+        /* Files the run could not write: what follows lacks them. */
+        for (size_t i = 0; i < m->nmissing; i++) {
+            char line[2048];
+            snprintf(line, sizeof line, "%s not written: %s", m->missing[i].key,
+                     m->missing[i].value);
+            print_field("missing:", line, sizeof line);
+        }
     } else {
         printf("%-18s%s\n", "manifest:", "none (counts files of another tool: "
                                           "communicator ids are synthetic)");

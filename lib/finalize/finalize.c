@@ -10,10 +10,12 @@
  * Data sent to a lead grows with distinct vectors and non-repeating
  * changes, not with the number of calls.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clock.h"
 #include "finalize.h"
@@ -29,6 +31,33 @@ void cp_fin_fail(fin *f, const char *msg)
     if (!f->failed) {
         f->failed = true;
         cp_error_set(&f->err, "%s", msg);
+    }
+}
+
+void cp_fin_cpt_fail(fin *f, const char *msg)
+{
+    if (!f->cpt_failed) {
+        f->cpt_failed = true;
+        cp_error_set(&f->cpt_err, "rank %d: %s", f->rank, msg);
+    }
+}
+
+void cp_fin_missing(fin *f, const char *name, const char *reason, bool say)
+{
+    if (say)
+        cp_log("%s is missing from the profile: %s", name, reason);
+    cp_manifest *m = &f->man;
+    cp_kv *kv = realloc(m->missing, (m->nmissing + 1) * sizeof *kv);
+    if (!kv)
+        return;
+    m->missing = kv;
+    kv[m->nmissing].key = strdup(name);
+    kv[m->nmissing].value = strdup(reason);
+    if (kv[m->nmissing].key && kv[m->nmissing].value) {
+        m->nmissing++;
+    } else {
+        free(kv[m->nmissing].key);
+        free(kv[m->nmissing].value);
     }
 }
 
@@ -184,8 +213,12 @@ static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
                  f->size - rt->tsc_ranks);
 }
 
+/* counts_missing: some lead could not write its count files (rank 0
+ * looks which: after the renames, on the shared file system);
+ * counts_rank's reason is counts_reason. */
 static void fill_manifest(fin *f, bool partial, const char *const *run_files, size_t nrun,
-                          const cp_run_times *rt)
+                          const cp_run_times *rt, bool counts_missing, int64_t counts_rank,
+                          const char *counts_reason)
 {
     cp_manifest *m = &f->man;
     if (cp_run_manifest(m, partial ? "memory ran out on some ranks: calls after that were not "
@@ -228,39 +261,64 @@ static void fill_manifest(fin *f, bool partial, const char *const *run_files, si
             continue;
         listed[at - leads] = true;
         for (int d = 0; d < 2; d++) {
-            char name[128];
+            char name[128], path[4400];
             snprintf(name, sizeof name, "%s-counters.rank%" PRId64 ".txt%s",
                      d == 0 ? "send" : "recv", lead, cp_rt.cfg.gzip ? ".gz" : "");
-            m->files[m->nfiles++] = strdup(name);
+            snprintf(path, sizeof path, "%s/%s", f->dir, name);
+            struct stat st;
+            if (!counts_missing || stat(path, &st) == 0) {
+                m->files[m->nfiles++] = strdup(name);
+            } else {
+                char why[sizeof f->counts_err.msg + 64];
+                snprintf(why, sizeof why, "rank %" PRId64 " could not write it%s%s", lead,
+                         lead == counts_rank ? ": " : " (see its message on stderr)",
+                         lead == counts_rank ? counts_reason : "");
+                cp_fin_missing(f, name, why, false); /* the lead said it */
+            }
         }
     }
     free(leads);
     free(listed);
 }
 
-/* Rank 0's run-wide files: the Cube profile, its statistics, the raw
- * timings.  Returns how many of names[] were written. */
-static size_t write_run_files(fin *f, cp_run_times *rt, const char *names[3])
+/* Rank 0's run-wide files: the raw timings (cpt_reason: why some rank's
+ * part of it failed, or NULL), the Cube profile, its statistics.  Returns
+ * how many of names[] were written. */
+static size_t write_run_files(fin *f, cp_run_times *rt, const char *cpt_reason,
+                              const char *names[3])
 {
     size_t n = 0;
-    bool timing = cp_rt.cfg.timing != CP_TIMING_OFF;
-    if (timing) {
+    if (cp_rt.cfg.timing != CP_TIMING_OFF) {
         char final[4200];
         snprintf(final, sizeof final, "%s/timings.cpt", f->dir);
-        if (rename(f->cpt_part, final) != 0)
-            cp_log("cannot rename %s into place", f->cpt_part);
-        else
+        if (cpt_reason) {
+            remove(f->cpt_part);
+            cp_fin_missing(f, "timings.cpt", cpt_reason, true);
+        } else if (rename(f->cpt_part, final) != 0) {
+            char why[4600];
+            snprintf(why, sizeof why, "cannot rename %s into place: %s", f->cpt_part,
+                     strerror(errno));
+            cp_fin_missing(f, "timings.cpt", why, true);
+        } else {
             names[n++] = "timings.cpt";
+        }
     }
-    cp_error err;
-    if (cp_fin_write_profile(f, rt, &err)) {
-        cp_log("%s", err.msg);
-        return n;
+    return n + cp_fin_write_profile(f, rt, names + n);
+}
+
+/* A reason text from rank `from` to rank 0 (when from is not 0 itself). */
+static void reason_to_root(fin *f, int from, const cp_error *mine, char *out, size_t len)
+{
+    enum { TAG_REASON = 7301 };
+    if (from == 0 && f->rank == 0) {
+        snprintf(out, len, "%s", mine->msg);
+    } else if (f->rank == from) {
+        PMPI_Send(mine->msg, (int)strlen(mine->msg) + 1, MPI_CHAR, 0, TAG_REASON, f->w);
+    } else if (f->rank == 0) {
+        out[0] = '\0';
+        PMPI_Recv(out, (int)len, MPI_CHAR, from, TAG_REASON, f->w, MPI_STATUS_IGNORE);
+        out[len - 1] = '\0';
     }
-    names[n++] = "profile.cubex";
-    if (timing)
-        names[n++] = "profile.stat";
-    return n;
 }
 
 static void conclude(fin *f, double t0, cp_run_times *rt)
@@ -271,35 +329,53 @@ static void conclude(fin *f, double t0, cp_run_times *rt)
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             partial |= c->coll[k] && c->coll[k]->counts.partial;
     }
-    /* Agree on: the lowest failing rank (it reports), how many failed, and
-     * whether any rank's counts are partial. */
-    int me = f->failed ? f->rank : f->size, lowest = f->size;
-    int one = f->failed, nfailed = 0, any_partial = 0;
-    PMPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, f->w);
+    /* Agree on: the lowest rank whose failure spoils the profile (it
+     * reports), how many failed, whether any rank's counts are partial,
+     * and the lowest ranks that could not write their count files or
+     * their part of timings.cpt (those files alone are missing). */
+    int mins[3] = {f->failed ? f->rank : f->size, f->counts_failed ? f->rank : f->size,
+                   f->cpt_failed ? f->rank : f->size};
+    int lowest[3], one = f->failed, nfailed = 0, any_partial = 0;
+    PMPI_Allreduce(mins, lowest, 3, MPI_INT, MPI_MIN, f->w);
     PMPI_Allreduce(&one, &nfailed, 1, MPI_INT, MPI_SUM, f->w);
     PMPI_Allreduce(&partial, &any_partial, 1, MPI_INT, MPI_MAX, f->w);
     bool ok = nfailed == 0;
-    if (f->failed && f->rank == lowest)
+    if (f->failed && f->rank == lowest[0])
         cp_log("%s (rank %d%s); no profile written", f->err.msg, f->rank,
                nfailed > 1 ? ", and other ranks failed too" : "");
+    if (ok && f->counts_failed)
+        cp_log("rank %d cannot write its count files: %s", f->rank, f->counts_err.msg);
     for (int d = 0; d < 2 && f->nled > 0; d++) {
         if (!f->part[d][0])
             continue;
-        if (!ok)
+        if (!ok || f->counts_failed)
             remove(f->part[d]);
         else if (rename(f->part[d], f->final[d]) != 0)
-            cp_log("cannot rename %s into place", f->part[d]);
+            cp_log("rank %d cannot rename %s into place: %s", f->rank, f->part[d],
+                   strerror(errno));
         else if (cp_rt.cfg.verbose >= 1)
             cp_log("rank %d wrote %s (%zu blocks, %zu communicators)", f->rank, f->final[d],
                    f->nblocks[d], f->nled);
     }
     if (!ok && f->rank == 0 && f->cpt_part[0])
         remove(f->cpt_part);
-    if (!ok || f->rank != 0)
+    if (!ok)
+        return;
+    /* The reasons of the first failures of each kind go to rank 0 for the
+     * manifest; everything else a lead renamed is in place after this. */
+    char counts_reason[sizeof f->counts_err.msg], cpt_reason[sizeof f->cpt_err.msg];
+    if (lowest[1] < f->size)
+        reason_to_root(f, lowest[1], &f->counts_err, counts_reason, sizeof counts_reason);
+    if (lowest[2] < f->size)
+        reason_to_root(f, lowest[2], &f->cpt_err, cpt_reason, sizeof cpt_reason);
+    if (lowest[1] < f->size)
+        PMPI_Barrier(f->w);
+    if (f->rank != 0)
         return;
     const char *run_files[3];
-    size_t nrun = write_run_files(f, rt, run_files);
-    fill_manifest(f, any_partial != 0, run_files, nrun, rt);
+    size_t nrun = write_run_files(f, rt, lowest[2] < f->size ? cpt_reason : NULL, run_files);
+    fill_manifest(f, any_partial != 0, run_files, nrun, rt, lowest[1] < f->size, lowest[1],
+                  counts_reason);
     char path[4200];
     snprintf(path, sizeof path, "%s/manifest.json", f->dir);
     cp_error err;

@@ -31,6 +31,10 @@ typedef struct fin {
     char dir[4096];
     bool failed;      /* this rank hit an error (message in err) */
     cp_error err;
+    bool counts_failed; /* this lead's count files could not be written */
+    cp_error counts_err;
+    bool cpt_failed;  /* this rank's part of timings.cpt could not be written */
+    cp_error cpt_err;
     cp_led *led;      /* communicators with calls that this rank leads */
     size_t nled;
     cp_counts_unpacked **store; /* what the views point into */
@@ -47,7 +51,7 @@ typedef struct fin {
     char part[2][4300];  /* this lead's files, before renaming (final + ".part") */
     size_t nblocks[2];
     char final[2][4200];
-    char cpt_part[4300];  /* timings.cpt before renaming (every rank) */
+    char cpt_part[4300];  /* timings.cpt before renaming, "" if not made */
     struct cp_run_times *rt; /* the timing stages' sums (finalize_timing.h) */
 } fin;
 
@@ -59,8 +63,15 @@ void cp_fin_index_ids(fin *f);
 cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal);
 /* The job-wide id of a communicator of this rank, or -1 (not numbered). */
 int64_t cp_fin_comm_id(const fin *f, const cp_comm *c);
-/* Record the first failure of this rank. */
+/* Record the first failure of this rank that spoils the whole profile
+ * (the tables did not reach the leads, memory ran out while merging). */
 void cp_fin_fail(fin *f, const char *msg);
+/* Record the first failure of this rank's part of timings.cpt: that file
+ * alone is missing. */
+void cp_fin_cpt_fail(fin *f, const char *msg);
+/* Rank 0: a file of the profile could not be written: said once on stderr
+ * and listed in the manifest's "missing" with the reason. */
+void cp_fin_missing(fin *f, const char *name, const char *reason, bool say);
 /* The job's call tree at rank 0 (manifest); call paths in every rank's
  * signatures renamed to its ids. */
 void cp_fin_callsites(fin *f);

@@ -6,9 +6,12 @@
  * MPI-IO writes the parts collectively to the .part name, renamed by rank 0
  * once every rank agreed (finalize.c).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "clock.h"
@@ -17,6 +20,7 @@
 #include "finalize_timing.h"
 #include "mpi_bytes.h"
 #include "runtime.h"
+#include "textio.h"
 
 static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
 {
@@ -138,6 +142,51 @@ static void header_model(fin *f, cp_cpt_file *h)
     h->world_size = (uint64_t)f->size;
 }
 
+/* A failure of MPI-IO, with the MPI library's reason. */
+static void cpt_mpi_fail(fin *f, const char *what, int rc)
+{
+    char reason[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    PMPI_Error_string(rc, reason, &len);
+    for (char *c = reason; *c; c++) /* MPICH's error stacks span lines */
+        if (*c == '\n')
+            *c = ' ';
+    char msg[MPI_MAX_ERROR_STRING + 128];
+    snprintf(msg, sizeof msg, "%s: %s", what, reason);
+    cp_fin_cpt_fail(f, msg);
+}
+
+/* Some MPI libraries (Open MPI 4.1) report success for a collective write
+ * that the file system refused, saying so only in a line of their own on
+ * stderr, and return a short count.  The rank then writes the rest itself:
+ * it is written after all, or the failure gets the system's reason. */
+static void rewrite_posix(fin *f, uint64_t offset, const unsigned char *p, uint64_t n,
+                          uint64_t done)
+{
+    int fd = open(f->cpt_part, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    int e = fd < 0 ? errno : 0;
+    offset += done;
+    while (!e && n > 0) {
+        ssize_t k = pwrite(fd, p, n > (1u << 30) ? (1u << 30) : (size_t)n, (off_t)offset);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            e = k < 0 ? errno : EIO;
+            break;
+        }
+        p += k;
+        n -= (uint64_t)k;
+        offset += (uint64_t)k;
+    }
+    if (fd >= 0 && close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "cannot write timings.cpt: %s", strerror(e));
+        cp_fin_cpt_fail(f, msg);
+    }
+}
+
 void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
 {
     if (cp_rt.cfg.timing == CP_TIMING_OFF)
@@ -146,10 +195,10 @@ void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
     cp_bytes out = {0};
     cp_error err;
     bool ok = !f->failed && build_chunk(f, rt, &ch) == 0;
-    if (!ok)
-        cp_fin_fail(f, "out of memory while preparing timings.cpt");
+    if (!ok && !f->failed)
+        cp_fin_cpt_fail(f, "out of memory while preparing timings.cpt");
     else if (cp_cpt_encode_chunk(&ch, &out, &err)) {
-        cp_fin_fail(f, err.msg);
+        cp_fin_cpt_fail(f, err.msg);
         ok = false;
     }
     cp_cpt_chunk_free(&ch);
@@ -166,7 +215,7 @@ void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
     cp_bytes head = {0};
     if (f->rank == 0) {
         if (!offsets || cp_cpt_encode_header(&h, offsets, &head, &err)) {
-            cp_fin_fail(f, offsets ? err.msg : "out of memory while writing timings.cpt");
+            cp_fin_cpt_fail(f, offsets ? err.msg : "out of memory while writing timings.cpt");
             ok = false;
         }
         /* The header goes in front of rank 0's chunk. */
@@ -181,7 +230,7 @@ void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
                 out = both;
                 offset = 0;
             } else {
-                cp_fin_fail(f, "out of memory while writing timings.cpt");
+                cp_fin_cpt_fail(f, "out of memory while writing timings.cpt");
                 ok = false;
             }
         }
@@ -189,25 +238,47 @@ void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
     free(offsets);
     cp_bytes_free(&head);
 
-    snprintf(f->cpt_part, sizeof f->cpt_part, "%s/timings.cpt.part", f->dir);
     MPI_File fh;
-    if (f->rank == 0)
-        remove(f->cpt_part); /* a stale one would keep its old length */
-    PMPI_Barrier(f->w);
-    int rc = PMPI_File_open(f->w, f->cpt_part, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
-                            &fh);
+    /* MPI-IO has no O_NOFOLLOW: rank 0 creates a new file under a fresh
+     * temporary name exclusively (never through a link planted there), and
+     * the ranks open what it made.  The fresh name also keeps apart what
+     * Open MPI keys on the file's name (its shared file pointer's named
+     * semaphore, which a run killed while holding it leaves behind locked:
+     * a fixed name would hang every later run in MPI_File_open). */
+    int made = 0;
+    char final[sizeof f->cpt_part];
+    snprintf(final, sizeof final, "%s/timings.cpt", f->dir);
+    if (f->rank == 0) {
+        int fd = cp_create_temporary(final, f->cpt_part, sizeof f->cpt_part);
+        made = fd >= 0 ? 0 : errno;
+        if (fd >= 0)
+            close(fd);
+        else
+            f->cpt_part[0] = 0;
+    }
+    PMPI_Bcast(&made, 1, MPI_INT, 0, f->w);
+    PMPI_Bcast(f->cpt_part, (int)sizeof f->cpt_part, MPI_CHAR, 0, f->w);
+    int rc = made ? MPI_ERR_FILE
+                  : PMPI_File_open(f->w, f->cpt_part, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
-        cp_fin_fail(f, "cannot create timings.cpt");
-    } else {
-        bool fits = cp_bytes_fit(out.len);
-        rc = cp_write_at_all_bytes(fh, (MPI_Offset)offset, out.p, ok && fits ? out.len : 0);
+        char msg[4500];
+        snprintf(msg, sizeof msg, "cannot create a temporary file for %.4300s: %s", final,
+                 made ? strerror(made) : "the MPI library cannot open it");
+        cp_fin_cpt_fail(f, msg);
+    }
+    bool fits = cp_bytes_fit(out.len);
+    uint64_t want = ok && fits ? out.len : 0, written = 0;
+    if (rc == MPI_SUCCESS) {
+        rc = cp_write_at_all_bytes(fh, (MPI_Offset)offset, out.p, want, &written);
         if (!fits)
-            cp_fin_fail(f, "cannot write timings.cpt: this rank's part is more than this MPI "
+            cp_fin_cpt_fail(f, "cannot write timings.cpt: this rank's part is more than this MPI "
                            "library writes at once");
         else if (rc != MPI_SUCCESS)
-            cp_fin_fail(f, "cannot write timings.cpt");
-        if (PMPI_File_close(&fh) != MPI_SUCCESS)
-            cp_fin_fail(f, "cannot close timings.cpt");
+            cpt_mpi_fail(f, "cannot write timings.cpt", rc);
+        if ((rc = PMPI_File_close(&fh)) != MPI_SUCCESS)
+            cpt_mpi_fail(f, "cannot close timings.cpt", rc);
+        else if (!f->cpt_failed && written < want)
+            rewrite_posix(f, offset, out.p + written, want - written, written);
     }
     cp_bytes_free(&out);
 }

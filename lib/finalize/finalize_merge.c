@@ -24,9 +24,11 @@ static void write_counts(fin *f, cp_counts_file out[2])
         out[d].direction = d;
         out[d].lead_rank = f->rank;
         f->nblocks[d] = out[d].nblocks;
-        cp_error err;
-        if (cp_compact_write_file(f->part[d], cp_rt.cfg.gzip, &out[d], &err))
-            cp_fin_fail(f, err.msg);
+        /* A file that cannot be written is missing alone (and its twin,
+         * which is half the story): the profile goes on. */
+        if (!f->counts_failed &&
+            cp_compact_write_file(f->part[d], cp_rt.cfg.gzip, &out[d], &f->counts_err))
+            f->counts_failed = true;
     }
 }
 

@@ -307,37 +307,42 @@ static int build_stat(cp_run_times *rt, const int64_t metric[], const site_cnode
     return 0;
 }
 
-int cp_fin_write_profile(fin *f, cp_run_times *rt, cp_error *err)
+size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
 {
     cp_cube cube;
     memset(&cube, 0, sizeof cube);
     int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS];
     site_cnodes sc = {0};
     char path[4200];
-    int rc = -1;
+    cp_error err;
+    size_t n = 0;
     if (build_cube(rt, &f->man, &cube, metric, &sc)) {
-        cp_error_set(err, "out of memory while building the Cube profile");
+        cp_fin_missing(f, "profile.cubex", "out of memory while building the Cube profile", true);
+        if (rt->timing)
+            cp_fin_missing(f, "profile.stat", "out of memory while building the Cube profile", true);
         goto out;
     }
     snprintf(path, sizeof path, "%s/profile.cubex", f->dir);
-    if (cp_cubex_write(path, &cube, err))
-        goto out;
+    if (cp_cubex_write(path, &cube, &err))
+        cp_fin_missing(f, "profile.cubex", err.msg, true);
+    else
+        names[n++] = "profile.cubex";
     if (rt->timing) {
         cp_stat_file st;
         if (build_stat(rt, metric, &sc, &st)) {
-            cp_error_set(err, "out of memory while building the statistics");
+            cp_fin_missing(f, "profile.stat", "out of memory while building the statistics", true);
             goto out;
         }
         snprintf(path, sizeof path, "%s/profile.stat", f->dir);
-        int wrc = cp_stat_write(path, &st, err);
+        if (cp_stat_write(path, &st, &err))
+            cp_fin_missing(f, "profile.stat", err.msg, true);
+        else
+            names[n++] = "profile.stat";
         cp_stat_file_free(&st);
-        if (wrc)
-            goto out;
     }
-    rc = 0;
 out:
     cp_cube_free(&cube);
     free(sc.key);
     free(sc.cnode);
-    return rc;
+    return n;
 }

@@ -100,8 +100,10 @@ void cp_run_times_free(cp_run_times *rt);
 
 /* Rank 0: build the Cube profile and the statistics from *rt and write
  * them under their final names (after every rank agreed that all went
- * well).  Sorts rt's instance values.  Returns 0 or -1 with err set. */
-int cp_fin_write_profile(fin *f, cp_run_times *rt, cp_error *err);
+ * well).  Sorts rt's instance values.  Each file stands on its own: one
+ * that cannot be written is reported (cp_fin_missing) and the other still
+ * is.  Returns how many of names[2] were written. */
+size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2]);
 
 /* All ranks: write this rank's chunk of timings.cpt (rank 0 with the header
  * and the aggregates from *rt) under the .part name. */

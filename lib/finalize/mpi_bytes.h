@@ -77,13 +77,25 @@ static inline int cp_gatherv_bytes(const void *p, uint64_t n, void *all, const c
 #endif
 }
 
-static inline int cp_write_at_all_bytes(MPI_File fh, MPI_Offset off, const void *p, uint64_t n)
+/* Write n bytes at off, collectively; *written: how many the MPI library
+ * says it wrote (MPI_UNDEFINED counts as none). */
+static inline int cp_write_at_all_bytes(MPI_File fh, MPI_Offset off, const void *p, uint64_t n,
+                                        uint64_t *written)
 {
+    MPI_Status st;
 #if MPI_VERSION >= 4
-    return PMPI_File_write_at_all_c(fh, off, p, (MPI_Count)n, MPI_BYTE, MPI_STATUS_IGNORE);
+    MPI_Count got = 0;
+    int rc = PMPI_File_write_at_all_c(fh, off, p, (MPI_Count)n, MPI_BYTE, &st);
+    if (rc == MPI_SUCCESS)
+        PMPI_Get_count_c(&st, MPI_BYTE, &got);
 #else
-    return PMPI_File_write_at_all(fh, off, p, (int)n, MPI_BYTE, MPI_STATUS_IGNORE);
+    int got = 0;
+    int rc = PMPI_File_write_at_all(fh, off, p, (int)n, MPI_BYTE, &st);
+    if (rc == MPI_SUCCESS)
+        PMPI_Get_count(&st, MPI_BYTE, &got);
 #endif
+    *written = rc == MPI_SUCCESS && got != MPI_UNDEFINED && got > 0 ? (uint64_t)got : 0;
+    return rc;
 }
 
 #endif

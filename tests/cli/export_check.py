@@ -71,6 +71,8 @@ def check_manifest(d, exported):
             problem(f'{d}: manifest {key}: exported {exported.get(key)!r}, file {m[key]!r}')
     if list(exported['config'].items()) != list(m['config'].items()):
         problem(f'{d}: manifest config differs')
+    if list(exported['missing'].items()) != list(m.get('missing', {}).items()):
+        problem(f'{d}: manifest missing files differ')
     if len(exported['communicators']) != len(m['communicators']):
         problem(f'{d}: {len(exported["communicators"])} communicators exported, '
                 f'{len(m["communicators"])} in the manifest')

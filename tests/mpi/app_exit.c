@@ -4,10 +4,12 @@
  * then it returns the exit status given as argument (default 0).
  *
  * usage: app_exit [STATUS]
+ *        app_exit --no-finalize   (returns 0 without MPI_Finalize)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
@@ -29,6 +31,8 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("app_exit: %d ranks, 5 exchanges done\n", size);
     free(sc), free(sd), free(rc), free(rd), free(sbuf), free(rbuf);
+    if (argc > 1 && strcmp(argv[1], "--no-finalize") == 0)
+        return 0;
     MPI_Finalize();
     return argc > 1 ? atoi(argv[1]) : 0;
 }

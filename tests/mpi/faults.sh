@@ -9,6 +9,17 @@
 #                       system's time limit); every rank's profile exact
 #   abort   ... NOFIN : MPI_Abort(MPI_COMM_WORLD, 7) on rank 1
 #   segv    ... NOFIN : a write through a null pointer on rank 1
+#   full-disk ... APP COLLPROF FAILLIB : each file of the profile in turn
+#                       cannot be written (ENOSPC, from FAILLIB preloaded
+#                       before collprof); the others must be, the manifest
+#                       says which is missing and why, the reader reads it
+#   planted-links ... APP COLLPROF : symbolic links planted at every name
+#                       collprof writes in its output directory point at
+#                       victim files: none is written, the profile is
+#                       complete and made of regular files
+#   foreign-dir ... APP : output directories another user could have
+#                       prepared (writable by all, owned by another user)
+#                       are refused with one message
 # NOFIN is test_nofinalize, which also checks the partial profiles exactly
 # (its `check` mode knows every count every rank passed).
 set -u
@@ -20,9 +31,8 @@ shift 4
 # write their pids into NAME.pids/ once their calls are done; then each
 # gets SIGNAL at once (one kill command), as from a batch system at its time
 # limit.  (MPICH's mpiexec kills the other ranks with SIGKILL as soon as one
-# dies of a signal, even with -disable-auto-cleanup: a rank signalled much
-# later than the others could not write.)  Process ids in mpiexec's report
-# are masked (launcher_report).
+# dies of a signal, even with -disable-auto-cleanup: collprof's ranks stay
+# half a second after writing for the others to finish.)
 run_killed() {
     name=$1 n=$2 preload=$3 sig=$4
     shift 4
@@ -62,19 +72,131 @@ reason_is() {
 nofin=$1
 export COLLPROF_OUTPUT_DIR # test_nofinalize wants it, with or without collprof
 case $case_ in
-sigterm)
-    COLLPROF_OUTPUT_DIR=$work/base run_killed baseline 2 no TERM "$nofin" term
-    COLLPROF_OUTPUT_DIR=$work/out run_killed profiled 2 yes TERM "$nofin" term
+planted-links)
+    app=$1 collprof=$2
+    run baseline 2 no "$app"
+    out=$work/out
+    mkdir -p "$out" victims
+    names="manifest.json send-counters.rank0.txt recv-counters.rank0.txt profile.cubex
+           profile.stat timings.cpt timings.cpt.part send-counters.rank0.txt.part
+           recv-counters.rank0.txt.part partial.rank0 partial.rank1"
+    # and the temporary names of earlier collprof versions, for the next pids
+    next=$(sh -c 'echo $$')
+    for name in $names; do
+        echo "victim $name" >"victims/$name"
+        ln -s "$work/victims/$name" "$out/$name"
+        for p in $(seq $((next + 1)) $((next + 40))); do
+            ln -s "$work/victims/$name" "$out/$name.tmp.$p"
+        done
+    done
+    COLLPROF_OUTPUT_DIR=$out run profiled 2 yes "$app"
     same_as_baseline profiled
-    "$nofin" check "$work/out" 2 term all >check.out 2>&1 || { fail "partial profiles:"; show check.out; }
-    for r in 0 1; do reason_is "$work/out" $r "SIGTERM sent by process"; done
+    for name in $names; do
+        [ "$(cat "victims/$name")" = "victim $name" ] || fail "the target of a link at $name was written"
+    done
+    for name in manifest.json send-counters.rank0.txt recv-counters.rank0.txt profile.cubex \
+        profile.stat timings.cpt; do
+        if [ -L "$out/$name" ] || [ ! -f "$out/$name" ]; then
+            fail "$name is not a regular file written by collprof"
+        fi
+    done
+    "$collprof" check "$out" >check.out 2>&1 || { fail "collprof check:"; show check.out; }
+    [ "$(grep -c "^collprof:" profiled.err)" = 1 ] ||
+        { fail "expected only collprof's final line:"; show profiled.err; }
+    # A partial profile: its directory is a planted link (rank 0) or a
+    # real directory with links planted in it (rank 1).
+    out=$work/partial
+    mkdir -p "$out/partial.rank1" victims/dir
+    ln -s "$work/victims/dir" "$out/partial.rank0"
+    for name in manifest.json send-counters.rank1.txt recv-counters.rank1.txt; do
+        echo "victim $name" >"victims/$name"
+        ln -s "$work/victims/$name" "$out/partial.rank1/$name"
+    done
+    COLLPROF_OUTPUT_DIR=$out run partial 2 yes $(launch_keep_going) "$app" --no-finalize
+    [ -z "$(ls victims/dir)" ] || fail "files were written through the link partial.rank0"
+    for name in manifest.json send-counters.rank1.txt recv-counters.rank1.txt; do
+        [ "$(cat "victims/$name")" = "victim $name" ] || fail "partial: the target of a link at $name was written"
+        [ -f "$out/partial.rank1/$name" ] && [ ! -L "$out/partial.rank1/$name" ] ||
+            fail "partial: $name of rank 1 is not a regular file"
+    done
+    grep -q "partial.rank0 is a symbolic link" partial.err ||
+        { fail "rank 0 does not say that partial.rank0 is a link:"; show partial.err; }
+    echo "partial profile through a planted link: $(grep "partial.rank0" partial.err)"
+    ;;
+foreign-dir)
+    app=$1
+    run baseline 2 no "$app"
+    mkdir -m 0777 open
+    chmod 0777 open # whatever the umask
+    COLLPROF_OUTPUT_DIR=$work/open run open 2 yes "$app"
+    same_as_baseline open
+    [ "$(grep -c "^collprof:" open.err)" = 1 ] && grep -q "open is writable by every user" open.err ||
+        { fail "a directory writable by all: expected one message saying so:"; show open.err; }
+    [ -z "$(ls open)" ] || { fail "files were written into it:"; ls open >&2; }
+    echo "writable by all: $(cat open.err)"
+    mkdir -m 1777 sticky # as /tmp: accepted
+    COLLPROF_OUTPUT_DIR=$work/sticky run sticky 2 yes "$app"
+    same_as_baseline sticky
+    [ -f sticky/manifest.json ] || { fail "a sticky directory writable by all was refused:"; show sticky.err; }
+    if [ "$(id -u)" = 0 ]; then
+        mkdir theirs && chown nobody theirs
+        COLLPROF_OUTPUT_DIR=$work/theirs run theirs 2 yes "$app"
+        same_as_baseline theirs
+        [ "$(grep -c "^collprof:" theirs.err)" = 1 ] && grep -q "belongs to another user" theirs.err ||
+            { fail "a directory of another user: expected one message saying so:"; show theirs.err; }
+        [ -z "$(ls theirs)" ] || { fail "files were written into it:"; ls theirs >&2; }
+        echo "another user's: $(cat theirs.err)"
+    fi
+    ;;
+full-disk)
+    app=$1 collprof=$2 faillib=$3
+    run baseline 2 no "$app"
+    for file in timings.cpt send-counters.rank0.txt profile.cubex profile.stat; do
+        out=$work/out-$file
+        # the failing library goes first: it must see collprof's writes
+        collprof_lib=$lib
+        lib=$faillib:$lib
+        CPT_FAIL_FILE=$file COLLPROF_OUTPUT_DIR=$out run "$file" 2 yes "$app"
+        lib=$collprof_lib
+        same_as_baseline "$file"
+        k=$(grep -c "^collprof: .*$file.*No space left on device" "$file.err")
+        [ "$k" = 1 ] || { fail "$file: expected one message naming it and the reason:"; show "$file.err"; }
+        [ -f "$out/manifest.json" ] || { fail "$file: no manifest.json"; continue; }
+        [ -e "$out/$file" ] && fail "$file: written although every write to it failed"
+        grep -q "\"missing\": {\"$file\": \".*No space left on device" "$out/manifest.json" ||
+            { fail "$file: manifest.json does not list it as missing with the reason:"; show "$out/manifest.json"; }
+        ls "$out" | grep -q "tmp\." && { fail "$file: temporary files left:"; ls "$out" >&2; }
+        for other in manifest.json timings.cpt send-counters.rank0.txt recv-counters.rank0.txt \
+            profile.cubex profile.stat; do
+            case $other in
+            "$file" | recv-counters.rank0.txt) ;; # the failed one, and its twin
+            *) [ -f "$out/$other" ] || fail "$file: $other was not written" ;;
+            esac
+        done
+        "$collprof" summary "$out" >"$file.summary" 2>&1 ||
+            { fail "$file: collprof summary fails on what is there:"; show "$file.summary"; }
+        grep -q "^missing: *$file not written: .*No space left on device" "$file.summary" ||
+            { fail "$file: collprof summary does not say that $file is missing:"; show "$file.summary"; }
+        "$collprof" check "$out" >"$file.check" 2>&1 ||
+            { fail "$file: collprof check fails on what is there:"; show "$file.check"; }
+        grep -q "^missing: $file not written: " "$file.check" ||
+            { fail "$file: collprof check does not say that $file is missing:"; show "$file.check"; }
+        echo "$file: $(grep "^collprof:" "$file.err" | head -n 1)"
+    done
+    ;;
+sigterm)
+    COLLPROF_OUTPUT_DIR=$work/base run_killed baseline 3 no TERM "$nofin" term
+    COLLPROF_OUTPUT_DIR=$work/out run_killed profiled 3 yes TERM "$nofin" term
+    same_as_baseline profiled
+    "$nofin" check "$work/out" 3 term all >check.out 2>&1 || { fail "partial profiles:"; show check.out; }
+    for r in 0 1 2; do reason_is "$work/out" $r "SIGTERM sent by process"; done
     # rank 0 says where its profile went; nothing else from collprof
     k=$(grep -c "^collprof:" profiled.err)
     [ "$k" = 1 ] && grep -q "^collprof: SIGTERM sent by process [0-9]*: rank 0 wrote its partial profile to $work/out/partial.rank0$" profiled.err ||
         { fail "expected one line from collprof on stderr, got:"; show profiled.err; }
     cat check.out
     # COLLPROF_SIGNALS=none: no handler, so nothing is written
-    COLLPROF_SIGNALS=none COLLPROF_OUTPUT_DIR=$work/none run_killed off 2 yes TERM "$nofin" term
+    COLLPROF_SIGNALS=none COLLPROF_OUTPUT_DIR=$work/none run_killed off 3 yes TERM "$nofin" term
     same_as_baseline off
     [ -e "$work/none/partial.rank0" ] && fail "COLLPROF_SIGNALS=none: a partial profile was written"
     # SIGUSR2 only when asked for; the default action (termination) kept

@@ -135,6 +135,20 @@ static void key(jw *w, const char *k, bool first)
     lit(w, "\":");
 }
 
+/* {"key": "value", ...} */
+static void kv_object(jw *w, const cp_kv *kv, size_t n)
+{
+    lit(w, "{");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            lit(w, ",");
+        str(w, kv[i].key, SIZE_MAX);
+        lit(w, ":");
+        str(w, kv[i].value, SIZE_MAX);
+    }
+    lit(w, "}");
+}
+
 static void boolean(jw *w, bool v)
 {
     lit(w, v ? "true" : "false");
@@ -216,15 +230,9 @@ static void manifest(jw *w, const cp_manifest *m)
     key(w, "partial_reason", false);
     str(w, m->partial_reason, sizeof m->partial_reason);
     key(w, "config", false);
-    lit(w, "{");
-    for (size_t i = 0; i < m->nconfig; i++) {
-        if (i)
-            lit(w, ",");
-        str(w, m->config[i].key, SIZE_MAX);
-        lit(w, ":");
-        str(w, m->config[i].value, SIZE_MAX);
-    }
-    lit(w, "}");
+    kv_object(w, m->config, m->nconfig);
+    key(w, "missing", false);
+    kv_object(w, m->missing, m->nmissing);
     key(w, "communicators", false);
     lit(w, "[");
     for (size_t i = 0; i < m->ncomms; i++) {
