@@ -35,7 +35,11 @@ static void print_header(const cp_profile *p)
         nsend += p->files[i].direction == CP_SEND;
     if (p->has_manifest) {
         const cp_manifest *m = &p->manifest;
-        printf("%-18s%s\n", "manifest:", "manifest.json");
+        if (p->npartials)
+            printf("%-18s%s\n", "manifest:", "none of the run's own: the partial profiles "
+                                              "(partial.rank<R>/) of the ranks below, merged");
+        else
+            printf("%-18s%s\n", "manifest:", "manifest.json");
         print_field("job:", m->job, sizeof m->job);
         printf("%-18s%" PRId64 "\n", "world size:", m->world_size);
         print_field("MPI library:", m->mpi_version, sizeof m->mpi_version);
@@ -46,6 +50,22 @@ static void print_header(const cp_profile *p)
                         sizeof m->partial_reason);
         else
             printf("%-18s%s\n", "partial:", "no");
+        /* Merged partial profiles: why each rank stopped, who left none. */
+        for (size_t i = 0; i < p->nstops; i++) {
+            char line[2048];
+            snprintf(line, sizeof line, "rank%s %s: %s", strpbrk(p->stops[i].key, ",-") ? "s" : "",
+                     p->stops[i].key, p->stops[i].value);
+            print_field("stopped:", line, sizeof line);
+        }
+        if (p->absent.n) {
+            char *r = cp_ranges_to_string(&p->absent);
+            char line[2048];
+            snprintf(line, sizeof line, "rank%s %s: left no partial profile (killed before "
+                     "writing it, or never started)",
+                     cp_ranges_count(&p->absent) > 1 ? "s" : "", r ? r : "?");
+            print_field("no profile:", line, sizeof line);
+            free(r);
+        }
         /* Files the run could not write: what follows lacks them. */
         for (size_t i = 0; i < m->nmissing; i++) {
             char line[2048];

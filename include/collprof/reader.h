@@ -21,10 +21,20 @@ typedef struct cp_profile {
     size_t nfiles;
     bool has_timings;      /* timings.cpt was there (COLLPROF_TIMING not off) */
     cp_cpt_file timings;
+    /* A run that ended without MPI_Finalize: the directory held no profile
+     * of its own but partial.rank<R>/ folders, merged into this one (the
+     * manifest is the run's, marked partial; files hold the merged blocks,
+     * named after the lead's folder). */
+    size_t npartials;  /* ranks whose partial profile was merged (0: none) */
+    cp_kv *stops;      /* ranks (a range list) -> why they stopped, or why
+                          their folder was left out (of another run, unreadable) */
+    size_t nstops;
+    cp_ranges absent;  /* world ranks that left no partial profile */
 } cp_profile;
 
 /* Load dir: manifest.json when present, then every counts file (plain or
- * .gz), then timings.cpt when present.  Files in other tools' dialect get synthetic communicator ids: one per
+ * .gz), then timings.cpt when present; without any of those, the partial
+ * profiles of its partial.rank<R>/ folders, merged (see cp_profile).  Files in other tools' dialect get synthetic communicator ids: one per
  * distinct (lead rank of the file, number of ranks), numbered in that order.
  * Returns 0, or -1 with err naming the file, the line and the problem. */
 int cp_profile_load(const char *dir, cp_profile *p, cp_error *err);

@@ -85,7 +85,7 @@ EOF
 run "$collprof" summary empty
 expect 1 </dev/null
 expect_err <<'EOF'
-collprof: empty: no manifest.json and no counts files (send-counters.*, recv-counters.*): not a collprof output directory
+collprof: empty: no manifest.json, no counts files (send-counters.*, recv-counters.*) and no partial profiles (partial.rank<R>/): not a collprof output directory
 EOF
 
 run "$collprof" summary nonexistent

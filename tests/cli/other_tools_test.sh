@@ -130,6 +130,7 @@ run "$collprof" export alltoall_simple_c
 expect 0 <<'EOF'
 {"schema_version":1,"format":"collprof-export",
 "manifest":null,
+"partial_profiles":null,
 "counts_files":[
 {"file":"send-counters.job0.rank0.txt","direction":"send","lead_rank":0,"format_version":0,"blocks":[
 {"comm":0,"comm_size":null,"comm_world_ranks":null,"collective":"Alltoall","root":null,"nranks":4,"datatype_size":1,"counts_in_bytes":false,"all_calls":[[0,0]],"calls":[[0,0]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,0]],"counts":[8]},{"ranks":[[1,1]],"counts":[8]},{"ranks":[[2,2]],"counts":[8]},{"ranks":[[3,3]],"counts":[8]}]}]},

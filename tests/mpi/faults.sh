@@ -5,10 +5,10 @@
 # "FAIL: ..." and the script exits 1 if any failed.
 #
 # usage: faults.sh CASE WORKDIR MPIEXEC LIB [ARGS...]
-#   sigterm ... NOFIN : SIGTERM to every rank after its calls (a batch
+#   sigterm ... NOFIN COLLPROF : SIGTERM to every rank after its calls (a batch
 #                       system's time limit); every rank's profile exact
-#   abort   ... NOFIN : MPI_Abort(MPI_COMM_WORLD, 7) on rank 1
-#   segv    ... NOFIN : a write through a null pointer on rank 1
+#   abort   ... NOFIN COLLPROF : MPI_Abort(MPI_COMM_WORLD, 7) on rank 1
+#   segv    ... NOFIN COLLPROF : a write through a null pointer on rank 1
 #   full-disk ... APP COLLPROF FAILLIB : each file of the profile in turn
 #                       cannot be written (ENOSPC, from FAILLIB preloaded
 #                       before collprof); the others must be, the manifest
@@ -21,7 +21,8 @@
 #                       prepared (writable by all, owned by another user)
 #                       are refused with one message
 # NOFIN is test_nofinalize, which also checks the partial profiles exactly
-# (its `check` mode knows every count every rank passed).
+# (its `check` mode knows every count every rank passed); COLLPROF the
+# reader, which must find them.
 set -u
 case_=$1 work=$2 mpiexec=$3 lib=$4
 shift 4
@@ -69,7 +70,19 @@ reason_is() {
     fi
 }
 
-nofin=$1
+# reader_merges DIR STOPPED: collprof, pointed at the output directory of a
+# run without MPI_Finalize, finds the partial profiles: summary says why
+# ranks stopped (a line matching "stopped: STOPPED"), check finds no
+# problem in the merged profile (test_nofinalize checks its counts)
+reader_merges() {
+    "$collprof" summary "$1" >summary.out 2>&1 || { fail "collprof summary $1:"; show summary.out; }
+    grep -q "^stopped: *$2" summary.out ||
+        { fail "collprof summary does not say 'stopped: $2':"; show summary.out; }
+    "$collprof" check "$1" >check_reader.out 2>&1 || { fail "collprof check $1:"; show check_reader.out; }
+    grep "^stopped:\|^no profile:" summary.out
+}
+
+nofin=$1 collprof=${2:-}
 export COLLPROF_OUTPUT_DIR # test_nofinalize wants it, with or without collprof
 case $case_ in
 planted-links)
@@ -190,6 +203,8 @@ sigterm)
     same_as_baseline profiled
     "$nofin" check "$work/out" 3 term all >check.out 2>&1 || { fail "partial profiles:"; show check.out; }
     for r in 0 1 2; do reason_is "$work/out" $r "SIGTERM sent by process"; done
+    reader_merges "$work/out" "ranks 0-2: SIGTERM sent by process [0-9]*$"
+    grep -q "^no profile:" summary.out && { fail "collprof summary misses a rank:"; show summary.out; }
     # rank 0 says where its profile went; nothing else from collprof
     k=$(grep -c "^collprof:" profiled.err)
     [ "$k" = 1 ] && grep -q "^collprof: SIGTERM sent by process [0-9]*: rank 0 wrote its partial profile to $work/out/partial.rank0$" profiled.err ||
@@ -220,6 +235,7 @@ abort | segv)
         want="SIGSEGV at address"
     fi
     reason_is "$work/out" 1 "$want"
+    reader_merges "$work/out" "rank 1: $want"
     # mpiexec forwards a dying rank's stderr only when it is quick enough:
     # the MPI library's own abort message is lost now and then, too.
     if [ -s profiled.err ] &&

@@ -1767,9 +1767,11 @@ static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flag
     if (!p->has_manifest) {
         fail(rp, "%s: no manifest", p->dir);
     } else {
-        if (only_world < 0 && p->manifest.partial)
+        if (only_world < 0 && p->manifest.partial && !(flags & CPT_CHECK_MERGED))
             fail(rp, "manifest.json says partial (%s) after a normal MPI_Finalize",
                  p->manifest.partial_reason);
+        if ((flags & CPT_CHECK_MERGED) && !p->manifest.partial)
+            fail(rp, "%s: the merged partial profiles are not marked partial", p->dir);
         if (only_world >= 0 && (!p->manifest.partial || !p->manifest.partial_reason[0]))
             fail(rp, "%s/manifest.json: not marked \"partial\": true with a reason", p->dir);
         if (p->manifest.world_size != world_size)
@@ -1946,6 +1948,27 @@ int cpt_verify_partial(const char *dir, int rank, int flags)
                test_name, rank, flags & CPT_CHECK_PROFILE ? ", cp_profile_check: no problem" : "");
     cp_profile_free(&p);
     return (int)rp.problems;
+}
+
+long cpt_verify_merged(const char *dir)
+{
+    reporter rp = {.on = true};
+    cp_profile p;
+    cp_error err;
+    if (cp_profile_load(dir, &p, &err) != 0) {
+        fail(&rp, "the reader cannot merge the partial profiles in %s: %s", dir, err.msg);
+        return rp.problems;
+    }
+    if (p.npartials != (size_t)world_size || p.absent.n)
+        fail(&rp, "%s: the reader merged the partial profiles of %zu ranks, expected %d", dir,
+             p.npartials, world_size);
+    verify_profile(&rp, &p, -1, CPT_CHECK_PROFILE | CPT_CHECK_MERGED);
+    if (rp.problems == 0)
+        printf("%s: the reader merges the partial profiles of all %d ranks into the complete "
+               "profile: every count of every call exact\n",
+               test_name, world_size);
+    cp_profile_free(&p);
+    return rp.problems;
 }
 
 int cpt_verify_dir(const char *dir)

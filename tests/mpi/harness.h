@@ -270,8 +270,12 @@ int cpt_verify(void);
  * CPT_CHECK_PROFILE: cp_profile_check must find no problem either;
  * CPT_CHECK_CONFIG: the manifest's configuration must show the COLLPROF_*
  * variables of the environment.  Returns the number of problems (printed). */
-enum { CPT_CHECK_PROFILE = 1, CPT_CHECK_CONFIG = 2 };
+enum { CPT_CHECK_PROFILE = 1, CPT_CHECK_CONFIG = 2, CPT_CHECK_MERGED = 4 };
 int cpt_verify_partial(const char *dir, int rank, int flags);
+/* Offline: the reader, pointed at dir, merges the partial profiles of every
+ * rank into the complete profile (marked partial): every count of every call
+ * as planned.  Returns the number of problems (printed). */
+long cpt_verify_merged(const char *dir);
 /* Rank 0, after MPI_Finalize: load COLLPROF_OUTPUT_DIR once complete (for
  * tests that compare by themselves).  0, or -1 (printed). */
 int cpt_load_output(cp_profile *p);

@@ -13,7 +13,8 @@
  *        with the reader library: the rank's own rows of every call exact;
  *        cp_profile_check finds no problem in partial.rank0, or, with `all`,
  *        in the partial profile of every rank, whose manifest also shows the
- *        configuration)
+ *        configuration, and the reader, pointed at DIR, merges them all
+ *        into the complete profile)
  *   any: only the partial profiles that are complete (their manifest.json,
  *        written last, exists) are checked; at least one must be.
  *   rank1: the same, and rank 1's must be there (the rank that failed).
@@ -86,6 +87,8 @@ static int check(const char *dir, int n, bool all_checked, bool any, bool rank1)
                                        : r == 0    ? CPT_CHECK_PROFILE
                                                    : 0);
     }
+    if (all_checked && found == n)
+        problems += cpt_verify_merged(dir);
     if (found == 0) {
         fprintf(stderr, "FAIL: nofinalize: no partial.rank<R> directory in %s\n", dir);
         problems++;

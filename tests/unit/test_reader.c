@@ -547,7 +547,7 @@ START_TEST(load_errors)
     cp_error err = {{0}};
     /* empty directory */
     ck_assert_int_eq(cp_profile_load(tmpdir, &p, &err), -1);
-    ck_assert_msg(strstr(err.msg, ": no manifest.json and no counts files") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, ": no manifest.json, no counts files") != NULL, "%s", err.msg);
     /* no directory */
     char path[4096];
     snprintf(path, sizeof path, "%s/none", tmpdir);

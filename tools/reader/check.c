@@ -356,6 +356,8 @@ static bool same_file(const char *name, const char *listed)
 static void check_listed_files(checker *c)
 {
     const cp_manifest *m = &c->p->manifest;
+    if (c->p->npartials)
+        return; /* merged partial profiles: each folder lists its own */
     for (size_t i = 0; i < m->nfiles; i++) {
         const char *name = m->files[i];
         if (exists(c->p->dir, name, "", 0) || exists(c->p->dir, name, ".gz", 0) ||

@@ -356,6 +356,20 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
         manifest(w, &p->manifest);
     else
         lit(w, "null");
+    /* A run without MPI_Finalize: which ranks' partial profiles were merged. */
+    lit(w, ",\n\"partial_profiles\":");
+    if (p->npartials) {
+        lit(w, "{");
+        key(w, "merged", true);
+        i64(w, (int64_t)p->npartials);
+        key(w, "stopped", false);
+        kv_object(w, p->stops, p->nstops);
+        key(w, "absent", false);
+        ranges(w, &p->absent);
+        lit(w, "}");
+    } else {
+        lit(w, "null");
+    }
     lit(w, ",\n\"counts_files\":[");
     for (size_t i = 0; i < p->nfiles; i++) {
         lit(w, i ? ",\n" : "\n");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collprof/reader.h"
+#include "reader_internal.h"
 #include "compact.h"
 #include "cpt.h"
 #include "manifest.h"
@@ -122,10 +123,7 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
             ncounts++;
     }
     if (ncounts == 0 && !manifest)
-        return cp_error_set(err,
-                            "%s: no manifest.json and no counts files (send-counters.*, "
-                            "recv-counters.*): not a collprof output directory",
-                            p->dir);
+        return cp_reader_load_partials(p, names, nnames, err);
     if (ncounts == 0)
         return 0;
     p->files = calloc(ncounts, sizeof *p->files);
@@ -243,5 +241,11 @@ void cp_profile_free(cp_profile *p)
         cp_manifest_free(&p->manifest);
     if (p->has_timings)
         cp_cpt_file_free(&p->timings);
+    for (size_t i = 0; i < p->nstops; i++) {
+        free(p->stops[i].key);
+        free(p->stops[i].value);
+    }
+    free(p->stops);
+    cp_ranges_free(&p->absent);
     memset(p, 0, sizeof *p);
 }

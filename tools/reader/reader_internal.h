@@ -30,6 +30,12 @@ int cp_reader_sorted_entries(const cp_profile *p, cp_reader_entry **out, size_t 
 /* Same communicator and collective. */
 bool cp_reader_same_group(const cp_reader_entry *a, const cp_reader_entry *b);
 
+/* "partial.rank<R>" -> R; -1 for any other name. */
+int64_t cp_reader_partial_rank(const char *name);
+/* The partial profiles of the partial.rank<R> among names[] (the entries
+ * of p->dir), merged into p (partials.c).  Returns 0, or -1 with err set. */
+int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_error *err);
+
 /* Bytes of count c in block b (count x datatype size, or c when the block
  * counts in bytes), 128-bit so that it cannot overflow. */
 __extension__ typedef __int128 cp_i128;
