@@ -59,6 +59,9 @@ static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, b
             printf("(counts in bytes)\n");
         else
             printf("(datatype size %" PRId64 " byte%s)\n", b->dtsize, b->dtsize == 1 ? "" : "s");
+        if (b->invalid)
+            printf("invalid call: a negative count was passed; the MPI library refuses such a "
+                   "call, nothing moved\n");
         for (size_t r = 0; r < n; r++) {
             printf("rank %zu:", r);
             if (!rows[r])

@@ -121,6 +121,55 @@ static int time_cells(cli_table *t, const cp_timings *tm, const cp_summary_row *
     return cli_table_cell(t, "-") || cli_table_cell(t, "-") ? -1 : 0;
 }
 
+/* Calls that passed a negative count (blocks marked "Invalid:"), one line
+ * per communicator and collective after the table: the table counts them
+ * as calls that moved nothing.  Such calls are rare: a list will do. */
+typedef struct invalid_group {
+    int64_t comm;
+    const char *collective;
+    cp_ranges calls;
+} invalid_group;
+
+static void print_invalid(const cp_profile *p)
+{
+    invalid_group *g = NULL;
+    size_t n = 0;
+    bool oom = false;
+    for (size_t f = 0; f < p->nfiles && !oom; f++)
+        for (size_t b = 0; b < p->files[f].nblocks && !oom; b++) {
+            const cp_block *blk = &p->files[f].blocks[b];
+            if (!blk->invalid)
+                continue;
+            size_t i = 0;
+            while (i < n && !(g[i].comm == blk->comm_id &&
+                              !strcasecmp(g[i].collective, blk->collective)))
+                i++;
+            if (i == n) {
+                invalid_group *ng = realloc(g, (n + 1) * sizeof *ng);
+                if (!ng) {
+                    oom = true;
+                    break;
+                }
+                g = ng;
+                g[n++] = (invalid_group){blk->comm_id, blk->collective, {0}};
+            }
+            for (size_t k = 0; k < blk->calls.n && !oom; k++) {
+                const cp_range *r = &blk->calls.v[k];
+                for (int64_t c = r->lo; c <= r->hi && !oom; c += r->step > 1 ? r->step : 1)
+                    oom = cp_ranges_add(&g[i].calls, c) != 0;
+            }
+        }
+    for (size_t i = 0; i < n; i++) {
+        char *calls = cp_ranges_to_string(&g[i].calls);
+        printf("invalid calls: communicator %" PRId64 ", %s, calls %s: a negative count was "
+               "passed (the MPI library refuses such a call: nothing moved)\n",
+               g[i].comm, g[i].collective, calls ? calls : "?");
+        free(calls);
+        cp_ranges_free(&g[i].calls);
+    }
+    free(g);
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *dir, *callsite = NULL;
@@ -187,6 +236,7 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         cli_table_print(t, stdout);
         cli_table_free(t);
+        print_invalid(&p);
     }
     free(rows);
     cp_profile_free(&p);

@@ -15,6 +15,8 @@
  *     "Count: K calls - LIST"               (version >= 3: LIST may hold
  *                                            strided items "N-M/S", ranges.h)
  *     ["Callsites: LIST"]                   (version >= 2: call-tree ids)
+ *     ["Invalid: negative count"]           (version >= 4: the rows may hold
+ *                                            negative counts, as passed)
  *     "BEGINNING DATA"
  *     ("Rank(s) LIST: c0 c1 ...")*
  *     "END DATA"
@@ -330,10 +332,6 @@ static int check_block(const cp_block *b, size_t i, const char *path, cp_error *
                              row->len, b->row_len);
         if (row->len > 0 && !row->counts)
             return bad_block(err, path, i, b, "row %zu: no counts", r);
-        for (size_t j = 0; j < row->len; j++)
-            if (b->rows[r].counts[j] < 0)
-                return bad_block(err, path, i, b, "row %zu: negative count %" PRId64, r,
-                                 b->rows[r].counts[j]);
     }
     size_t ra, rb;
     int64_t rank;
@@ -344,6 +342,18 @@ static int check_block(const cp_block *b, size_t i, const char *path, cp_error *
         return bad_block(err, path, i, b, "rank %" PRId64 " is in rows %zu and %zu", rank, ra,
                          rb);
     return 0;
+}
+
+/* A block of calls that passed a negative count: kept as passed, marked. */
+static bool block_invalid(const cp_block *b)
+{
+    if (b->invalid)
+        return true;
+    for (size_t r = 0; r < b->nrows; r++)
+        for (size_t j = 0; j < b->rows[r].len; j++)
+            if (b->rows[r].counts[j] < 0)
+                return true;
+    return false;
 }
 
 static int write_block(cp_out *out, const cp_block *b, int version, linebuf *lb, cp_error *err)
@@ -388,6 +398,8 @@ static int write_block(cp_out *out, const cp_block *b, int version, linebuf *lb,
         lb_puts(lb, "\nCallsites: ");
         lb_ranges(lb, &b->callsites);
     }
+    if (block_invalid(b))
+        lb_puts(lb, "\nInvalid: negative count");
     lb_puts(lb, "\n\nBEGINNING DATA\n");
     for (size_t i = 0; i < b->nrows; i++) {
         lb_puts(lb, "Rank(s) ");
@@ -413,13 +425,15 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
         if (check_block(&f->blocks[i], i, cp_out_path(out), err) != 0)
             return -1;
     /* The lowest version that carries the file: 2 with call paths, 3 with
-     * strided call lists (cycles). */
+     * strided call lists (cycles), 4 with invalid calls. */
     int version = 1;
     for (size_t i = 0; i < f->nblocks; i++) {
         if (f->blocks[i].callsites.n > 0 && version < 2)
             version = 2;
-        if (cp_ranges_strided(&f->blocks[i].calls))
+        if (cp_ranges_strided(&f->blocks[i].calls) && version < 3)
             version = 3;
+        if (block_invalid(&f->blocks[i]))
+            version = 4;
     }
     linebuf lb = {0};
     lb_puts(&lb, "# collprof counts ");
@@ -460,6 +474,7 @@ enum kind {
     K_CALLS,
     K_COUNT,
     K_CALLSITES,
+    K_INVALID,
     K_BEGIN,
     K_END,     /* "END DATA" */
     K_ROW,     /* "Rank(s) ..." */
@@ -478,6 +493,7 @@ static const char *const kind_text[] = {
     [K_CALLS] = "'<Collective> calls LIST'",
     [K_COUNT] = "'Count: K calls - LIST'",
     [K_CALLSITES] = "'Callsites: LIST'",
+    [K_INVALID] = "'Invalid: negative count'",
     [K_BEGIN] = "'BEGINNING DATA'",
 };
 
@@ -603,6 +619,8 @@ static enum kind classify(const parser *ps)
         return K_COUNT;
     if (ps->version >= 2 && starts_with(ps, "Callsites:"))
         return K_CALLSITES;
+    if (ps->version >= 4 && starts_with(ps, "Invalid:"))
+        return K_INVALID;
     if (line_is(ps, "BEGINNING DATA"))
         return K_BEGIN;
     if (line_is(ps, "END DATA"))
@@ -623,7 +641,7 @@ static bool kind_required(const parser *ps, enum kind k)
 /* What may come after header line kind p: "'A', 'B' or 'C'". */
 static bool kind_known(const parser *ps, enum kind k)
 {
-    return k != K_CALLSITES || ps->version >= 2;
+    return (k != K_CALLSITES || ps->version >= 2) && (k != K_INVALID || ps->version >= 4);
 }
 
 static const char *expected_after(const parser *ps, enum kind p, char *buf, size_t size)
@@ -941,7 +959,12 @@ static int parse_row(parser *ps, cp_block *b, values *vs, row_store *st)
     while (!cur_end(&c)) {
         int64_t x;
         size_t at = c.i;
+        /* negative counts only where the block says so */
+        bool minus = b->invalid && c.i + 1 < c.n && c.s[c.i] == '-' && is_digit(c.s[c.i + 1]);
+        c.i += minus;
         bool ok = cur_number(&c, &x, &why);
+        if (minus)
+            x = -x;
         if (ok && c.i < c.n && !is_space(c.s[c.i])) {
             ok = false;
             why = "expected a non-negative integer";
@@ -1034,6 +1057,13 @@ static int parse_block(parser *ps, cp_block *b, values *vs)
             break;
         case K_CALLSITES:
             r = parse_callsites(ps, b);
+            break;
+        case K_INVALID:
+            r = line_is(ps, "Invalid: negative count")
+                    ? 0
+                    : perr(ps, "expected 'Invalid: negative count', found '%s'",
+                           shown(ps, sh, sizeof sh));
+            b->invalid = true;
             break;
         default: /* K_BEGIN */
             r = 0;

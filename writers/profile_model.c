@@ -402,7 +402,8 @@ bool cp_block_equal(const cp_block *a, const cp_block *b)
 {
     if (a->comm_id != b->comm_id || a->comm_size != b->comm_size ||
         a->root != b->root || a->nranks != b->nranks || a->dtsize != b->dtsize ||
-        a->counts_in_bytes != b->counts_in_bytes || a->row_len != b->row_len ||
+        a->counts_in_bytes != b->counts_in_bytes || a->invalid != b->invalid ||
+        a->row_len != b->row_len ||
         a->nrows != b->nrows)
         return false;
     if (strncmp(a->collective, b->collective, sizeof a->collective) != 0)

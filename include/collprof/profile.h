@@ -19,9 +19,11 @@ extern "C" {
 
 /* Version of the compact counts format written by this collprof: 2 adds the
  * "Callsites:" line, 3 strided call lists ("0-999968/32": a cycle of calls
- * costs one item); a file is written in the lowest version that carries it,
- * so that older readers read what they can. */
-#define CP_COUNTS_FORMAT_VERSION 3
+ * costs one item), 4 the "Invalid:" line of blocks whose calls passed
+ * arguments MPI refuses (a negative count, kept as passed); a file is
+ * written in the lowest version that carries it, so that older readers read
+ * what they can. */
+#define CP_COUNTS_FORMAT_VERSION 4
 /* Version of manifest.json written by this collprof. */
 #define CP_MANIFEST_FORMAT_VERSION 1
 
@@ -131,6 +133,11 @@ typedef struct cp_block {
     int64_t nranks;            /* "Number of ranks" */
     int64_t dtsize;            /* "Datatype size" in bytes */
     bool counts_in_bytes;      /* "Datatype size: 1 (bytes)": mixed datatypes */
+    bool invalid;              /* "Invalid: negative count" (version 4): the calls
+                                  passed a negative count, kept as passed; the MPI
+                                  library refuses such a call, it moves nothing.
+                                  The writer sets the line for any block with a
+                                  negative count. */
     cp_ranges all_calls;       /* "<Collective> calls A-B" */
     cp_ranges calls;           /* "Count: K calls - L" */
     cp_ranges callsites;       /* "Callsites: L": call-tree ids (manifest) of the call

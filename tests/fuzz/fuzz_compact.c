@@ -66,7 +66,8 @@ static void check_block(const cp_counts_file *f, size_t bi)
                    "block %zu row %zu: len %zu, row_len %zu", bi, r, row->len, b->row_len);
         FUZZ_CHECK(row->len == 0 || row->counts, "block %zu row %zu: no counts", bi, r);
         for (size_t j = 0; j < row->len; j++)
-            FUZZ_CHECK(row->counts[j] >= 0, "block %zu row %zu: negative count", bi, r);
+            FUZZ_CHECK(row->counts[j] >= 0 || b->invalid,
+                       "block %zu row %zu: negative count outside an Invalid: block", bi, r);
     }
     /* No rank in two rows: two intervals overlap iff one's lo lies in the
      * other, so count the rows that hold each interval's lo.  Quadratic:
@@ -116,8 +117,11 @@ static void round_trip(const cp_counts_file *f, size_t size)
     /* The writer writes the lowest version that carries the file. */
     int want = 1;
     for (size_t i = 0; i < f->nblocks; i++)
-        if (f->blocks[i].callsites.n)
+        if (f->blocks[i].callsites.n && want < 2)
             want = 2;
+    for (size_t i = 0; i < f->nblocks; i++)
+        if (f->blocks[i].invalid)
+            want = 4;
     FUZZ_CHECK(g.version == want, "version %d after a round trip, expected %d", g.version, want);
     FUZZ_CHECK(g.nblocks == f->nblocks, "%zu blocks, then %zu", f->nblocks, g.nblocks);
     for (size_t i = 0; i < f->nblocks; i++)

@@ -301,6 +301,8 @@ static void block(jw *w, const cp_block *b)
     i64(w, b->dtsize);
     key(w, "counts_in_bytes", false);
     boolean(w, b->counts_in_bytes);
+    key(w, "invalid", false);
+    boolean(w, b->invalid);
     key(w, "all_calls", false);
     ranges(w, &b->all_calls);
     key(w, "calls", false);

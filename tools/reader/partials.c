@@ -340,6 +340,7 @@ static int make_block(cp_block *out, int64_t comm, lane *lanes, const int *t, si
         if (t[j] < 0)
             continue;
         const cp_block *b = lanes[j].e[t[j]].b;
+        out->invalid |= b->invalid;
         int64_t scale = mixed && !b->counts_in_bytes ? b->dtsize : 1;
         cp_row *rows = realloc(out->rows, (out->nrows + b->nrows) * sizeof *rows);
         if (!rows)

@@ -18,7 +18,7 @@ static int64_t call_bytes(const cp_block *b, int64_t (*peers_of)(const void *, i
 {
     bool per_peer = cp_collective_single_count_per_peer(b->collective);
     cp_i128 total = 0;
-    for (size_t r = 0; r < b->nrows; r++) {
+    for (size_t r = 0; r < b->nrows && !b->invalid; r++) { /* invalid: nothing moved */
         const cp_row *row = &b->rows[r];
         cp_i128 sum = 0;
         for (size_t k = 0; k < row->len && sum <= (cp_i128)INT64_MAX; k++)
