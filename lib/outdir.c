@@ -1,11 +1,16 @@
 #include "outdir.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "compact.h"
+#include "textio.h"
 
 void cp_outdir_job(char *out, size_t len)
 {
@@ -69,9 +74,96 @@ int cp_outdir_check(const char *path, bool link_ok, cp_error *err)
     return 0;
 }
 
+/* Can files be created in it?  A directory of our own may still be
+ * read-only (mode, or a read-only mount): one message then, not one per
+ * file. */
+static int check_writable(const char *path, cp_error *err)
+{
+    char probe[4200], tmp[4300];
+    snprintf(probe, sizeof probe, "%s/.collprof-probe", path);
+    int fd = cp_create_temporary(probe, tmp, sizeof tmp);
+    if (fd < 0)
+        return cp_error_set(err, "cannot write into output directory %s: %s", path,
+                            strerror(errno));
+    close(fd);
+    unlink(tmp);
+    return 0;
+}
+
 int cp_outdir_make(const char *path, bool link_ok, cp_error *err)
 {
-    return cp_mkdirs(path, err) ? -1 : cp_outdir_check(path, link_ok, err);
+    if (cp_mkdirs(path, err) || cp_outdir_check(path, link_ok, err))
+        return -1;
+    return check_writable(path, err);
+}
+
+/* A name collprof writes in an output directory, or a leftover of writing
+ * one (".part", ".tmp.<pid>.<random>"); never another tool's files. */
+static bool ours(const char *name)
+{
+    static const char *const fixed[] = {"manifest.json", "manifest.json.gz", "profile.cubex",
+                                        "profile.stat", "timings.cpt"};
+    char base[256];
+    const char *tmp = strstr(name, ".tmp.");
+    size_t n = tmp ? (size_t)(tmp - name) : strlen(name);
+    if (n >= 5 && !strncmp(name + n - 5, ".part", 5))
+        n -= 5;
+    if (n >= sizeof base)
+        return false;
+    memcpy(base, name, n);
+    base[n] = '\0';
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (!strcmp(base, fixed[i]))
+            return true;
+    int direction;
+    int64_t lead;
+    return (!strncmp(base, "send-counters.rank", 18) || !strncmp(base, "recv-counters.rank", 18)) &&
+           cp_compact_parse_name(base, &direction, &lead) == 0;
+}
+
+static bool partial_folder(const char *name)
+{
+    const char *p = "partial.rank";
+    size_t n = strlen(p);
+    return !strncmp(name, p, n) && name[n] && strspn(name + n, "0123456789") == strlen(name + n);
+}
+
+/* Remove what is ours in the open directory dfd; with folders, also the
+ * partial.rank<R> folders (what is ours in them, then the folder if it is
+ * empty).  Links are removed, never followed. */
+static void clear_at(int dfd, bool folders)
+{
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (ours(e->d_name) && !S_ISDIR(st.st_mode)) {
+            unlinkat(dfd, e->d_name, 0);
+        } else if (folders && partial_folder(e->d_name)) {
+            if (!S_ISDIR(st.st_mode)) {
+                unlinkat(dfd, e->d_name, 0);
+                continue;
+            }
+            int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0)
+                clear_at(sub, false);
+            unlinkat(dfd, e->d_name, AT_REMOVEDIR); /* fails if something else is left */
+        }
+    }
+    closedir(d);
+}
+
+void cp_outdir_clear(const char *path, bool folders)
+{
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0)
+        clear_at(dfd, folders);
 }
 
 int cp_outdir_create(const cp_config *cfg, const char *job, const char *stamp, bool unique,

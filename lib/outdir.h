@@ -26,7 +26,13 @@ int cp_mkdirs(const char *path, cp_error *err);
  * or plant links in it), and, unless link_ok, not a symbolic link itself
  * (a directory inside the output directory). */
 int cp_outdir_check(const char *path, bool link_ok, cp_error *err);
-/* cp_mkdirs, then cp_outdir_check. */
+/* cp_mkdirs, then cp_outdir_check, then a probe that files can be created
+ * in it (one message for a read-only directory, not one per file). */
 int cp_outdir_make(const char *path, bool link_ok, cp_error *err);
+/* Remove the files an earlier run left in an output directory reused
+ * (COLLPROF_OUTPUT_DIR): only names collprof writes (and their temporary
+ * and .part names), and with `folders` the partial.rank<R> folders, so that
+ * a run never mixes with an earlier one's files.  Other files stay. */
+void cp_outdir_clear(const char *path, bool folders);
 
 #endif

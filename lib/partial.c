@@ -96,6 +96,7 @@ void cp_partial_write(const char *reason, bool always_say)
     snprintf(dir, sizeof dir, "%s/partial.rank%d", base, r);
     if (cp_outdir_make(dir, false, &err))
         goto fail;
+    cp_outdir_clear(dir, false); /* an earlier run's partial profile of this rank */
     m.files = calloc(3, sizeof *m.files);
     if (!m.files) {
         cp_error_set(&err, "out of memory");

@@ -169,9 +169,10 @@ static int agree_directory(fin *f)
     if (f->rank == 0) {
         cp_error err;
         if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, true, f->dir,
-                             sizeof f->dir, &err) == 0)
+                             sizeof f->dir, &err) == 0) {
             len = (int)strlen(f->dir);
-        else
+            cp_outdir_clear(f->dir, true); /* a directory reused: an earlier run's files */
+        } else
             cp_log("%s; no profile written", err.msg);
     }
     PMPI_Bcast(&len, 1, MPI_INT, 0, f->w);

@@ -17,6 +17,11 @@
 #                       collprof writes in its output directory point at
 #                       victim files: none is written, the profile is
 #                       complete and made of regular files
+#   reused-dir ... APP COLLPROF : runs into one output directory never
+#                       mix: each removes what an earlier one left
+#   invalid-call ... APP COLLPROF : a call with a negative count under
+#                       MPI_ERRORS_RETURN is kept, marked invalid, in the
+#                       profile and in the partial profile
 #   foreign-dir ... APP : output directories another user could have
 #                       prepared (writable by all, owned by another user)
 #                       are refused with one message
@@ -159,7 +164,86 @@ foreign-dir)
             { fail "a directory of another user: expected one message saying so:"; show theirs.err; }
         [ -z "$(ls theirs)" ] || { fail "files were written into it:"; ls theirs >&2; }
         echo "another user's: $(cat theirs.err)"
+        # As a user who cannot write there: a directory that cannot be
+        # created, and one of the user's own that is read-only.  The
+        # launcher runs as that user; the outputs are written by this shell.
+        chmod 0755 "$work"
+        mkdir -m 0755 roots
+        mkdir -m 0555 readonly && chown nobody readonly
+        run_as_nobody() { # NAME OUTDIR
+            timeout -k 5 $limit runuser -u nobody -- env COLLPROF_OUTPUT_DIR="$2" "$mpiexec" \
+                $LAUNCH_ARGS $(launch_preload "$lib") -n 2 "$app" >"$1.out" 2>"$1.err"
+            echo $? >"$1.status"
+        }
+        if runuser -u nobody -- true 2>/dev/null; then
+            for c in "uncreatable $work/roots/out Permission denied" \
+                "readonly $work/readonly Permission denied"; do
+                set -- $c
+                run_as_nobody "$1" "$2"
+                same_as_baseline "$1"
+                [ "$(grep -c "^collprof:" "$1.err")" = 1 ] && grep -q "$2.*$3" "$1.err" ||
+                    { fail "$1: expected one message naming the directory and the reason:"; show "$1.err"; }
+                echo "as nobody, $1: $(cat "$1.err")"
+            done
+        else
+            echo "SKIP: as nobody: runuser cannot run as nobody here"
+        fi
     fi
+    ;;
+reused-dir)
+    # runs into one COLLPROF_OUTPUT_DIR never mix: gzip then plain files,
+    # then a run without MPI_Finalize, then a complete one again
+    app=$1 collprof=$2
+    out=$work/out
+    run baseline 2 no "$app"
+    mkdir -p "$out"
+    echo "the user's own notes" >"$out/notes.txt"
+    COLLPROF_COMPRESS=gzip COLLPROF_OUTPUT_DIR=$out run gzip 2 yes "$app"
+    ls "$out" | grep -q "send-counters.rank0.txt.gz" || fail "gzip run: no .gz count file"
+    COLLPROF_OUTPUT_DIR=$out run plain 2 yes "$app"
+    same_as_baseline plain
+    ls "$out" | grep -q "\.gz$" && { fail "the gzip run's files are left beside the plain run's:"; ls "$out" >&2; }
+    "$collprof" check "$out" >plain.check 2>&1 || { fail "plain after gzip: collprof check:"; show plain.check; }
+    sleep 1 # the folders of the next run are newer than this manifest
+    COLLPROF_OUTPUT_DIR=$out run partial 2 yes $(launch_keep_going) "$app" --no-finalize
+    "$collprof" summary "$out" >partial.summary 2>&1 ||
+        { fail "a run without MPI_Finalize after a complete one: summary:"; show partial.summary; }
+    grep -q "^partial: *no MPI_Finalize: the partial profiles of 2 of 2 ranks, merged" partial.summary ||
+        { fail "the reader shows the earlier complete run, not the later partial one:"; show partial.summary; }
+    COLLPROF_OUTPUT_DIR=$out run again 2 yes "$app"
+    same_as_baseline again
+    ls "$out" | grep -q "^partial" && { fail "the partial run's folders are left beside a complete run:"; ls "$out" >&2; }
+    "$collprof" summary "$out" >again.summary 2>&1 && grep -q "^partial: *no$" again.summary ||
+        { fail "a complete run after a partial one:"; show again.summary; }
+    [ "$(cat "$out/notes.txt")" = "the user's own notes" ] || fail "a file that is not collprof's was touched"
+    echo "left in the directory after four runs: $(ls "$out" | tr '\n' ' ')"
+    ;;
+invalid-call)
+    # under MPI_ERRORS_RETURN, the third of five calls passes a negative
+    # count: MPI refuses it, the application goes on; the call is kept,
+    # marked invalid, with the profile and the partial profile
+    app=$1 collprof=$2
+    for end in finalize no-finalize; do
+        flags=--invalid-call
+        [ $end = no-finalize ] && flags="$flags --no-finalize"
+        run baseline 2 no "$app" $flags
+        out=$work/out-$end
+        COLLPROF_OUTPUT_DIR=$out run "$end" 2 yes $(launch_keep_going) "$app" $flags
+        same_as_baseline "$end"
+        grep -q "negative count returned MPI_ERR_COUNT" "$end.out" ||
+            { fail "$end: the MPI library did not refuse the call:"; show "$end.out"; }
+        grep -q "missing\|cannot\|refuse" "$end.err" && { fail "$end: collprof lost data:"; show "$end.err"; }
+        "$collprof" check "$out" >"$end.check" 2>&1 || { fail "$end: collprof check:"; show "$end.check"; }
+        "$collprof" summary "$out" >"$end.summary" 2>&1 || { fail "$end: collprof summary:"; show "$end.summary"; }
+        grep -q "^invalid calls: communicator 0, Alltoallv, calls 2: a negative count" "$end.summary" ||
+            { fail "$end: summary does not show the invalid call:"; show "$end.summary"; }
+        grep -q "Alltoallv *5 " "$end.summary" ||
+            { fail "$end: summary does not count 5 calls:"; show "$end.summary"; }
+        "$collprof" matrix "$out" --comm 0 --collective Alltoallv --call 2 >"$end.matrix" 2>&1
+        grep -q "^invalid call" "$end.matrix" && grep -q "^rank 0: 3 -1$" "$end.matrix" ||
+            { fail "$end: the matrix of the invalid call:"; show "$end.matrix"; }
+        grep "^invalid calls" "$end.summary"
+    done
     ;;
 full-disk)
     app=$1 collprof=$2 faillib=$3

@@ -11,6 +11,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collprof/reader.h"
@@ -99,6 +101,29 @@ static int join(char *dst, size_t size, const char *dir, const char *name, cp_er
     return 0;
 }
 
+/* Modification time of dir/name, or 0. */
+static time_t mtime_of(const char *dir, const char *name, const char *inside)
+{
+    char path[8400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, inside);
+    return stat(path, &st) == 0 ? st.st_mtime : 0;
+}
+
+/* A run that wrote a profile removes the partial.rank<R> folders of
+ * earlier runs; folders beside a profile that are newer than its manifest
+ * are a later run that ended without MPI_Finalize: they are what is read. */
+static bool partials_are_newer(const cp_profile *p, const char *manifest, char **names,
+                               size_t nnames)
+{
+    time_t m = mtime_of(p->dir, manifest, "");
+    for (size_t i = 0; i < nnames; i++)
+        if (cp_reader_partial_rank(names[i]) >= 0 &&
+            mtime_of(p->dir, names[i], "/manifest.json") > m)
+            return true;
+    return false;
+}
+
 static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
 {
     const char *manifest = NULL;
@@ -106,6 +131,8 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
         if (strcmp(names[i], "manifest.json") == 0 ||
             (!manifest && strcmp(names[i], "manifest.json.gz") == 0))
             manifest = names[i];
+    if (manifest && partials_are_newer(p, manifest, names, nnames))
+        return cp_reader_load_partials(p, names, nnames, err);
     if (manifest) {
         char path[sizeof p->dir + 64];
         if (join(path, sizeof path, p->dir, manifest, err) < 0)
