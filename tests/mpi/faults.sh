@@ -226,7 +226,7 @@ invalid-call)
     for end in finalize no-finalize; do
         flags=--invalid-call
         [ $end = no-finalize ] && flags="$flags --no-finalize"
-        run baseline 2 no "$app" $flags
+        run baseline 2 no $(launch_keep_going) "$app" $flags
         out=$work/out-$end
         COLLPROF_OUTPUT_DIR=$out run "$end" 2 yes $(launch_keep_going) "$app" $flags
         same_as_baseline "$end"
@@ -280,6 +280,24 @@ full-disk)
             { fail "$file: collprof check does not say that $file is missing:"; show "$file.check"; }
         echo "$file: $(grep "^collprof:" "$file.err" | head -n 1)"
     done
+    # A partial profile (no MPI_Finalize): rank 0's send counts cannot be
+    # written; the rest of its partial profile and rank 1's are
+    out=$work/out-partial
+    lib=$faillib:$collprof_lib
+    CPT_FAIL_FILE=send-counters.rank0.txt COLLPROF_OUTPUT_DIR=$out \
+        run partial 2 yes $(launch_keep_going) "$app" --no-finalize
+    lib=$collprof_lib
+    [ "$(grep -c "^collprof: .*send-counters.rank0.txt.*No space left on device" partial.err)" = 1 ] ||
+        { fail "partial: expected one message naming the file and the reason:"; show partial.err; }
+    grep -q "\"missing\": {\"send-counters.rank0.txt\": \".*No space left on device" \
+        "$out/partial.rank0/manifest.json" 2>/dev/null ||
+        { fail "partial: rank 0's manifest does not list its send counts as missing"; }
+    for f in partial.rank0/recv-counters.rank0.txt partial.rank1/send-counters.rank1.txt \
+        partial.rank1/recv-counters.rank1.txt; do
+        [ -f "$out/$f" ] || fail "partial: $f was not written"
+    done
+    "$collprof" summary "$out" >partial.summary 2>&1 && grep -q "^missing: *partial.rank0/send-counters.rank0.txt" partial.summary ||
+        { fail "partial: collprof summary does not show what is missing:"; show partial.summary; }
     ;;
 sigterm)
     COLLPROF_OUTPUT_DIR=$work/base run_killed baseline 3 no TERM "$nofin" term
