@@ -371,9 +371,9 @@ START_TEST(writer_refuses_invalid_blocks)
     add_row(&cases[0].b, "2", neg + 0); /* rank 2 of 2 */
     cases[0].why = "rank 2 is not below the number of ranks 2";
     cases[1].b = mk("Alltoallv", 0, 2, "0-1", -1, 2, 4, false, "0", "0", 2);
-    add_row(&cases[1].b, "0", neg + 0); /* 2 counts in a row of 2 */
-    add_row(&cases[1].b, "1", neg + 1);
-    cases[1].b.rows[1].len = 1;
+    add_row(&cases[1].b, "0", neg); /* 2 counts in a row of 2 */
+    add_row(&cases[1].b, "1", neg);
+    cases[1].b.rows[1].len = 1; /* then 1 */
     cases[1].why = "row 1: 1 counts in a block of rows of 2";
     cases[2].b = mk("All toall", 0, 2, "0-1", -1, 2, 4, false, "0", "0", 0);
     cases[2].why = "collective name may only hold";
