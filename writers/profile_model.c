@@ -307,6 +307,55 @@ int cp_ranges_normalise(cp_ranges *r, bool no_overlap)
     return 0;
 }
 
+int cp_ranges_append(cp_ranges *acc, const cp_ranges *b)
+{
+    if (b->n == 0)
+        return 0;
+    if (acc->n + b->n > acc->cap) {
+        size_t cap = acc->cap * 2 > acc->n + b->n ? acc->cap * 2 : acc->n + b->n;
+        cp_range *v = realloc(acc->v, cap * sizeof *v);
+        if (!v) {
+            errno = ENOMEM;
+            return -1;
+        }
+        acc->v = v;
+        acc->cap = cap;
+    }
+    memcpy(acc->v + acc->n, b->v, b->n * sizeof *b->v);
+    acc->n += b->n;
+    return 0;
+}
+
+int cp_ranges_union(cp_ranges *acc, const cp_ranges *b)
+{
+    if (b->n == 0)
+        return 0;
+    if (acc->n == 0 || b->v[0].lo - 1 > acc->v[acc->n - 1].hi)
+        return cp_ranges_append(acc, b); /* all after: nothing to merge */
+    cp_range *v = malloc((acc->n + b->n) * sizeof *v);
+    if (!v) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t i = 0, j = 0, k = 0;
+    while (i < acc->n || j < b->n) {
+        cp_range x = j == b->n || (i < acc->n && acc->v[i].lo <= b->v[j].lo) ? acc->v[i++]
+                                                                            : b->v[j++];
+        x.step = 0;
+        if (k > 0 && x.lo - 1 <= v[k - 1].hi) { /* overlaps or touches */
+            if (x.hi > v[k - 1].hi)
+                v[k - 1].hi = x.hi;
+        } else {
+            v[k++] = x;
+        }
+    }
+    free(acc->v);
+    acc->cap = acc->n + b->n;
+    acc->v = v;
+    acc->n = k;
+    return 0;
+}
+
 /* A list with progressions as the plain set of its values, into *out (a
  * copy); 0, or -1 when memory ran out. */
 static int plain_copy(const cp_ranges *r, cp_ranges *out)

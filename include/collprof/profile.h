@@ -90,6 +90,12 @@ int cp_ranges_unstride(cp_ranges *r, int64_t max);
  * overlapping and adjacent intervals.  With no_overlap, intervals that share
  * a value are refused: -1, errno EEXIST (r then sorted, not merged). */
 int cp_ranges_normalise(cp_ranges *r, bool no_overlap);
+/* Set union, acc |= b, both sets: one linear merge (O(n + m)), however
+ * they interleave.  0, or -1 (ENOMEM; acc unchanged). */
+int cp_ranges_union(cp_ranges *acc, const cp_ranges *b);
+/* Append b's items to acc as they are: to unite many sets, append them all,
+ * then cp_ranges_normalise once (O(N log N) in all).  0, or -1 (ENOMEM). */
+int cp_ranges_append(cp_ranges *acc, const cp_ranges *b);
 /* For sets only (binary search). */
 bool cp_ranges_contains(const cp_ranges *r, int64_t value);
 /* The i-th integer in list order (0-based), or -1 when i is out of range. */

@@ -129,6 +129,58 @@ START_TEST(unordered_set)
 }
 END_TEST
 
+static cp_ranges set_of(const char *s)
+{
+    cp_ranges r = {0};
+    const char *why = NULL;
+    ck_assert_msg(!*s || cp_ranges_parse(s, strlen(s), &r, &why) == 0, "%s", why ? why : "?");
+    return r; /* "": the empty set */
+}
+
+/* Union by one merge, and many sets appended then normalised once. */
+START_TEST(union_and_append)
+{
+    static const struct {
+        const char *a, *b, *want;
+    } cases[] = {
+        {"", "3-4", "3-4"},
+        {"0-2", "", "0-2"},
+        {"0-2", "5-6", "0-2,5-6"},          /* after: appended */
+        {"0-2", "3,9", "0-3,9"},            /* touching */
+        {"0,2,4,6", "1,3,5,7", "0-7"},      /* interleaved */
+        {"5-9", "0-1,7-12,20", "0-1,5-12,20"}, /* overlapping, before and after */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cp_ranges a = set_of(cases[i].a), b = set_of(cases[i].b);
+        ck_assert_int_eq(cp_ranges_union(&a, &b), 0);
+        assert_text(&a, cases[i].want);
+        cp_ranges_free(&a);
+        a = set_of(cases[i].a);
+        ck_assert_int_eq(cp_ranges_append(&a, &b), 0);
+        ck_assert_int_eq(cp_ranges_normalise(&a, false), 0);
+        assert_text(&a, cases[i].want);
+        cp_ranges_free(&a);
+        cp_ranges_free(&b);
+    }
+    /* 200 scattered sets of 1,000 values each: the union is every value */
+    cp_ranges all = {0}, acc = {0};
+    for (int64_t k = 0; k < 200; k++) {
+        cp_ranges one = {0};
+        for (int64_t v = k; v < 200000; v += 200)
+            ck_assert_int_eq(cp_ranges_add(&one, v), 0);
+        ck_assert_int_eq(cp_ranges_append(&all, &one), 0);
+        if (k % 20 == 0)
+            ck_assert_int_eq(cp_ranges_union(&acc, &one), 0);
+        cp_ranges_free(&one);
+    }
+    ck_assert_int_eq(cp_ranges_normalise(&all, false), 0);
+    assert_text(&all, "0-199999");
+    ck_assert_int_eq(cp_ranges_count(&acc), 10000);
+    cp_ranges_free(&all);
+    cp_ranges_free(&acc);
+}
+END_TEST
+
 START_TEST(ordered_list)
 {
     cp_ranges r = {0};
@@ -298,6 +350,7 @@ int main(void)
     tcase_add_test(tc, single_and_lone_values);
     tcase_add_test(tc, adjacent_merge);
     tcase_add_test(tc, unordered_set);
+    tcase_add_test(tc, union_and_append);
     tcase_add_test(tc, ordered_list);
     tcase_add_test(tc, ordered_rejects_duplicates);
     tcase_add_test(tc, round_trips);

@@ -94,10 +94,7 @@ static int ranges_subtract(const cp_ranges *a, const cp_ranges *b, cp_ranges *ou
 
 static int ranges_union_into(cp_ranges *acc, const cp_ranges *b)
 {
-    for (size_t i = 0; i < b->n; i++)
-        if (cp_ranges_add_range(acc, b->v[i].lo, b->v[i].hi) < 0)
-            return -1;
-    return 0;
+    return cp_ranges_union(acc, b);
 }
 
 /* --------------------------------------------------- 1. single blocks */
@@ -148,10 +145,29 @@ static void check_block(checker *c, const cp_counts_file *f, const cp_block *b)
 
 /* ------------------------------ 2. calls partitioned within a direction */
 
+/* The blocks' calls are disjoint (the usual case): *all is their union,
+ * found with one sort.  Otherwise the caller looks for the overlaps block
+ * by block, to name them. */
+static bool blocks_disjoint(checker *c, const cp_reader_entry *e, size_t n, cp_ranges *all)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cp_ranges_append(all, &e[i].b->calls) < 0) {
+            c->oom = true;
+            return false;
+        }
+    if (cp_ranges_normalise(all, true) == 0) {
+        cp_ranges_normalise(all, false); /* merge what touches */
+        return true;
+    }
+    all->n = 0;
+    return false;
+}
+
 static void check_partition(checker *c, const cp_reader_entry *e, size_t n)
 {
     cp_ranges seen = {0}, overlap = {0}, missing = {0};
     const cp_block *b0 = e[0].b;
+    bool disjoint = blocks_disjoint(c, e, n, &seen);
     for (size_t i = 0; i < n; i++) {
         const cp_block *b = e[i].b;
         if (!cp_ranges_equal(&b->all_calls, &b0->all_calls)) {
@@ -162,6 +178,8 @@ static void check_partition(checker *c, const cp_reader_entry *e, size_t n)
             free(x);
             free(y);
         }
+        if (disjoint)
+            continue; /* seen is the union already */
         if (ranges_intersect(&seen, &b->calls, &overlap) < 0)
             c->oom = true;
         if (overlap.n) {
@@ -471,24 +489,39 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
 
 /* Send blocks of es[0..ns) against receive blocks of er[0..nr) of the same
  * collective, call by common call. */
+struct pair_ctx {
+    checker *c;
+    const cp_reader_entry *es, *er;
+    bool inter;
+};
+
+static int compare_common(void *ctx, size_t i, size_t k, const cp_ranges *both)
+{
+    struct pair_ctx *x = ctx;
+    if (cp_reader_collective_cmp(x->es[i].b->collective, x->er[k].b->collective) == 0)
+        compare_pair(x->c, &x->es[i], &x->er[k], both, x->inter);
+    return 0;
+}
+
+/* The calls of each send block of es, against the receive blocks of er
+ * that share them (cp_reader_common_calls: no pair by pair search). */
 static void transpose_groups(checker *c, const cp_reader_entry *es, size_t ns,
                              const cp_reader_entry *er, size_t nr, bool inter)
 {
-    cp_ranges both = {0};
-    for (size_t i = 0; i < ns; i++) {
-        if (es[i].f->direction != CP_SEND)
-            continue;
-        for (size_t k = 0; k < nr; k++) {
-            if (er[k].f->direction != CP_RECV ||
-                cp_reader_collective_cmp(es[i].b->collective, er[k].b->collective) != 0)
-                continue;
-            if (ranges_intersect(&es[i].b->calls, &er[k].b->calls, &both) < 0)
-                c->oom = true;
-            if (both.n)
-                compare_pair(c, &es[i], &er[k], &both, inter);
-        }
+    const cp_ranges **a = malloc((ns ? ns : 1) * sizeof *a), **b = malloc((nr ? nr : 1) * sizeof *b);
+    if (!a || !b) {
+        c->oom = true;
+    } else {
+        for (size_t i = 0; i < ns; i++)
+            a[i] = es[i].f->direction == CP_SEND ? &es[i].b->calls : NULL;
+        for (size_t k = 0; k < nr; k++)
+            b[k] = er[k].f->direction == CP_RECV ? &er[k].b->calls : NULL;
+        struct pair_ctx x = {c, es, er, inter};
+        if (cp_reader_common_calls(a, ns, b, nr, compare_common, &x) < 0)
+            c->oom = true;
     }
-    cp_ranges_free(&both);
+    free(a);
+    free(b);
 }
 
 static bool is_inter(const checker *c, int64_t comm)

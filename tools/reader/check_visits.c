@@ -93,21 +93,23 @@ static void add_visits(tally *t, const cp_cube *cube, size_t metric)
 }
 
 /* |a ∩ b| of two sets. */
-static int64_t common(const cp_ranges *a, const cp_ranges *b)
+/* A send block s and a receive block r sharing calls: those calls count
+ * once for the ranks with a row in both. */
+struct once_ctx {
+    const bool *has;
+    int64_t *cnt;
+    size_t n;
+    int64_t both; /* all such calls */
+};
+
+static int count_once(void *ctx, size_t s, size_t r, const cp_ranges *common)
 {
-    int64_t n = 0;
-    size_t i = 0, j = 0;
-    while (i < a->n && j < b->n) {
-        int64_t lo = a->v[i].lo > b->v[j].lo ? a->v[i].lo : b->v[j].lo;
-        int64_t hi = a->v[i].hi < b->v[j].hi ? a->v[i].hi : b->v[j].hi;
-        if (lo <= hi)
-            n += hi - lo + 1;
-        if (a->v[i].hi < b->v[j].hi)
-            i++;
-        else
-            j++;
-    }
-    return n;
+    struct once_ctx *x = ctx;
+    int64_t both = cp_ranges_count(common);
+    x->both += both;
+    for (size_t l = 0; l < x->n; l++)
+        x->cnt[l] -= x->has[s * x->n + l] && x->has[r * x->n + l] ? both : 0;
+    return 0;
 }
 
 /* has[l]: rank l (below n) has a row in b. */
@@ -144,15 +146,23 @@ static int add_group(tally *t, const cp_reader_entry *e, size_t m, const int64_t
     }
     /* calls in a send and a receive block: counted once (below zero only
      * when blocks overlap, which check.c reports) */
-    for (size_t s = 0; s < m; s++)
-        for (size_t r = 0; r < m; r++) {
-            if (e[s].f->direction != CP_SEND || e[r].f->direction != CP_RECV)
-                continue;
-            int64_t both = common(&e[s].b->calls, &e[r].b->calls);
-            all -= both;
-            for (size_t l = 0; l < n && both; l++)
-                cnt[l] -= has[s * n + l] && has[r * n + l] ? both : 0;
-        }
+    const cp_ranges **sends = malloc(m * sizeof *sends), **recvs = malloc(m * sizeof *recvs);
+    struct once_ctx x = {has, cnt, n, 0};
+    int rc = sends && recvs ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < m; i++) {
+        sends[i] = e[i].f->direction == CP_SEND ? &e[i].b->calls : NULL;
+        recvs[i] = e[i].f->direction == CP_RECV ? &e[i].b->calls : NULL;
+    }
+    if (rc == 0)
+        rc = cp_reader_common_calls(sends, m, recvs, m, count_once, &x);
+    free(sends);
+    free(recvs);
+    if (rc) {
+        free(cnt);
+        free(has);
+        return -1;
+    }
+    all -= x.both;
     for (size_t l = 0; l < n; l++)
         if (world[l] >= 0 && (uint64_t)world[l] < t->nranks) {
             t->with_row[(size_t)world[l] * t->n + k] += cnt[l] > 0 ? (uint64_t)cnt[l] : 0;

@@ -61,12 +61,11 @@ int cp_profile_calls(const cp_profile *p, int64_t comm, const char *collective, 
             const cp_block *blk = &file->blocks[b];
             if (blk->comm_id != comm || cp_reader_collective_cmp(blk->collective, collective) != 0)
                 continue;
-            for (size_t r = 0; r < blk->calls.n; r++)
-                if (cp_ranges_add_range(out, blk->calls.v[r].lo, blk->calls.v[r].hi) < 0)
-                    return -1;
+            if (cp_ranges_append(out, &blk->calls) < 0)
+                return -1;
         }
     }
-    return 0;
+    return cp_ranges_normalise(out, false); /* appended: one sort, not one insert each */
 }
 
 const char *cp_reader_calls_label(const cp_ranges *calls, char *buf, size_t size)

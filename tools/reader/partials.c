@@ -385,8 +385,9 @@ static int merge_group(cp_profile *p, const entry *e, size_t n, int64_t *budget,
         i = k;
     }
     for (size_t i = 0; rc == 0 && i < n; i++)
-        for (size_t r = 0; rc == 0 && r < e[i].b->all_calls.n; r++)
-            rc = cp_ranges_add_range(&all, e[i].b->all_calls.v[r].lo, e[i].b->all_calls.v[r].hi);
+        rc = cp_ranges_append(&all, &e[i].b->all_calls);
+    if (rc == 0)
+        rc = cp_ranges_normalise(&all, false);
     /* The sweep: from call x, the longest stretch in which no part changes
      * block (or starts or stops having one). */
     int64_t x = INT64_MIN;

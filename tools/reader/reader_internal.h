@@ -30,6 +30,16 @@ int cp_reader_sorted_entries(const cp_profile *p, cp_reader_entry **out, size_t 
 /* Same communicator and collective. */
 bool cp_reader_same_group(const cp_reader_entry *a, const cp_reader_entry *b);
 
+/* For two lists of call sets (a NULL entry stands for no calls): fn(ctx,
+ * i, j, common) for each pair a[i], b[j] that shares calls, with the shared
+ * calls as a set, pairs in increasing (i, j) order.  When each list's sets
+ * are disjoint (blocks of one direction), the cost is that of sorting all
+ * calls once, not of every pair.  Returns 0, -1 (no memory), or what fn
+ * returned when not 0 (which stops it). */
+typedef int (*cp_common_fn)(void *ctx, size_t i, size_t j, const cp_ranges *common);
+int cp_reader_common_calls(const cp_ranges *const *a, size_t na, const cp_ranges *const *b,
+                           size_t nb, cp_common_fn fn, void *ctx);
+
 /* "partial.rank<R>" -> R; -1 for any other name. */
 int64_t cp_reader_partial_rank(const char *name);
 /* The partial profiles of the partial.rank<R> among names[] (the entries

@@ -53,13 +53,17 @@ static entry *collect(const cp_profile *p, const cp_summary_row *r, size_t *n)
     return e;
 }
 
+/* a within b, both sets: the first value looked up (most pairs differ
+ * there), then one walk of both lists. */
 static bool subset(const cp_ranges *a, const cp_ranges *b)
 {
+    if (a->n && !cp_ranges_contains(b, a->v[0].lo))
+        return false;
+    size_t k = 0;
     for (size_t i = 0; i < a->n; i++) {
-        bool in = false;
-        for (size_t k = 0; k < b->n && !in; k++)
-            in = b->v[k].lo <= a->v[i].lo && a->v[i].hi <= b->v[k].hi;
-        if (!in)
+        while (k < b->n && b->v[k].hi < a->v[i].lo)
+            k++;
+        if (k == b->n || b->v[k].lo > a->v[i].lo || a->v[i].hi > b->v[k].hi)
             return false;
     }
     return true;
@@ -72,11 +76,11 @@ static int not_drawn(const rp_ctx *c, const entry *const *e, size_t n, const cha
         return 0;
     cp_ranges calls = {0};
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < e[i]->b->calls.n; k++)
-            if (cp_ranges_add_range(&calls, e[i]->b->calls.v[k].lo, e[i]->b->calls.v[k].hi) < 0) {
-                cp_ranges_free(&calls);
-                return -1;
-            }
+        if (cp_ranges_append(&calls, &e[i]->b->calls) < 0) {
+            cp_ranges_free(&calls);
+            return -1;
+        }
+    cp_ranges_normalise(&calls, false);
     char *list = rp_ranges_text(&calls, 60);
     cp_ranges_free(&calls);
     if (!list)
@@ -192,11 +196,11 @@ static int same_note(const rp_ctx *c, const entry *e, size_t n)
 {
     cp_ranges calls = {0};
     for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < e[i].b->calls.n; k++)
-            if (cp_ranges_add_range(&calls, e[i].b->calls.v[k].lo, e[i].b->calls.v[k].hi) < 0) {
-                cp_ranges_free(&calls);
-                return -1;
-            }
+        if (cp_ranges_append(&calls, &e[i].b->calls) < 0) {
+            cp_ranges_free(&calls);
+            return -1;
+        }
+    cp_ranges_normalise(&calls, false);
     char *list = rp_ranges_text(&calls, 60);
     cp_ranges_free(&calls);
     if (!list)
