@@ -85,7 +85,7 @@ bool cp_cube_equal(const cp_cube *a, const cp_cube *b);
  * or longer than CP_CUBEX_MAX_ATTR_LEN.  Bytes that XML cannot carry (control
  * characters, invalid UTF-8) are written as '?'. */
 
-/* Write c as profile.cubex to path, atomically: to "<path>.tmp.<pid>",
+/* Write c as profile.cubex to path, atomically: to "<path>.tmp.<pid>.<random>",
  * renamed on success; on error nothing is left behind. */
 int cp_cubex_write(const char *path, const cp_cube *c, cp_error *err);
 /* The same archive in memory (*data malloc'ed, free with free()). */
