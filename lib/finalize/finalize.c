@@ -42,8 +42,11 @@ void cp_fin_cpt_fail(fin *f, const char *msg)
     }
 }
 
-void cp_fin_missing(fin *f, const char *name, const char *reason, bool say)
+void cp_fin_missing(fin *f, const char *name, const char *why, bool say)
 {
+    /* Every reason names the rank that had it: rank 0 writes these files. */
+    char reason[sizeof f->cpt_err.msg + 16];
+    snprintf(reason, sizeof reason, "%s%s", strncmp(why, "rank ", 5) ? "rank 0: " : "", why);
     if (say)
         cp_log("%s is missing from the profile: %s", name, reason);
     cp_manifest *m = &f->man;
