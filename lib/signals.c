@@ -152,7 +152,10 @@ static bool sent(int code)
 static void describe(char *out, size_t len)
 {
     int sig = request.sig;
-    if (sent(request.code))
+    if (sent(request.code) && request.sender == getpid())
+        snprintf(out, len, "SIG%s raised by the process itself%s", name_of(sig),
+                 sig == SIGABRT ? " (abort, a failed assert)" : "");
+    else if (sent(request.code))
         snprintf(out, len, "SIG%s sent by process %ld", name_of(sig), (long)request.sender);
     else if (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL)
         snprintf(out, len, "SIG%s at address %p", name_of(sig), request.addr);

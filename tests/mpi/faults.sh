@@ -8,6 +8,8 @@
 #   sigterm ... NOFIN COLLPROF : SIGTERM to every rank after its calls (a batch
 #                       system's time limit); every rank's profile exact
 #   abort   ... NOFIN COLLPROF : MPI_Abort(MPI_COMM_WORLD, 7) on rank 1
+#   fpe, bus, ill, abrt ... NOFIN COLLPROF : rank 1 divides by zero, reads
+#                       past a mapped file, traps, calls abort()
 #   segv    ... NOFIN COLLPROF : a write through a null pointer on rank 1
 #   full-disk ... APP COLLPROF FAILLIB : each file of the profile in turn
 #                       cannot be written (ENOSPC, from FAILLIB preloaded
@@ -327,17 +329,44 @@ sigterm)
     "$nofin" check "$work/usr2" 2 term >check1.out 2>&1 || { fail "SIGUSR2:"; show check1.out; }
     reason_is "$work/usr2" 1 "SIGUSR2"
     ;;
-abort | segv)
-    COLLPROF_OUTPUT_DIR=$work/base run baseline 3 no "$nofin" "$case_"
-    COLLPROF_OUTPUT_DIR=$work/out run profiled 3 yes "$nofin" "$case_"
-    launcher_report baseline.out profiled.out
-    same_as_baseline profiled
-    "$nofin" check "$work/out" 3 "$case_" rank1 >check.out 2>&1 || { fail "partial profiles:"; show check.out; }
+abort | segv | fpe | bus | ill | abrt)
     if [ "$case_" = abort ]; then
-        want="MPI_Abort with error code 7 on rank 1"
+        COLLPROF_OUTPUT_DIR=$work/base run baseline 3 no "$nofin" "$case_"
+        COLLPROF_OUTPUT_DIR=$work/out run profiled 3 yes "$nofin" "$case_"
+        launcher_report baseline.out profiled.out
+        same_as_baseline profiled
     else
-        want="SIGSEGV at address"
+        # Which dying rank's status mpiexec reports is a race among the
+        # ranks (the faulting one, or one it then killed): each rank's own
+        # status is what must not change, recorded by a shell around it
+        # (128 + the signal's number).
+        own_status='"$@"; echo $? >"$CPT_STATUS.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"'
+        CPT_STATUS=$work/baseline.own COLLPROF_OUTPUT_DIR=$work/base \
+            run baseline 3 no sh -c "$own_status" sh "$nofin" "$case_"
+        CPT_STATUS=$work/profiled.own COLLPROF_OUTPUT_DIR=$work/out \
+            run profiled 3 yes sh -c "$own_status" sh "$nofin" "$case_"
+        launcher_report baseline.out profiled.out
+        cmp -s baseline.out profiled.out || { fail "stdout changed under collprof:"; show profiled.out; }
+        [ "$(cat profiled.status)" != 0 ] || fail "mpiexec reports success for a crashed rank"
+        own() { cat "$1.own.rank1" 2>/dev/null || echo none; }
+        for number in 4 6 7 8 11; do # ILL ABRT BUS FPE SEGV (Linux)
+            [ "$(kill -l $number | tr A-Z a-z)" = "$case_" ] && break
+        done
+        [ "$(own baseline)" = $((128 + number)) ] ||
+            fail "without collprof rank 1 did not end with SIG$(kill -l $number): status $(own baseline)"
+        [ "$(own baseline)" = "$(own profiled)" ] ||
+            fail "rank 1 ended with status $(own profiled), without collprof $(own baseline)"
+        echo "rank 1's own exit status: $(own profiled) (without collprof: $(own baseline))"
     fi
+    "$nofin" check "$work/out" 3 "$case_" rank1 >check.out 2>&1 || { fail "partial profiles:"; show check.out; }
+    case $case_ in
+    abort) want="MPI_Abort with error code 7 on rank 1" ;;
+    segv) want="SIGSEGV at address" ;;
+    fpe) want="SIGFPE at address" ;;
+    bus) want="SIGBUS at address" ;;
+    ill) want="SIGILL at address" ;;
+    abrt) want="SIGABRT raised by the process itself (abort, a failed assert)" ;;
+    esac
     reason_is "$work/out" 1 "$want"
     reader_merges "$work/out" "rank 1: $want"
     # mpiexec forwards a dying rank's stderr only when it is quick enough:
@@ -350,7 +379,7 @@ abort | segv)
     cat check.out
     ;;
 *)
-    echo "usage: $0 sigterm|abort|segv WORKDIR MPIEXEC LIB [ARGS...]" >&2
+    echo "usage: $0 sigterm|abort|segv|fpe|bus|ill|abrt|... WORKDIR MPIEXEC LIB [ARGS...]" >&2
     exit 2
     ;;
 esac

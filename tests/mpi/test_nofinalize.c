@@ -8,7 +8,10 @@
  *        main), term (every rank writes its pid to $CPT_PID_DIR/rank<R>.pid
  *        and waits to be killed: the test sends the signal), abort
  *        (MPI_Abort with error code 7 on rank 1), segv (rank 1 writes
- *        through a null pointer); in the last two the other ranks wait.
+ *        through a null pointer), fpe (rank 1 divides by zero), bus (rank 1
+ *        reads a mapped page past the end of a file), ill (rank 1 executes
+ *        an invalid instruction), abrt (rank 1 calls abort()); in all but
+ *        the first three the other ranks wait.
  *        (afterwards, without MPI: checks DIR/partial.rank<R> of every rank
  *        with the reader library: the rank's own rows of every call exact;
  *        cp_profile_check finds no problem in partial.rank0, or, with `all`,
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,9 +100,36 @@ static int check(const char *dir, int n, bool all_checked, bool any, bool rank1)
     return cpt_offline_verdict(problems);
 }
 
+/* Rank 1's fault, for the HOWs that make it end abnormally. */
+static void crash(const char *how)
+{
+    if (strcmp(how, "abort") == 0) {
+        MPI_Abort(MPI_COMM_WORLD, 7);
+    } else if (strcmp(how, "segv") == 0) {
+        *(volatile int *)NULL = 1;
+    } else if (strcmp(how, "fpe") == 0) {
+        /* Both operands unknown to the compiler: it would turn 1 / x into a
+         * comparison, and only a real idiv faults (SIGFPE on x86). */
+        volatile int seven = 7, zero = 0;
+        printf("%d\n", seven / zero);
+    } else if (strcmp(how, "bus") == 0) {
+        /* A mapped page past the end of a file: SIGBUS on first access. */
+        FILE *f = tmpfile();
+        const volatile char *page =
+            f ? mmap(NULL, 4096, PROT_READ, MAP_SHARED, fileno(f), 0) : MAP_FAILED;
+        if (page != MAP_FAILED)
+            printf("%d\n", page[0]);
+    } else if (strcmp(how, "ill") == 0) {
+        __builtin_trap(); /* ud2: SIGILL on x86 */
+    } else if (strcmp(how, "abrt") == 0) {
+        abort();
+    }
+}
+
 int main(int argc, char **argv)
 {
-    static const char *const hows[] = {"exit", "return", "term", "abort", "segv"};
+    static const char *const hows[] = {"exit", "return", "term", "abort", "segv",
+                                       "fpe",  "bus",    "ill",  "abrt"};
     const char *how = argc >= 2 ? argv[argc == 5 || argc == 6 ? 4 : 1] : "";
     bool known = false;
     for (size_t i = 0; i < sizeof hows / sizeof hows[0]; i++)
@@ -109,8 +140,8 @@ int main(int argc, char **argv)
                      strcmp(which, "any") == 0, strcmp(which, "rank1") == 0);
     }
     if (argc < 2 || argc > 3 || !known) {
-        fprintf(stderr, "usage: %s exit|return|term|abort|segv [all|any|rank1] | "
-                        "check DIR NRANKS exit|return|term|abort|segv [all|any|rank1]\n",
+        fprintf(stderr, "usage: %s HOW [all|any|rank1] | check DIR NRANKS HOW [all|any|rank1]\n"
+                        "  HOW: exit|return|term|abort|segv|fpe|bus|ill|abrt\n",
                 argv[0]);
         return 2;
     }
@@ -139,10 +170,8 @@ int main(int argc, char **argv)
             fprintf(f, "%ld\n", (long)getpid());
             fclose(f);
         }
-    } else if (strcmp(how, "abort") == 0 && me == 1) {
-        MPI_Abort(MPI_COMM_WORLD, 7);
-    } else if (strcmp(how, "segv") == 0 && me == 1) {
-        *(volatile int *)NULL = 1;
+    } else if (me == 1) {
+        crash(how);
     }
     if (strcmp(how, "return") != 0)
         for (;;)
