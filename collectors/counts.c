@@ -18,8 +18,10 @@ void cp_counts_init(cp_counts *t)
 
 void cp_counts_free(cp_counts *t)
 {
-    for (uint32_t i = 0; i < t->nvecs; i++)
+    for (uint32_t i = 0; i < t->nvecs; i++) {
         free(t->vecs[i].counts);
+        free(t->vecs[i].peers);
+    }
     free(t->vecs);
     free(t->sigs);
     cp_index_free(&t->vec_index);
@@ -57,10 +59,28 @@ static uint64_t hash_arg(const cp_vec_arg *a)
     return h;
 }
 
+/* A sparse vector against the dense counts an application passed. */
+static bool sparse_matches(const cp_vec *v, const cp_vec_arg *a)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < a->len; i++) {
+        int64_t c = arg_count(a, i);
+        if (k < v->nnz && v->peers[k] == i) {
+            if (v->counts[k++] != c)
+                return false;
+        } else if (c != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool vec_matches(const cp_vec *v, const cp_vec_arg *a)
 {
     if (v->dtsize != a->dtsize || v->len != a->len || v->in_bytes != a->in_bytes)
         return false;
+    if (v->peers)
+        return a->counts && sparse_matches(v, a);
     if (!a->counts)
         return v->counts[0] == a->single;
     if (a->width == 4) {
@@ -106,19 +126,37 @@ static int vector_id(cp_counts *t, const cp_vec_arg *a, uint32_t *id)
         t->vecs = nv;
         t->cap_vecs = ncap;
     }
-    int64_t n = a->len > 0 ? a->len : 1;
-    int64_t *copy = malloc((size_t)n * sizeof *copy);
-    if (!copy)
+    /* A new vector (not the common case): kept sparse when mostly zeros. */
+    int64_t nnz = 0;
+    for (int64_t i = 0; a->counts && i < a->len; i++)
+        nnz += arg_count(a, i) != 0;
+    bool sparse = a->counts && cp_vec_sparse(a->len, nnz);
+    int64_t n = sparse ? nnz : a->len;
+    int64_t *copy = malloc((size_t)(n > 0 ? n : 1) * sizeof *copy);
+    int64_t *peers = sparse ? malloc((size_t)(n > 0 ? n : 1) * sizeof *peers) : NULL;
+    if (!copy || (sparse && !peers)) {
+        free(copy);
+        free(peers);
         return -1;
-    for (int64_t i = 0; i < a->len; i++)
-        copy[i] = arg_count(a, i);
+    }
+    for (int64_t i = 0, k = 0; i < a->len; i++) {
+        int64_t c = arg_count(a, i);
+        if (!sparse) {
+            copy[i] = c;
+        } else if (c != 0) {
+            peers[k] = i;
+            copy[k++] = c;
+        }
+    }
     if (cp_index_put(&t->vec_index, h, t->nvecs)) {
         free(copy);
+        free(peers);
         return -1;
     }
     *id = t->nvecs;
     t->vecs[t->nvecs++] = (cp_vec){.hash = h, .in_bytes = a->in_bytes, .dtsize = a->dtsize,
-                                   .len = a->len, .counts = copy};
+                                   .len = a->len, .counts = copy, .peers = peers,
+                                   .nnz = sparse ? nnz : 0};
     return 0;
 }
 

@@ -28,14 +28,25 @@ typedef struct cp_vec_arg {
     bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
 } cp_vec_arg;
 
-/* A distinct vector kept by the table. */
+/* A distinct vector kept by the table.  Mostly zeros (fewer than half the
+ * peers non-zero, len > 1) it keeps its non-zero counts only: a rank of
+ * 100,000 that sends to 4 neighbours holds 8 numbers, not 100,000, and so
+ * does every message and merge at finalize. */
 typedef struct cp_vec {
     uint64_t hash;
     bool in_bytes;
     int64_t dtsize;
     int64_t len;
-    int64_t *counts;
+    int64_t *counts; /* dense: len counts; sparse: nnz counts at peers[] */
+    int64_t *peers;  /* sparse: increasing peer indices; NULL when dense */
+    int64_t nnz;     /* sparse: counts held */
 } cp_vec;
+
+/* Should a vector of len counts, nnz of them non-zero, be kept sparse? */
+static inline bool cp_vec_sparse(int64_t len, int64_t nnz)
+{
+    return len > 1 && 2 * nnz < len;
+}
 
 /* The root of an intercommunicator's rooted collective, in the root's group
  * (it passed MPI_ROOT); the merge turns it into that rank's number. */

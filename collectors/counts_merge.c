@@ -117,24 +117,96 @@ static uint32_t vec_of(const cp_counts_view *v, int64_t r, uint32_t sid, int d, 
 
 /* --------------------------------------------------------- block building */
 
-/* The row of rank r in the block's units. */
-static void fill_row(const cp_vec *v, bool bytes, int64_t *row)
+/* The row of a rank's vector in the block's units (bytes: counts x the
+ * datatype size): dense, or sparse as the vector is kept (its non-zero
+ * counts), unless rows must be dense (neighbourhood collectives). */
+typedef struct row_buf {
+    int form;
+    size_t len, n; /* n values in counts (and peers, sparse) */
+    int64_t *counts, *peers;
+} row_buf;
+
+static void fill_row(const cp_vec *v, bool bytes, bool dense_only, row_buf *rb)
 {
-    for (int64_t i = 0; i < v->len; i++)
-        row[i] = bytes ? v->counts[i] * v->dtsize : v->counts[i];
+    int64_t unit = bytes ? v->dtsize : 1;
+    rb->len = (size_t)v->len;
+    rb->n = 0;
+    if (v->peers && !dense_only) {
+        rb->form = CP_ROW_SPARSE;
+        for (int64_t k = 0; k < v->nnz; k++)
+            if (v->counts[k] * unit != 0) { /* a datatype of size 0 moves nothing */
+                rb->peers[rb->n] = v->peers[k];
+                rb->counts[rb->n++] = v->counts[k] * unit;
+            }
+        return;
+    }
+    rb->form = CP_ROW_DENSE;
+    rb->n = rb->len;
+    if (v->peers) {
+        memset(rb->counts, 0, rb->len * sizeof *rb->counts);
+        for (int64_t k = 0; k < v->nnz; k++)
+            rb->counts[v->peers[k]] = v->counts[k] * unit;
+    } else {
+        for (int64_t i = 0; i < v->len; i++)
+            rb->counts[i] = v->counts[i] * unit;
+    }
+}
+
+static uint64_t hash_row(const row_buf *rb)
+{
+    uint64_t h = cp_hash_mix(0x3F84D5B5B5470917ull ^ (uint64_t)rb->form, rb->len);
+    for (size_t i = 0; i < rb->n; i++)
+        h = cp_hash_mix(rb->form == CP_ROW_SPARSE ? cp_hash_mix(h, (uint64_t)rb->peers[i]) : h,
+                        (uint64_t)rb->counts[i]);
+    return h;
 }
 
 struct row_ctx {
     const cp_block *b;
-    const int64_t *row;
-    size_t len;
+    const row_buf *rb;
 };
 
 static bool row_match(const void *ctx, uint32_t id)
 {
     const struct row_ctx *c = ctx;
     const cp_row *r = &c->b->rows[id];
-    return r->len == c->len && memcmp(r->counts, c->row, c->len * sizeof *c->row) == 0;
+    const row_buf *rb = c->rb;
+    if (r->form != rb->form || r->len != rb->len || cp_row_nitems(r) != rb->n)
+        return false;
+    return memcmp(r->counts, rb->counts, rb->n * sizeof *rb->counts) == 0 &&
+           (rb->form == CP_ROW_DENSE || memcmp(r->peers, rb->peers, rb->n * sizeof *rb->peers) == 0);
+}
+
+/* A new row of b holding rb (copied), without ranks yet. */
+static int add_row(cp_block *b, size_t *cap, const row_buf *rb)
+{
+    if (b->nrows == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 4;
+        cp_row *nr = realloc(b->rows, ncap * sizeof *nr);
+        if (!nr)
+            return -1;
+        b->rows = nr;
+        *cap = ncap;
+    }
+    cp_row *nr = &b->rows[b->nrows];
+    memset(nr, 0, sizeof *nr);
+    nr->len = rb->len;
+    nr->form = rb->form;
+    nr->counts = malloc((rb->n ? rb->n : 1) * sizeof *nr->counts);
+    if (rb->form == CP_ROW_SPARSE) {
+        nr->nnz = rb->n;
+        nr->peers = malloc((rb->n ? rb->n : 1) * sizeof *nr->peers);
+    }
+    if (!nr->counts || (rb->form == CP_ROW_SPARSE && !nr->peers)) {
+        free(nr->counts);
+        free(nr->peers);
+        return -1;
+    }
+    memcpy(nr->counts, rb->counts, rb->n * sizeof *nr->counts);
+    if (rb->form == CP_ROW_SPARSE)
+        memcpy(nr->peers, rb->peers, rb->n * sizeof *nr->peers);
+    b->nrows++;
+    return 0;
 }
 
 static int build_block(const cp_counts_view *const *views, const matrix_set *ms, uint32_t m,
@@ -172,50 +244,34 @@ static int build_block(const cp_counts_view *const *views, const matrix_set *ms,
     b->counts_in_bytes = mixed;
     b->dtsize = mixed ? 1 : dtsize;
 
-    int64_t *row = malloc((row_len ? row_len : 1) * sizeof *row);
+    bool dense_only = cp_collective_rows_vary(tmpl->collective);
+    row_buf rb = {0};
+    rb.counts = malloc((row_len ? row_len : 1) * sizeof *rb.counts);
+    rb.peers = malloc((row_len ? row_len : 1) * sizeof *rb.peers);
     cp_index rows_ix = {0};
     size_t cap = 0;
     int rc = -1;
-    if (!row)
+    if (!rb.counts || !rb.peers)
         goto out;
     for (int64_t r = 0; r < ms->nranks; r++) {
         if (vids[r] == CP_SEQ_NONE)
             continue;
-        const cp_vec *v = &views[r]->vecs[vids[r]];
-        size_t len = (size_t)v->len;
-        fill_row(v, mixed, row);
-        uint64_t h = cp_hash_mix(0x3F84D5B5B5470917ull, len);
-        for (size_t i = 0; i < len; i++)
-            h = cp_hash_mix(h, (uint64_t)row[i]);
-        struct row_ctx ctx = {b, row, len};
+        fill_row(&views[r]->vecs[vids[r]], mixed, dense_only, &rb);
+        uint64_t h = hash_row(&rb);
+        struct row_ctx ctx = {b, &rb};
         uint32_t id = cp_index_find(&rows_ix, h, row_match, &ctx);
         if (id == CP_INDEX_EMPTY) {
-            if (b->nrows == cap) {
-                size_t ncap = cap ? cap * 2 : 4;
-                cp_row *nr = realloc(b->rows, ncap * sizeof *nr);
-                if (!nr)
-                    goto out;
-                b->rows = nr;
-                cap = ncap;
-            }
             id = (uint32_t)b->nrows;
-            cp_row *nr = &b->rows[id];
-            memset(nr, 0, sizeof *nr);
-            nr->counts = malloc((len ? len : 1) * sizeof *row);
-            nr->len = len;
-            if (!nr->counts || cp_index_put(&rows_ix, h, id)) {
-                free(nr->counts);
+            if (add_row(b, &cap, &rb) || cp_index_put(&rows_ix, h, id))
                 goto out;
-            }
-            memcpy(nr->counts, row, len * sizeof *row);
-            b->nrows++;
         }
         if (cp_ranges_add(&b->rows[id].ranks, r))
             goto out;
     }
     rc = 0;
 out:
-    free(row);
+    free(rb.counts);
+    free(rb.peers);
     cp_index_free(&rows_ix);
     return rc;
 }
@@ -462,4 +518,13 @@ out:
     free(m.prev);
     free(m.key);
     return rc;
+}
+
+int cp_counts_compact_rows(cp_counts_file out[2], const size_t first[2], bool dense)
+{
+    for (int d = 0; d < 2; d++)
+        for (size_t i = first[d]; i < out[d].nblocks; i++)
+            if ((dense ? cp_block_dense_rows : cp_block_compact_rows)(&out[d].blocks[i]))
+                return -1;
+    return 0;
 }

@@ -29,4 +29,10 @@ typedef struct cp_counts_view {
 int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp_block *tmpl,
                     cp_counts_file out[2], cp_error *err);
 
+/* The rows of the blocks out[d].blocks[first[d] ..] in rank space
+ * (cp_block_compact_rows: sparse or relative where that is shorter), unless
+ * dense (COLLPROF_COUNTS_ROWS=dense).  Returns 0, or -1 when memory ran out
+ * (the matrices are the same either way). */
+int cp_counts_compact_rows(cp_counts_file out[2], const size_t first[2], bool dense);
+
 #endif

@@ -12,7 +12,14 @@ void cp_counts_pack(cp_wbuf *b, const cp_counts *t)
         cp_put_i64(b, v->dtsize);
         cp_put_u32(b, v->in_bytes);
         cp_put_i64(b, v->len);
-        cp_put(b, v->counts, (size_t)v->len * sizeof *v->counts);
+        /* -1: dense, len counts; else that many (peer, count) pairs */
+        cp_put_i64(b, v->peers ? v->nnz : -1);
+        if (v->peers) {
+            cp_put(b, v->peers, (size_t)v->nnz * sizeof *v->peers);
+            cp_put(b, v->counts, (size_t)v->nnz * sizeof *v->counts);
+        } else {
+            cp_put(b, v->counts, (size_t)v->len * sizeof *v->counts);
+        }
     }
     cp_put_u32(b, t->nsigs);
     for (uint32_t i = 0; i < t->nsigs; i++) {
@@ -36,8 +43,10 @@ void cp_counts_pack(cp_wbuf *b, const cp_counts *t)
 
 void cp_counts_unpacked_free(cp_counts_unpacked *u)
 {
-    for (uint32_t i = 0; i < u->nvecs; i++)
+    for (uint32_t i = 0; i < u->nvecs; i++) {
         free(u->vecs[i].counts);
+        free(u->vecs[i].peers);
+    }
     free(u->vecs);
     free(u->sigs);
     cp_seq_free(&u->seq);
@@ -49,19 +58,34 @@ int cp_counts_unpack(cp_rbuf *b, cp_counts_unpacked *u)
     memset(u, 0, sizeof *u);
     cp_seq_init(&u->seq);
     uint32_t nvecs = cp_get_u32(b);
-    if (!cp_rbuf_has(b, nvecs, 20) || !(u->vecs = calloc(nvecs ? nvecs : 1, sizeof *u->vecs)))
+    if (!cp_rbuf_has(b, nvecs, 28) || !(u->vecs = calloc(nvecs ? nvecs : 1, sizeof *u->vecs)))
         goto bad;
     for (uint32_t i = 0; i < nvecs; i++) {
         cp_vec *v = &u->vecs[i];
         v->dtsize = cp_get_i64(b);
         v->in_bytes = cp_get_u32(b) != 0;
         v->len = cp_get_i64(b);
-        if (v->len < 0 || !cp_rbuf_has(b, (uint64_t)v->len, sizeof *v->counts))
+        int64_t nnz = cp_get_i64(b);
+        if (v->len < 0 || nnz < -1 || nnz > v->len)
             goto bad;
-        if (!(v->counts = malloc(v->len ? (size_t)v->len * sizeof *v->counts : 1)))
+        /* A sparse vector: its pairs, peers increasing and below len. */
+        int64_t n = nnz >= 0 ? nnz : v->len;
+        if (!cp_rbuf_has(b, (uint64_t)n, (nnz >= 0 ? 2 : 1) * sizeof *v->counts))
             goto bad;
+        if (!(v->counts = malloc(n ? (size_t)n * sizeof *v->counts : 1)) ||
+            (nnz >= 0 && !(v->peers = malloc(n ? (size_t)n * sizeof *v->peers : 1)))) {
+            free(v->counts);
+            goto bad;
+        }
         u->nvecs++;
-        cp_get(b, v->counts, (size_t)v->len * sizeof *v->counts);
+        if (nnz >= 0) {
+            v->nnz = nnz;
+            cp_get(b, v->peers, (size_t)n * sizeof *v->peers);
+            for (int64_t k = 0; k < n; k++)
+                if (v->peers[k] < 0 || v->peers[k] >= v->len || (k && v->peers[k] <= v->peers[k - 1]))
+                    goto bad;
+        }
+        cp_get(b, v->counts, (size_t)n * sizeof *v->counts);
     }
     uint32_t nsigs = cp_get_u32(b);
     if (!cp_rbuf_has(b, nsigs, 20) || !(u->sigs = calloc(nsigs ? nsigs : 1, sizeof *u->sigs)))

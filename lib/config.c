@@ -35,6 +35,17 @@ static int parse_compress(cp_config *cfg, const char *v)
     return 0;
 }
 
+static int parse_counts_rows(cp_config *cfg, const char *v)
+{
+    if (!strcasecmp(v, "dense"))
+        cfg->dense_rows = true;
+    else if (!strcasecmp(v, "compact"))
+        cfg->dense_rows = false;
+    else
+        return -1;
+    return 0;
+}
+
 static int parse_u64(const char *v, uint64_t *out)
 {
     if (*v < '0' || *v > '9')
@@ -190,6 +201,11 @@ static void show_compress(const cp_config *cfg, char *out, size_t len)
     snprintf(out, len, "%s", cfg->gzip ? "gzip" : "none");
 }
 
+static void show_counts_rows(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%s", cfg->dense_rows ? "dense" : "compact");
+}
+
 static void show_start_call(const cp_config *cfg, char *out, size_t len)
 {
     snprintf(out, len, "%" PRIu64, cfg->start_call);
@@ -274,6 +290,7 @@ static const struct {
     {"COLLPROF_OUTPUT_DIR", parse_output_dir, show_output_dir,
      "a directory path (created if missing)"},
     {"COLLPROF_COMPRESS", parse_compress, show_compress, "none or gzip"},
+    {"COLLPROF_COUNTS_ROWS", parse_counts_rows, show_counts_rows, "compact or dense"},
     {"COLLPROF_START_CALL", parse_start_call, show_start_call, "a call index, 0 or more"},
     {"COLLPROF_MAX_CALLS", parse_max_calls, show_max_calls,
      "a number of calls, 0 or more, or unlimited"},

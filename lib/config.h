@@ -16,6 +16,7 @@
 typedef struct cp_config {
     char output_dir[4096]; /* empty: collprof.<job>.<YYYYmmdd-HHMMSS> */
     bool gzip;             /* COLLPROF_COMPRESS=gzip */
+    bool dense_rows;       /* COLLPROF_COUNTS_ROWS=dense: no sparse or relative rows */
     uint64_t start_call;   /* first call index recorded, per (communicator, collective) */
     uint64_t max_calls;    /* calls recorded from there on; UINT64_MAX = all */
     int verbose;           /* 0 quiet but the final line, 1 more, 2 debug */
@@ -36,7 +37,7 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 14
+#define CP_CONFIG_NENTRIES 15
 
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */

@@ -42,10 +42,13 @@ static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
             tmpl.comm_size = c->size;
             tmpl.comm_world_ranks = c->members;
             snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
+            size_t first[2] = {out[0].nblocks, out[1].nblocks};
             int rc = cp_counts_merge(views, c->size, &tmpl, out, err);
             free(views);
             if (rc)
                 return -1;
+            if (cp_counts_compact_rows(out, first, cp_rt.cfg.dense_rows))
+                return cp_error_set(err, "out of memory");
         }
         if (used) {
             cp_comm_info *ci = &m->comms[m->ncomms++];

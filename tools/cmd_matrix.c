@@ -1,7 +1,8 @@
 /*
  * collprof matrix DIR --comm C --collective NAME --call K [--recv]
- *                 [--format text|csv|json]
- * The full count matrix of one call: one row per communicator rank.
+ *                 [--format text|csv|json] [--sparse | --dense]
+ * The full count matrix of one call: one row per communicator rank; or its
+ * non-zero counts only (the default in text beyond SPARSE_FROM peers).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,10 @@
 #include "ranges.h"
 
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON };
+
+/* Text rows longer than this are listed sparse unless --dense is given: a
+ * row of 100,000 numbers is read by no one. */
+#define SPARSE_FROM 64
 
 /* rows[r]: the counts of communicator rank r, NULL when it has no row. */
 static const cp_row **rank_rows(const cp_block *b)
@@ -46,10 +51,62 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+/* Rank r's count towards peer k (r has a row; k below its length). */
+static int64_t value(const cp_row *const *rows, size_t r, size_t k)
+{
+    return cp_row_value(rows[r], (int64_t)r, k);
+}
+
+/* The non-zero counts of each rank: "rank 5: 4=8 6=8" (text), "rank,peer,
+ * count" lines (CSV), [[peer, count], ...] per rank (JSON). */
+static void print_sparse(const cp_block *b, const cp_row **rows, size_t n, enum format fmt)
+{
+    if (fmt == FMT_CSV)
+        printf("rank,peer,count\n");
+    for (size_t r = 0; r < n; r++) {
+        if (fmt == FMT_TEXT)
+            printf(rows[r] ? "rank %zu:" : "rank %zu: -", r);
+        else if (fmt == FMT_JSON)
+            printf(r ? (rows[r] ? ",[" : ",null") : (rows[r] ? "[" : "null"));
+        size_t listed = 0;
+        for (size_t i = 0, m = rows[r] ? cp_row_nitems(rows[r]) : 0; i < m; i++) {
+            int64_t count, peer = cp_row_item(rows[r], (int64_t)r, i, &count);
+            if (count == 0)
+                continue;
+            if (fmt == FMT_TEXT)
+                printf(" %" PRId64 "=%" PRId64, peer, count);
+            else if (fmt == FMT_CSV)
+                printf("%zu,%" PRId64 ",%" PRId64 "\n", r, peer, count);
+            else
+                printf("%s[%" PRId64 ",%" PRId64 "]", listed ? "," : "", peer, count);
+            listed++;
+        }
+        if (fmt == FMT_TEXT)
+            printf(rows[r] && listed == 0 ? " (nothing)\n" : "\n");
+        else if (fmt == FMT_JSON && rows[r])
+            putchar(']');
+    }
+    (void)b;
+}
+
 static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, bool recv,
-                         enum format fmt)
+                         enum format fmt, bool sparse)
 {
     size_t n = b->nranks > 0 ? (size_t)b->nranks : 0;
+    if (sparse && fmt == FMT_JSON) {
+        printf("{\"comm\":%" PRId64 ",\"collective\":", b->comm_id);
+        json_string(b->collective);
+        printf(",\"call\":%" PRId64 ",\"direction\":\"%s\",\"datatype_size\":%" PRId64
+               ",\"counts_in_bytes\":%s,\"sparse_rows\":[",
+               call, recv ? "recv" : "send", b->dtsize, b->counts_in_bytes ? "true" : "false");
+        print_sparse(b, rows, n, fmt);
+        printf("]}\n");
+        return;
+    }
+    if (sparse && fmt == FMT_CSV) {
+        print_sparse(b, rows, n, fmt);
+        return;
+    }
     if (fmt == FMT_TEXT) {
         printf("communicator %" PRId64 ", %s, call %" PRId64, b->comm_id, b->collective, call);
         if (b->root >= 0)
@@ -62,13 +119,18 @@ static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, b
         if (b->invalid)
             printf("invalid call: a negative count was passed; the MPI library refuses such a "
                    "call, nothing moved\n");
+        if (sparse) {
+            printf("non-zero counts only, as peer=count\n");
+            print_sparse(b, rows, n, fmt);
+            return;
+        }
         for (size_t r = 0; r < n; r++) {
             printf("rank %zu:", r);
             if (!rows[r])
                 printf(" -");
             else
                 for (size_t k = 0; k < rows[r]->len; k++)
-                    printf(" %" PRId64, rows[r]->counts[k]);
+                    printf(" %" PRId64, value(rows, r, k));
             putchar('\n');
         }
     } else if (fmt == FMT_CSV) {
@@ -83,7 +145,7 @@ static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, b
                 if (!rows[r])
                     printf(",-");
                 else if (k < rows[r]->len)
-                    printf(",%" PRId64, rows[r]->counts[k]);
+                    printf(",%" PRId64, value(rows, r, k));
                 else
                     putchar(',');
             putchar('\n');
@@ -103,7 +165,7 @@ static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, b
             }
             putchar('[');
             for (size_t k = 0; k < rows[r]->len; k++)
-                printf(k ? ",%" PRId64 : "%" PRId64, rows[r]->counts[k]);
+                printf(k ? ",%" PRId64 : "%" PRId64, value(rows, r, k));
             putchar(']');
         }
         printf("]}\n");
@@ -167,16 +229,19 @@ static int run(const cli_command *self, int argc, char **argv)
 {
     const char *dir, *comm_s = NULL, *coll = NULL, *call_s = NULL, *fmt_s = "text",
                *callsite = NULL;
-    bool recv = false;
+    bool recv = false, sparse = false, dense = false;
     const cli_opt opts[] = {{"--comm", &comm_s, NULL},  {"--collective", &coll, NULL},
                             {"--call", &call_s, NULL},  {"--format", &fmt_s, NULL},
                             {"--recv", NULL, &recv},    {"--callsite", &callsite, NULL},
+                            {"--sparse", NULL, &sparse}, {"--dense", NULL, &dense},
                             {NULL}};
     int prc = cli_parse_args(self, argc, argv, opts, &dir);
     if (prc != CLI_OK)
         return prc;
     if (!comm_s || !coll || !call_s)
         return cli_usage_error(self, "--comm, --collective and --call are required");
+    if (sparse && dense)
+        return cli_usage_error(self, "--sparse and --dense exclude each other");
     int64_t comm, call;
     if (cli_int64(self, "--comm", comm_s, &comm) < 0 || cli_int64(self, "--call", call_s, &call) < 0)
         return CLI_USAGE;
@@ -212,7 +277,9 @@ static int run(const cli_command *self, int argc, char **argv)
         cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
-    print_matrix(b, rows, call, recv, fmt);
+    if (!sparse && !dense && fmt == FMT_TEXT && b->row_len > SPARSE_FROM)
+        sparse = true;
+    print_matrix(b, rows, call, recv, fmt, sparse);
     free(rows);
     cp_profile_free(&p);
     return CLI_OK;
@@ -221,7 +288,7 @@ static int run(const cli_command *self, int argc, char **argv)
 const cli_command cli_cmd_matrix = {
     .name = "matrix",
     .synopsis = "matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] "
-                "[--callsite ID]",
+                "[--sparse|--dense] [--callsite ID]",
     .brief = "the full send or receive count matrix of one call",
     .help =
         "options:\n"
@@ -231,12 +298,16 @@ const cli_command cli_cmd_matrix = {
         "  --recv             the receive counts (default: the send counts)\n"
         "  --format F         text (default), csv or json\n"
         "  --callsite ID      fail (exit 1) unless call path ID issued this call\n"
+        "  --sparse           only the non-zero counts, as peer=count (CSV: rank,peer,\n"
+        "                     count lines; JSON: [peer, count] pairs per rank)\n"
+        "  --dense            every count, also in text beyond 64 peers\n"
         "\n"
         "One row per communicator rank, one column per peer (a single column for\n"
         "collectives that pass one count, such as Alltoall).  Counts are in elements\n"
         "of the datatype size shown, or in bytes when the ranks used different\n"
         "datatypes.  A rank without counts (a non-root of a rooted collective) shows\n"
-        "as '-' in text and CSV, null in JSON.  When the call does not exist the\n"
+        "as '-' in text and CSV, null in JSON.  In text, rows of more than 64 peers\n"
+        "are listed sparse unless --dense is given.  When the call does not exist the\n"
         "command fails (exit 1) and names the calls that do.\n",
     .run = run,
 };

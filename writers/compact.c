@@ -17,8 +17,12 @@
  *     ["Callsites: LIST"]                   (version >= 2: call-tree ids)
  *     ["Invalid: negative count"]           (version >= 4: the rows may hold
  *                                            negative counts, as passed)
+ *     ["Row length: L"]                     (version >= 5: with sparse or
+ *                                            relative rows)
  *     "BEGINNING DATA"
- *     ("Rank(s) LIST: c0 c1 ...")*
+ *     ("Rank(s) LIST: c0 c1 ..."            dense
+ *      | "Rank(s) LIST: sparse P=C ..."      (version >= 5) non-zero peers
+ *      | "Rank(s) LIST: relative +O=C ...")* (version >= 5) peer = rank + O
  *     "END DATA"
  *
  * Header lines come in this order; blank lines may stand between any lines
@@ -265,6 +269,47 @@ static int is_ordered_list(const cp_ranges *r)
     return ok;
 }
 
+/* What is wrong with a sparse or relative row of b, or NULL: its items in
+ * increasing order of peer (offset), none zero, every peer of every rank of
+ * the row below the row length; dense rows only where rows vary in length. */
+static const char *row_form_problem(const cp_block *b, const cp_row *row)
+{
+    if (row->form == CP_ROW_DENSE)
+        return NULL;
+    if (row->form != CP_ROW_SPARSE && row->form != CP_ROW_RELATIVE)
+        return "unknown row form";
+    if (cp_collective_rows_vary(b->collective))
+        return "neighbourhood collectives have dense rows only";
+    if (row->len != b->row_len)
+        return "a sparse or relative row addresses every peer of the block";
+    if (row->len <= 1)
+        return "rows of one count are dense";
+    if (row->nnz > 0 && !row->peers)
+        return "no peers";
+    int64_t lo = 0, hi = 0;
+    if (row->form == CP_ROW_RELATIVE && row->ranks.n > 0) {
+        lo = row->ranks.v[0].lo;
+        hi = row->ranks.v[row->ranks.n - 1].hi;
+    }
+    for (size_t k = 0; k < row->nnz; k++) {
+        if (k > 0 && row->peers[k] <= row->peers[k - 1])
+            return row->form == CP_ROW_SPARSE ? "peers must be listed in increasing order, once"
+                                              : "offsets must be listed in increasing order, once";
+        if (row->counts[k] == 0)
+            return "a listed count is 0 (sparse and relative rows list only non-zero counts)";
+        int64_t p = row->peers[k];
+        if (p > (int64_t)row->len || p < -(int64_t)row->len)
+            return row->form == CP_ROW_SPARSE ? "a peer is not below the row length"
+                                              : "an offset is larger than the row length";
+        if (row->form == CP_ROW_SPARSE ? p < 0 || (uint64_t)p >= row->len
+                                       : lo + p < 0 || hi + p < 0 || (uint64_t)(hi + p) >= row->len)
+            return row->form == CP_ROW_SPARSE
+                       ? "a peer is not below the row length"
+                       : "an offset takes a rank of the row outside 0 .. row length - 1";
+    }
+    return NULL;
+}
+
 /* Refuse to write a block that the parser would reject, so that a file
  * written by collprof always parses.  (What the format cannot express but
  * the parser would accept is written as well as it can be: a negative root
@@ -330,8 +375,11 @@ static int check_block(const cp_block *b, size_t i, const char *path, cp_error *
         if (row->len > b->row_len || (row->len != b->row_len && !cp_collective_rows_vary(b->collective)))
             return bad_block(err, path, i, b, "row %zu: %zu counts in a block of rows of %zu", r,
                              row->len, b->row_len);
-        if (row->len > 0 && !row->counts)
+        if (cp_row_nitems(row) > 0 && !row->counts)
             return bad_block(err, path, i, b, "row %zu: no counts", r);
+        const char *why = row_form_problem(b, row);
+        if (why)
+            return bad_block(err, path, i, b, "row %zu: %s", r, why);
     }
     size_t ra, rb;
     int64_t rank;
@@ -350,9 +398,18 @@ static bool block_invalid(const cp_block *b)
     if (b->invalid)
         return true;
     for (size_t r = 0; r < b->nrows; r++)
-        for (size_t j = 0; j < b->rows[r].len; j++)
+        for (size_t j = 0, n = cp_row_nitems(&b->rows[r]); j < n; j++)
             if (b->rows[r].counts[j] < 0)
                 return true;
+    return false;
+}
+
+/* Has the block a sparse or relative row (version 5, "Row length:")? */
+static bool block_has_listed_rows(const cp_block *b)
+{
+    for (size_t r = 0; r < b->nrows; r++)
+        if (b->rows[r].form != CP_ROW_DENSE)
+            return true;
     return false;
 }
 
@@ -400,14 +457,27 @@ static int write_block(cp_out *out, const cp_block *b, int version, linebuf *lb,
     }
     if (block_invalid(b))
         lb_puts(lb, "\nInvalid: negative count");
+    if (block_has_listed_rows(b)) {
+        lb_puts(lb, "\nRow length: ");
+        lb_i64(lb, (int64_t)b->row_len);
+    }
     lb_puts(lb, "\n\nBEGINNING DATA\n");
     for (size_t i = 0; i < b->nrows; i++) {
+        const cp_row *row = &b->rows[i];
         lb_puts(lb, "Rank(s) ");
-        lb_ranges(lb, &b->rows[i].ranks);
+        lb_ranges(lb, &row->ranks);
         lb_puts(lb, ":");
-        for (size_t j = 0; j < b->rows[i].len; j++) {
+        if (row->form != CP_ROW_DENSE)
+            lb_puts(lb, row->form == CP_ROW_SPARSE ? " sparse" : " relative");
+        for (size_t j = 0, n = cp_row_nitems(row); j < n; j++) {
             lb_put(lb, " ", 1);
-            lb_i64(lb, b->rows[i].counts[j]);
+            if (row->form == CP_ROW_RELATIVE && row->peers[j] >= 0)
+                lb_put(lb, "+", 1);
+            if (row->form != CP_ROW_DENSE) {
+                lb_i64(lb, row->peers[j]);
+                lb_put(lb, "=", 1);
+            }
+            lb_i64(lb, row->counts[j]);
         }
         lb_puts(lb, "\n");
         if (lb_flush(lb, out, false, err) != 0)
@@ -425,15 +495,18 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
         if (check_block(&f->blocks[i], i, cp_out_path(out), err) != 0)
             return -1;
     /* The lowest version that carries the file: 2 with call paths, 3 with
-     * strided call lists (cycles), 4 with invalid calls. */
+     * strided call lists (cycles), 4 with invalid calls, 5 with sparse or
+     * relative rows. */
     int version = 1;
     for (size_t i = 0; i < f->nblocks; i++) {
         if (f->blocks[i].callsites.n > 0 && version < 2)
             version = 2;
         if (cp_ranges_strided(&f->blocks[i].calls) && version < 3)
             version = 3;
-        if (block_invalid(&f->blocks[i]))
+        if (block_invalid(&f->blocks[i]) && version < 4)
             version = 4;
+        if (block_has_listed_rows(&f->blocks[i]))
+            version = 5;
     }
     linebuf lb = {0};
     lb_puts(&lb, "# collprof counts ");
@@ -475,6 +548,7 @@ enum kind {
     K_COUNT,
     K_CALLSITES,
     K_INVALID,
+    K_ROWLEN,
     K_BEGIN,
     K_END,     /* "END DATA" */
     K_ROW,     /* "Rank(s) ..." */
@@ -494,6 +568,7 @@ static const char *const kind_text[] = {
     [K_COUNT] = "'Count: K calls - LIST'",
     [K_CALLSITES] = "'Callsites: LIST'",
     [K_INVALID] = "'Invalid: negative count'",
+    [K_ROWLEN] = "'Row length: L'",
     [K_BEGIN] = "'BEGINNING DATA'",
 };
 
@@ -504,6 +579,7 @@ typedef struct parser {
     char *line; /* current line, trailing blanks removed, NUL-terminated */
     size_t len;
     bool pending; /* line was read but not consumed yet */
+    bool row_len_given; /* the block has a "Row length:" line */
 } parser;
 
 static bool is_space(char c)
@@ -621,6 +697,8 @@ static enum kind classify(const parser *ps)
         return K_CALLSITES;
     if (ps->version >= 4 && starts_with(ps, "Invalid:"))
         return K_INVALID;
+    if (ps->version >= 5 && starts_with(ps, "Row length:"))
+        return K_ROWLEN;
     if (line_is(ps, "BEGINNING DATA"))
         return K_BEGIN;
     if (line_is(ps, "END DATA"))
@@ -641,7 +719,8 @@ static bool kind_required(const parser *ps, enum kind k)
 /* What may come after header line kind p: "'A', 'B' or 'C'". */
 static bool kind_known(const parser *ps, enum kind k)
 {
-    return (k != K_CALLSITES || ps->version >= 2) && (k != K_INVALID || ps->version >= 4);
+    return (k != K_CALLSITES || ps->version >= 2) && (k != K_INVALID || ps->version >= 4) &&
+           (k != K_ROWLEN || ps->version >= 5);
 }
 
 static const char *expected_after(const parser *ps, enum kind p, char *buf, size_t size)
@@ -695,6 +774,20 @@ static bool cur_lit(cursor *c, const char *lit)
     if (c->n - c->i < l || memcmp(c->s + c->i, lit, l) != 0)
         return false;
     c->i += l;
+    return true;
+}
+
+/* The word lit, followed by a blank or the end of the line. */
+static bool cur_word(cursor *c, const char *lit)
+{
+    size_t i = c->i;
+    if (!cur_lit(c, lit))
+        return false;
+    if (c->i < c->n && !is_space(c->s[c->i])) {
+        c->i = i;
+        return false;
+    }
+    cur_blanks(c);
     return true;
 }
 
@@ -955,14 +1048,37 @@ static int parse_row(parser *ps, cp_block *b, values *vs, row_store *st)
         c.i++;
         cur_blanks(&c);
     }
+    int form = CP_ROW_DENSE;
+    if (ps->version >= 5 && cur_word(&c, "sparse"))
+        form = CP_ROW_SPARSE;
+    else if (ps->version >= 5 && cur_word(&c, "relative"))
+        form = CP_ROW_RELATIVE;
+    if (form != CP_ROW_DENSE && !ps->row_len_given) {
+        cp_ranges_free(&ranks);
+        return perr(ps, "a %s row needs 'Row length: L' in the block's header",
+                    form == CP_ROW_SPARSE ? "sparse" : "relative");
+    }
+    /* Dense: the counts; listed: pairs peer (offset), count. */
     vs->n = 0;
     while (!cur_end(&c)) {
-        int64_t x;
         size_t at = c.i;
+        int64_t peer = 0, x;
+        bool ok = true;
+        if (form != CP_ROW_DENSE) {
+            bool neg = form == CP_ROW_RELATIVE && c.i < c.n && c.s[c.i] == '-';
+            c.i += form == CP_ROW_RELATIVE && c.i < c.n && (c.s[c.i] == '-' || c.s[c.i] == '+');
+            if (!cur_number(&c, &peer, &why)) {
+                ok = false;
+            } else if (!cur_lit(&c, "=")) {
+                ok = false;
+                why = form == CP_ROW_SPARSE ? "expected PEER=COUNT" : "expected +OFFSET=COUNT";
+            }
+            peer = neg ? -peer : peer;
+        }
         /* negative counts only where the block says so */
         bool minus = b->invalid && c.i + 1 < c.n && c.s[c.i] == '-' && is_digit(c.s[c.i + 1]);
-        c.i += minus;
-        bool ok = cur_number(&c, &x, &why);
+        c.i += ok && minus;
+        ok = ok && cur_number(&c, &x, &why);
         if (minus)
             x = -x;
         if (ok && c.i < c.n && !is_space(c.s[c.i])) {
@@ -974,35 +1090,64 @@ static int parse_row(parser *ps, cp_block *b, values *vs, row_store *st)
             while (end < c.n && !is_space(c.s[end]) && end - at < 30)
                 end++;
             cp_ranges_free(&ranks);
-            return perr(ps, "count %zu of the row: %s, found '%.*s'", vs->n + 1, why,
-                        (int)(end - at), c.s + at);
+            return perr(ps, "%s %zu of the row: %s, found '%.*s'",
+                        form == CP_ROW_DENSE ? "count" : "item",
+                        (form == CP_ROW_DENSE ? vs->n : vs->n / 2) + 1, why, (int)(end - at),
+                        c.s + at);
         }
-        if (values_push(vs, x) != 0) {
+        if ((form != CP_ROW_DENSE && values_push(vs, peer) != 0) || values_push(vs, x) != 0) {
             cp_ranges_free(&ranks);
             return perr(ps, "%s", strerror(ENOMEM));
         }
         cur_blanks(&c);
     }
-    if (b->nrows > 0 && vs->n != b->row_len && !cp_collective_rows_vary(b->collective)) {
+    if (form == CP_ROW_DENSE && (b->nrows > 0 || ps->row_len_given) && vs->n != b->row_len &&
+        !cp_collective_rows_vary(b->collective)) {
         cp_ranges_free(&ranks);
-        return perr(ps, "row has %zu counts, the first row of this block has %zu", vs->n,
-                    b->row_len);
+        return perr(ps, ps->row_len_given ? "row has %zu counts, 'Row length:' says %zu"
+                                          : "row has %zu counts, the first row of this block has %zu",
+                    vs->n, b->row_len);
     }
 
     /* Store it. */
-    int64_t *counts = vs->n ? malloc(vs->n * sizeof *counts) : NULL;
-    if (row_store_reserve(b, st) != 0 || (vs->n && !counts)) {
+    size_t n = form == CP_ROW_DENSE ? vs->n : vs->n / 2;
+    int64_t *counts = n ? malloc(n * sizeof *counts) : NULL;
+    int64_t *peers = form != CP_ROW_DENSE && n ? malloc(n * sizeof *peers) : NULL;
+    if (row_store_reserve(b, st) != 0 || (n && !counts) || (form != CP_ROW_DENSE && n && !peers)) {
         free(counts);
+        free(peers);
         cp_ranges_free(&ranks);
         return perr(ps, "%s", strerror(ENOMEM));
     }
-    if (vs->n)
-        memcpy(counts, vs->v, vs->n * sizeof *counts);
-    if (b->nrows == 0 || vs->n > b->row_len)
-        b->row_len = vs->n;
-    b->rows[b->nrows].ranks = ranks;
-    b->rows[b->nrows].counts = counts;
-    b->rows[b->nrows].len = vs->n;
+    for (size_t k = 0; k < n; k++) {
+        if (form == CP_ROW_DENSE) {
+            counts[k] = vs->v[k];
+        } else {
+            peers[k] = vs->v[2 * k];
+            counts[k] = vs->v[2 * k + 1];
+        }
+    }
+    cp_row *row = &b->rows[b->nrows];
+    memset(row, 0, sizeof *row);
+    row->ranks = ranks;
+    row->counts = counts;
+    row->form = form;
+    if (form == CP_ROW_DENSE) {
+        row->len = n;
+        if (!ps->row_len_given && (b->nrows == 0 || n > b->row_len))
+            b->row_len = n;
+    } else {
+        row->len = b->row_len;
+        row->peers = peers;
+        row->nnz = n;
+    }
+    const char *problem = row_form_problem(b, row);
+    if (problem) {
+        cp_ranges_free(&row->ranks);
+        free(row->counts);
+        free(row->peers);
+        return perr(ps, "%s", problem);
+    }
     st->lines[b->nrows] = cp_in_lineno(ps->in);
     b->nrows++;
     return 0;
@@ -1015,6 +1160,7 @@ static int parse_block(parser *ps, cp_block *b, values *vs)
     enum kind pos = K_START;
     bool have_coll = false;
     int r;
+    ps->row_len_given = false;
 
     /* Header. */
     while (pos != K_BEGIN) {
@@ -1058,6 +1204,16 @@ static int parse_block(parser *ps, cp_block *b, values *vs)
         case K_CALLSITES:
             r = parse_callsites(ps, b);
             break;
+        case K_ROWLEN: {
+            int64_t len;
+            r = parse_number_line(ps, "Row length:", &len);
+            b->row_len = (size_t)len;
+            ps->row_len_given = true;
+            if (r == 0 && cp_collective_rows_vary(b->collective))
+                r = perr(ps, "'Row length:' in a block of a neighbourhood collective, whose rows "
+                             "differ in length");
+            break;
+        }
         case K_INVALID:
             r = line_is(ps, "Invalid: negative count")
                     ? 0
@@ -1097,6 +1253,15 @@ static int parse_block(parser *ps, cp_block *b, values *vs)
         }
         if ((r = parse_row(ps, b, vs, &st)) != 0)
             break;
+    }
+    /* Without listed rows the row length is what the rows say, as in
+     * earlier versions (a block without rows: 0), so that writing the block
+     * again gives the same block. */
+    if (r == 0 && ps->row_len_given && !block_has_listed_rows(b)) {
+        b->row_len = 0;
+        for (size_t i = 0; i < b->nrows; i++)
+            if (b->rows[i].len > b->row_len)
+                b->row_len = b->rows[i].len;
     }
     if (r == 0) {
         size_t ra, rb;

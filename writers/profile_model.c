@@ -431,6 +431,7 @@ void cp_block_free(cp_block *b)
     for (size_t i = 0; i < b->nrows; i++) {
         cp_ranges_free(&b->rows[i].ranks);
         free(b->rows[i].counts);
+        free(b->rows[i].peers);
     }
     free(b->rows);
     cp_block_init(b);
@@ -462,11 +463,14 @@ bool cp_block_equal(const cp_block *a, const cp_block *b)
         !cp_ranges_equal(&a->calls, &b->calls) || !cp_ranges_equal(&a->callsites, &b->callsites))
         return false;
     for (size_t i = 0; i < a->nrows; i++) {
-        if (!cp_ranges_equal(&a->rows[i].ranks, &b->rows[i].ranks) ||
-            a->rows[i].len != b->rows[i].len)
+        const cp_row *x = &a->rows[i], *y = &b->rows[i];
+        size_t n = cp_row_nitems(x);
+        if (!cp_ranges_equal(&x->ranks, &y->ranks) || x->len != y->len || x->form != y->form ||
+            n != cp_row_nitems(y))
             return false;
-        if (a->rows[i].len > 0 &&
-            memcmp(a->rows[i].counts, b->rows[i].counts, a->rows[i].len * sizeof(int64_t)) != 0)
+        if (n > 0 && memcmp(x->counts, y->counts, n * sizeof(int64_t)) != 0)
+            return false;
+        if (x->form != CP_ROW_DENSE && n > 0 && memcmp(x->peers, y->peers, n * sizeof(int64_t)) != 0)
             return false;
     }
     return true;
@@ -485,7 +489,7 @@ int64_t cp_block_count(const cp_block *b, int64_t rank, size_t peer)
     const cp_row *row = cp_block_row(b, rank);
     if (!row || peer >= row->len)
         return -1;
-    return row->counts[peer];
+    return cp_row_value(row, rank, peer);
 }
 
 bool cp_collective_rows_vary(const char *collective)

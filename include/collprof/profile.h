@@ -20,10 +20,11 @@ extern "C" {
 /* Version of the compact counts format written by this collprof: 2 adds the
  * "Callsites:" line, 3 strided call lists ("0-999968/32": a cycle of calls
  * costs one item), 4 the "Invalid:" line of blocks whose calls passed
- * arguments MPI refuses (a negative count, kept as passed); a file is
+ * arguments MPI refuses (a negative count, kept as passed), 5 sparse and
+ * rank-relative rows ("Rank(s) 1-98: relative -1=8 +1=8"); a file is
  * written in the lowest version that carries it, so that older readers read
  * what they can. */
-#define CP_COUNTS_FORMAT_VERSION 4
+#define CP_COUNTS_FORMAT_VERSION 5
 /* Version of manifest.json written by this collprof. */
 #define CP_MANIFEST_FORMAT_VERSION 1
 
@@ -118,14 +119,42 @@ void cp_ranges_free(cp_ranges *r);
 
 enum cp_direction { CP_SEND = 0, CP_RECV = 1 };
 
+/* How a row holds its values (counts format version 5 adds the last two,
+ * so that a matrix of 100,000 ranks that each talk to a few peers takes a
+ * few lines, not 10^10 numbers):
+ *  DENSE     counts[j] towards peer j, for every j < len;
+ *  SPARSE    only the non-zero values: counts[i] towards peer peers[i];
+ *  RELATIVE  the same with peers[i] an offset from the rank itself: rank r
+ *            sends counts[i] to peer r + peers[i].  One such row stands for
+ *            every rank of a stencil ("Rank(s) 1-99998: relative -1=8 +1=8").
+ * peers[] is strictly increasing, every counts[i] non-zero. */
+enum cp_row_form { CP_ROW_DENSE = 0, CP_ROW_SPARSE = 1, CP_ROW_RELATIVE = 2 };
+
 /* One line "Rank(s) <ranges>: c0 c1 ...": the ranks (communicator-local)
- * that passed exactly this count vector. */
+ * that passed exactly this count vector (or, RELATIVE, this pattern of
+ * offsets). */
 typedef struct cp_row {
     cp_ranges ranks;
-    int64_t *counts; /* len values */
-    size_t len;      /* the block's row_len, except in neighbourhood collectives,
-                        where each rank's row has its own degree */
+    int64_t *counts; /* DENSE: len values; SPARSE, RELATIVE: nnz values */
+    size_t len;      /* peers addressed: the block's row_len, except in
+                        neighbourhood collectives, where each rank's row has
+                        its own degree */
+    int form;        /* enum cp_row_form */
+    int64_t *peers;  /* SPARSE: peers; RELATIVE: offsets; NULL when DENSE */
+    size_t nnz;      /* SPARSE, RELATIVE: values held */
 } cp_row;
+
+/* The values a row holds, whatever its form, as items (peer, count): every
+ * peer of a dense row (zeros included), the listed ones of the others.
+ * cp_row_item gives item i of the row as rank `rank` passed it: its peer
+ * (returned) and count. */
+size_t cp_row_nitems(const cp_row *r);
+int64_t cp_row_item(const cp_row *r, int64_t rank, size_t i, int64_t *count);
+/* Count of rank `rank` (one of the row's ranks) towards `peer`: 0 when a
+ * sparse or relative row does not list it, or peer >= len. */
+int64_t cp_row_value(const cp_row *r, int64_t rank, size_t peer);
+/* Sum of the row's values (the same for each of its ranks). */
+int64_t cp_row_sum(const cp_row *r);
 
 /* One block of a compact counts file: one distinct count matrix of one
  * (communicator, collective), and the calls that moved exactly it. */
@@ -181,13 +210,25 @@ bool cp_collective_single_count_per_peer(const char *collective);
 /* Free every block; f->blocks becomes NULL, the other fields are kept. */
 void cp_counts_file_free(cp_counts_file *f);
 /* Deep equality, used by the round-trip tests and by `collprof check`.
- * Structural: rows are compared in their stored order. */
+ * Structural: rows are compared in their stored order and form. */
 bool cp_block_equal(const cp_block *a, const cp_block *b);
 /* Count of rank r (communicator-local) towards peer p, or -1 when rank r has
  * no row in this block (or p >= row_len). */
 int64_t cp_block_count(const cp_block *b, int64_t rank, size_t peer);
 /* The row of rank r, or NULL. */
 const cp_row *cp_block_row(const cp_block *b, int64_t rank);
+/* Rewrite a block's rows, DENSE or SPARSE, in the form that takes the
+ * fewest numbers: as they are, SPARSE where a row is mostly zeros, or
+ * regrouped as RELATIVE rows when ranks that differ in their peers agree in
+ * their offsets (a stencil: halo exchanges, shifts).  Neighbourhood
+ * collectives and rows of one count stay as they are.  The matrix is
+ * unchanged.  Returns 0, or -1 when memory ran out (the matrix still the
+ * same, some rows perhaps rewritten). */
+int cp_block_compact_rows(cp_block *b);
+/* Every row DENSE (counts format versions 1-4, for tools that read only
+ * those): a SPARSE row in place, a RELATIVE row as one row per rank.
+ * Returns 0, or -1 when memory ran out (the block is then not usable). */
+int cp_block_dense_rows(cp_block *b);
 
 /* -------------------------------------------------------------- manifest */
 

@@ -59,8 +59,11 @@ void cp_fin_merge_and_write(fin *f)
             tmpl.comm_world_ranks = c->members; /* borrowed: copied by the merge */
             snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
             cp_error err;
+            size_t first[2] = {out[0].nblocks, out[1].nblocks};
             if (cp_counts_merge(f->led[j].views[k], c->size, &tmpl, out, &err))
                 cp_fin_fail(f, err.msg);
+            else if (cp_counts_compact_rows(out, first, cp_rt.cfg.dense_rows))
+                cp_fin_fail(f, "out of memory while writing rows in rank space");
         }
     }
     write_counts(f, out);

@@ -110,7 +110,7 @@ static uint64_t vec_bytes(const cp_counts *t, uint32_t v, int k, uint64_t peers)
         return 0;
     const cp_vec *x = &t->vecs[v];
     uint64_t sum = 0;
-    for (int64_t i = 0; i < x->len; i++)
+    for (int64_t i = 0, n = x->peers ? x->nnz : x->len; i < n; i++)
         sum += (uint64_t)x->counts[i];
     sum *= (uint64_t)x->dtsize;
     if (x->len == 1 && cp_collective_single_count_per_peer(cp_collective_names[k]))

@@ -277,7 +277,7 @@ run "$collprof" matrix good --comm 0 --collective alltoallv
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof matrix: --comm, --collective and --call are required
-usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--callsite ID]
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--sparse|--dense] [--callsite ID]
 Try 'collprof help matrix' for more information.
 EOF
 
@@ -285,7 +285,7 @@ run "$collprof" matrix good --comm 0 --collective alltoallv --call 1 --format xm
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof matrix: --format expects text, csv or json, not 'xml'
-usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--callsite ID]
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--sparse|--dense] [--callsite ID]
 Try 'collprof help matrix' for more information.
 EOF
 
@@ -296,7 +296,7 @@ run "$collprof" matrix good --comm 0 --collective alltoallv --call
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof matrix: option --call needs a value
-usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--callsite ID]
+usage: collprof matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] [--sparse|--dense] [--callsite ID]
 Try 'collprof help matrix' for more information.
 EOF
 

@@ -64,8 +64,24 @@ static void check_block(const cp_counts_file *f, size_t bi)
                    "block %zu row %zu: rank beyond nranks", bi, r);
         FUZZ_CHECK(row->len <= b->row_len && (vary || row->len == b->row_len),
                    "block %zu row %zu: len %zu, row_len %zu", bi, r, row->len, b->row_len);
-        FUZZ_CHECK(row->len == 0 || row->counts, "block %zu row %zu: no counts", bi, r);
-        for (size_t j = 0; j < row->len; j++)
+        size_t n = cp_row_nitems(row);
+        FUZZ_CHECK(n == 0 || row->counts, "block %zu row %zu: no counts", bi, r);
+        FUZZ_CHECK(row->form == CP_ROW_DENSE || (!vary && row->len > 1 && (n == 0 || row->peers)),
+                   "block %zu row %zu: a listed row where rows are dense", bi, r);
+        for (size_t j = 0; row->form != CP_ROW_DENSE && j < n; j++) {
+            FUZZ_CHECK(row->counts[j] != 0, "block %zu row %zu: a listed 0", bi, r);
+            FUZZ_CHECK(j == 0 || row->peers[j] > row->peers[j - 1],
+                       "block %zu row %zu: peers out of order", bi, r);
+            /* every rank of the row reaches a peer below the row length */
+            for (int e = 0; e < 2; e++) {
+                int64_t rank = e ? row->ranks.v[row->ranks.n - 1].hi : row->ranks.v[0].lo;
+                int64_t peer = cp_row_item(row, rank, j, &(int64_t){0});
+                FUZZ_CHECK(peer >= 0 && (size_t)peer < row->len,
+                           "block %zu row %zu: rank %" PRId64 " reaches peer %" PRId64, bi, r,
+                           rank, peer);
+            }
+        }
+        for (size_t j = 0; j < n; j++)
             FUZZ_CHECK(row->counts[j] >= 0 || b->invalid,
                        "block %zu row %zu: negative count outside an Invalid: block", bi, r);
     }
@@ -122,6 +138,10 @@ static void round_trip(const cp_counts_file *f, size_t size)
     for (size_t i = 0; i < f->nblocks; i++)
         if (f->blocks[i].invalid)
             want = 4;
+    for (size_t i = 0; i < f->nblocks; i++)
+        for (size_t r = 0; r < f->blocks[i].nrows; r++)
+            if (f->blocks[i].rows[r].form != CP_ROW_DENSE)
+                want = 5;
     FUZZ_CHECK(g.version == want, "version %d after a round trip, expected %d", g.version, want);
     FUZZ_CHECK(g.nblocks == f->nblocks, "%zu blocks, then %zu", f->nblocks, g.nblocks);
     for (size_t i = 0; i < f->nblocks; i++)

@@ -444,6 +444,8 @@ int64_t cpt_count(int kind, int seed, int r, int p, int n)
         return 2 * (1 + (r + 2 * p + seed) % 3);
     case CPT_SINGLE:
         return seed;
+    case CPT_HALO:
+        return p == r - 1 || p == r + 1 ? seed + 1 : 0;
     }
     cpt_die("unknown pattern kind %d", kind);
 }
@@ -1211,7 +1213,7 @@ static void compare_generic(reporter *rp, const cp_profile *p, const cpt_comm *c
                         }
                         int64_t unit = bytes && rows[r].dtsize > 0 ? rows[r].dtsize : 1;
                         for (int q = 0; q < rows[r].len; q++) {
-                            int64_t e = rows[r].v[q] * unit, g = row->counts[q];
+                            int64_t e = rows[r].v[q] * unit, g = cp_row_value(row, r, (size_t)q);
                             if (e != g)
                                 fail(rp, "%s: rank %d, peer %d: expected %" PRId64 ", got %" PRId64,
                                      where, r, q, e, g);
@@ -1560,7 +1562,8 @@ static void check_config(reporter *rp, const cp_profile *p)
     check_clock(rp, p);
     check_mpi_library(rp, p);
     static const char *const vars[] = {"COLLPROF_COMPRESS", "COLLPROF_START_CALL",
-                                       "COLLPROF_MAX_CALLS", "COLLPROF_OUTPUT_DIR"};
+                                       "COLLPROF_MAX_CALLS", "COLLPROF_OUTPUT_DIR",
+                                       "COLLPROF_COUNTS_ROWS"};
     for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
         const char *env = getenv(vars[v]);
         if (!env)

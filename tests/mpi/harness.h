@@ -48,7 +48,8 @@ enum cpt_kind {
     CPT_NOTHING,   /* every count 0 */
     CPT_SYMMETRIC, /* s(r,p) == s(p,r): what MPI_IN_PLACE requires */
     CPT_EVEN,      /* every count even and non-zero (for cpt_alltoallv_mixed) */
-    CPT_SINGLE     /* Alltoall: the seed is the one count, the same on every rank */
+    CPT_SINGLE,    /* Alltoall: the seed is the one count, the same on every rank */
+    CPT_HALO       /* seed + 1 to each neighbour on a line of ranks (r - 1, r + 1) */
 };
 
 /* How the collective is called. */

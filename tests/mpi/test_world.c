@@ -14,6 +14,10 @@
  *   22-23 mixed datatypes: odd ranks pass MPI_INT pairs (half the count),
  *         even ranks MPI_INT: the counts must be given in bytes
  *   24    the element counts of call 22, all ranks MPI_INT: in elements
+ *   25-26 a halo exchange on a line of ranks (r-1, r+1): from 4 ranks on
+ *         written as relative rows, three of them (the ends and the
+ *         interior); below that the dense rows are shorter; dense with
+ *         COLLPROF_COUNTS_ROWS=dense
  * Alltoall (MPI_DOUBLE), interleaved with the above, calls:
  *   0-1 count 1, 2 count 2, 3 count 3 MPI_IN_PLACE, 4 count 0,
  *   5 count 2 MPI_IN_PLACE, 6 count 4 with mixed datatypes (in bytes)
@@ -22,7 +26,51 @@
  * collprof's back (as MPICH's mpi_f08 module does): collprof must start
  * lazily on the first collective it intercepts.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "harness.h"
+
+/* The halo's blocks (calls 25-26), both sides: relative rows, three. */
+static int check_halo_rows(int n)
+{
+    cp_profile p;
+    if (cpt_load_output(&p) != 0)
+        return 1;
+    const char *rows = getenv("COLLPROF_COUNTS_ROWS");
+    bool dense = n < 4 || (rows && strcmp(rows, "dense") == 0);
+    int problems = 0, seen = 0;
+    for (size_t f = 0; f < p.nfiles; f++)
+        for (size_t i = 0; i < p.files[f].nblocks; i++) {
+            const cp_block *b = &p.files[f].blocks[i];
+            if (strcmp(b->collective, "Alltoallv") != 0 || !cp_ranges_contains(&b->calls, 25))
+                continue;
+            seen++;
+            for (size_t r = 0; r < b->nrows; r++)
+                if (b->rows[r].form != (dense ? CP_ROW_DENSE : CP_ROW_RELATIVE)) {
+                    fprintf(stderr, "world: halo, %s side: row %zu is not %s\n",
+                            p.files[f].direction == CP_SEND ? "send" : "receive", r,
+                            dense ? "dense" : "relative");
+                    problems++;
+                }
+            if (!dense && b->nrows != 3) {
+                fprintf(stderr, "world: halo: %zu relative rows, expected 3\n", b->nrows);
+                problems++;
+            }
+            if (!dense && p.files[f].version != 5) {
+                fprintf(stderr, "world: halo in counts format %d, expected 5\n", p.files[f].version);
+                problems++;
+            }
+        }
+    if (seen != 2) {
+        fprintf(stderr, "world: halo: %d blocks hold call 25, expected 2\n", seen);
+        problems++;
+    }
+    if (!problems)
+        printf("world: PASS: the halo's rows are %s\n", dense ? "dense" : "relative, three");
+    cp_profile_free(&p);
+    return problems ? 1 : 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -67,7 +115,12 @@ int main(int argc, char **argv)
     cpt_alltoallv_mixed(w, CPT_EVEN, 1);
     cpt_alltoall_mixed(w, 4);
     cpt_alltoallv(w, CPT_BLOCKING, CPT_EVEN, 0, false);
+    cpt_alltoallv(w, CPT_BLOCKING, CPT_HALO, 7, false);
+    cpt_alltoallv(w, CPT_BLOCKING, CPT_HALO, 7, false);
 
     MPI_Finalize();
-    return cpt_verify();
+    int rc = cpt_verify();
+    if (rc == 0 && cpt_world_rank() == 0)
+        rc = check_halo_rows(n);
+    return rc;
 }

@@ -862,11 +862,13 @@ struct bad_case {
 #define CALLS "Alltoallv calls 0-3\nCount: 2 calls - 0-1\n\nBEGINNING DATA\n"
 #define D0 "# Raw counters\nNumber of ranks: 3\nDatatype size: 4\n"
 #define DCALLS "Alltoallv calls 0-3\nCount: 2 calls - 0-1\nBEGINNING DATA\n"
+#define V5 "# collprof counts 5\n# Raw counters\n" HEAD3 "Alltoallv calls 0-3\nCount: 2 calls - 0-1\n"
+#define L3 "Row length: 3\nBEGINNING DATA\n"
 
 static const struct bad_case bad_cases[] = {
     /* version */
-    {"# collprof counts 5\n# Raw counters\n", 1,
-     "counts format version 5 is newer than version 4, which this collprof reads"},
+    {"# collprof counts 6\n# Raw counters\n", 1,
+     "counts format version 6 is newer than version 5, which this collprof reads"},
     {"# collprof counts 0\n", 1, "does not exist"},
     {"# collprof counts one\n", 1, "expected '# collprof counts <version>'"},
     {V1 COMM HEAD3 CALLS "Rank(s) 0-2: 1 2 3\nEND DATA\n# collprof counts 1\n", 13,
@@ -918,6 +920,25 @@ static const struct bad_case bad_cases[] = {
     {D0 DCALLS "Rank(s) : 1 2 3\n", 7, "ranks of 'Rank(s) LIST:': expected a range list"},
     {D0 DCALLS "Rank(s) 2-1: 1 2 3\n", 7, "expected N-M with N <= M"},
     {D0 DCALLS "Rank(s) 0,x: 1 2 3\n", 7, "ranks of 'Rank(s) LIST:'"},
+    /* sparse and relative rows (version 5) */
+    {V5 "BEGINNING DATA\nRank(s) 0: sparse 1=2\n", 9, "a sparse row needs 'Row length: L'"},
+    {V5 L3 "Rank(s) 0: sparse 3=2\n", 10, "a peer is not below the row length"},
+    {V5 L3 "Rank(s) 0: sparse 2=1 1=2\n", 10, "peers must be listed in increasing order, once"},
+    {V5 L3 "Rank(s) 0: sparse 1=1 1=2\n", 10, "peers must be listed in increasing order, once"},
+    {V5 L3 "Rank(s) 0: sparse 1=0\n", 10, "a listed count is 0"},
+    {V5 L3 "Rank(s) 0: sparse 1:2\n", 10, "item 1 of the row: expected PEER=COUNT, found '1:2'"},
+    {V5 L3 "Rank(s) 0: sparse -1=2\n", 10, "item 1 of the row: negative number"},
+    {V5 L3 "Rank(s) 1-2: relative -1=2 +1=1\n", 10,
+     "an offset takes a rank of the row outside 0 .. row length - 1"},
+    {V5 L3 "Rank(s) 1: relative +1=1 -1=2\n", 10, "offsets must be listed in increasing order"},
+    {V5 L3 "Rank(s) 1: relative +99999999999999=1\n", 10, "an offset is larger than the row length"},
+    {V5 L3 "Rank(s) 1: 1 2\n", 10, "row has 2 counts, 'Row length:' says 3"},
+    {V5 L3 "Rank(s) 1: dense 1 2 3\n", 10, "count 1 of the row: expected a non-negative integer"},
+    {V1 COMM HEAD3 "Alltoallv calls 0-3\nCount: 2 calls - 0-1\n" L3, 9,
+     "expected 'BEGINNING DATA', found 'Row length: 3'"},
+    {"# collprof counts 5\n# Raw counters\nCollective: Neighbor_alltoallv\nNumber of ranks: 3\n"
+     "Datatype size: 4\nNeighbor_alltoallv calls 0\nCount: 1 calls - 0\nRow length: 3\n", 8,
+     "'Row length:' in a block of a neighbourhood collective"},
     /* header values */
     {V1 COMM "Collective: Alltoallv\nNumber of ranks: 3\nDatatype size: 4\nAlltoall calls 0\n", 7,
      "'Collective: Alltoallv' disagrees with 'Alltoall calls'"},
@@ -1008,6 +1029,89 @@ START_TEST(invalid_calls_version_4)
                      "Datatype size: 4\nBcast calls 0\nCount: 1 calls - 0\nInvalid: negative count\n";
     ck_assert_int_eq(parse_text(v3, strlen(v3), "v3.txt", &g, &err), -1);
     ck_assert_msg(strstr(err.msg, "v3.txt:8: expected") != NULL, "%s", err.msg);
+}
+END_TEST
+
+/* Rows in rank space (version 5): a halo exchange on a line of ranks, each
+ * sending 8 to r-1 and r+1, takes three rows whatever the number of ranks;
+ * a matrix of mostly zeros lists its non-zero counts; a full one stays
+ * dense.  Every count reads the same before and after, and round-trips. */
+static cp_block halo_block(int64_t n)
+{
+    cp_block b = mk("Alltoallv", 0, n, NULL, -1, n, 4, false, "0-9", "0-9", (size_t)n);
+    int64_t *v = calloc((size_t)n, sizeof *v);
+    for (int64_t r = 0; r < n; r++) {
+        memset(v, 0, (size_t)n * sizeof *v);
+        if (r > 0)
+            v[r - 1] = 8;
+        if (r + 1 < n)
+            v[r + 1] = 8;
+        char ranks[32];
+        snprintf(ranks, sizeof ranks, "%" PRId64, r);
+        add_row(&b, ranks, v);
+    }
+    free(v);
+    return b;
+}
+
+static void same_counts(const cp_block *a, const cp_block *b)
+{
+    for (int64_t r = 0; r < a->nranks; r++)
+        for (size_t p = 0; p < a->row_len; p++)
+            ck_assert_msg(cp_block_count(a, r, p) == cp_block_count(b, r, p),
+                          "rank %" PRId64 " peer %zu: %" PRId64 " vs %" PRId64, r, p,
+                          cp_block_count(a, r, p), cp_block_count(b, r, p));
+}
+
+START_TEST(rank_space_rows_version_5)
+{
+    cp_counts_file f = {.version = CP_COUNTS_FORMAT_VERSION, .direction = CP_SEND};
+    f.blocks = calloc(3, sizeof *f.blocks);
+    f.nblocks = 3;
+    f.blocks[0] = halo_block(6);
+    cp_block dense_halo = halo_block(6);
+    /* Everyone sends 5 to rank 0 only: one sparse row. */
+    f.blocks[1] = mk("Alltoallv", 0, 10, NULL, -1, 10, 4, false, "0-9", "0-9", 10);
+    const int64_t to0[10] = {5};
+    add_row(&f.blocks[1], "0-9", to0);
+    /* Everyone sends to everyone: dense. */
+    f.blocks[2] = mk("Alltoallv", 0, 3, NULL, -1, 3, 4, false, "0-9", "0-9", 3);
+    const int64_t full[3] = {1, 2, 3};
+    add_row(&f.blocks[2], "0-2", full);
+    for (size_t i = 0; i < 3; i++)
+        ck_assert_int_eq(cp_block_compact_rows(&f.blocks[i]), 0);
+    same_counts(&dense_halo, &f.blocks[0]);
+    ck_assert_uint_eq(f.blocks[0].nrows, 3);
+    ck_assert_int_eq(f.blocks[1].rows[0].form, CP_ROW_SPARSE);
+    ck_assert_int_eq(cp_block_count(&f.blocks[1], 7, 0), 5);
+    ck_assert_int_eq(cp_block_count(&f.blocks[1], 7, 1), 0);
+    ck_assert_int_eq(f.blocks[2].rows[0].form, CP_ROW_DENSE);
+    char *text = write_text(&f, false);
+    ck_assert_ptr_nonnull(strstr(text, "# collprof counts 5\n"));
+    ck_assert_msg(strstr(text, "Row length: 6\n\nBEGINNING DATA\nRank(s) 0: relative +1=8\n"
+                               "Rank(s) 1-4: relative -1=8 +1=8\nRank(s) 5: relative -1=8\n"
+                               "END DATA\n"),
+                  "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "Row length: 10\n\nBEGINNING DATA\nRank(s) 0-9: sparse 0=5\n"));
+    ck_assert_ptr_nonnull(strstr(text, "BEGINNING DATA\nRank(s) 0-2: 1 2 3\nEND DATA"));
+    cp_counts_file g;
+    cp_error err;
+    ck_assert_msg(parse_text(text, strlen(text), "v5.txt", &g, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(g.version, 5);
+    for (size_t i = 0; i < 3; i++)
+        ck_assert(cp_block_equal(&f.blocks[i], &g.blocks[i]));
+    same_counts(&dense_halo, &g.blocks[0]);
+    cp_counts_file_free(&g);
+    free(text);
+    /* 2,000 ranks: still three rows. */
+    cp_block big = halo_block(2000);
+    ck_assert_int_eq(cp_block_compact_rows(&big), 0);
+    ck_assert_uint_eq(big.nrows, 3);
+    ck_assert_int_eq(cp_block_count(&big, 1234, 1235), 8);
+    ck_assert_int_eq(cp_block_count(&big, 1234, 1236), 0);
+    cp_block_free(&big);
+    cp_block_free(&dense_halo);
+    cp_counts_file_free(&f);
 }
 END_TEST
 
@@ -1192,6 +1296,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, version_1_calls_within_all_calls);
     tcase_add_test(tc, callsites_version_2);
     tcase_add_test(tc, invalid_calls_version_4);
+    tcase_add_test(tc, rank_space_rows_version_5);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, truncated_ours);
     tcase_add_test(tc, truncated_dialect);

@@ -307,6 +307,61 @@ START_TEST(cycle_broken_on_one_rank)
 }
 END_TEST
 
+/* A halo on 8 ranks (8 elements to r-1 and r+1): each rank keeps its
+ * vector sparse (2 of 8 non-zero), it crosses to the lead sparse (the
+ * message holds pairs, not 8 counts), the merge makes sparse rows, and
+ * the rows in rank space are three relative ones; every count reads as
+ * passed.  With dense rows asked for, the same counts, dense. */
+START_TEST(sparse_vectors_to_relative_rows)
+{
+    enum { N = 8 };
+    int v[N][N];
+    rank_t rk[N];
+    memset(v, 0, sizeof v);
+    for (int r = 0; r < N; r++) {
+        if (r > 0)
+            v[r][r - 1] = 8;
+        if (r + 1 < N)
+            v[r][r + 1] = 8;
+        cp_counts_init(&rk[r].t);
+        call(&rk[r], v[r], N, 4);
+        call(&rk[r], v[r], N, 4);
+        ck_assert_ptr_nonnull(rk[r].t.vecs[0].peers);
+        ck_assert_int_eq(rk[r].t.vecs[0].nnz, r == 0 || r == N - 1 ? 1 : 2);
+        cp_wbuf w = {0};
+        cp_seq_finish(&rk[r].t.seq);
+        cp_counts_pack(&w, &rk[r].t);
+        ck_assert_uint_lt(w.len, 200); /* pairs, not N counts per vector */
+        cp_counts_unpacked u;
+        cp_rbuf rb = {.p = w.p, .len = w.len};
+        ck_assert_int_eq(cp_counts_unpack(&rb, &u), 0);
+        ck_assert_int_eq(u.vecs[0].nnz, rk[r].t.vecs[0].nnz);
+        ck_assert_int_eq(u.vecs[0].peers[0], rk[r].t.vecs[0].peers[0]);
+        cp_counts_unpacked_free(&u);
+        cp_wbuf_free(&w);
+    }
+    for (int dense = 0; dense < 2; dense++) {
+        cp_counts_file out[2];
+        merge(rk, N, out);
+        ck_assert_uint_eq(out[CP_SEND].nblocks, 1);
+        cp_block *b = &out[CP_SEND].blocks[0];
+        ck_assert_int_eq(b->rows[0].form, CP_ROW_SPARSE);
+        size_t first[2] = {0, 0};
+        ck_assert_int_eq(cp_counts_compact_rows(out, first, dense), 0);
+        ck_assert_uint_eq(b->nrows, dense ? N : 3);
+        for (size_t i = 0; i < b->nrows; i++)
+            ck_assert_int_eq(b->rows[i].form, dense ? CP_ROW_DENSE : CP_ROW_RELATIVE);
+        for (int r = 0; r < N; r++)
+            for (int p = 0; p < N; p++)
+                ck_assert_int_eq(cp_block_count(b, r, (size_t)p), v[r][p]);
+        cp_counts_file_free(&out[0]);
+        cp_counts_file_free(&out[1]);
+    }
+    for (int r = 0; r < N; r++)
+        cp_counts_free(&rk[r].t);
+}
+END_TEST
+
 START_TEST(pack_unpack_roundtrip)
 {
     /* A rank's tables cross to the lead and merge to the same blocks. */
@@ -373,6 +428,7 @@ int main(void)
     tcase_add_test(tc, mixed_datatype_sizes_give_bytes);
     tcase_add_test(tc, missing_rank_and_nothing_recorded);
     tcase_add_test(tc, pack_unpack_roundtrip);
+    tcase_add_test(tc, sparse_vectors_to_relative_rows);
     tcase_add_test(tc, cycles_become_progressions);
     tcase_add_test(tc, cycle_broken_on_one_rank);
     suite_add_tcase(su, tc);

@@ -396,11 +396,11 @@ static void check_listed_files(checker *c)
 
 /* ------------------------------------------- 5. send = transpose(recv) */
 
-/* Value of a row towards/from peer k: per-peer rows index by peer, a
+/* Value of rank's row towards/from peer k: per-peer rows index by peer, a
  * single-count row (row_len 1) holds the count for every peer. */
-static int64_t peer_value(const cp_block *b, const cp_row *row, int64_t k)
+static int64_t peer_value(const cp_block *b, const cp_row *row, int64_t rank, int64_t k)
 {
-    return row->counts[b->row_len == 1 ? 0 : (size_t)k];
+    return b->row_len == 1 ? row->counts[0] : cp_row_value(row, rank, (size_t)k);
 }
 
 /* Rows address `peers` processes: one count for all, or one per peer. */
@@ -454,8 +454,8 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
                              j++) {
                             if (j < 0 || (root >= 0 && i != root && j != root))
                                 continue;
-                            cp_i128 sb = cp_reader_bytes(s, peer_value(s, srow, j));
-                            cp_i128 rb = cp_reader_bytes(r, peer_value(r, rrow, i));
+                            cp_i128 sb = cp_reader_bytes(s, peer_value(s, srow, i, j));
+                            cp_i128 rb = cp_reader_bytes(r, peer_value(r, rrow, j, i));
                             pairs++;
                             if (sb != rb && differ++ == 0) {
                                 fi = i;

@@ -314,10 +314,16 @@ static void block(jw *w, const cp_block *b)
     key(w, "rows", false);
     lit(w, "[");
     for (size_t r = 0; r < b->nrows; r++) {
+        const cp_row *row = &b->rows[r];
         lit(w, r ? ",{\"ranks\":" : "{\"ranks\":");
-        ranges(w, &b->rows[r].ranks);
+        ranges(w, &row->ranks);
+        if (row->form != CP_ROW_DENSE) { /* counts format 5: listed values */
+            lit(w, row->form == CP_ROW_SPARSE ? ",\"form\":\"sparse\",\"peers\":"
+                                              : ",\"form\":\"relative\",\"offsets\":");
+            i64_array(w, row->peers, row->nnz);
+        }
         lit(w, ",\"counts\":");
-        i64_array(w, b->rows[r].counts, b->rows[r].len);
+        i64_array(w, row->counts, cp_row_nitems(row));
         lit(w, "}");
     }
     lit(w, "]}");

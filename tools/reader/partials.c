@@ -349,14 +349,23 @@ static int make_block(cp_block *out, int64_t comm, lane *lanes, const int *t, si
         for (size_t r = 0; r < b->nrows; r++) {
             cp_row *row = &out->rows[out->nrows];
             memset(row, 0, sizeof *row);
-            row->len = b->rows[r].len;
-            row->counts = malloc((row->len ? row->len : 1) * sizeof *row->counts);
-            if (!row->counts || cp_ranges_copy(&row->ranks, &b->rows[r].ranks)) {
+            const cp_row *from = &b->rows[r];
+            size_t n = cp_row_nitems(from);
+            row->len = from->len;
+            row->form = from->form;
+            row->nnz = from->nnz;
+            row->counts = malloc((n ? n : 1) * sizeof *row->counts);
+            row->peers = from->form == CP_ROW_DENSE ? NULL : malloc((n ? n : 1) * sizeof *row->peers);
+            if (!row->counts || (from->form != CP_ROW_DENSE && !row->peers) ||
+                cp_ranges_copy(&row->ranks, &from->ranks)) {
                 free(row->counts);
+                free(row->peers);
                 return -1;
             }
-            for (size_t c = 0; c < row->len; c++)
-                row->counts[c] = b->rows[r].counts[c] * scale;
+            for (size_t c = 0; c < n; c++)
+                row->counts[c] = from->counts[c] * scale;
+            if (row->peers && n)
+                memcpy(row->peers, from->peers, n * sizeof *row->peers);
             out->nrows++;
         }
         if (b->row_len > out->row_len)

@@ -162,6 +162,42 @@ static void vector_row(acc *a, const cp_row *row)
             see_count(a, c[k]);
 }
 
+/* A sparse or relative row: what vector_row finds, rank by rank from the
+ * listed counts (the others are 0), so that a stencil of 100,000 ranks costs
+ * its listed counts, not 10^10. */
+static void listed_row(acc *a, const cp_row *row)
+{
+    size_t len = row->len;
+    bool diag = !a->inter && (int64_t)len == a->n;
+    for (size_t iv = 0; iv < row->ranks.n; iv++) {
+        int64_t lo, hi;
+        if (!clip(a, &row->ranks.v[iv], &lo, &hi))
+            continue;
+        for (int64_t i = lo; i <= hi; i++) {
+            int64_t nz = 0;
+            cp_i128 total = 0;
+            for (size_t k = 0; k < row->nnz; k++) {
+                int64_t c, p = cp_row_item(row, i, k, &c);
+                if (p >= a->npeers)
+                    a->positions = false;
+                if (diag && p == i)
+                    continue; /* a rank's count to itself */
+                nz++;
+                total += bytes_of(a->b, c);
+                see_count(a, c);
+                recv_add(a, p, p, bytes_of(a->b, c));
+                if (!a->inter)
+                    widen_band(a, dist(i, p, a->n));
+            }
+            if ((size_t)nz < len - (diag && (size_t)i < len))
+                see_count(a, 0); /* a peer it sends nothing */
+            a->any_nonzero |= row->nnz > 0;
+            a->peers[i] = nz;
+            a->sent[i] = total;
+        }
+    }
+}
+
 /* One count to every peer, to the root, to higher or from lower ranks. */
 static void single_row(acc *a, const cp_row *row, enum cp_reach r)
 {
@@ -459,7 +495,7 @@ int cp_pattern_analyze(const cp_profile *p, const cp_block *b, int direction, cp
         if (a.neighbourhood)
             neighbour_row(&a, row, reach != CP_REACH_VECTOR);
         else if (reach == CP_REACH_VECTOR)
-            vector_row(&a, row);
+            (row->form == CP_ROW_DENSE ? vector_row : listed_row)(&a, row);
         else
             single_row(&a, row, reach);
     }

@@ -21,7 +21,7 @@ static int64_t call_bytes(const cp_block *b, int64_t (*peers_of)(const void *, i
     for (size_t r = 0; r < b->nrows && !b->invalid; r++) { /* invalid: nothing moved */
         const cp_row *row = &b->rows[r];
         cp_i128 sum = 0;
-        for (size_t k = 0; k < row->len && sum <= (cp_i128)INT64_MAX; k++)
+        for (size_t k = 0, n = cp_row_nitems(row); k < n && sum <= (cp_i128)INT64_MAX; k++)
             sum += cp_reader_bytes(b, row->counts[k]);
         if (sum > (cp_i128)INT64_MAX)
             return INT64_MAX; /* the result saturates anyway */

@@ -35,7 +35,7 @@ static void add_block(i128 *acc, int64_t n, const cp_comm_info *ci, const cp_blo
     for (size_t i = 0; i < b->nrows; i++) {
         const cp_row *row = &b->rows[i];
         i128 sum = 0;
-        for (size_t k = 0; k < row->len; k++)
+        for (size_t k = 0, n_items = cp_row_nitems(row); k < n_items; k++)
             if (row->counts[k] > 0 && sum < INT64_MAX)
                 sum += (i128)row->counts[k] * unit; /* < 2^126: no overflow */
         if (sum > INT64_MAX)

@@ -83,6 +83,14 @@ static void add_one(placer *pl, int64_t rank, int64_t peer, int64_t count)
 /* One count per peer, for ranks lo..hi. */
 static void place_vector(placer *pl, int64_t lo, int64_t hi, const cp_row *row, i128 *psum)
 {
+    if (row->form != CP_ROW_DENSE) { /* its listed counts, rank by rank */
+        for (int64_t r = lo; r <= hi; r++)
+            for (size_t i = 0; i < row->nnz; i++) {
+                int64_t count, peer = cp_row_item(row, r, i, &count);
+                add_one(pl, r, peer, count);
+            }
+        return;
+    }
     memset(psum, 0, peer_tiles(pl) * sizeof *psum);
     for (size_t k = 0; k < row->len; k++) {
         if ((int64_t)k >= pl->npeer || row->counts[k] < 0) {
