@@ -1,0 +1,438 @@
+/*
+ * bench_scale: the counts stage of finalize for P virtual ranks in one
+ * process, to see how it grows with the job before a job that size exists.
+ *
+ * Each virtual rank's counts table is built by the real collector from the
+ * dense count arrays an application would pass (cp_counts_signature,
+ * cp_counts_record), packed as the rank sends it (cp_counts_pack) and
+ * handed to its communicator's lead, which unpacks every message, merges
+ * (cp_counts_merge), writes its rows in rank space (cp_counts_compact_rows)
+ * and writes the count files (cp_compact_write_file), as finalize does.  A
+ * rank's table is built, packed and freed before the next one's: only the
+ * lead's holdings stay, as in a real job.  The files are parsed back and
+ * every rank's row of every call compared with what it passed.
+ *
+ * What this measures is today's finalize design, where every member sends
+ * its tables straight to the lead: the lead's received bytes and memory
+ * grow with the communicator's size times its rows.  The other finalize
+ * stages (call paths, wait states, Cube) are not simulated here.
+ *
+ * usage: bench_scale --ranks P --workload halo|uniform|sparse|subcomms
+ *                    [--calls N] [--budget-mib M] [--dir D]
+ *   halo      MPI_Alltoallv on MPI_COMM_WORLD: 8 elements to r-1, r+1,
+ *             r-k, r+k (k = floor(sqrt(P)); no wrap at the ends)
+ *   uniform   MPI_Alltoall on MPI_COMM_WORLD: one count
+ *   sparse    MPI_Alltoallv on MPI_COMM_WORLD: 8 pseudo-random peers per
+ *             rank, pseudo-random counts
+ *   subcomms  the row and the column communicators of an s x s grid
+ *             (s = floor(sqrt(P)), P taken as s*s), each with its own
+ *             MPI_Alltoallv, dense (an FFT's transposes)
+ * Calls alternate between two matrices (seeds 0 and 1), N calls (20).
+ * When a lead would hold more than M MiB (16384) of received tables the
+ * run stops there and says so (status=over-budget) with what it would have
+ * received.
+ *
+ * Output, one line: key=value pairs
+ *   ranks= workload= calls= comms= busiest_rank= busiest_recv_mib=
+ *   busiest_peak_mib= busiest_cpu_s= sender_peak_mib= output_bytes=
+ *   stages=counts exact=yes|no status=ok|over-budget
+ * busiest_*: the world rank that leads the most (rank 0): bytes it
+ * received, the most heap it held at once (sampled at each step of its
+ * work), CPU seconds of its own work (unpack, merge, rows, write);
+ * sender_peak_mib: the most any member held for its own table and message;
+ * output_bytes: every count file (send and receive) of every lead.
+ */
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collprof/profile.h"
+#include "compact.h"
+#include "counts.h"
+#include "counts_merge.h"
+#include "counts_pack.h"
+#include "pack.h"
+
+enum workload { HALO, UNIFORM, SPARSE, SUBCOMMS };
+static const char *const workload_names[] = {"halo", "uniform", "sparse", "subcomms"};
+
+#define SPARSE_PEERS 8
+#define HALO_COUNT 8
+
+typedef struct comm {
+    int64_t n;
+    int64_t first, stride; /* world rank of member i: first + i * stride */
+    bool single;           /* MPI_Alltoall: one count */
+} comm;
+
+static enum workload wl;
+static int64_t P, K; /* world size; halo stride */
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t heap_now(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* Rank r's non-zero send counts in communicator c for seed s, in
+ * increasing order of peer: how many (at most cap). */
+static size_t sends(const comm *c, int64_t r, int s, int64_t *peer, int64_t *count, size_t cap)
+{
+    size_t k = 0;
+    if (wl == HALO) {
+        int64_t offs[4] = {-K, -1, 1, K};
+        for (int i = 0; i < 4; i++) {
+            int64_t p = r + offs[i];
+            if (p >= 0 && p < c->n && (i == 0 || offs[i] != offs[i - 1])) {
+                peer[k] = p;
+                count[k++] = HALO_COUNT + s;
+            }
+        }
+    } else if (wl == SPARSE) {
+        /* 8 distinct peers from a pseudo-random start and step */
+        int64_t start = (int64_t)(mix((uint64_t)r * 2 + 1) % (uint64_t)c->n);
+        int64_t step = 1 + (int64_t)(mix((uint64_t)r * 2 + 2) % (uint64_t)(c->n / SPARSE_PEERS));
+        for (int i = 0; i < SPARSE_PEERS && i < c->n; i++) {
+            peer[k] = (start + i * step) % c->n;
+            count[k++] = 1 + (int64_t)(mix((uint64_t)(r * 16 + i) ^ (uint64_t)s << 40) % 100);
+        }
+        /* sort by peer (8 items) */
+        for (size_t i = 1; i < k; i++)
+            for (size_t j = i; j > 0 && peer[j - 1] > peer[j]; j--) {
+                int64_t tp = peer[j], tc = count[j];
+                peer[j] = peer[j - 1], count[j] = count[j - 1];
+                peer[j - 1] = tp, count[j - 1] = tc;
+            }
+    } else { /* SUBCOMMS: dense, 1 + ((p - r) mod n + s) mod 3 */
+        for (int64_t p = 0; p < c->n && k < cap; p++) {
+            peer[k] = p;
+            count[k++] = 1 + (((p - r) % c->n + c->n) % c->n + s) % 3;
+        }
+    }
+    return k;
+}
+
+/* Rank r's non-zero receive counts: the column of the send matrix.  For
+ * the symmetric workloads the same as its sends; for sparse, the transpose
+ * of every rank's sends, built once per seed (n x 8 entries). */
+typedef struct transpose {
+    int64_t *start, *peer, *count; /* receiver r's senders: [start[r], start[r+1]) */
+} transpose;
+static transpose sparse_t[2];
+
+static void build_transpose(const comm *c, int s, transpose *t)
+{
+    int64_t n = c->n, sp[SPARSE_PEERS], sc[SPARSE_PEERS];
+    t->start = calloc((size_t)n + 1, sizeof *t->start);
+    t->peer = malloc((size_t)n * SPARSE_PEERS * sizeof *t->peer);
+    t->count = malloc((size_t)n * SPARSE_PEERS * sizeof *t->count);
+    int64_t *fill = calloc((size_t)n, sizeof *fill);
+    if (!t->start || !t->peer || !t->count || !fill) {
+        fprintf(stderr, "bench_scale: out of memory for the transpose\n");
+        exit(1);
+    }
+    for (int64_t q = 0; q < n; q++) {
+        size_t k = sends(c, q, s, sp, sc, SPARSE_PEERS);
+        for (size_t i = 0; i < k; i++)
+            t->start[sp[i] + 1]++;
+    }
+    for (int64_t r = 0; r < n; r++)
+        t->start[r + 1] += t->start[r];
+    for (int64_t q = 0; q < n; q++) { /* senders in increasing order */
+        size_t k = sends(c, q, s, sp, sc, SPARSE_PEERS);
+        for (size_t i = 0; i < k; i++) {
+            int64_t at = t->start[sp[i]] + fill[sp[i]]++;
+            t->peer[at] = q;
+            t->count[at] = sc[i];
+        }
+    }
+    free(fill);
+}
+
+static size_t recvs(const comm *c, int64_t r, int s, int64_t *peer, int64_t *count, size_t cap)
+{
+    if (wl != SPARSE)
+        return sends(c, r, s, peer, count, cap);
+    transpose *t = &sparse_t[s];
+    if (!t->start)
+        build_transpose(c, s, t);
+    size_t k = 0;
+    for (int64_t at = t->start[r]; at < t->start[r + 1] && k < cap; at++, k++) {
+        peer[k] = t->peer[at];
+        count[k] = t->count[at];
+    }
+    return k;
+}
+
+static double total_output; /* bytes of every count file written */
+
+typedef struct lead_stats {
+    double recv_bytes, cpu_s;
+    size_t peak;
+    bool exact, over;
+} lead_stats;
+
+/* One communicator: every member's table to the lead, merged and written
+ * to dir/<name>; the written send file checked against the generator. */
+static void run_comm(const comm *c, int64_t id, int calls, double budget, const char *dir,
+                     lead_stats *st, size_t *sender_peak)
+{
+    int64_t n = c->n;
+    size_t base = heap_now(), peak = 0;
+    int *dense_s = calloc((size_t)n, sizeof *dense_s), *dense_r = calloc((size_t)n, sizeof *dense_r);
+    int64_t *pp = malloc(2 * (size_t)n * sizeof *pp), *pc = malloc(2 * (size_t)n * sizeof *pc);
+    cp_counts_unpacked *u = calloc((size_t)n, sizeof *u);
+    const cp_counts_view **views = calloc((size_t)n, sizeof *views);
+    double cpu = 0, recv = 0;
+    int64_t got = 0;
+    if (!dense_s || !dense_r || !pp || !pc || !u || !views) {
+        fprintf(stderr, "bench_scale: out of memory for a communicator of %" PRId64 "\n", n);
+        exit(1);
+    }
+    if (wl == SPARSE) /* the generator's transposes, not any rank's memory */
+        for (int s = 0; s < 2; s++)
+            recvs(c, 0, s, pp, pc, (size_t)n);
+    for (int64_t v = 0; v < n; v++, got++) {
+        size_t before = heap_now();
+        cp_counts t;
+        cp_counts_init(&t);
+        for (int k = 0; k < calls; k++) {
+            int s = k % 2;
+            cp_vec_arg sa = {.present = true, .width = sizeof(int), .dtsize = 4};
+            cp_vec_arg ra = sa;
+            if (c->single) {
+                sa.single = ra.single = 4 + s;
+                sa.len = ra.len = 1;
+            } else {
+                /* the dense arrays the application passes; set and reset
+                 * entry by entry (a memset per call would cost P^2) */
+                size_t ms = sends(c, v, s, pp, pc, (size_t)n);
+                for (size_t i = 0; i < ms; i++)
+                    dense_s[pp[i]] = (int)pc[i];
+                size_t mr = recvs(c, v, s, pp + ms, pc + ms, (size_t)n - ms);
+                for (size_t i = 0; i < mr; i++)
+                    dense_r[pp[ms + i]] = (int)pc[ms + i];
+                sa.counts = dense_s;
+                ra.counts = dense_r;
+                sa.len = ra.len = n;
+                cp_counts_record(&t, cp_counts_signature(&t, &sa, &ra, -1, CP_SEQ_NONE));
+                for (size_t i = 0; i < ms; i++)
+                    dense_s[pp[i]] = 0;
+                for (size_t i = 0; i < mr; i++)
+                    dense_r[pp[ms + i]] = 0;
+                continue;
+            }
+            cp_counts_record(&t, cp_counts_signature(&t, &sa, &ra, -1, CP_SEQ_NONE));
+        }
+        cp_seq_finish(&t.seq);
+        cp_wbuf b = {0};
+        cp_counts_pack(&b, &t);
+        size_t own = heap_now() - before;
+        if (own > *sender_peak)
+            *sender_peak = own;
+        cp_counts_free(&t);
+        /* the lead's side */
+        double t0 = cpu_now();
+        recv += (double)b.len;
+        cp_rbuf rb = {b.p, b.len, 0, false};
+        if (b.failed || cp_counts_unpack(&rb, &u[v])) {
+            fprintf(stderr, "bench_scale: cannot unpack rank %" PRId64 "'s table\n", v);
+            exit(1);
+        }
+        views[v] = &u[v].view;
+        cpu += cpu_now() - t0;
+        cp_wbuf_free(&b);
+        if (recv > budget) { /* stop: project what the lead would receive */
+            st->over = true;
+            recv = recv / (double)(v + 1) * (double)n;
+            got = v + 1;
+            break;
+        }
+    }
+    free(dense_s);
+    free(dense_r);
+    size_t h = heap_now() - base;
+    peak = h > peak ? h : peak;
+    cp_counts_file out[2];
+    memset(out, 0, sizeof out);
+    char path[2][4200];
+    if (!st->over) {
+        double t0 = cpu_now();
+        cp_block tmpl;
+        memset(&tmpl, 0, sizeof tmpl);
+        tmpl.comm_id = id;
+        tmpl.comm_size = n;
+        snprintf(tmpl.collective, sizeof tmpl.collective, "%s", c->single ? "Alltoall" : "Alltoallv");
+        cp_error err;
+        size_t first[2] = {0, 0};
+        if (cp_counts_merge(views, n, &tmpl, out, &err) ||
+            cp_counts_compact_rows(out, first, false)) {
+            fprintf(stderr, "bench_scale: merge: %s\n", err.msg);
+            exit(1);
+        }
+        h = heap_now() - base;
+        peak = h > peak ? h : peak;
+        for (int d = 0; d < 2; d++) {
+            snprintf(path[d], sizeof path[d], "%s/%s-counters.comm%" PRId64 ".txt", dir,
+                     d ? "recv" : "send", id);
+            out[d].version = CP_COUNTS_FORMAT_VERSION;
+            out[d].direction = d;
+            out[d].lead_rank = c->first;
+            if (cp_compact_write_file(path[d], false, &out[d], &err)) {
+                fprintf(stderr, "bench_scale: %s\n", err.msg);
+                exit(1);
+            }
+            struct stat sb;
+            if (stat(path[d], &sb) == 0)
+                total_output += (double)sb.st_size;
+        }
+        cpu += cpu_now() - t0;
+    }
+    for (int64_t v = 0; v < got; v++)
+        cp_counts_unpacked_free(&u[v]);
+    free(u);
+    free(views);
+    cp_counts_file_free(&out[0]);
+    cp_counts_file_free(&out[1]);
+    st->recv_bytes += recv;
+    st->cpu_s += cpu;
+    st->peak += peak;
+    if (st->over) {
+        free(pp);
+        free(pc);
+        return;
+    }
+
+    /* Exact: every rank's row of each call, from the file, against the
+     * generator (non-zero counts, in peer order). */
+    cp_counts_file f;
+    cp_error err;
+    if (cp_compact_parse_file(path[0], &f, &err)) {
+        fprintf(stderr, "bench_scale: %s\n", err.msg);
+        exit(1);
+    }
+    int64_t seen = 0;
+    for (size_t i = 0; i < f.nblocks; i++) {
+        const cp_block *b = &f.blocks[i];
+        int s = (int)(b->calls.v[0].lo % 2);
+        seen += cp_ranges_count(&b->calls);
+        int64_t ranks = 0;
+        for (size_t r = 0; r < b->nrows; r++) {
+            const cp_row *row = &b->rows[r];
+            ranks += cp_ranges_count(&row->ranks);
+            for (size_t iv = 0; iv < row->ranks.n; iv++)
+                for (int64_t v = row->ranks.v[iv].lo; v <= row->ranks.v[iv].hi; v++) {
+                    size_t m = c->single ? 1 : sends(c, v, s, pp, pc, (size_t)n), k = 0;
+                    if (c->single)
+                        pc[0] = 4 + s, pp[0] = 0;
+                    for (size_t q = 0, nq = cp_row_nitems(row); q < nq; q++) {
+                        int64_t cnt, peer = cp_row_item(row, v, q, &cnt);
+                        if (cnt == 0)
+                            continue;
+                        if (k >= m || pp[k] != peer || pc[k] != cnt)
+                            st->exact = false;
+                        k++;
+                    }
+                    if (k != m)
+                        st->exact = false;
+                }
+        }
+        if (ranks != n)
+            st->exact = false;
+    }
+    if (seen != calls)
+        st->exact = false;
+    cp_counts_file_free(&f);
+    remove(path[0]);
+    remove(path[1]);
+    free(pp);
+    free(pc);
+}
+
+static const char *arg(int argc, char **argv, const char *name, const char *def)
+{
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return argv[i + 1];
+    return def;
+}
+
+int main(int argc, char **argv)
+{
+    const char *w = arg(argc, argv, "--workload", NULL), *ranks = arg(argc, argv, "--ranks", NULL);
+    int calls = atoi(arg(argc, argv, "--calls", "20"));
+    double budget = atof(arg(argc, argv, "--budget-mib", "16384")) * 1048576.0;
+    const char *dir = arg(argc, argv, "--dir", "/tmp");
+    int wi = -1;
+    for (int i = 0; w && i < 4; i++)
+        if (strcmp(w, workload_names[i]) == 0)
+            wi = i;
+    P = ranks ? atoll(ranks) : 0;
+    if (wi < 0 || P < 16 || calls < 1) {
+        fprintf(stderr, "usage: bench_scale --ranks P (16 or more) --workload "
+                        "halo|uniform|sparse|subcomms [--calls N] [--budget-mib M] [--dir D]\n");
+        return 2;
+    }
+    wl = (enum workload)wi;
+    for (K = 1; (K + 1) * (K + 1) <= P; K++)
+        ; /* floor(sqrt(P)) */
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s/bench_scale.%ld", dir, (long)getpid());
+    if (mkdir(tmp, 0700) != 0) {
+        perror(tmp);
+        return 1;
+    }
+    lead_stats busiest = {.exact = true}, others = {.exact = true};
+    size_t sender_peak = 0;
+    int64_t ncomms = 0;
+    if (wl == SUBCOMMS) {
+        int64_t s = K;
+        P = s * s;
+        /* rank 0 leads row 0 and column 0; every other lead one */
+        for (int64_t i = 0; i < s && !busiest.over; i++)
+            for (int col = 0; col < 2; col++) {
+                comm c = {.n = s, .first = col ? i : i * s, .stride = col ? s : 1};
+                run_comm(&c, ncomms++, calls, budget, tmp, i == 0 ? &busiest : &others,
+                         &sender_peak);
+            }
+        busiest.exact &= others.exact;
+    } else {
+        comm c = {.n = P, .first = 0, .stride = 1, .single = wl == UNIFORM};
+        run_comm(&c, ncomms++, calls, budget, tmp, &busiest, &sender_peak);
+    }
+    rmdir(tmp);
+    printf("ranks=%" PRId64 " workload=%s calls=%d comms=%" PRId64 " busiest_rank=0"
+           " busiest_recv_mib=%.3f busiest_peak_mib=%.3f busiest_cpu_s=%.3f sender_peak_mib=%.3f"
+           " output_bytes=%.0f stages=counts exact=%s status=%s\n",
+           P, workload_names[wl], calls, ncomms, busiest.recv_bytes / 1048576.0,
+           (double)busiest.peak / 1048576.0, busiest.cpu_s, (double)sender_peak / 1048576.0,
+           total_output, busiest.over ? "no" : busiest.exact ? "yes" : "no",
+           busiest.over ? "over-budget" : "ok");
+    for (int i = 0; i < 2; i++) {
+        free(sparse_t[i].start);
+        free(sparse_t[i].peer);
+        free(sparse_t[i].count);
+    }
+    return 0;
+}
