@@ -339,8 +339,9 @@ abort | segv | fpe | bus | ill | abrt)
         # Which dying rank's status mpiexec reports is a race among the
         # ranks (the faulting one, or one it then killed): each rank's own
         # status is what must not change, recorded by a shell around it
-        # (128 + the signal's number).
-        own_status='"$@"; echo $? >"$CPT_STATUS.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"'
+        # (128 + the signal's number), which exits with that status so that
+        # mpiexec still sees a rank fail.
+        own_status='"$@"; s=$?; echo $s >"$CPT_STATUS.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"; exit $s'
         CPT_STATUS=$work/baseline.own COLLPROF_OUTPUT_DIR=$work/base \
             run baseline 3 no sh -c "$own_status" sh "$nofin" "$case_"
         CPT_STATUS=$work/profiled.own COLLPROF_OUTPUT_DIR=$work/out \
