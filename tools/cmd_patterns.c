@@ -88,7 +88,42 @@ static void group_line(const cp_pattern *pat, const cp_peer_group *g)
         printf("%" PRId64 " other rank%s\n", g->peers, g->peers == 1 ? "" : "s");
 }
 
-static int peers_of_block(const cp_pattern *pat)
+/* A duration with its unit: "0.523 us", "1.25 ms", "2.000 s". */
+static const char *duration(double s, char *buf, size_t size)
+{
+    if (s < 1e-3)
+        snprintf(buf, size, "%.3f us", s * 1e6);
+    else if (s < 1)
+        snprintf(buf, size, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.3f s", s);
+    return buf;
+}
+
+/* The recorded time of a send matrix's calls (timings.cpt's sample). */
+static void time_line(const cp_pattern_time *t)
+{
+    char med[32], lo[32], hi[32], w[32];
+    if (!t)
+        return;
+    if (t->instances == 0) {
+        printf("    time: none of its calls is in the timed sample\n");
+        return;
+    }
+    printf("    time: median %s (min %s, max %s) over %" PRIu64 " timed rank-call%s of %" PRIu64
+           " call%s",
+           duration(t->median, med, sizeof med), duration(t->min, lo, sizeof lo),
+           duration(t->max, hi, sizeof hi), t->instances, t->instances == 1 ? "" : "s", t->calls,
+           t->calls == 1 ? "" : "s");
+    if (t->wait_instances)
+        printf("; waiting %s in all (%" PRIu64 " wait-state instance%s)\n",
+               duration(t->wait, w, sizeof w), t->wait_instances,
+               t->wait_instances == 1 ? "" : "s");
+    else
+        printf("; no waiting\n");
+}
+
+static int peers_of_block(const cp_pattern *pat, const cp_pattern_time *times, size_t ntimes)
 {
     const cp_block *b = pat->b;
     char *list = calls_text(&b->calls);
@@ -100,6 +135,8 @@ static int peers_of_block(const cp_pattern *pat)
     printf(", %s, call%s %s:\n", pat->direction == CP_SEND ? "send" : "receive",
            pat->calls == 1 ? "" : "s", list);
     free(list);
+    if (pat->direction == CP_SEND)
+        time_line(cp_pattern_time_find(times, ntimes, b));
     if (b->row_len == 0 && pat->ranks_with_row > 0)
         printf("    %" PRId64 " rank%s pass%s no counts\n", pat->ranks_with_row,
                pat->ranks_with_row == 1 ? "" : "s", pat->ranks_with_row == 1 ? "es" : "");
@@ -113,7 +150,7 @@ static int peers_of_block(const cp_pattern *pat)
     return 0;
 }
 
-static int print_comm(const cp_comm_patterns *c)
+static int print_comm(const cp_comm_patterns *c, const cp_pattern_time *times, size_t ntimes)
 {
     size_t nrecv = c->nblocks - c->nsend;
     printf("communicator %" PRId64 ": %" PRId64 " rank%s", c->comm, c->size,
@@ -127,7 +164,7 @@ static int print_comm(const cp_comm_patterns *c)
     if (c->nsend && ranking(c) < 0)
         return -1;
     for (size_t i = 0; i < c->nblocks; i++)
-        if (peers_of_block(&c->blocks[i]) < 0)
+        if (peers_of_block(&c->blocks[i], times, ntimes) < 0)
             return -1;
     return 0;
 }
@@ -146,16 +183,25 @@ static int run(const cli_command *self, int argc, char **argv)
         cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
+    cp_pattern_time *times = NULL;
+    size_t ntimes = 0;
+    if (cp_profile_pattern_times(&p, &times, &ntimes, &err) < 0) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        cp_comm_patterns_free(c, n);
+        cp_profile_free(&p);
+        return CLI_BAD_INPUT;
+    }
     if (n == 0)
         printf("no collective calls recorded\n");
     for (size_t i = 0; i < n && rc == CLI_OK; i++) {
         if (i)
             putchar('\n');
-        if (print_comm(&c[i]) < 0) {
+        if (print_comm(&c[i], times, ntimes) < 0) {
             fprintf(stderr, "collprof: out of memory\n");
             rc = CLI_BAD_INPUT;
         }
     }
+    free(times);
     cp_comm_patterns_free(c, n);
     cp_profile_free(&p);
     return rc;
@@ -182,6 +228,9 @@ const cli_command cli_cmd_patterns = {
         "grouping the ranks that address the same number of other ranks with a\n"
         "non-zero count.  A single count (Alltoall, Allgather...) goes to every peer;\n"
         "in a rooted collective the other ranks address the root; neighbourhood rows\n"
-        "address the neighbours listed in the manifest.  See docs/reader.md.\n",
+        "address the neighbours listed in the manifest.  With timings.cpt, each send\n"
+        "matrix also has the recorded time of its calls: the median, min and max of\n"
+        "exit - start over the timed (rank, call) pairs whose call moved it, and their\n"
+        "waiting time.  See docs/reader.md.\n",
     .run = run,
 };

@@ -225,6 +225,27 @@ typedef struct cp_timings {
 int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err);
 void cp_timings_free(cp_timings *t);
 
+/* ---- time per pattern (`collprof patterns`) ---- */
+
+/* The recorded times of the calls that moved one send matrix: every (rank,
+ * call) of timings.cpt's sample whose call is in the block's calls. */
+typedef struct cp_pattern_time {
+    const cp_block *b;        /* a send block of the profile */
+    uint64_t instances;       /* (rank, call) pairs with their own times */
+    uint64_t calls;           /* distinct calls among them */
+    double min, median, max;  /* of exit - start, seconds (0 when none) */
+    double wait;              /* their waiting time, every wait-state pattern */
+    uint64_t wait_instances;  /* instances that waited */
+} cp_pattern_time;
+
+/* One entry per send block (none without timings.cpt or manifest).  Returns
+ * 0, or -1 with err set (out of memory).  Free *out with free(). */
+int cp_profile_pattern_times(const cp_profile *p, cp_pattern_time **out, size_t *n,
+                             cp_error *err);
+/* The entry of block b, or NULL. */
+const cp_pattern_time *cp_pattern_time_find(const cp_pattern_time *t, size_t n,
+                                            const cp_block *b);
+
 /* ---- call paths (`collprof callsites`, summary --callsite) ---- */
 
 typedef struct cp_source_line {

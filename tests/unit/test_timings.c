@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collprof/reader.h"
+#include "compact.h"
 #include "cpt.h"
 #include "manifest.h"
 #include "tmpdir.h"
@@ -180,6 +181,81 @@ START_TEST(every_number_by_hand)
 }
 END_TEST
 
+/* A send block of communicator 0 moving `calls`, every rank one count. */
+static cp_block count_block(const char *coll, const char *calls, int64_t root, int64_t count)
+{
+    cp_block b;
+    cp_block_init(&b);
+    b.comm_id = 0;
+    b.comm_size = 3;
+    b.nranks = 3;
+    b.root = root;
+    b.dtsize = 4;
+    snprintf(b.collective, sizeof b.collective, "%s", coll);
+    cp_ranges_add_range(&b.all_calls, 0, coll[0] == 'A' ? 1 : 0);
+    cp_ranges_add(&b.calls, calls[0] - '0'); /* one call: "0" or "1" */
+    b.row_len = 1;
+    b.rows = calloc(1, sizeof *b.rows);
+    b.nrows = 1;
+    cp_ranges_add_range(&b.rows[0].ranks, 0, 2);
+    b.rows[0].len = 1;
+    b.rows[0].counts = malloc(sizeof *b.rows[0].counts);
+    b.rows[0].counts[0] = count;
+    return b;
+}
+
+/* Time per pattern: Alltoall call 0 and call 1 moved different matrices;
+ * each matrix gets the times and the waiting of its own call only. */
+START_TEST(time_per_pattern)
+{
+    tmpdir_make();
+    write_dir();
+    cp_counts_file f = {.version = CP_COUNTS_FORMAT_VERSION, .direction = CP_SEND};
+    f.blocks = calloc(3, sizeof *f.blocks);
+    f.nblocks = 3;
+    f.blocks[0] = count_block("Alltoall", "0", -1, 4);
+    f.blocks[1] = count_block("Alltoall", "1", -1, 8);
+    f.blocks[2] = count_block("Bcast", "0", 1, 16);
+    char path[4200];
+    cp_error err = {{0}};
+    snprintf(path, sizeof path, "%s/send-counters.rank0.txt", tmpdir);
+    ck_assert_msg(cp_compact_write_file(path, false, &f, &err) == 0, "%s", err.msg);
+    cp_counts_file_free(&f);
+    cp_profile p;
+    ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
+    cp_pattern_time *t;
+    size_t n;
+    ck_assert_msg(cp_profile_pattern_times(&p, &t, &n, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(n, 3);
+    const cp_pattern_time *x[3];
+    for (size_t i = 0; i < 3; i++) {
+        x[i] = cp_pattern_time_find(t, n, &p.files[0].blocks[i]);
+        ck_assert_ptr_nonnull(x[i]);
+    }
+    /* call 0: 3, 2.5, 1.5 s; ranks 0 and 1 wait 3.5 s for rank 2, which
+     * waits 0.5 s for completion */
+    ck_assert_uint_eq(x[0]->instances, 3);
+    ck_assert_uint_eq(x[0]->calls, 1);
+    EQ(x[0]->min, 1.5);
+    EQ(x[0]->median, 2.5);
+    EQ(x[0]->max, 3);
+    EQ(x[0]->wait, 4);
+    ck_assert_uint_eq(x[0]->wait_instances, 3);
+    /* call 1: 1, 2, 3 s; non-blocking on rank 1, so no wait states */
+    ck_assert_uint_eq(x[1]->instances, 3);
+    EQ(x[1]->median, 2);
+    EQ(x[1]->wait, 0);
+    ck_assert_uint_eq(x[1]->wait_instances, 0);
+    /* Bcast call 0: 1.5, 0.5, 1.25 s; ranks 0 and 2 wait 1.75 s for root 1 */
+    EQ(x[2]->median, 1.25);
+    EQ(x[2]->wait, 1.75);
+    ck_assert_uint_eq(x[2]->wait_instances, 2);
+    free(t);
+    cp_profile_free(&p);
+    tmpdir_remove();
+}
+END_TEST
+
 START_TEST(no_timings_is_a_clear_error)
 {
     tmpdir_make();
@@ -222,6 +298,7 @@ int main(void)
     Suite *su = suite_create("timings");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, every_number_by_hand);
+    tcase_add_test(tc, time_per_pattern);
     tcase_add_test(tc, no_timings_is_a_clear_error);
     tcase_add_test(tc, a_corrupt_timings_file_fails_the_load);
     suite_add_tcase(su, tc);

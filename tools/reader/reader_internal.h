@@ -9,6 +9,15 @@
 /* The manifest's entry of communicator id, or NULL (also without manifest). */
 const cp_comm_info *cp_reader_manifest_comm(const cp_profile *p, int64_t id);
 
+/* The members' timed series of communicator comm in communicator order, for
+ * the wait-state analysis (timings.c): by_rank[w] is world rank w's series of
+ * the (communicator, collective).  *wm (free it) NULL when there is nothing
+ * to analyse: an intercommunicator, one rank, or a member that timed
+ * nothing.  Returns 0, or -1 when memory ran out. */
+struct cp_wait_member;
+int cp_reader_wait_members(const cp_profile *p, int64_t comm, const cp_cpt_series *const *by_rank,
+                           struct cp_wait_member **wm, size_t *n);
+
 /* Collective names compare case-insensitively ("alltoallv" == "Alltoallv"). */
 int cp_reader_collective_cmp(const char *a, const char *b);
 

@@ -162,29 +162,46 @@ static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter,
     r->wait_instances[p]++;
 }
 
+/* The members' series of a (communicator, collective) in communicator order,
+ * for the wait-state analysis: *wm (free it) and *n; *wm NULL when there is
+ * nothing to analyse (an intercommunicator, one rank, a member that timed
+ * nothing: no call has every rank).  -1 when memory ran out. */
+int cp_reader_wait_members(const cp_profile *p, int64_t comm, const cp_cpt_series *const *by_rank,
+                           cp_wait_member **wm, size_t *n)
+{
+    *wm = NULL;
+    *n = 0;
+    const cp_comm_info *ci = cp_reader_manifest_comm(p, comm);
+    if (!ci || ci->remote_members.n || ci->size < 2)
+        return 0; /* intercommunicators have no pattern */
+    size_t size = (size_t)ci->size;
+    cp_wait_member *m = calloc(size, sizeof *m);
+    if (!m)
+        return -1;
+    for (size_t i = 0; i < size; i++) {
+        int64_t w = cp_ranges_nth(&ci->members, (int64_t)i);
+        const cp_cpt_series *s =
+            w >= 0 && (uint64_t)w < p->timings.world_size ? by_rank[w] : NULL;
+        if (!s) {
+            free(m);
+            return 0;
+        }
+        m[i] = (cp_wait_member){s->call, s->enter, s->exit, s->root, s->flags, s->n};
+    }
+    *wm = m;
+    *n = size;
+    return 0;
+}
+
 /* Wait states of one row: every member's series, in communicator order. */
 static int waits(const cp_profile *p, acc *a, cp_error *err)
 {
-    const cp_comm_info *ci = NULL;
-    for (size_t i = 0; i < p->manifest.ncomms; i++)
-        if (p->manifest.comms[i].id == a->row.comm)
-            ci = &p->manifest.comms[i];
-    if (!ci || ci->remote_members.n || ci->size < 2)
-        return 0; /* intercommunicators have no pattern */
-    size_t n = (size_t)ci->size;
-    cp_wait_member *wm = calloc(n, sizeof *wm);
-    if (!wm)
+    cp_wait_member *wm;
+    size_t n;
+    if (cp_reader_wait_members(p, a->row.comm, a->by_rank, &wm, &n))
         return cp_error_set(err, "out of memory");
-    for (size_t m = 0; m < n; m++) {
-        int64_t w = cp_ranges_nth(&ci->members, (int64_t)m);
-        const cp_cpt_series *s =
-            w >= 0 && (uint64_t)w < p->timings.world_size ? a->by_rank[w] : NULL;
-        if (!s) {
-            free(wm); /* a member timed nothing: no call has every rank */
-            return 0;
-        }
-        wm[m] = (cp_wait_member){s->call, s->enter, s->exit, s->root, s->flags, s->n};
-    }
+    if (!wm)
+        return 0;
     int rc = cp_wait_states_series(a->row.collective, n, wm, on_instance, &a->row);
     free(wm);
     return rc ? cp_error_set(err, "out of memory") : 0;
