@@ -250,6 +250,16 @@ START_TEST(time_per_pattern)
     EQ(x[2]->median, 1.25);
     EQ(x[2]->wait, 1.75);
     ck_assert_uint_eq(x[2]->wait_instances, 2);
+    /* ... and so in the export, with each send block */
+    char *json = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&json, &len);
+    ck_assert_msg(cp_export_json(&p, mem, &err) == 0, "%s", err.msg);
+    fclose(mem);
+    ck_assert_msg(strstr(json, "\"time\":{\"instances\":3,\"calls\":1,\"min\":1.5,\"median\":2.5,"
+                               "\"max\":3,\"wait\":4,\"wait_instances\":3}") != NULL,
+                  "%s", json);
+    free(json);
     free(t);
     cp_profile_free(&p);
     tmpdir_remove();

@@ -149,6 +149,34 @@ static void kv_object(jw *w, const cp_kv *kv, size_t n)
     lit(w, "}");
 }
 
+static void dbl(jw *w, double v)
+{
+    char buf[40];
+    int n = snprintf(buf, sizeof buf, "%.9g", v);
+    raw(w, buf, (size_t)n);
+}
+
+/* The recorded time of a send matrix's calls (cp_profile_pattern_times). */
+static void pattern_time(jw *w, const cp_pattern_time *t)
+{
+    lit(w, "{");
+    key(w, "instances", true);
+    i64(w, (int64_t)t->instances);
+    key(w, "calls", false);
+    i64(w, (int64_t)t->calls);
+    key(w, "min", false);
+    dbl(w, t->min);
+    key(w, "median", false);
+    dbl(w, t->median);
+    key(w, "max", false);
+    dbl(w, t->max);
+    key(w, "wait", false);
+    dbl(w, t->wait);
+    key(w, "wait_instances", false);
+    i64(w, (int64_t)t->wait_instances);
+    lit(w, "}");
+}
+
 static void boolean(jw *w, bool v)
 {
     lit(w, v ? "true" : "false");
@@ -279,7 +307,7 @@ static void manifest(jw *w, const cp_manifest *m)
     lit(w, "]}");
 }
 
-static void block(jw *w, const cp_block *b)
+static void block(jw *w, const cp_block *b, const cp_pattern_time *time)
 {
     lit(w, "{");
     key(w, "comm", true);
@@ -326,10 +354,16 @@ static void block(jw *w, const cp_block *b)
         i64_array(w, row->counts, cp_row_nitems(row));
         lit(w, "}");
     }
-    lit(w, "]}");
+    lit(w, "]");
+    if (time) { /* send blocks of a profile with timings.cpt */
+        key(w, "time", false);
+        pattern_time(w, time);
+    }
+    lit(w, "}");
 }
 
-static void counts_file(jw *w, const cp_counts_file *f)
+static void counts_file(jw *w, const cp_counts_file *f, const cp_pattern_time *times,
+                        size_t ntimes)
 {
     lit(w, "{");
     key(w, "file", true);
@@ -344,16 +378,22 @@ static void counts_file(jw *w, const cp_counts_file *f)
     lit(w, "[");
     for (size_t i = 0; i < f->nblocks; i++) {
         lit(w, i ? ",\n" : "\n");
-        block(w, &f->blocks[i]);
+        block(w, &f->blocks[i], cp_pattern_time_find(times, ntimes, &f->blocks[i]));
     }
     lit(w, "]}");
 }
 
 int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
 {
+    cp_pattern_time *times = NULL;
+    size_t ntimes = 0;
+    if (cp_profile_pattern_times(p, &times, &ntimes, err))
+        return -1;
     jw *w = malloc(sizeof *w); /* its 64 KiB buffer is not for the stack */
-    if (!w)
+    if (!w) {
+        free(times);
         return cp_error_set(err, "out of memory");
+    }
     w->out = out;
     w->len = 0;
     w->failed = false;
@@ -381,12 +421,13 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
     lit(w, ",\n\"counts_files\":[");
     for (size_t i = 0; i < p->nfiles; i++) {
         lit(w, i ? ",\n" : "\n");
-        counts_file(w, &p->files[i]);
+        counts_file(w, &p->files[i], times, ntimes);
     }
     lit(w, "]}\n");
     flush(w);
     bool failed = w->failed;
     free(w);
+    free(times);
     if (fflush(out) != 0 || ferror(out) || failed)
         return cp_error_set(err, "cannot write the export: %s", strerror(errno));
     return 0;
