@@ -246,6 +246,41 @@ int cp_profile_pattern_times(const cp_profile *p, cp_pattern_time **out, size_t 
 const cp_pattern_time *cp_pattern_time_find(const cp_pattern_time *t, size_t n,
                                             const cp_block *b);
 
+/* ---- two profiles side by side (`collprof diff A B`) ---- */
+
+/* One distinct send matrix of a series, in A, in B or in both. */
+typedef struct cp_diff_matrix {
+    uint64_t fingerprint;     /* cp_block_fingerprint */
+    const cp_block *block[2]; /* in A, in B; NULL where absent */
+} cp_diff_matrix;
+
+/* One (communicator, collective) of either profile. */
+typedef struct cp_diff_series {
+    int64_t comm;
+    char collective[32];
+    bool present[2];          /* in A's, B's summary */
+    int64_t calls[2], bytes[2]; /* as `summary` counts them */
+    double time[2], wait[2];  /* seconds (timings.cpt; 0 without) */
+    cp_diff_matrix *matrices;
+    size_t nmatrices;
+    size_t both, added, gone; /* matrices in both, only in B, only in A */
+} cp_diff_series;
+
+typedef struct cp_diff {
+    cp_diff_series *series;   /* by communicator id, then collective */
+    size_t nseries;
+    bool timed[2];            /* A, B had timings.cpt */
+} cp_diff;
+
+/* The same matrix, whatever the form and grouping of its rows and the
+ * datatype size (counts compared in bytes): a hash over every rank's
+ * non-zero (peer, bytes). */
+uint64_t cp_block_fingerprint(const cp_block *b);
+/* Series and matrices of a and b matched (communicators by id).  Returns 0,
+ * or -1 with err set.  *out points into a and b. */
+int cp_profile_diff(const cp_profile *a, const cp_profile *b, cp_diff *out, cp_error *err);
+void cp_diff_free(cp_diff *d);
+
 /* ---- call paths (`collprof callsites`, summary --callsite) ---- */
 
 typedef struct cp_source_line {

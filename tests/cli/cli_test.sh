@@ -321,6 +321,7 @@ commands:
   stat       the wait-state statistics of a profile.stat, and the worst instances
   timings    time, waiting time per pattern and slowest calls, from timings.cpt
   callsites  where the collectives were called: function, file:line, calls, bytes, time
+  diff       two profiles side by side: what changed in patterns, time and waiting
 
 'collprof help <command>' describes a command and its options.
 Exit status: 0 success, 1 bad input or problems found, 2 usage error.

@@ -1,0 +1,68 @@
+#!/bin/sh
+# CLI tests of `collprof diff A B`: the reader fixture against itself (every
+# matrix in both, ratios 1), against a copy where one matrix's counts
+# changed (one new, one gone, the bytes ratio), against the same matrices
+# written in another row form (still in both), JSON, usage errors.
+#   diff_test.sh COLLPROF MAKE_FIXTURE PYTHON
+set -u
+. "$(dirname "$0")/harness.sh"
+collprof=$(absolute "$1")
+make_fixture=$(absolute "$2")
+python=$3
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cp-diff-XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+"$make_fixture" a good || exit 1
+cp -r a b && cp -r a c || exit 1
+# b: calls 0-1 of Alltoallv sent 1 2 0 from rank 0; now 1 2 5
+sed -i 's/^Rank(s) 0: 1 2 0$/Rank(s) 0: 1 2 5/' b/send-counters.rank0.txt
+grep -q '^Rank(s) 0: 1 2 5$' b/send-counters.rank0.txt || { echo "fixture changed: no '1 2 0' row"; exit 1; }
+# c: the matrix of call 2 in counts format 5, one row sparse (the same matrix)
+sed -i -e 's/^# collprof counts 1$/# collprof counts 5/' \
+    -e '/^Count: 1 calls - 2$/a Row length: 3' -e 's/^Rank(s) 0: 0 1 1$/Rank(s) 0: sparse 1=1 2=1/' \
+    c/send-counters.rank0.txt
+
+run "$collprof" diff a a
+count=$((count + 1))
+grep -q '^communicator 0, Alltoallv: 2 send matrices in both, 0 new in B, 0 gone from A$' out.txt ||
+    fail "diff a a: expected every Alltoallv matrix in both:"
+grep -q ' 1.00x ' out.txt || fail "diff a a: expected a ratio of 1.00x"
+[ "$status" -eq 0 ] || fail "diff a a: exit status $status"
+
+run "$collprof" diff a b
+count=$((count + 1))
+[ "$status" -eq 0 ] || fail "diff a b: exit status $status"
+grep -q '^communicator 0, Alltoallv: 1 send matrix in both, 1 new in B, 1 gone from A$' out.txt ||
+    { fail "diff a b: expected one new and one gone:"; cat out.txt; }
+grep -q '^    gone: calls 0-1 (2 calls, 72 bytes each)$' out.txt ||
+    { fail "diff a b: the gone matrix:"; cat out.txt; }
+grep -q '^    new: calls 0-1 (2 calls, 112 bytes each)$' out.txt ||
+    { fail "diff a b: the new matrix:"; cat out.txt; }
+
+run "$collprof" diff a c
+count=$((count + 1))
+grep -q '^communicator 0, Alltoallv: 2 send matrices in both, 0 new in B, 0 gone from A$' out.txt ||
+    { fail "diff a c: a sparse row of the same matrix is the same matrix:"; cat out.txt; }
+
+run "$collprof" diff a b --format json
+count=$((count + 1))
+"$python" - out.txt <<'PY' || fail "diff a b --format json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for x in d["series"] if x["collective"] == "Alltoallv" and x["comm"] == 0][0]
+assert s["matrices_in_both"] == 1, s
+assert [m["ncalls"] for m in s["new"]] == [2] and s["new"][0]["bytes_per_call"] == 112, s
+assert [m["calls"] for m in s["gone"]] == ["0-1"], s
+assert s["bytes"][1] > s["bytes"][0], s
+PY
+
+run "$collprof" diff a
+expect 2 </dev/null
+run "$collprof" diff a b c
+expect 2 </dev/null
+run "$collprof" diff a nowhere
+expect 1 </dev/null
+run "$collprof" diff a b --format xml
+expect 2 </dev/null
+finish

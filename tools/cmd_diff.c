@@ -1,0 +1,229 @@
+/*
+ * collprof diff A B [--format text|json]: two profiles of the same
+ * application side by side — per (communicator, collective) calls, bytes,
+ * time and waiting with B/A ratios, and which send matrices are new in B or
+ * gone from A.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ranges.h"
+#include "table.h"
+
+/* "1.25x", "-" when a is 0. */
+static const char *ratio(double a, double b, char *buf, size_t size)
+{
+    if (a == 0)
+        snprintf(buf, size, b == 0 ? "=" : "new");
+    else
+        snprintf(buf, size, "%.2fx", b / a);
+    return buf;
+}
+
+static int series_table(const cp_diff *d)
+{
+    static const char *const headers[] = {"comm",   "collective", "calls A", "calls B",
+                                          "bytes A", "bytes B",   "B/A",     "time A (s)",
+                                          "time B (s)", "B/A",     "waiting A (s)",
+                                          "waiting B (s)", "B/A"};
+    static const bool right[] = {true, false, true, true, true, true, true,
+                                 true, true,  true, true, true, true};
+    cli_table *t = cli_table_new(13, headers, right);
+    int ok = t != NULL;
+    for (size_t i = 0; ok && i < d->nseries; i++) {
+        const cp_diff_series *s = &d->series[i];
+        char r1[32], r2[32], r3[32];
+        ok = cli_table_cell(t, "%" PRId64, s->comm) == 0 &&
+             cli_table_cell(t, "%s", s->collective) == 0 &&
+             cli_table_cell(t, s->present[0] ? "%" PRId64 : "-", s->calls[0]) == 0 &&
+             cli_table_cell(t, s->present[1] ? "%" PRId64 : "-", s->calls[1]) == 0 &&
+             cli_table_cell(t, "%" PRId64, s->bytes[0]) == 0 &&
+             cli_table_cell(t, "%" PRId64, s->bytes[1]) == 0 &&
+             cli_table_cell(t, "%s", ratio((double)s->bytes[0], (double)s->bytes[1], r1,
+                                            sizeof r1)) == 0 &&
+             cli_table_cell(t, "%.6f", s->time[0]) == 0 &&
+             cli_table_cell(t, "%.6f", s->time[1]) == 0 &&
+             cli_table_cell(t, "%s", ratio(s->time[0], s->time[1], r2, sizeof r2)) == 0 &&
+             cli_table_cell(t, "%.6f", s->wait[0]) == 0 &&
+             cli_table_cell(t, "%.6f", s->wait[1]) == 0 &&
+             cli_table_cell(t, "%s", ratio(s->wait[0], s->wait[1], r3, sizeof r3)) == 0;
+    }
+    if (ok)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    return ok ? 0 : -1;
+}
+
+/* "calls 4,6 (2 calls)" of a block. */
+static void calls_of(const cp_block *b, const char *label)
+{
+    char *list = cp_ranges_to_string(&b->calls);
+    int64_t n = cp_ranges_count(&b->calls);
+    if (list && strlen(list) > 40) {
+        size_t keep = 40;
+        while (keep > 0 && list[keep] != ',')
+            keep--;
+        strcpy(list + keep, keep ? ",..." : "...");
+    }
+    printf("    %s: call%s %s (%" PRId64 " call%s, %" PRId64 " bytes each)\n", label,
+           n == 1 ? "" : "s", list ? list : "?", n, n == 1 ? "" : "s", cp_block_call_bytes(b));
+    free(list);
+}
+
+static void patterns_text(const cp_diff *d)
+{
+    for (size_t i = 0; i < d->nseries; i++) {
+        const cp_diff_series *s = &d->series[i];
+        if (!s->nmatrices)
+            continue;
+        printf("\ncommunicator %" PRId64 ", %s: %zu send matri%s in both, %zu new in B, %zu gone "
+               "from A\n",
+               s->comm, s->collective, s->both, s->both == 1 ? "x" : "ces", s->added, s->gone);
+        for (size_t m = 0; m < s->nmatrices; m++) {
+            const cp_diff_matrix *x = &s->matrices[m];
+            if (x->block[0] && x->block[1]) {
+                int64_t na = cp_ranges_count(&x->block[0]->calls),
+                        nb = cp_ranges_count(&x->block[1]->calls);
+                if (na != nb)
+                    printf("    in both: %" PRId64 " call%s in A, %" PRId64 " in B (%" PRId64
+                           " bytes each)\n",
+                           na, na == 1 ? "" : "s", nb, cp_block_call_bytes(x->block[0]));
+            } else {
+                calls_of(x->block[0] ? x->block[0] : x->block[1], x->block[0] ? "gone" : "new");
+            }
+        }
+    }
+}
+
+static void json_matrix(const cp_block *b, bool first)
+{
+    char *list = cp_ranges_to_string(&b->calls);
+    printf("%s{\"calls\":\"%s\",\"ncalls\":%" PRId64 ",\"bytes_per_call\":%" PRId64 "}",
+           first ? "" : ",", list ? list : "", cp_ranges_count(&b->calls), cp_block_call_bytes(b));
+    free(list);
+}
+
+static void print_json(const cp_diff *d, const char *a, const char *b)
+{
+    printf("{\"a\":\"%s\",\"b\":\"%s\",\"timed\":[%s,%s],\"series\":[", a, b,
+           d->timed[0] ? "true" : "false", d->timed[1] ? "true" : "false");
+    for (size_t i = 0; i < d->nseries; i++) {
+        const cp_diff_series *s = &d->series[i];
+        printf("%s\n{\"comm\":%" PRId64 ",\"collective\":\"%s\",\"present\":[%s,%s],"
+               "\"calls\":[%" PRId64 ",%" PRId64 "],\"bytes\":[%" PRId64 ",%" PRId64 "],"
+               "\"time\":[%.9g,%.9g],\"wait\":[%.9g,%.9g],\"matrices_in_both\":%zu,",
+               i ? "," : "", s->comm, s->collective, s->present[0] ? "true" : "false",
+               s->present[1] ? "true" : "false", s->calls[0], s->calls[1], s->bytes[0],
+               s->bytes[1], s->time[0], s->time[1], s->wait[0], s->wait[1], s->both);
+        for (int k = 0; k < 2; k++) {
+            printf(k ? ",\"gone\":[" : "\"new\":[");
+            bool first = true;
+            for (size_t m = 0; m < s->nmatrices; m++) {
+                const cp_diff_matrix *x = &s->matrices[m];
+                const cp_block *only = k ? (x->block[1] ? NULL : x->block[0])
+                                         : (x->block[0] ? NULL : x->block[1]);
+                if (only) {
+                    json_matrix(only, first);
+                    first = false;
+                }
+            }
+            printf("]");
+        }
+        printf(",\"changed_calls\":[");
+        bool first = true;
+        for (size_t m = 0; m < s->nmatrices; m++) {
+            const cp_diff_matrix *x = &s->matrices[m];
+            if (!x->block[0] || !x->block[1])
+                continue;
+            int64_t na = cp_ranges_count(&x->block[0]->calls),
+                    nb = cp_ranges_count(&x->block[1]->calls);
+            if (na != nb) {
+                printf("%s{\"ncalls\":[%" PRId64 ",%" PRId64 "],\"bytes_per_call\":%" PRId64 "}",
+                       first ? "" : ",", na, nb, cp_block_call_bytes(x->block[0]));
+                first = false;
+            }
+        }
+        printf("]}");
+    }
+    printf("]}\n");
+}
+
+static int run(const cli_command *self, int argc, char **argv)
+{
+    const char *dirs[2] = {NULL, NULL}, *fmt = "text";
+    int ndirs = 0;
+    for (int i = 1; i < argc; i++) {
+        int r = cli_option(self, argc, argv, &i, "--format", &fmt);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r)
+            continue;
+        if (argv[i][0] == '-')
+            return cli_usage_error(self, "unknown option '%s'", argv[i]);
+        if (ndirs == 2)
+            return cli_usage_error(self, "expected two directories, got a third: '%s'", argv[i]);
+        dirs[ndirs++] = argv[i];
+    }
+    if (ndirs != 2)
+        return cli_usage_error(self, "expected two directories, A and B");
+    if (strcmp(fmt, "text") && strcmp(fmt, "json"))
+        return cli_usage_error(self, "--format expects text or json, not '%s'", fmt);
+    cp_profile p[2];
+    int rc = cli_load(dirs[0], &p[0]);
+    if (rc != CLI_OK)
+        return rc;
+    if ((rc = cli_load(dirs[1], &p[1])) != CLI_OK) {
+        cp_profile_free(&p[0]);
+        return rc;
+    }
+    cp_diff d;
+    cp_error err = {{0}};
+    if (cp_profile_diff(&p[0], &p[1], &d, &err)) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        rc = CLI_BAD_INPUT;
+    } else if (!strcmp(fmt, "json")) {
+        print_json(&d, dirs[0], dirs[1]);
+    } else {
+        printf("A: %s (world size %" PRId64 ")\nB: %s (world size %" PRId64 ")\n", dirs[0],
+               p[0].has_manifest ? p[0].manifest.world_size : -1, dirs[1],
+               p[1].has_manifest ? p[1].manifest.world_size : -1);
+        if (!d.timed[0] || !d.timed[1])
+            printf("times: %s has no timings.cpt; its times read 0\n",
+                   !d.timed[0] && !d.timed[1] ? "neither" : !d.timed[0] ? "A" : "B");
+        printf("\n");
+        if (series_table(&d) < 0) {
+            fprintf(stderr, "collprof: out of memory\n");
+            rc = CLI_BAD_INPUT;
+        }
+        patterns_text(&d);
+    }
+    cp_diff_free(&d);
+    cp_profile_free(&p[0]);
+    cp_profile_free(&p[1]);
+    return rc;
+}
+
+const cli_command cli_cmd_diff = {
+    .name = "diff",
+    .synopsis = "diff A B [--format text|json]",
+    .brief = "two profiles side by side: what changed in patterns, time and waiting",
+    .help =
+        "options:\n"
+        "  --format F   text (default) or json\n"
+        "\n"
+        "A and B are two output directories of the same application: before and after\n"
+        "a change, under two MPI libraries, or two job sizes with the same communicator\n"
+        "structure (communicators are matched by id).  For every (communicator,\n"
+        "collective) of either: calls and bytes sent (as `summary` counts them), time\n"
+        "in the calls and waiting (from timings.cpt, as `timings` counts them; 0 when\n"
+        "a profile has none), each with the ratio B/A ('new' when A had none, '='\n"
+        "when both are 0).  Then, per series, its distinct send matrices: how many are\n"
+        "in both, and each one new in B or gone from A with its calls and bytes per\n"
+        "call; a matrix in both whose number of calls changed is listed with both\n"
+        "numbers.  Matrices are compared by content in bytes, whatever the form of\n"
+        "their rows.\n",
+    .run = run,
+};
