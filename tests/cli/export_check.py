@@ -98,12 +98,25 @@ def matrix(collprof, d, comm, coll, direction, call):
     return r.returncode, r.stdout
 
 
+def row_of(block, row, rank):
+    """Rank's dense counts from an exported row of any form (counts format 5:
+    "sparse" lists peers, "relative" offsets from the rank)."""
+    form = row.get('form')
+    if form is None:
+        return row['counts']
+    dense = [0] * block['row_len']
+    where = row['peers'] if form == 'sparse' else [rank + o for o in row['offsets']]
+    for peer, count in zip(where, row['counts']):
+        dense[peer] = count
+    return dense
+
+
 def rebuild(block):
     """The block's matrix as `collprof matrix --format json` gives its rows."""
     rows = [None] * block['nranks']
     for row in block['rows']:
         for rank in expand_pairs(row['ranks']):
-            rows[rank] = row['counts']
+            rows[rank] = row_of(block, row, rank)
     return rows
 
 
@@ -135,13 +148,17 @@ def check_dir(collprof, d):
         if text.count('# Raw counters') != len(f['blocks']):
             problem(f'{d}/{f["file"]}: {text.count("# Raw counters")} blocks in the file, '
                     f'{len(f["blocks"])} exported')
-        if f['format_version'] != (1 if text.startswith('# collprof counts 1') else 0):
+        version = re.match(r'# collprof counts (\d+)', text)
+        if f['format_version'] != (int(version.group(1)) if version else 0):
             problem(f'{d}/{f["file"]}: format_version {f["format_version"]}')
         for b in f['blocks']:
             key = (b['comm'], b['collective'], f['direction'])
             covered.setdefault(key, set()).update(expand_pairs(b['calls']))
             listed.setdefault(key, set()).update(expand_pairs(b['all_calls']))
-            if b['row_len'] != max([len(r['counts']) for r in b['rows']] + [0]):
+            dense_lens = [len(r['counts']) for r in b['rows'] if 'form' not in r]
+            if any('form' in r for r in b['rows']):
+                dense_lens.append(b['row_len'])  # listed rows address row_len peers
+            if b['row_len'] != max(dense_lens + [0]):
                 problem(f'{d}/{f["file"]}: row_len {b["row_len"]}')
             want_rows = rebuild(b)
             for call in expand_pairs(b['calls']):

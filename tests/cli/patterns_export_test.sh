@@ -335,9 +335,17 @@ EOF
 run "$collprof" export good -o
 expect 2 </dev/null
 
+# rows: the good fixture in counts format 5, one matrix with a sparse and
+# relative rows (the same values)
+cp -r good rows || exit 1
+sed -i -e 's/^# collprof counts 1$/# collprof counts 5/' \
+    -e '/^Count: 1 calls - 2$/a Row length: 3' -e 's/^Rank(s) 0: 0 1 1$/Rank(s) 0: sparse 1=1 2=1/' \
+    -e 's/^Rank(s) 1: 1 0 1$/Rank(s) 1: relative -1=1 +1=1/' rows/send-counters.rank0.txt
+grep -q 'relative -1=1' rows/send-counters.rank0.txt || fail "rows: the fixture changed"
+
 # every value of every export, against the files and `collprof matrix`
 run "$python" "$export_check" "$collprof" good gzip topo allgatherv_steps alltoall_bytes \
-    alltoallv_types multicomm
+    alltoallv_types multicomm rows
 [ "$status" -eq 0 ] || fail "export_check.py: $(cat out.txt err.txt)"
 tail -1 out.txt
 count=$((count + 1))
