@@ -170,10 +170,35 @@ static void print_invalid(const cp_profile *p)
     free(g);
 }
 
+/* The findings, most costly first: FINDINGS_SHOWN of them unless all. */
+#define FINDINGS_SHOWN 5
+static int print_findings(const cp_profile *p, bool all)
+{
+    cp_finding *f;
+    size_t n;
+    cp_error err;
+    if (cp_profile_findings(p, &f, &n, &err)) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        return -1;
+    }
+    if (n) {
+        printf("findings, most costly first:\n");
+        size_t shown = all || n <= FINDINGS_SHOWN ? n : FINDINGS_SHOWN;
+        for (size_t i = 0; i < shown; i++)
+            printf("  %s\n", f[i].text);
+        if (shown < n)
+            printf("  (%zu more: --all)\n", n - shown);
+        putchar('\n');
+    }
+    free(f);
+    return 0;
+}
+
 static int run(const cli_command *self, int argc, char **argv)
 {
     const char *dir, *callsite = NULL;
-    const cli_opt opts[] = {{"--callsite", &callsite, NULL}, {NULL}};
+    bool all = false;
+    const cli_opt opts[] = {{"--callsite", &callsite, NULL}, {"--all", NULL, &all}, {NULL}};
     int rc = cli_parse_args(self, argc, argv, opts, &dir);
     if (rc != CLI_OK)
         return rc;
@@ -188,6 +213,11 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     print_header(&p);
     putchar('\n');
+    if (!callsite && print_findings(&p, all) < 0) {
+        free(rows);
+        cp_profile_free(&p);
+        return CLI_BAD_INPUT;
+    }
     if (nrows == 0) {
         printf("no collective calls recorded\n");
     } else {
@@ -245,14 +275,18 @@ static int run(const cli_command *self, int argc, char **argv)
 
 const cli_command cli_cmd_summary = {
     .name = "summary",
-    .synopsis = "summary DIR [--callsite ID]",
+    .synopsis = "summary DIR [--all] [--callsite ID]",
     .brief = "what the run was, then one line per communicator and collective",
     .help =
         "DIR is a collprof output directory, or a directory of count files written by\n"
         "collective_profiler (send-counters.job0.rank0.txt ...).\n"
         "\n"
         "The header comes from manifest.json: job, world size, MPI library, collprof\n"
-        "version, start time, and whether the run was cut short (partial).  The table\n"
+        "version, start time, and whether the run was cut short (partial).  Then the\n"
+        "findings, most costly first (five; --all for every one): the series that\n"
+        "cost the most time, the rank the others wait for, bytes imbalance, pattern\n"
+        "facts worth acting on, and what the profile leaves out (docs/reader.md,\n"
+        "\"Findings\", gives the thresholds).  The table\n"
         "has one line per communicator and collective:\n"
         "  comm           communicator id (synthetic for other tools' files)\n"
         "  size, lead     its size and the world rank of its rank 0\n"
@@ -266,8 +300,10 @@ const cli_command cli_cmd_summary = {
         "  waiting (s)    summed waiting time of the wait-state patterns\n"
         "                 (details: collprof timings DIR)\n"
         "\n"
+        "--all            every finding, not the first five\n"
         "--callsite ID    only the calls issued from call path ID (collprof callsites\n"
         "                 lists them): blocks whose Callsites: line lists ID; the time\n"
-        "                 columns are left out (timings are not per call path)\n",
+        "                 columns and the findings are left out (timings are not per\n"
+        "                 call path)\n",
     .run = run,
 };

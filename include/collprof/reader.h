@@ -246,6 +246,20 @@ int cp_profile_pattern_times(const cp_profile *p, cp_pattern_time **out, size_t 
 const cp_pattern_time *cp_pattern_time_find(const cp_pattern_time *t, size_t n,
                                             const cp_block *b);
 
+/* ---- findings (`collprof summary`'s opening lines; docs/reader.md) ---- */
+
+enum { CP_FINDING_TIME, CP_FINDING_WAITING, CP_FINDING_IMBALANCE, CP_FINDING_PATTERN,
+       CP_FINDING_COVERAGE };
+typedef struct cp_finding {
+    int kind;        /* CP_FINDING_* */
+    double cost;     /* seconds it stands for (its series' time, or waiting); orders them */
+    char text[512];  /* one line: "time: communicator 0 (4 ranks), Alltoallv: ..." */
+} cp_finding;
+
+/* Every finding, most costly first, what the profile leaves out last.
+ * Returns 0, or -1 with err set.  Free *out with free(). */
+int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *n, cp_error *err);
+
 /* ---- two profiles side by side (`collprof diff A B`) ---- */
 
 /* One distinct send matrix of a series, in A, in B or in both. */

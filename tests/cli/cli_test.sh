@@ -34,6 +34,9 @@ start time:       2026-11-22T04:13:35
 partial:          no
 counts files:     4 (2 send, 2 receive)
 
+findings, most costly first:
+  coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings
+
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
    0     3     0  Alltoallv       3              2              2         192  2 calls (0-1)
    0     3     0  Gatherv         1              1              1          24  1 call (0)
@@ -52,6 +55,9 @@ start time:       2026-11-22T04:13:35
 partial:          no
 counts files:     4 (2 send, 2 receive)
 
+findings, most costly first:
+  coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings
+
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
    0     3     0  Alltoallv       3              2              2         192  2 calls (0-1)
    0     3     0  Gatherv         1              1              1          24  1 call (0)
@@ -68,6 +74,9 @@ collprof version: unknown
 start time:       unknown
 partial:          unknown
 counts files:     4 (2 send, 2 receive)
+
+findings, most costly first:
+  coverage: counts only (no manifest.json, no timings.cpt): no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
    0     3     0  Alltoallv       3              2              2         416  2 calls (0,3)
@@ -258,7 +267,7 @@ run "$collprof" summary
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof summary: expected a directory
-usage: collprof summary DIR [--callsite ID]
+usage: collprof summary DIR [--all] [--callsite ID]
 Try 'collprof help summary' for more information.
 EOF
 

@@ -38,6 +38,9 @@ start time:       unknown
 partial:          unknown
 counts files:     4 (2 send, 2 receive)
 
+findings, most costly first:
+  coverage: counts only (no manifest.json, no timings.cpt): no time or waiting findings
+
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
    0     2     0  Alltoallv       2              1              1          16  2 calls (0,2)
    1     4     0  Alltoallv       1              1              1          96  1 call (1)

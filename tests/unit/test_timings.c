@@ -204,25 +204,32 @@ static cp_block count_block(const char *coll, const char *calls, int64_t root, i
     return b;
 }
 
+/* The directory of write_dir with these send blocks (taken over), loaded. */
+static void load_with_blocks(cp_block *blocks, size_t n, cp_profile *p)
+{
+    cp_counts_file f = {.version = CP_COUNTS_FORMAT_VERSION, .direction = CP_SEND};
+    f.blocks = calloc(n, sizeof *f.blocks);
+    memcpy(f.blocks, blocks, n * sizeof *blocks);
+    f.nblocks = n;
+    char path[4200];
+    cp_error err = {{0}};
+    snprintf(path, sizeof path, "%s/send-counters.rank0.txt", tmpdir);
+    ck_assert_msg(cp_compact_write_file(path, false, &f, &err) == 0, "%s", err.msg);
+    cp_counts_file_free(&f);
+    ck_assert_msg(cp_profile_load(tmpdir, p, &err) == 0, "%s", err.msg);
+}
+
 /* Time per pattern: Alltoall call 0 and call 1 moved different matrices;
  * each matrix gets the times and the waiting of its own call only. */
 START_TEST(time_per_pattern)
 {
     tmpdir_make();
     write_dir();
-    cp_counts_file f = {.version = CP_COUNTS_FORMAT_VERSION, .direction = CP_SEND};
-    f.blocks = calloc(3, sizeof *f.blocks);
-    f.nblocks = 3;
-    f.blocks[0] = count_block("Alltoall", "0", -1, 4);
-    f.blocks[1] = count_block("Alltoall", "1", -1, 8);
-    f.blocks[2] = count_block("Bcast", "0", 1, 16);
-    char path[4200];
-    cp_error err = {{0}};
-    snprintf(path, sizeof path, "%s/send-counters.rank0.txt", tmpdir);
-    ck_assert_msg(cp_compact_write_file(path, false, &f, &err) == 0, "%s", err.msg);
-    cp_counts_file_free(&f);
+    cp_block blocks[3] = {count_block("Alltoall", "0", -1, 4), count_block("Alltoall", "1", -1, 8),
+                          count_block("Bcast", "0", 1, 16)};
     cp_profile p;
-    ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
+    cp_error err = {{0}};
+    load_with_blocks(blocks, 3, &p);
     cp_pattern_time *t;
     size_t n;
     ck_assert_msg(cp_profile_pattern_times(&p, &t, &n, &err) == 0, "%s", err.msg);
@@ -261,6 +268,43 @@ START_TEST(time_per_pattern)
                   "%s", json);
     free(json);
     free(t);
+    cp_profile_free(&p);
+    tmpdir_remove();
+}
+END_TEST
+
+/* Findings of the same directory: the two series' time shares, and root 1
+ * of the Bcast, last to arrive, for whom ranks 0 and 2 waited 1.75 s. */
+START_TEST(findings_by_hand)
+{
+    tmpdir_make();
+    write_dir();
+    cp_block blocks[2] = {count_block("Alltoall", "0", -1, 4), count_block("Bcast", "0", 1, 16)};
+    ck_assert_int_eq(cp_ranges_add(&blocks[0].calls, 1), 0);
+    cp_profile p;
+    cp_error err = {{0}};
+    load_with_blocks(blocks, 2, &p);
+    cp_finding *x;
+    size_t n;
+    ck_assert_msg(cp_profile_findings(&p, &x, &n, &err) == 0, "%s", err.msg);
+    /* Alltoall 13.5 s of 16.75 s; Bcast 3.25 s (19%); the waiting finding
+     * costs its 1.75 s of waiting; 6 of the Alltoall's 11 calls (its
+     * histograms) have their own times: coverage, last */
+    ck_assert_uint_ge(n, 4);
+    ck_assert_int_eq(x[0].kind, CP_FINDING_TIME);
+    ck_assert_msg(strstr(x[0].text, "communicator 0 (3 ranks), Alltoall: 13.500000 s in the calls, "
+                                    "81% of all collective time") != NULL, "%s", x[0].text);
+    bool late = false, bcast = false;
+    for (size_t i = 0; i < n; i++) {
+        late |= x[i].kind == CP_FINDING_WAITING &&
+                strstr(x[i].text, "Bcast: world rank 1 (host a) arrives last in 1 of 1 timed "
+                                  "calls; the others wait 1.750000 s for it there") != NULL;
+        bcast |= x[i].kind == CP_FINDING_TIME && strstr(x[i].text, "Bcast: 3.250000 s") != NULL;
+    }
+    ck_assert(late && bcast);
+    ck_assert_int_eq(x[n - 1].kind, CP_FINDING_COVERAGE);
+    ck_assert_msg(strstr(x[n - 1].text, "6 of 11 timed rank-calls have their own times") != NULL, "%s", x[n - 1].text);
+    free(x);
     cp_profile_free(&p);
     tmpdir_remove();
 }
@@ -309,6 +353,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, every_number_by_hand);
     tcase_add_test(tc, time_per_pattern);
+    tcase_add_test(tc, findings_by_hand);
     tcase_add_test(tc, no_timings_is_a_clear_error);
     tcase_add_test(tc, a_corrupt_timings_file_fails_the_load);
     suite_add_tcase(su, tc);

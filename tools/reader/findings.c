@@ -1,0 +1,347 @@
+/*
+ * Findings: what a performance engineer reads first (`collprof summary`'s
+ * opening lines).  Each is one line with its numbers, most costly first;
+ * thresholds in docs/reader.md ("Findings"):
+ *   time       the series (communicator, collective) that cost the most:
+ *              10% or more of all collective time, with its waiting;
+ *   waiting    for a series whose waiting is 10% or more of its time, the
+ *              rank that arrives last most often, and how long the others
+ *              waited in those calls;
+ *   imbalance  bytes sent per rank, max / average of 1.5 or more, and
+ *              ranks that never send (per-peer rows only);
+ *   pattern    one matrix in 90% or more of 10 or more calls; an
+ *              all-to-all where each rank addresses at most a tenth of
+ *              the others (8 ranks or more); counts that change every call
+ *              (10 calls or more);
+ *   coverage   what the profile leaves out: sampled times, no timings,
+ *              partial ranks.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ranges.h"
+#include "reader_internal.h"
+#include "wait_states.h"
+
+typedef struct list {
+    cp_finding *v;
+    size_t n, cap;
+    bool failed;
+} list;
+
+__attribute__((format(printf, 4, 5))) static void add(list *l, int kind, double cost,
+                                                      const char *fmt, ...)
+{
+    if (l->failed)
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        cp_finding *nv = realloc(l->v, cap * sizeof *nv);
+        if (!nv) {
+            l->failed = true;
+            return;
+        }
+        l->v = nv;
+        l->cap = cap;
+    }
+    cp_finding *f = &l->v[l->n++];
+    f->kind = kind;
+    f->cost = cost;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text, sizeof f->text, fmt, ap);
+    va_end(ap);
+}
+
+static const cp_timing_row *timing_of(const cp_timings *t, int64_t comm, const char *coll)
+{
+    for (size_t i = 0; t && i < t->nrows; i++)
+        if (t->rows[i].comm == comm && !cp_reader_collective_cmp(t->rows[i].collective, coll))
+            return &t->rows[i];
+    return NULL;
+}
+
+static double waiting(const cp_timing_row *r)
+{
+    double w = 0;
+    for (int q = 0; r && q < CP_READER_NPATTERNS; q++)
+        w += r->wait[q];
+    return w;
+}
+
+/* The rank of comm (communicator-local m, world w) that enters last most
+ * often among the calls every member timed, and the others' waiting for it
+ * in those calls (latest enter - own enter). */
+static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_timings *t,
+                        list *l, double cost)
+{
+    size_t world = (size_t)p->timings.world_size;
+    const cp_cpt_series **by_rank = calloc(world ? world : 1, sizeof *by_rank);
+    if (!by_rank)
+        return -1;
+    for (size_t r = 0; r < world; r++)
+        for (size_t i = 0; i < p->timings.chunks[r].nseries; i++) {
+            const cp_cpt_series *x = &p->timings.chunks[r].series[i];
+            if (x->comm_id == s->comm && !cp_reader_collective_cmp(x->collective, s->collective))
+                by_rank[r] = x;
+        }
+    cp_wait_member *wm;
+    size_t n;
+    int rc = cp_reader_wait_members(p, s->comm, by_rank, &wm, &n);
+    free(by_rank);
+    if (rc || !wm)
+        return rc;
+    size_t *at = calloc(n, sizeof *at);
+    uint64_t *last = calloc(n, sizeof *last);
+    double *owed = calloc(n, sizeof *owed);
+    uint64_t calls = 0;
+    if (!at || !last || !owed) {
+        rc = -1;
+        goto out;
+    }
+    /* the calls of member 0 that every member timed (calls ascend) */
+    for (size_t i = 0; i < wm[0].n; i++) {
+        uint64_t c = wm[0].call[i];
+        bool all = true;
+        for (size_t m = 1; m < n && all; m++) {
+            while (at[m] < wm[m].n && wm[m].call[at[m]] < c)
+                at[m]++;
+            all = at[m] < wm[m].n && wm[m].call[at[m]] == c;
+        }
+        if (!all)
+            continue;
+        at[0] = i;
+        size_t late = 0;
+        for (size_t m = 1; m < n; m++)
+            if (wm[m].enter[at[m]] > wm[late].enter[at[late]])
+                late = m;
+        calls++;
+        last[late]++;
+        for (size_t m = 0; m < n; m++)
+            owed[late] += wm[late].enter[at[late]] - wm[m].enter[at[m]];
+    }
+    size_t top = 0;
+    for (size_t m = 1; m < n; m++)
+        if (last[m] > last[top])
+            top = m;
+    if (calls > 0 && last[top] * 2 > calls) { /* a rank the others wait for, not chance */
+        const cp_comm_info *ci = cp_reader_manifest_comm(p, s->comm);
+        int64_t w = ci ? cp_ranges_nth(&ci->members, (int64_t)top) : -1;
+        const char *host = w >= 0 && t && (uint64_t)w < t->nranks && t->rank_node &&
+                                   (size_t)t->rank_node[w] < t->nhosts
+                               ? t->hosts[t->rank_node[w]]
+                               : "?";
+        add(l, CP_FINDING_WAITING, cost,
+            "waiting: communicator %" PRId64 ", %s: world rank %" PRId64 " (host %s) arrives "
+            "last in %" PRIu64 " of %" PRIu64 " timed calls; the others wait %.6f s for it there",
+            s->comm, s->collective, w, host, last[top], calls, owed[top]);
+    }
+out:
+    free(at);
+    free(last);
+    free(owed);
+    free(wm);
+    return rc;
+}
+
+/* Bytes sent per rank over the series' send matrices with a row per peer. */
+static void imbalance(const cp_profile *p, const cp_summary_row *s, list *l, double cost)
+{
+    int64_t n = s->size;
+    if (n < 2)
+        return;
+    double *bytes = calloc((size_t)n, sizeof *bytes);
+    bool *row = calloc((size_t)n, sizeof *row);
+    if (!bytes || !row) {
+        free(bytes);
+        free(row);
+        l->failed = true;
+        return;
+    }
+    bool any = false;
+    for (size_t f = 0; f < p->nfiles; f++)
+        for (size_t i = 0; p->files[f].direction == CP_SEND && i < p->files[f].nblocks; i++) {
+            const cp_block *b = &p->files[f].blocks[i];
+            if (b->comm_id != s->comm || cp_reader_collective_cmp(b->collective, s->collective) ||
+                b->row_len <= 1 || b->invalid || b->nranks != n)
+                continue;
+            any = true;
+            double unit = b->counts_in_bytes ? 1 : (double)b->dtsize;
+            double calls = (double)cp_ranges_count(&b->calls);
+            for (size_t r = 0; r < b->nrows; r++)
+                for (size_t k = 0; k < b->rows[r].ranks.n; k++)
+                    for (int64_t x = b->rows[r].ranks.v[k].lo; x <= b->rows[r].ranks.v[k].hi; x++) {
+                        bytes[x] += (double)cp_row_sum(&b->rows[r]) * unit * calls;
+                        row[x] = true;
+                    }
+        }
+    double total = 0, max = 0;
+    int64_t argmax = 0, silent = 0, with_row = 0;
+    cp_ranges quiet = {0};
+    for (int64_t x = 0; any && x < n; x++) {
+        if (!row[x])
+            continue;
+        with_row++;
+        total += bytes[x];
+        if (bytes[x] > max) {
+            max = bytes[x];
+            argmax = x;
+        }
+        if (bytes[x] == 0) {
+            silent++;
+            cp_ranges_add(&quiet, x);
+        }
+    }
+    double avg = with_row ? total / (double)with_row : 0;
+    if (any && avg > 0 && max >= 1.5 * avg) {
+        char *q = silent ? cp_ranges_to_string(&quiet) : NULL;
+        add(l, CP_FINDING_IMBALANCE, cost,
+            "imbalance: communicator %" PRId64 ", %s: rank %" PRId64 " sends %.1fx the average "
+            "bytes%s%s%s",
+            s->comm, s->collective, argmax, max / avg, silent ? "; ranks " : "",
+            q ? q : "", silent ? " never send" : "");
+        free(q);
+    }
+    cp_ranges_free(&quiet);
+    free(bytes);
+    free(row);
+}
+
+static bool all_to_all(const char *coll)
+{
+    return strncasecmp(coll, "Alltoallv", 9) == 0 || strncasecmp(coll, "Ialltoallv", 10) == 0 ||
+           strncasecmp(coll, "Alltoallw", 9) == 0 || strncasecmp(coll, "Ialltoallw", 10) == 0;
+}
+
+/* Pattern facts of one series from its send matrices. */
+static void pattern_facts(const cp_comm_patterns *cp, const cp_summary_row *s, list *l,
+                          double cost)
+{
+    if (s->calls >= 10 && s->send_matrices > 1 && s->top_send_calls * 10 >= s->calls * 9) {
+        char *calls = s->top_send ? cp_ranges_to_string(&s->top_send->calls) : NULL;
+        if (calls && strlen(calls) > 40)
+            strcpy(calls + 37, "...");
+        add(l, CP_FINDING_PATTERN, cost,
+            "pattern: communicator %" PRId64 ", %s: one matrix moves %" PRId64 " of %" PRId64
+            " calls (calls %s)",
+            s->comm, s->collective, s->top_send_calls, s->calls, calls ? calls : "?");
+        free(calls);
+    }
+    if (s->calls >= 10 && (int64_t)s->send_matrices == s->calls)
+        add(l, CP_FINDING_PATTERN, cost,
+            "pattern: communicator %" PRId64 ", %s: the counts change every call (%zu matrices "
+            "in %" PRId64 " calls)",
+            s->comm, s->collective, s->send_matrices, s->calls);
+    if (!cp || s->size < 8 || !all_to_all(s->collective))
+        return;
+    int64_t most = -1;
+    for (size_t i = 0; i < cp->nblocks; i++) {
+        const cp_pattern *pat = &cp->blocks[i];
+        if (pat->direction != CP_SEND || cp_reader_collective_cmp(pat->b->collective, s->collective))
+            continue;
+        for (size_t g = 0; g < pat->ngroups; g++)
+            if (pat->groups[g].peers > most)
+                most = pat->groups[g].peers;
+    }
+    int64_t few = (s->size - 1) / 10 > 1 ? (s->size - 1) / 10 : 1;
+    if (most > 0 && most <= few)
+        add(l, CP_FINDING_PATTERN, cost,
+            "pattern: communicator %" PRId64 ", %s: each rank sends to at most %" PRId64 " of "
+            "%" PRId64 " other ranks: a neighbourhood collective or point-to-point may serve",
+            s->comm, s->collective, most, s->size - 1);
+}
+
+static int by_cost(const void *x, const void *y)
+{
+    const cp_finding *a = x, *b = y;
+    if ((a->kind == CP_FINDING_COVERAGE) != (b->kind == CP_FINDING_COVERAGE))
+        return a->kind == CP_FINDING_COVERAGE ? 1 : -1; /* what is left out: last */
+    if (a->cost != b->cost)
+        return a->cost < b->cost ? 1 : -1;
+    return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_error *err)
+{
+    *out = NULL;
+    *nout = 0;
+    list l = {0};
+    cp_summary_row *rows = NULL;
+    size_t nrows = 0;
+    cp_comm_patterns *pats = NULL;
+    size_t npats = 0;
+    cp_timings t;
+    bool timed = false;
+    if (cp_profile_summarize(p, &rows, &nrows, err) || cp_profile_patterns(p, &pats, &npats, err)) {
+        free(rows);
+        return -1;
+    }
+    cp_error terr;
+    if (p->has_timings && p->has_manifest)
+        timed = cp_profile_timings(p, &t, &terr) == 0;
+    double all = 0;
+    for (size_t i = 0; timed && i < t.nrows; i++)
+        all += t.rows[i].total;
+    int rc = 0;
+    for (size_t i = 0; i < nrows && rc == 0; i++) {
+        const cp_summary_row *s = &rows[i];
+        const cp_timing_row *tr = timed ? timing_of(&t, s->comm, s->collective) : NULL;
+        double time = tr ? tr->total : 0, wait = waiting(tr);
+        if (tr && all > 0 && time >= 0.1 * all)
+            add(&l, CP_FINDING_TIME, time,
+                "time: communicator %" PRId64 " (%" PRId64 " ranks), %s: %.6f s in the calls, "
+                "%.0f%% of all collective time; waiting %.6f s",
+                s->comm, s->size, s->collective, time, 100 * time / all, wait);
+        if (tr && time > 0 && wait >= 0.1 * time)
+            rc = last_arrival(p, s, &t, &l, wait);
+        imbalance(p, s, &l, time);
+        const cp_comm_patterns *cp = NULL;
+        for (size_t k = 0; k < npats; k++)
+            if (pats[k].comm == s->comm)
+                cp = &pats[k];
+        pattern_facts(cp, s, &l, time);
+    }
+    /* Coverage. */
+    if (!p->has_timings)
+        add(&l, CP_FINDING_COVERAGE, 0,
+            p->has_manifest
+                ? "coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings"
+                : "coverage: counts only (no manifest.json, no timings.cpt): no time or waiting "
+                  "findings");
+    uint64_t kept = 0, agg = 0, hist = 0;
+    for (size_t i = 0; timed && i < t.nrows; i++) { /* series with histograms only */
+        kept += t.rows[i].hist_calls ? t.rows[i].instances : 0;
+        agg += t.rows[i].naggregated;
+        hist += t.rows[i].hist_calls;
+    }
+    if (timed && hist > kept)
+        add(&l, CP_FINDING_COVERAGE, 0,
+            "coverage: %" PRIu64 " of %" PRIu64 " timed rank-calls have their own times; waiting "
+            "is found in those only (COLLPROF_TIMING_SAMPLE, COLLPROF_TIMING_MAX_CALLS)",
+            kept, hist);
+    else if (timed && agg > 0)
+        add(&l, CP_FINDING_COVERAGE, 0,
+            "coverage: %" PRIu64 " rank-calls have their own times, %" PRIu64 " more are in the "
+            "totals only; waiting is found in the first only (COLLPROF_TIMING_MAX_CALLS)",
+            kept, agg);
+    if (p->npartials)
+        add(&l, CP_FINDING_COVERAGE, 0,
+            "coverage: no MPI_Finalize: the partial profiles of %zu ranks, counts only", p->npartials);
+    if (timed)
+        cp_timings_free(&t);
+    cp_comm_patterns_free(pats, npats);
+    free(rows);
+    if (rc || l.failed) {
+        free(l.v);
+        return cp_error_set(err, "out of memory while looking for findings");
+    }
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, by_cost);
+    *out = l.v;
+    *nout = l.n;
+    return 0;
+}
