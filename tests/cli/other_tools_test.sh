@@ -134,6 +134,7 @@ expect 0 <<'EOF'
 {"schema_version":1,"format":"collprof-export",
 "manifest":null,
 "partial_profiles":null,
+"findings":[{"kind":"coverage","cost":0,"text":"coverage: counts only (no manifest.json, no timings.cpt): no time or waiting findings"}],
 "counts_files":[
 {"file":"send-counters.job0.rank0.txt","direction":"send","lead_rank":0,"format_version":0,"blocks":[
 {"comm":0,"comm_size":null,"comm_world_ranks":null,"collective":"Alltoall","root":null,"nranks":4,"datatype_size":1,"counts_in_bytes":false,"invalid":false,"all_calls":[[0,0]],"calls":[[0,0]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,0]],"counts":[8]},{"ranks":[[1,1]],"counts":[8]},{"ranks":[[2,2]],"counts":[8]},{"ranks":[[3,3]],"counts":[8]}]}]},

@@ -386,12 +386,18 @@ static void counts_file(jw *w, const cp_counts_file *f, const cp_pattern_time *t
 int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
 {
     cp_pattern_time *times = NULL;
-    size_t ntimes = 0;
+    size_t ntimes = 0, nfindings = 0;
+    cp_finding *findings = NULL;
     if (cp_profile_pattern_times(p, &times, &ntimes, err))
         return -1;
+    if (cp_profile_findings(p, &findings, &nfindings, err)) {
+        free(times);
+        return -1;
+    }
     jw *w = malloc(sizeof *w); /* its 64 KiB buffer is not for the stack */
     if (!w) {
         free(times);
+        free(findings);
         return cp_error_set(err, "out of memory");
     }
     w->out = out;
@@ -418,6 +424,20 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
     } else {
         lit(w, "null");
     }
+    /* What to look at first (collprof summary's findings), every one. */
+    lit(w, ",\n\"findings\":[");
+    for (size_t i = 0; i < nfindings; i++) {
+        static const char *const kinds[] = {"time", "waiting", "imbalance", "pattern", "coverage"};
+        lit(w, i ? ",{" : "{");
+        key(w, "kind", true);
+        str(w, kinds[findings[i].kind], 16);
+        key(w, "cost", false);
+        dbl(w, findings[i].cost);
+        key(w, "text", false);
+        str(w, findings[i].text, sizeof findings[i].text);
+        lit(w, "}");
+    }
+    lit(w, "]");
     lit(w, ",\n\"counts_files\":[");
     for (size_t i = 0; i < p->nfiles; i++) {
         lit(w, i ? ",\n" : "\n");
@@ -428,6 +448,7 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
     bool failed = w->failed;
     free(w);
     free(times);
+    free(findings);
     if (fflush(out) != 0 || ferror(out) || failed)
         return cp_error_set(err, "cannot write the export: %s", strerror(errno));
     return 0;
