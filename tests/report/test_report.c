@@ -569,6 +569,15 @@ START_TEST(timing_section)
     char *html = report(&opt, NULL, NULL);
     ck_assert_ptr_nonnull(strstr(html, "<a href=\"#timing\">Time and waiting</a>"));
     ck_assert_ptr_nonnull(strstr(html, "<section id=\"timing\">\n<h2>Time and waiting</h2>"));
+    /* The findings come first; rank 2 (on host "b<&>", escaped) is the one
+     * the others wait for in the Alltoallv. */
+    ck_assert_ptr_nonnull(strstr(html, "<nav><a href=\"#findings\">Findings</a><a href=\"#summary\">"));
+    const char *findings = strstr(html, "<section id=\"findings\">");
+    ck_assert_ptr_nonnull(findings);
+    ck_assert(findings < strstr(html, "<section id=\"summary\">"));
+    ck_assert_msg(strstr(findings, "<li>waiting: communicator 0, Alltoallv: world rank 2 (host "
+                                   "b&lt;&amp;&gt;) arrives last in ") != NULL,
+                  "%.2000s", findings);
     ck_assert_ptr_nonnull(strstr(html, "<dd><code>a</code>: ranks 0-1</dd>"));
     ck_assert_ptr_nonnull(strstr(html, "<dd><code>b&lt;&amp;&gt;</code>: rank 2</dd>"));
     /* columns: waiting, then the patterns with instances: mpi_wait_nxn,

@@ -20,6 +20,7 @@ static bool has_timings(const rp_ctx *c)
 }
 
 static const rp_section sections[] = {
+    {"findings", "Findings", NULL, rp_section_findings},
     {"summary", "Summary", NULL, rp_section_summary},
     {"matrices", "Communication matrices", has_calls, rp_section_matrices},
     {"bytes", "Bytes per rank", has_calls, rp_section_bytes},

@@ -64,6 +64,7 @@ int rp_write_report(FILE *out, const cp_profile *p, const rp_options *opt, rp_st
                     cp_error *err);
 
 /* The section writers (one file each). */
+int rp_section_findings(const rp_ctx *c); /* findings.c */
 int rp_section_summary(const rp_ctx *c);  /* summary.c */
 int rp_section_matrices(const rp_ctx *c); /* matrices.c */
 int rp_section_bytes(const rp_ctx *c);    /* bytes.c */

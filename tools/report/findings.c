@@ -1,0 +1,32 @@
+/*
+ * The report's first section: the findings of `collprof summary`, every
+ * one, most costly first (cp_profile_findings; docs/reader.md "Findings").
+ */
+#include <stdlib.h>
+
+#include "report.h"
+
+int rp_section_findings(const rp_ctx *c)
+{
+    cp_finding *f;
+    size_t n;
+    cp_error err;
+    if (cp_profile_findings(c->p, &f, &n, &err))
+        return -1;
+    rp_printf(c->out, "<p class=\"note\">What to look at first, most costly first (the seconds a "
+                      "finding stands for), what the profile leaves out last; the thresholds are "
+                      "in the reader&#39;s documentation (<code>collprof help summary</code>).</p>\n");
+    if (n == 0) {
+        rp_printf(c->out, "<p>Nothing stands out.</p>\n");
+    } else {
+        rp_printf(c->out, "<ol class=\"findings\">\n");
+        for (size_t i = 0; i < n; i++) {
+            rp_printf(c->out, "<li>");
+            rp_text(c->out, f[i].text);
+            rp_printf(c->out, "</li>\n");
+        }
+        rp_printf(c->out, "</ol>\n");
+    }
+    free(f);
+    return 0;
+}
