@@ -57,6 +57,25 @@ assert [m["calls"] for m in s["gone"]] == ["0-1"], s
 assert s["bytes"][1] > s["bytes"][0], s
 PY
 
+# d: call 2 moves the bytes of calls 0-1 in a datatype of 4 bytes: one
+# matrix twice in one profile; against itself both pair up, in call order
+cp -r a d || exit 1
+"$python" - d/send-counters.rank0.txt <<'PY' || exit 1
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = ("Datatype size: 8\nAlltoallv calls 0-2\nCount: 1 calls - 2\n\nBEGINNING DATA\n"
+       "Rank(s) 0: 0 1 1\nRank(s) 1: 1 0 1\nRank(s) 2: 1 1 0\n")
+new = ("Datatype size: 4\nAlltoallv calls 0-2\nCount: 1 calls - 2\n\nBEGINNING DATA\n"
+       "Rank(s) 0: 2 4 0\nRank(s) 1-2: 0 0 6\n")
+assert old in s, "fixture changed"
+open(p, "w").write(s.replace(old, new))
+PY
+run "$collprof" diff d d
+count=$((count + 1))
+grep -q '^communicator 0, Alltoallv: 2 send matrices in both, 0 new in B, 0 gone from A$' out.txt ||
+    { fail "diff d d: the same matrix twice pairs with itself:"; cat out.txt; }
+
 run "$collprof" diff a
 expect 2 </dev/null
 run "$collprof" diff a b c

@@ -44,74 +44,131 @@ uint64_t cp_block_fingerprint(const cp_block *b)
 
 typedef struct side {
     const cp_profile *p;
-    cp_summary_row *rows;
+    cp_summary_row *rows; /* sorted by communicator, then collective */
     size_t nrows;
-    cp_timings t;
+    cp_timings t;         /* rows sorted the same way */
     bool timed;
 } side;
 
+/* One send block of either profile, for the sort that pairs them. */
+typedef struct entry {
+    int64_t comm;
+    const char *collective;
+    uint64_t fp;
+    int which; /* 0: A, 1: B */
+    const cp_block *b;
+} entry;
+
+static int cmp_key(int64_t ca, const char *na, int64_t cb, const char *nb)
+{
+    if (ca != cb)
+        return (ca > cb) - (ca < cb);
+    return cp_reader_collective_cmp(na, nb);
+}
+
+static int cmp_entry(const void *x, const void *y)
+{
+    const entry *a = x, *b = y;
+    int c = cmp_key(a->comm, a->collective, b->comm, b->collective);
+    if (c)
+        return c;
+    if (a->fp != b->fp)
+        return (a->fp > b->fp) - (a->fp < b->fp);
+    if (a->which != b->which)
+        return a->which - b->which;
+    /* the same matrix twice in one profile (the same bytes in another
+     * datatype): paired with the other profile's in call order */
+    int64_t fa = a->b && a->b->calls.n ? a->b->calls.v[0].lo : -1;
+    int64_t fb = b->b && b->b->calls.n ? b->b->calls.v[0].lo : -1;
+    return (fa > fb) - (fa < fb);
+}
+
 static const cp_timing_row *timing_of(const side *s, int64_t comm, const char *coll)
 {
-    for (size_t i = 0; s->timed && i < s->t.nrows; i++)
-        if (s->t.rows[i].comm == comm && !cp_reader_collective_cmp(s->t.rows[i].collective, coll))
-            return &s->t.rows[i];
+    size_t lo = 0, hi = s->timed ? s->t.nrows : 0;
+    while (lo < hi) { /* binary search: thousands of communicators */
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_key(s->t.rows[mid].comm, s->t.rows[mid].collective, comm, coll);
+        if (c == 0)
+            return &s->t.rows[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
 static const cp_summary_row *row_of(const side *s, int64_t comm, const char *coll)
 {
-    for (size_t i = 0; i < s->nrows; i++)
-        if (s->rows[i].comm == comm && !cp_reader_collective_cmp(s->rows[i].collective, coll))
-            return &s->rows[i];
+    size_t lo = 0, hi = s->nrows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_key(s->rows[mid].comm, s->rows[mid].collective, comm, coll);
+        if (c == 0)
+            return &s->rows[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
-static int add_matrix(cp_diff_series *d, const cp_block *b, int which, uint64_t fp)
+/* A new series at the end of d (entries come sorted). */
+static cp_diff_series *new_series(cp_diff *d, size_t *cap, int64_t comm, const char *coll)
 {
-    for (size_t i = 0; i < d->nmatrices; i++)
-        if (d->matrices[i].fingerprint == fp && !d->matrices[i].block[which]) {
-            d->matrices[i].block[which] = b;
-            return 0;
-        }
-    cp_diff_matrix *nm = realloc(d->matrices, (d->nmatrices + 1) * sizeof *nm);
-    if (!nm)
-        return -1;
-    d->matrices = nm;
-    memset(&nm[d->nmatrices], 0, sizeof *nm);
-    nm[d->nmatrices].fingerprint = fp;
-    nm[d->nmatrices++].block[which] = b;
-    return 0;
-}
-
-/* The series of (comm, coll), added when new. */
-static cp_diff_series *series_of(cp_diff *d, int64_t comm, const char *coll)
-{
-    for (size_t i = 0; i < d->nseries; i++)
-        if (d->series[i].comm == comm && !cp_reader_collective_cmp(d->series[i].collective, coll))
-            return &d->series[i];
-    cp_diff_series *ns = realloc(d->series, (d->nseries + 1) * sizeof *ns);
-    if (!ns)
-        return NULL;
-    d->series = ns;
-    cp_diff_series *s = &ns[d->nseries++];
+    if (d->nseries == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        cp_diff_series *ns = realloc(d->series, nc * sizeof *ns);
+        if (!ns)
+            return NULL;
+        d->series = ns;
+        *cap = nc;
+    }
+    cp_diff_series *s = &d->series[d->nseries++];
     memset(s, 0, sizeof *s);
     s->comm = comm;
     snprintf(s->collective, sizeof s->collective, "%s", coll);
     return s;
 }
 
-static int cmp_series(const void *x, const void *y)
+/* Matrices in order of their first call (A's, else B's). */
+static int64_t first_call(const cp_diff_matrix *m)
 {
-    const cp_diff_series *a = x, *b = y;
-    if (a->comm != b->comm)
-        return (a->comm > b->comm) - (a->comm < b->comm);
-    return cp_reader_collective_cmp(a->collective, b->collective);
+    const cp_block *b = m->block[0] ? m->block[0] : m->block[1];
+    return b->calls.n ? b->calls.v[0].lo : -1;
+}
+
+static int cmp_matrix(const void *x, const void *y)
+{
+    int64_t a = first_call(x), b = first_call(y);
+    if (a != b)
+        return (a > b) - (a < b);
+    return (((const cp_diff_matrix *)x)->block[0] == NULL) -
+           (((const cp_diff_matrix *)y)->block[0] == NULL); /* gone before new */
+}
+
+static int add_entry(entry **v, size_t *n, size_t *cap, const entry *e)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        entry *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = *e;
+    return 0;
 }
 
 int cp_profile_diff(const cp_profile *a, const cp_profile *b, cp_diff *out, cp_error *err)
 {
     memset(out, 0, sizeof *out);
     side s[2] = {{.p = a}, {.p = b}};
+    entry *v = NULL;
+    size_t n = 0, cap = 0, scap = 0;
     int rc = -1;
     for (int k = 0; k < 2; k++) {
         if (cp_profile_summarize(s[k].p, &s[k].rows, &s[k].nrows, err))
@@ -121,46 +178,91 @@ int cp_profile_diff(const cp_profile *a, const cp_profile *b, cp_diff *out, cp_e
     }
     out->timed[0] = s[0].timed;
     out->timed[1] = s[1].timed;
-    for (int k = 0; k < 2; k++)
+    /* Every send block, and one entry without block per summary row (so
+     * that series without send blocks, Barrier, are there too). */
+    for (int k = 0; k < 2; k++) {
         for (size_t f = 0; f < s[k].p->nfiles; f++) {
             const cp_counts_file *cf = &s[k].p->files[f];
             for (size_t i = 0; cf->direction == CP_SEND && i < cf->nblocks; i++) {
                 const cp_block *blk = &cf->blocks[i];
-                cp_diff_series *ds = series_of(out, blk->comm_id, blk->collective);
-                if (!ds || add_matrix(ds, blk, k, cp_block_fingerprint(blk)))
+                entry e = {blk->comm_id, blk->collective, cp_block_fingerprint(blk), k, blk};
+                if (add_entry(&v, &n, &cap, &e))
                     goto oom;
             }
         }
-    /* Series with calls but no send block (Barrier): from the summaries. */
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < s[k].nrows; i++)
-            if (!series_of(out, s[k].rows[i].comm, s[k].rows[i].collective))
+        for (size_t i = 0; i < s[k].nrows; i++) {
+            entry e = {s[k].rows[i].comm, s[k].rows[i].collective, 0, k, NULL};
+            if (add_entry(&v, &n, &cap, &e))
                 goto oom;
-    for (size_t i = 0; i < out->nseries; i++) {
-        cp_diff_series *ds = &out->series[i];
-        for (int k = 0; k < 2; k++) {
-            const cp_summary_row *r = row_of(&s[k], ds->comm, ds->collective);
-            const cp_timing_row *t = timing_of(&s[k], ds->comm, ds->collective);
-            ds->present[k] = r != NULL;
-            ds->calls[k] = r ? r->calls : 0;
-            ds->bytes[k] = r ? r->bytes_sent : 0;
-            ds->time[k] = t ? t->total : 0;
-            for (int q = 0; t && q < CP_READER_NPATTERNS; q++)
-                ds->wait[k] += t->wait[q];
-        }
-        for (size_t m = 0; m < ds->nmatrices; m++) {
-            const cp_diff_matrix *x = &ds->matrices[m];
-            ds->both += x->block[0] && x->block[1];
-            ds->added += !x->block[0];
-            ds->gone += !x->block[1];
         }
     }
-    qsort(out->series, out->nseries, sizeof *out->series, cmp_series);
+    if (n)
+        qsort(v, n, sizeof *v, cmp_entry);
+    cp_diff_series *ds = NULL;
+    size_t mcap = 0;
+    for (size_t i = 0; i < n;) {
+        if (!ds || cmp_key(ds->comm, ds->collective, v[i].comm, v[i].collective)) {
+            if (!(ds = new_series(out, &scap, v[i].comm, v[i].collective)))
+                goto oom;
+            mcap = 0;
+        }
+        if (!v[i].b) {
+            i++;
+            continue;
+        }
+        /* the group of one content: A's blocks, then B's; the t-th of A
+         * pairs with the t-th of B */
+        size_t j = i, na = 0;
+        while (j < n && v[j].b && v[j].fp == v[i].fp &&
+               !cmp_key(v[j].comm, v[j].collective, v[i].comm, v[i].collective))
+            na += v[j++].which == 0;
+        size_t nb = j - i - na, pairs = na < nb ? na : nb, need = na + nb - pairs;
+        if (ds->nmatrices + need > mcap) {
+            size_t nc = mcap ? 2 * mcap : 8;
+            while (nc < ds->nmatrices + need)
+                nc *= 2;
+            cp_diff_matrix *nm = realloc(ds->matrices, nc * sizeof *nm);
+            if (!nm)
+                goto oom;
+            ds->matrices = nm;
+            mcap = nc;
+        }
+        for (size_t t = 0; t < na || t < nb; t++) {
+            cp_diff_matrix *m = &ds->matrices[ds->nmatrices++];
+            memset(m, 0, sizeof *m);
+            m->fingerprint = v[i].fp;
+            m->block[0] = t < na ? v[i + t].b : NULL;
+            m->block[1] = t < nb ? v[i + na + t].b : NULL;
+        }
+        i = j;
+    }
+    for (size_t i = 0; i < out->nseries; i++) {
+        cp_diff_series *x = &out->series[i];
+        for (int k = 0; k < 2; k++) {
+            const cp_summary_row *r = row_of(&s[k], x->comm, x->collective);
+            const cp_timing_row *t = timing_of(&s[k], x->comm, x->collective);
+            x->present[k] = r != NULL;
+            x->calls[k] = r ? r->calls : 0;
+            x->bytes[k] = r ? r->bytes_sent : 0;
+            x->time[k] = t ? t->total : 0;
+            for (int q = 0; t && q < CP_READER_NPATTERNS; q++)
+                x->wait[k] += t->wait[q];
+        }
+        if (x->nmatrices)
+            qsort(x->matrices, x->nmatrices, sizeof *x->matrices, cmp_matrix);
+        for (size_t m = 0; m < x->nmatrices; m++) {
+            const cp_diff_matrix *y = &x->matrices[m];
+            x->both += y->block[0] && y->block[1];
+            x->added += !y->block[0];
+            x->gone += !y->block[1];
+        }
+    }
     rc = 0;
     goto out;
 oom:
     cp_error_set(err, "out of memory while comparing the profiles");
 out:
+    free(v);
     for (int k = 0; k < 2; k++) {
         free(s[k].rows);
         if (s[k].timed)

@@ -57,11 +57,39 @@ __attribute__((format(printf, 4, 5))) static void add(list *l, int kind, double 
     va_end(ap);
 }
 
+/* Binary search: timings rows come sorted by communicator, then collective
+ * (thousands of communicators are no reason for quadratic time). */
 static const cp_timing_row *timing_of(const cp_timings *t, int64_t comm, const char *coll)
 {
-    for (size_t i = 0; t && i < t->nrows; i++)
-        if (t->rows[i].comm == comm && !cp_reader_collective_cmp(t->rows[i].collective, coll))
-            return &t->rows[i];
+    size_t lo = 0, hi = t ? t->nrows : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const cp_timing_row *r = &t->rows[mid];
+        int c = r->comm != comm ? (r->comm > comm) - (r->comm < comm)
+                                : cp_reader_collective_cmp(r->collective, coll);
+        if (c == 0)
+            return r;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The patterns of communicator comm (entries sorted by communicator id). */
+static const cp_comm_patterns *patterns_of(const cp_comm_patterns *c, size_t n, int64_t comm)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c[mid].comm == comm)
+            return &c[mid];
+        if (c[mid].comm < comm)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
@@ -299,11 +327,7 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
         if (tr && time > 0 && wait >= 0.1 * time)
             rc = last_arrival(p, s, &t, &l, wait);
         imbalance(p, s, &l, time);
-        const cp_comm_patterns *cp = NULL;
-        for (size_t k = 0; k < npats; k++)
-            if (pats[k].comm == s->comm)
-                cp = &pats[k];
-        pattern_facts(cp, s, &l, time);
+        pattern_facts(patterns_of(pats, npats, s->comm), s, &l, time);
     }
     /* Coverage. */
     if (!p->has_timings)
