@@ -4,21 +4,22 @@
  *
  * Each virtual rank's counts table is built by the real collector from the
  * dense count arrays an application would pass (cp_counts_signature,
- * cp_counts_record), packed as the rank sends it (cp_counts_pack) and
- * handed to its communicator's lead, which unpacks every message, merges
- * (cp_counts_merge), writes its rows in rank space (cp_counts_compact_rows)
- * and writes the count files (cp_compact_write_file), as finalize does.  A
- * rank's table is built, packed and freed before the next one's: only the
- * lead's holdings stay, as in a real job.  The files are parsed back and
- * every rank's row of every call compared with what it passed.
+ * cp_counts_record) and turned into its leaf tree (cp_tree_leaf); the
+ * trees go up the binomial tree of each communicator's members as
+ * finalize sends them (lib/finalize/finalize_exchange.c): in round r member
+ * v + 2^r packs its tree (cp_tree_pack), member v unpacks and merges it
+ * (cp_tree_unpack, cp_tree_merge).  The lead makes the blocks
+ * (cp_counts_tree_blocks), writes its rows in rank space
+ * (cp_counts_compact_rows) and the count files (cp_compact_write_file).  The
+ * tree is walked depth first, so only the trees on the current path are
+ * held at once, as each rank would hold its own.  The files are parsed
+ * back and every rank's row of every call compared with what it passed.
  *
- * What this measures is today's finalize design, where every member sends
- * its tables straight to the lead: the lead's received bytes and memory
- * grow with the communicator's size times its rows.  The other finalize
- * stages (call paths, wait states, Cube) are not simulated here.
+ * The other finalize stages (call paths, wait states, Cube) are not
+ * simulated here.
  *
  * usage: bench_scale --ranks P --workload halo|uniform|sparse|subcomms
- *                    [--calls N] [--budget-mib M] [--dir D]
+ *                    [--calls N] [--dir D]
  *   halo      MPI_Alltoallv on MPI_COMM_WORLD: 8 elements to r-1, r+1,
  *             r-k, r+k (k = floor(sqrt(P)); no wrap at the ends)
  *   uniform   MPI_Alltoall on MPI_COMM_WORLD: one count
@@ -28,19 +29,19 @@
  *             (s = floor(sqrt(P)), P taken as s*s), each with its own
  *             MPI_Alltoallv, dense (an FFT's transposes)
  * Calls alternate between two matrices (seeds 0 and 1), N calls (20).
- * When a lead would hold more than M MiB (16384) of received tables the
- * run stops there and says so (status=over-budget) with what it would have
- * received.
  *
  * Output, one line: key=value pairs
- *   ranks= workload= calls= comms= busiest_rank= busiest_recv_mib=
- *   busiest_peak_mib= busiest_cpu_s= sender_peak_mib= output_bytes=
- *   stages=counts exact=yes|no status=ok|over-budget
- * busiest_*: the world rank that leads the most (rank 0): bytes it
- * received, the most heap it held at once (sampled at each step of its
- * work), CPU seconds of its own work (unpack, merge, rows, write);
- * sender_peak_mib: the most any member held for its own table and message;
- * output_bytes: every count file (send and receive) of every lead.
+ *   ranks= workload= calls= comms= busiest_rank= busiest_peak_mib=
+ *   busiest_recv_mib= busiest_cpu_s= most_recv_rank= most_recv_mib=
+ *   most_cpu_rank= most_cpu_s= lead_recv_mib= lead_cpu_s= output_bytes=
+ *   stages=counts exact=yes|no
+ * busiest_*: the world rank that held the most memory at once in this
+ * stage (its own table and tree, each message it received, the merge, and
+ * for a lead the blocks), over all its communicators: that peak, the bytes
+ * it received and the CPU seconds of its own work (leaf, pack, unpack,
+ * merge, blocks, rows, files); most_recv_* and most_cpu_*: the rank that
+ * received the most bytes, and the one that worked longest; lead_*: world
+ * rank 0; output_bytes: every count file (send and receive) of every lead.
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -55,7 +56,7 @@
 #include "compact.h"
 #include "counts.h"
 #include "counts_merge.h"
-#include "counts_pack.h"
+#include "counts_tree.h"
 #include "pack.h"
 
 enum workload { HALO, UNIFORM, SPARSE, SUBCOMMS };
@@ -187,147 +188,188 @@ static size_t recvs(const comm *c, int64_t r, int s, int64_t *peer, int64_t *cou
 
 static double total_output; /* bytes of every count file written */
 
-typedef struct lead_stats {
-    double recv_bytes, cpu_s;
-    size_t peak;
-    bool exact, over;
-} lead_stats;
+/* Per world rank: what finalize's counts stage cost it. */
+static double *rank_recv, *rank_cpu;
+static size_t *rank_peak;
 
-/* One communicator: every member's table to the lead, merged and written
- * to dir/<name>; the written send file checked against the generator. */
-static void run_comm(const comm *c, int64_t id, int calls, double budget, const char *dir,
-                     lead_stats *st, size_t *sender_peak)
+/* The generator's state for one communicator. */
+typedef struct gen {
+    const comm *c;
+    int calls;
+    int *dense_s, *dense_r; /* the arrays the application passes */
+    int64_t *pp, *pc;
+} gen;
+
+static int64_t world_of(const comm *c, int64_t i)
 {
+    return c->first + i * c->stride;
+}
+
+static void note_peak(int64_t w, size_t base)
+{
+    size_t h = heap_now();
+    if (h > base && h - base > rank_peak[w])
+        rank_peak[w] = h - base;
+}
+
+/* Member v's own table (recorded as the wrappers record), as its leaf. */
+static cp_tree *leaf(gen *g, int64_t v, int64_t w, size_t base)
+{
+    const comm *c = g->c;
     int64_t n = c->n;
-    size_t base = heap_now(), peak = 0;
-    int *dense_s = calloc((size_t)n, sizeof *dense_s), *dense_r = calloc((size_t)n, sizeof *dense_r);
-    int64_t *pp = malloc(2 * (size_t)n * sizeof *pp), *pc = malloc(2 * (size_t)n * sizeof *pc);
-    cp_counts_unpacked *u = calloc((size_t)n, sizeof *u);
-    const cp_counts_view **views = calloc((size_t)n, sizeof *views);
-    double cpu = 0, recv = 0;
-    int64_t got = 0;
-    if (!dense_s || !dense_r || !pp || !pc || !u || !views) {
+    cp_counts t;
+    cp_counts_init(&t);
+    for (int k = 0; k < g->calls; k++) {
+        int s = k % 2;
+        cp_vec_arg sa = {.present = true, .width = sizeof(int), .dtsize = 4};
+        cp_vec_arg ra = sa;
+        if (c->single) {
+            sa.single = ra.single = 4 + s;
+            sa.len = ra.len = 1;
+            cp_counts_record(&t, cp_counts_signature(&t, &sa, &ra, -1, CP_SEQ_NONE));
+            continue;
+        }
+        /* set and reset entry by entry (a memset per call would cost P^2) */
+        size_t ms = sends(c, v, s, g->pp, g->pc, (size_t)n);
+        for (size_t i = 0; i < ms; i++)
+            g->dense_s[g->pp[i]] = (int)g->pc[i];
+        size_t mr = recvs(c, v, s, g->pp + ms, g->pc + ms, (size_t)n - ms);
+        for (size_t i = 0; i < mr; i++)
+            g->dense_r[g->pp[ms + i]] = (int)g->pc[ms + i];
+        sa.counts = g->dense_s;
+        ra.counts = g->dense_r;
+        sa.len = ra.len = n;
+        cp_counts_record(&t, cp_counts_signature(&t, &sa, &ra, -1, CP_SEQ_NONE));
+        for (size_t i = 0; i < ms; i++)
+            g->dense_s[g->pp[i]] = 0;
+        for (size_t i = 0; i < mr; i++)
+            g->dense_r[g->pp[ms + i]] = 0;
+    }
+    cp_seq_finish(&t.seq);
+    note_peak(w, base);
+    double t0 = cpu_now();
+    cp_counts_view view = {t.vecs, t.nvecs, t.sigs, t.nsigs, &t.seq};
+    cp_tree *tr = malloc(sizeof *tr);
+    if (!tr || cp_tree_leaf(tr, &view, v, n, true)) {
+        fprintf(stderr, "bench_scale: out of memory for rank %" PRId64 "'s tree\n", v);
+        exit(1);
+    }
+    note_peak(w, base);
+    cp_counts_free(&t);
+    rank_cpu[w] += cpu_now() - t0;
+    return tr;
+}
+
+/* Member v, holding ranks [v, v + span): its leaf, then in round r the
+ * packed tree of member v + 2^r (whose own subtree is walked first, as it
+ * would be by the time it sends), unpacked and merged.  Returns v's tree. */
+static cp_tree *node(gen *g, int64_t v, int64_t span)
+{
+    int64_t w = world_of(g->c, v);
+    size_t base = heap_now();
+    cp_tree *acc = leaf(g, v, w, base);
+    for (int64_t step = 1; step < span && v + step < g->c->n; step *= 2) {
+        cp_tree *child = node(g, v + step, step);
+        int64_t cw = world_of(g->c, v + step);
+        double t0 = cpu_now();
+        cp_wbuf b = {0};
+        cp_tree_pack(&b, child);
+        cp_tree_free(child);
+        free(child);
+        rank_cpu[cw] += cpu_now() - t0;
+        /* v's side */
+        t0 = cpu_now();
+        rank_recv[w] += (double)b.len;
+        note_peak(w, base);
+        cp_rbuf rb = {b.p, b.len, 0, false};
+        cp_tree x, *m = malloc(sizeof *m);
+        if (b.failed || !m || cp_tree_unpack(&rb, &x)) {
+            fprintf(stderr, "bench_scale: cannot unpack rank %" PRId64 "'s tree\n", v + step);
+            exit(1);
+        }
+        note_peak(w, base);
+        cp_wbuf_free(&b);
+        if (cp_tree_merge(m, acc, &x)) {
+            fprintf(stderr, "bench_scale: out of memory merging at rank %" PRId64 "\n", v);
+            exit(1);
+        }
+        note_peak(w, base);
+        cp_tree_free(&x);
+        cp_tree_free(acc);
+        free(acc);
+        acc = m;
+        rank_cpu[w] += cpu_now() - t0;
+    }
+    return acc;
+}
+
+/* One communicator: every member's table up the binomial tree to the lead,
+ * which writes dir/<name>; the written send file checked against the
+ * generator. */
+static void run_comm(const comm *c, int64_t id, int calls, const char *dir, bool *exact)
+{
+    int64_t n = c->n, lead = world_of(c, 0);
+    gen g = {.c = c, .calls = calls};
+    g.dense_s = calloc((size_t)n, sizeof *g.dense_s);
+    g.dense_r = calloc((size_t)n, sizeof *g.dense_r);
+    g.pp = malloc(2 * (size_t)n * sizeof *g.pp);
+    g.pc = malloc(2 * (size_t)n * sizeof *g.pc);
+    if (!g.dense_s || !g.dense_r || !g.pp || !g.pc) {
         fprintf(stderr, "bench_scale: out of memory for a communicator of %" PRId64 "\n", n);
         exit(1);
     }
     if (wl == SPARSE) /* the generator's transposes, not any rank's memory */
         for (int s = 0; s < 2; s++)
-            recvs(c, 0, s, pp, pc, (size_t)n);
-    for (int64_t v = 0; v < n; v++, got++) {
-        size_t before = heap_now();
-        cp_counts t;
-        cp_counts_init(&t);
-        for (int k = 0; k < calls; k++) {
-            int s = k % 2;
-            cp_vec_arg sa = {.present = true, .width = sizeof(int), .dtsize = 4};
-            cp_vec_arg ra = sa;
-            if (c->single) {
-                sa.single = ra.single = 4 + s;
-                sa.len = ra.len = 1;
-            } else {
-                /* the dense arrays the application passes; set and reset
-                 * entry by entry (a memset per call would cost P^2) */
-                size_t ms = sends(c, v, s, pp, pc, (size_t)n);
-                for (size_t i = 0; i < ms; i++)
-                    dense_s[pp[i]] = (int)pc[i];
-                size_t mr = recvs(c, v, s, pp + ms, pc + ms, (size_t)n - ms);
-                for (size_t i = 0; i < mr; i++)
-                    dense_r[pp[ms + i]] = (int)pc[ms + i];
-                sa.counts = dense_s;
-                ra.counts = dense_r;
-                sa.len = ra.len = n;
-                cp_counts_record(&t, cp_counts_signature(&t, &sa, &ra, -1, CP_SEQ_NONE));
-                for (size_t i = 0; i < ms; i++)
-                    dense_s[pp[i]] = 0;
-                for (size_t i = 0; i < mr; i++)
-                    dense_r[pp[ms + i]] = 0;
-                continue;
-            }
-            cp_counts_record(&t, cp_counts_signature(&t, &sa, &ra, -1, CP_SEQ_NONE));
-        }
-        cp_seq_finish(&t.seq);
-        cp_wbuf b = {0};
-        cp_counts_pack(&b, &t);
-        size_t own = heap_now() - before;
-        if (own > *sender_peak)
-            *sender_peak = own;
-        cp_counts_free(&t);
-        /* the lead's side */
-        double t0 = cpu_now();
-        recv += (double)b.len;
-        cp_rbuf rb = {b.p, b.len, 0, false};
-        if (b.failed || cp_counts_unpack(&rb, &u[v])) {
-            fprintf(stderr, "bench_scale: cannot unpack rank %" PRId64 "'s table\n", v);
-            exit(1);
-        }
-        views[v] = &u[v].view;
-        cpu += cpu_now() - t0;
-        cp_wbuf_free(&b);
-        if (recv > budget) { /* stop: project what the lead would receive */
-            st->over = true;
-            recv = recv / (double)(v + 1) * (double)n;
-            got = v + 1;
-            break;
-        }
-    }
-    free(dense_s);
-    free(dense_r);
-    size_t h = heap_now() - base;
-    peak = h > peak ? h : peak;
+            recvs(c, 0, s, g.pp, g.pc, (size_t)n);
+    int64_t span = 1;
+    while (span < n)
+        span *= 2;
+    size_t base = heap_now();
+    cp_tree *root = node(&g, 0, span);
+    int64_t *pp = g.pp, *pc = g.pc;
+    free(g.dense_s);
+    free(g.dense_r);
+
     cp_counts_file out[2];
     memset(out, 0, sizeof out);
     char path[2][4200];
-    if (!st->over) {
-        double t0 = cpu_now();
-        cp_block tmpl;
-        memset(&tmpl, 0, sizeof tmpl);
-        tmpl.comm_id = id;
-        tmpl.comm_size = n;
-        snprintf(tmpl.collective, sizeof tmpl.collective, "%s", c->single ? "Alltoall" : "Alltoallv");
-        cp_error err;
-        size_t first[2] = {0, 0};
-        if (cp_counts_merge(views, n, &tmpl, out, &err) ||
-            cp_counts_compact_rows(out, first, false)) {
-            fprintf(stderr, "bench_scale: merge: %s\n", err.msg);
+    double t0 = cpu_now();
+    cp_block tmpl;
+    memset(&tmpl, 0, sizeof tmpl);
+    tmpl.comm_id = id;
+    tmpl.comm_size = n;
+    snprintf(tmpl.collective, sizeof tmpl.collective, "%s", c->single ? "Alltoall" : "Alltoallv");
+    cp_error err;
+    size_t first[2] = {0, 0};
+    if (cp_counts_tree_blocks(root, &tmpl, out, &err) ||
+        cp_counts_compact_rows(out, first, false)) {
+        fprintf(stderr, "bench_scale: merge: %s\n", err.msg);
+        exit(1);
+    }
+    note_peak(lead, base);
+    cp_tree_free(root);
+    free(root);
+    for (int d = 0; d < 2; d++) {
+        snprintf(path[d], sizeof path[d], "%s/%s-counters.comm%" PRId64 ".txt", dir,
+                 d ? "recv" : "send", id);
+        out[d].version = CP_COUNTS_FORMAT_VERSION;
+        out[d].direction = d;
+        out[d].lead_rank = lead;
+        if (cp_compact_write_file(path[d], false, &out[d], &err)) {
+            fprintf(stderr, "bench_scale: %s\n", err.msg);
             exit(1);
         }
-        h = heap_now() - base;
-        peak = h > peak ? h : peak;
-        for (int d = 0; d < 2; d++) {
-            snprintf(path[d], sizeof path[d], "%s/%s-counters.comm%" PRId64 ".txt", dir,
-                     d ? "recv" : "send", id);
-            out[d].version = CP_COUNTS_FORMAT_VERSION;
-            out[d].direction = d;
-            out[d].lead_rank = c->first;
-            if (cp_compact_write_file(path[d], false, &out[d], &err)) {
-                fprintf(stderr, "bench_scale: %s\n", err.msg);
-                exit(1);
-            }
-            struct stat sb;
-            if (stat(path[d], &sb) == 0)
-                total_output += (double)sb.st_size;
-        }
-        cpu += cpu_now() - t0;
+        struct stat sb;
+        if (stat(path[d], &sb) == 0)
+            total_output += (double)sb.st_size;
     }
-    for (int64_t v = 0; v < got; v++)
-        cp_counts_unpacked_free(&u[v]);
-    free(u);
-    free(views);
+    rank_cpu[lead] += cpu_now() - t0;
     cp_counts_file_free(&out[0]);
     cp_counts_file_free(&out[1]);
-    st->recv_bytes += recv;
-    st->cpu_s += cpu;
-    st->peak += peak;
-    if (st->over) {
-        free(pp);
-        free(pc);
-        return;
-    }
 
     /* Exact: every rank's row of each call, from the file, against the
      * generator (non-zero counts, in peer order). */
     cp_counts_file f;
-    cp_error err;
     if (cp_compact_parse_file(path[0], &f, &err)) {
         fprintf(stderr, "bench_scale: %s\n", err.msg);
         exit(1);
@@ -351,18 +393,18 @@ static void run_comm(const comm *c, int64_t id, int calls, double budget, const 
                         if (cnt == 0)
                             continue;
                         if (k >= m || pp[k] != peer || pc[k] != cnt)
-                            st->exact = false;
+                            *exact = false;
                         k++;
                     }
                     if (k != m)
-                        st->exact = false;
+                        *exact = false;
                 }
         }
         if (ranks != n)
-            st->exact = false;
+            *exact = false;
     }
     if (seen != calls)
-        st->exact = false;
+        *exact = false;
     cp_counts_file_free(&f);
     remove(path[0]);
     remove(path[1]);
@@ -382,7 +424,6 @@ int main(int argc, char **argv)
 {
     const char *w = arg(argc, argv, "--workload", NULL), *ranks = arg(argc, argv, "--ranks", NULL);
     int calls = atoi(arg(argc, argv, "--calls", "20"));
-    double budget = atof(arg(argc, argv, "--budget-mib", "16384")) * 1048576.0;
     const char *dir = arg(argc, argv, "--dir", "/tmp");
     int wi = -1;
     for (int i = 0; w && i < 4; i++)
@@ -391,48 +432,66 @@ int main(int argc, char **argv)
     P = ranks ? atoll(ranks) : 0;
     if (wi < 0 || P < 16 || calls < 1) {
         fprintf(stderr, "usage: bench_scale --ranks P (16 or more) --workload "
-                        "halo|uniform|sparse|subcomms [--calls N] [--budget-mib M] [--dir D]\n");
+                        "halo|uniform|sparse|subcomms [--calls N] [--dir D]\n");
         return 2;
     }
     wl = (enum workload)wi;
     for (K = 1; (K + 1) * (K + 1) <= P; K++)
         ; /* floor(sqrt(P)) */
+    if (wl == SUBCOMMS)
+        P = K * K;
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s/bench_scale.%ld", dir, (long)getpid());
     if (mkdir(tmp, 0700) != 0) {
         perror(tmp);
         return 1;
     }
-    lead_stats busiest = {.exact = true}, others = {.exact = true};
-    size_t sender_peak = 0;
+    rank_recv = calloc((size_t)P, sizeof *rank_recv);
+    rank_cpu = calloc((size_t)P, sizeof *rank_cpu);
+    rank_peak = calloc((size_t)P, sizeof *rank_peak);
+    if (!rank_recv || !rank_cpu || !rank_peak) {
+        fprintf(stderr, "bench_scale: out of memory\n");
+        return 1;
+    }
+    bool exact = true;
     int64_t ncomms = 0;
     if (wl == SUBCOMMS) {
-        int64_t s = K;
-        P = s * s;
-        /* rank 0 leads row 0 and column 0; every other lead one */
-        for (int64_t i = 0; i < s && !busiest.over; i++)
+        /* every rank is in its row and its column */
+        for (int64_t i = 0; i < K; i++)
             for (int col = 0; col < 2; col++) {
-                comm c = {.n = s, .first = col ? i : i * s, .stride = col ? s : 1};
-                run_comm(&c, ncomms++, calls, budget, tmp, i == 0 ? &busiest : &others,
-                         &sender_peak);
+                comm c = {.n = K, .first = col ? i : i * K, .stride = col ? K : 1};
+                run_comm(&c, ncomms++, calls, tmp, &exact);
             }
-        busiest.exact &= others.exact;
     } else {
         comm c = {.n = P, .first = 0, .stride = 1, .single = wl == UNIFORM};
-        run_comm(&c, ncomms++, calls, budget, tmp, &busiest, &sender_peak);
+        run_comm(&c, ncomms++, calls, tmp, &exact);
     }
     rmdir(tmp);
-    printf("ranks=%" PRId64 " workload=%s calls=%d comms=%" PRId64 " busiest_rank=0"
-           " busiest_recv_mib=%.3f busiest_peak_mib=%.3f busiest_cpu_s=%.3f sender_peak_mib=%.3f"
-           " output_bytes=%.0f stages=counts exact=%s status=%s\n",
-           P, workload_names[wl], calls, ncomms, busiest.recv_bytes / 1048576.0,
-           (double)busiest.peak / 1048576.0, busiest.cpu_s, (double)sender_peak / 1048576.0,
-           total_output, busiest.over ? "no" : busiest.exact ? "yes" : "no",
-           busiest.over ? "over-budget" : "ok");
+    int64_t busiest = 0, most_recv = 0, most_cpu = 0;
+    for (int64_t r = 1; r < P; r++) {
+        if (rank_peak[r] > rank_peak[busiest])
+            busiest = r;
+        if (rank_recv[r] > rank_recv[most_recv])
+            most_recv = r;
+        if (rank_cpu[r] > rank_cpu[most_cpu])
+            most_cpu = r;
+    }
+    printf("ranks=%" PRId64 " workload=%s calls=%d comms=%" PRId64 " busiest_rank=%" PRId64
+           " busiest_peak_mib=%.3f busiest_recv_mib=%.3f busiest_cpu_s=%.3f"
+           " most_recv_rank=%" PRId64 " most_recv_mib=%.3f most_cpu_rank=%" PRId64
+           " most_cpu_s=%.3f lead_recv_mib=%.3f lead_cpu_s=%.3f output_bytes=%.0f"
+           " stages=counts exact=%s\n",
+           P, workload_names[wl], calls, ncomms, busiest, (double)rank_peak[busiest] / 1048576.0,
+           rank_recv[busiest] / 1048576.0, rank_cpu[busiest], most_recv,
+           rank_recv[most_recv] / 1048576.0, most_cpu, rank_cpu[most_cpu],
+           rank_recv[0] / 1048576.0, rank_cpu[0], total_output, exact ? "yes" : "no");
     for (int i = 0; i < 2; i++) {
         free(sparse_t[i].start);
         free(sparse_t[i].peer);
         free(sparse_t[i].count);
     }
+    free(rank_recv);
+    free(rank_cpu);
+    free(rank_peak);
     return 0;
 }

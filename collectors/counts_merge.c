@@ -1,11 +1,10 @@
 /*
- * Merge of the ranks' call sequences (see counts_merge.h).
+ * Blocks from the tree of all ranks (see counts_merge.h).
  *
- * All ranks' sequences are walked together, span by span: a span is a run of
- * calls during which no rank changes signature, so the work grows with the
- * number of changes, not of calls.  Each span's tuple of per-rank vector ids
- * (plus the root) names one matrix per direction; since every rank keeps
- * only distinct vectors, equal tuples are equal matrices and vice versa.
+ * The tree's sequence is walked span by span: a span is a run of calls with
+ * one signature, so the work grows with the number of changes, not of
+ * calls, and a cycle is walked once.  The tree keeps each distinct piece of
+ * matrix once, so a piece that holds every rank is one matrix: its block.
  */
 #include "counts_merge.h"
 
@@ -14,73 +13,32 @@
 
 #include "hash_index.h"
 
-/* The distinct matrices of one direction. */
+/* The distinct matrices of one direction: the pieces of the tree's
+ * signatures, numbered in order of their first call. */
 typedef struct matrix_set {
-    int64_t nranks;
-    uint32_t *keys; /* per matrix: root (as 2 words) then nranks vector ids */
+    uint32_t *of_piece; /* per piece of the tree: its matrix, NO_MATRIX until seen */
+    uint32_t *piece;    /* per matrix: its piece */
     cp_ranges *calls;
     cp_ranges *callsites; /* per matrix: the call paths that issued its calls */
-    uint32_t n, cap;
-    cp_index index;
+    uint32_t n;
     cp_ranges all_calls;
 } matrix_set;
 
 #define NO_MATRIX (CP_INDEX_EMPTY - 1)
-#define KEY_WORDS(ms) ((size_t)(ms)->nranks + 2)
 
-static uint64_t hash_key(const uint32_t *key, size_t words)
+static int matrix_set_init(matrix_set *ms, uint32_t npieces)
 {
-    uint64_t h = 0x452821E638D01377ull;
-    for (size_t i = 0; i < words; i++)
-        h = cp_hash_mix(h, key[i]);
-    return h;
-}
-
-struct key_ctx {
-    const matrix_set *ms;
-    const uint32_t *key;
-};
-
-static bool key_match(const void *ctx, uint32_t id)
-{
-    const struct key_ctx *c = ctx;
-    size_t w = KEY_WORDS(c->ms);
-    return memcmp(c->ms->keys + (size_t)id * w, c->key, w * sizeof *c->key) == 0;
-}
-
-/* The matrix of key, added when new; CP_INDEX_EMPTY on allocation failure. */
-static uint32_t matrix_id(matrix_set *ms, const uint32_t *key)
-{
-    size_t w = KEY_WORDS(ms);
-    uint64_t h = hash_key(key, w);
-    struct key_ctx ctx = {ms, key};
-    uint32_t id = cp_index_find(&ms->index, h, key_match, &ctx);
-    if (id != CP_INDEX_EMPTY)
-        return id;
-    if (ms->n == ms->cap) {
-        uint32_t ncap = ms->cap ? ms->cap * 2 : 4;
-        uint32_t *nk = realloc(ms->keys, (size_t)ncap * w * sizeof *nk);
-        if (!nk)
-            return CP_INDEX_EMPTY;
-        ms->keys = nk;
-        cp_ranges *nc = realloc(ms->calls, ncap * sizeof *nc);
-        if (!nc)
-            return CP_INDEX_EMPTY;
-        ms->calls = nc;
-        cp_ranges *ns = realloc(ms->callsites, ncap * sizeof *ns);
-        if (!ns)
-            return CP_INDEX_EMPTY;
-        ms->callsites = ns;
-        ms->cap = ncap;
-    }
-    id = ms->n;
-    if (cp_index_put(&ms->index, h, id))
-        return CP_INDEX_EMPTY;
-    memcpy(ms->keys + (size_t)id * w, key, w * sizeof *key);
-    memset(&ms->calls[id], 0, sizeof ms->calls[id]);
-    memset(&ms->callsites[id], 0, sizeof ms->callsites[id]);
-    ms->n++;
-    return id;
+    size_t n = npieces ? npieces : 1;
+    memset(ms, 0, sizeof *ms);
+    ms->of_piece = malloc(n * sizeof *ms->of_piece);
+    ms->piece = malloc(n * sizeof *ms->piece);
+    ms->calls = calloc(n, sizeof *ms->calls);
+    ms->callsites = calloc(n, sizeof *ms->callsites);
+    if (!ms->of_piece || !ms->piece || !ms->calls || !ms->callsites)
+        return -1;
+    for (uint32_t i = 0; i < npieces; i++)
+        ms->of_piece[i] = NO_MATRIX;
+    return 0;
 }
 
 static void matrix_set_free(matrix_set *ms)
@@ -89,66 +47,48 @@ static void matrix_set_free(matrix_set *ms)
         cp_ranges_free(&ms->calls[i]);
         cp_ranges_free(&ms->callsites[i]);
     }
-    free(ms->keys);
+    free(ms->of_piece);
+    free(ms->piece);
     free(ms->calls);
     free(ms->callsites);
-    cp_index_free(&ms->index);
     cp_ranges_free(&ms->all_calls);
-}
-
-/* Vector id of rank r's signature `sid` in direction d, checked against the
- * view's tables (data unpacked from other ranks is never trusted blindly).
- * The first rank with a vector gives the root; CP_ROOT_HERE (the root of an
- * intercommunicator's group) is that rank itself. */
-static uint32_t vec_of(const cp_counts_view *v, int64_t r, uint32_t sid, int d, int64_t *root)
-{
-    if (!v || sid == CP_SEQ_NONE || sid >= v->nsigs)
-        return CP_SEQ_NONE;
-    const cp_sig *s = &v->sigs[sid];
-    if (s->root == CP_ROOT_HERE)
-        *root = r;
-    uint32_t vid = d == CP_SEND ? s->send : s->recv;
-    if (vid >= v->nvecs)
-        return CP_SEQ_NONE;
-    if (*root < 0)
-        *root = s->root;
-    return vid;
 }
 
 /* --------------------------------------------------------- block building */
 
-/* The row of a rank's vector in the block's units (bytes: counts x the
- * datatype size): dense, or sparse as the vector is kept (its non-zero
- * counts), unless rows must be dense (neighbourhood collectives). */
+/* A row of the tree in the block's units (bytes: counts x the datatype
+ * size): as the tree holds it (dense, sparse or relative), or dense where
+ * rows must be (neighbourhood collectives).  Values a datatype of size 0
+ * makes 0 are left out of listed rows. */
 typedef struct row_buf {
     int form;
-    size_t len, n; /* n values in counts (and peers, sparse) */
+    size_t len, n; /* n values in counts (and peers, unless dense) */
     int64_t *counts, *peers;
 } row_buf;
 
-static void fill_row(const cp_vec *v, bool bytes, bool dense_only, row_buf *rb)
+static void fill_row(const cp_trow *t, bool bytes, bool dense_only, row_buf *rb)
 {
-    int64_t unit = bytes ? v->dtsize : 1;
-    rb->len = (size_t)v->len;
+    int64_t unit = bytes && !t->in_bytes ? t->dtsize : 1;
+    rb->len = (size_t)t->len;
     rb->n = 0;
-    if (v->peers && !dense_only) {
-        rb->form = CP_ROW_SPARSE;
-        for (int64_t k = 0; k < v->nnz; k++)
-            if (v->counts[k] * unit != 0) { /* a datatype of size 0 moves nothing */
-                rb->peers[rb->n] = v->peers[k];
-                rb->counts[rb->n++] = v->counts[k] * unit;
+    if (t->peers && !dense_only) {
+        rb->form = t->kind == CP_TROW_RELATIVE ? CP_ROW_RELATIVE : CP_ROW_SPARSE;
+        for (int64_t k = 0; k < t->n; k++)
+            if (t->counts[k] * unit != 0) {
+                rb->peers[rb->n] = t->peers[k];
+                rb->counts[rb->n++] = t->counts[k] * unit;
             }
         return;
     }
     rb->form = CP_ROW_DENSE;
     rb->n = rb->len;
-    if (v->peers) {
+    if (t->peers) {
         memset(rb->counts, 0, rb->len * sizeof *rb->counts);
-        for (int64_t k = 0; k < v->nnz; k++)
-            rb->counts[v->peers[k]] = v->counts[k] * unit;
+        for (int64_t k = 0; k < t->n; k++)
+            rb->counts[t->peers[k]] = t->counts[k] * unit;
     } else {
-        for (int64_t i = 0; i < v->len; i++)
-            rb->counts[i] = v->counts[i] * unit;
+        for (int64_t i = 0; i < t->len; i++)
+            rb->counts[i] = t->counts[i] * unit;
     }
 }
 
@@ -156,7 +96,7 @@ static uint64_t hash_row(const row_buf *rb)
 {
     uint64_t h = cp_hash_mix(0x3F84D5B5B5470917ull ^ (uint64_t)rb->form, rb->len);
     for (size_t i = 0; i < rb->n; i++)
-        h = cp_hash_mix(rb->form == CP_ROW_SPARSE ? cp_hash_mix(h, (uint64_t)rb->peers[i]) : h,
+        h = cp_hash_mix(rb->form != CP_ROW_DENSE ? cp_hash_mix(h, (uint64_t)rb->peers[i]) : h,
                         (uint64_t)rb->counts[i]);
     return h;
 }
@@ -192,34 +132,40 @@ static int add_row(cp_block *b, size_t *cap, const row_buf *rb)
     memset(nr, 0, sizeof *nr);
     nr->len = rb->len;
     nr->form = rb->form;
+    bool listed = rb->form != CP_ROW_DENSE;
     nr->counts = malloc((rb->n ? rb->n : 1) * sizeof *nr->counts);
-    if (rb->form == CP_ROW_SPARSE) {
+    if (listed) {
         nr->nnz = rb->n;
         nr->peers = malloc((rb->n ? rb->n : 1) * sizeof *nr->peers);
     }
-    if (!nr->counts || (rb->form == CP_ROW_SPARSE && !nr->peers)) {
+    if (!nr->counts || (listed && !nr->peers)) {
         free(nr->counts);
         free(nr->peers);
         return -1;
     }
     memcpy(nr->counts, rb->counts, rb->n * sizeof *nr->counts);
-    if (rb->form == CP_ROW_SPARSE)
+    if (listed)
         memcpy(nr->peers, rb->peers, rb->n * sizeof *nr->peers);
     b->nrows++;
     return 0;
 }
 
-static int build_block(const cp_counts_view *const *views, const matrix_set *ms, uint32_t m,
-                       const cp_block *tmpl, cp_block *b)
+static int by_first_rank(const void *pa, const void *pb)
 {
-    const uint32_t *key = ms->keys + (size_t)m * KEY_WORDS(ms);
-    const uint32_t *vids = key + 2;
+    const cp_row *a = pa, *b = pb;
+    return (a->ranks.v[0].lo > b->ranks.v[0].lo) - (a->ranks.v[0].lo < b->ranks.v[0].lo);
+}
+
+static int build_block(const cp_tree *t, const matrix_set *ms, uint32_t m, const cp_block *tmpl,
+                       cp_block *b)
+{
+    const cp_piece *p = &t->pieces[ms->piece[m]];
     memset(b, 0, sizeof *b);
     b->comm_id = tmpl->comm_id;
     b->comm_size = tmpl->comm_size;
     memcpy(b->collective, tmpl->collective, sizeof b->collective);
-    b->root = (int64_t)((uint64_t)key[0] | (uint64_t)key[1] << 32);
-    b->nranks = ms->nranks;
+    b->root = p->root;
+    b->nranks = t->nranks;
     if (cp_ranges_copy(&b->comm_world_ranks, &tmpl->comm_world_ranks) ||
         cp_ranges_copy(&b->all_calls, &ms->all_calls) || cp_ranges_copy(&b->calls, &ms->calls[m]) ||
         cp_ranges_copy(&b->callsites, &ms->callsites[m]))
@@ -230,15 +176,13 @@ static int build_block(const cp_counts_view *const *views, const matrix_set *ms,
     int64_t dtsize = -1;
     bool mixed = false;
     size_t row_len = 0;
-    for (int64_t r = 0; r < ms->nranks; r++) {
-        if (vids[r] == CP_SEQ_NONE)
-            continue;
-        const cp_vec *v = &views[r]->vecs[vids[r]];
-        if ((size_t)v->len > row_len)
-            row_len = (size_t)v->len;
-        if ((dtsize >= 0 && v->dtsize != dtsize) || v->in_bytes)
+    for (uint32_t i = 0; i < p->nrows; i++) {
+        const cp_trow *r = &p->rows[i];
+        if ((size_t)r->len > row_len)
+            row_len = (size_t)r->len;
+        if ((dtsize >= 0 && r->dtsize != dtsize) || r->in_bytes)
             mixed = true;
-        dtsize = v->dtsize;
+        dtsize = r->dtsize;
     }
     b->row_len = row_len;
     b->counts_in_bytes = mixed;
@@ -253,10 +197,10 @@ static int build_block(const cp_counts_view *const *views, const matrix_set *ms,
     int rc = -1;
     if (!rb.counts || !rb.peers)
         goto out;
-    for (int64_t r = 0; r < ms->nranks; r++) {
-        if (vids[r] == CP_SEQ_NONE)
-            continue;
-        fill_row(&views[r]->vecs[vids[r]], mixed, dense_only, &rb);
+    /* Rows equal in the block's units are one row (two datatypes of one
+     * size, say). */
+    for (uint32_t i = 0; i < p->nrows; i++) {
+        fill_row(&p->rows[i], mixed, dense_only, &rb);
         uint64_t h = hash_row(&rb);
         struct row_ctx ctx = {b, &rb};
         uint32_t id = cp_index_find(&rows_ix, h, row_match, &ctx);
@@ -265,9 +209,10 @@ static int build_block(const cp_counts_view *const *views, const matrix_set *ms,
             if (add_row(b, &cap, &rb) || cp_index_put(&rows_ix, h, id))
                 goto out;
         }
-        if (cp_ranges_add(&b->rows[id].ranks, r))
+        if (cp_ranges_union(&b->rows[id].ranks, &p->rows[i].ranks))
             goto out;
     }
+    qsort(b->rows, b->nrows, sizeof *b->rows, by_first_rank);
     rc = 0;
 out:
     free(rb.counts);
@@ -286,69 +231,56 @@ static int append_block(cp_counts_file *f, cp_block *b)
     return 0;
 }
 
-/* ------------------------------------------------------------------ merge */
+/* ------------------------------------------------------------------ walk */
 
-/* The walk over every rank's sequence together. */
+/* The walk over the tree's sequence. */
 typedef struct merger {
-    const cp_counts_view *const *views;
-    int64_t nranks;
+    const cp_tree *t;
     matrix_set ms[2];
-    cp_seq_iter *it;
-    uint32_t *sids, *prev, *key;
+    cp_seq_iter it;
+    uint32_t sid, prev;
     uint32_t cur[2]; /* the span's matrix per direction, NO_MATRIX: none */
     uint64_t call;   /* the span's first call */
 } merger;
 
-/* The span at m->call: its length (UINT64_MAX once every sequence has
- * ended; 0 when memory ran out), its matrices in m->cur and its call paths
- * added to them.  Does not move on. */
+/* The matrix of piece p in direction d (numbered when first seen), or
+ * NO_MATRIX when no rank passed a vector. */
+static uint32_t matrix_of(merger *m, int d, uint32_t p)
+{
+    if (p == CP_PIECE_NONE || m->t->pieces[p].nrows == 0)
+        return NO_MATRIX;
+    matrix_set *ms = &m->ms[d];
+    if (ms->of_piece[p] == NO_MATRIX) {
+        ms->piece[ms->n] = p;
+        ms->of_piece[p] = ms->n++;
+    }
+    return ms->of_piece[p];
+}
+
+/* The span at m->call: its length (UINT64_MAX once the sequence has ended;
+ * 0 when memory ran out), its matrices in m->cur and its call paths added
+ * to them.  Does not move on. */
 static uint64_t span(merger *m)
 {
-    uint64_t step = UINT64_MAX;
-    for (int64_t r = 0; r < m->nranks; r++) {
-        uint64_t left;
-        m->sids[r] = cp_seq_iter_peek(&m->it[r], &left);
-        if (left < step)
-            step = left;
-    }
+    uint64_t step;
+    m->sid = cp_seq_iter_peek(&m->it, &step);
     if (step == UINT64_MAX)
         return step;
-    /* Spans end wherever any rank's run ends: often the matrix goes on. */
-    if (m->call > 0 && memcmp(m->sids, m->prev, (size_t)m->nranks * sizeof *m->sids) == 0)
+    if (m->call > 0 && m->sid == m->prev)
         return step;
+    const cp_tsig *s = m->sid < m->t->nsigs ? &m->t->sigs[m->sid] : NULL;
     for (int d = 0; d < 2; d++) {
-        int64_t root = -1;
-        bool present = false;
-        for (int64_t r = 0; r < m->nranks; r++) {
-            m->key[2 + r] = vec_of(m->views[r], r, m->sids[r], d, &root);
-            present |= m->key[2 + r] != CP_SEQ_NONE;
-        }
-        m->key[0] = (uint32_t)(uint64_t)root;
-        m->key[1] = (uint32_t)((uint64_t)root >> 32);
-        /* NO_MATRIX: no rank has a vector in this direction. */
-        m->cur[d] = present ? matrix_id(&m->ms[d], m->key) : NO_MATRIX;
-        if (m->cur[d] == CP_INDEX_EMPTY)
+        m->cur[d] = s ? matrix_of(m, d, s->piece[d]) : NO_MATRIX;
+        if (m->cur[d] != NO_MATRIX && cp_ranges_union(&m->ms[d].callsites[m->cur[d]], &s->paths))
             return 0;
-        /* Where the ranks made these calls (a new span: signatures
-         * changed, and the path is part of the signature). */
-        for (int64_t r = 0; r < m->nranks && m->cur[d] != NO_MATRIX; r++) {
-            uint32_t sid = m->sids[r];
-            const cp_counts_view *v = m->views[r];
-            if (!v || sid == CP_SEQ_NONE || sid >= v->nsigs)
-                continue;
-            uint32_t path = v->sigs[sid].callpath;
-            if (path != CP_SEQ_NONE && cp_ranges_add(&m->ms[d].callsites[m->cur[d]], path))
-                return 0;
-        }
     }
     return step;
 }
 
 static void advance(merger *m, uint64_t step)
 {
-    memcpy(m->prev, m->sids, (size_t)m->nranks * sizeof *m->sids);
-    for (int64_t r = 0; r < m->nranks; r++)
-        cp_seq_iter_skip(&m->it[r], step);
+    m->prev = m->sid;
+    cp_seq_iter_skip(&m->it, step);
     m->call += step;
 }
 
@@ -363,23 +295,6 @@ static int add_calls(merger *m, const uint32_t cur[2], uint64_t lo, uint64_t hi)
     return 0;
 }
 
-/* Is every rank at the start of a repetition of a group of the same period?
- * Then the next *reps repetitions move the same matrices at the same
- * offsets. */
-static bool lockstep(const merger *m, uint64_t *period, uint64_t *reps)
-{
-    *reps = UINT64_MAX;
-    for (int64_t r = 0; r < m->nranks; r++) {
-        uint64_t t, left;
-        if (!cp_seq_iter_at_repetition(&m->it[r], &t, &left) || (r > 0 && t != *period))
-            return false;
-        *period = t;
-        if (left < *reps)
-            *reps = left;
-    }
-    return m->nranks > 0 && *reps >= 2;
-}
-
 typedef struct span_rec {
     uint64_t off, len;
     uint32_t cur[2];
@@ -388,7 +303,7 @@ typedef struct span_rec {
 /* `reps` repetitions of `period` calls from m->call: one repetition walked
  * span by span, then every span's calls over all repetitions at once, as
  * progressions of step `period` (one per call of the span), so that a cycle
- * costs its spans, not its calls; the iterators then skip the other
+ * costs its spans, not its calls; the iterator then skips the other
  * repetitions whole.  Spans with a run longer than the repetitions, or
  * calls recorded in one direction only, are listed call range by call range
  * (the progressions would be longer).  Returns 0, or -1 when memory ran
@@ -423,8 +338,7 @@ static int replicate(merger *m, uint64_t period, uint64_t reps)
         dense |= (m->cur[0] == NO_MATRIX) != (m->cur[1] == NO_MATRIX) || sp[n - 1].len > reps;
         advance(m, step);
     }
-    for (int64_t r = 0; r < m->nranks; r++)
-        cp_seq_iter_skip_reps(&m->it[r], reps - 1);
+    cp_seq_iter_skip_reps(&m->it, reps - 1);
     m->call = start + reps * period;
     if (dense) {
         for (uint64_t j = 0; j < reps; j++)
@@ -467,42 +381,32 @@ out:
     return rc;
 }
 
-int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp_block *tmpl,
-                    cp_counts_file out[2], cp_error *err)
+int cp_counts_tree_blocks(const cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
+                          cp_error *err)
 {
-    merger m = {.views = views, .nranks = nranks,
-                .ms = {{.nranks = nranks}, {.nranks = nranks}},
-                .cur = {NO_MATRIX, NO_MATRIX}};
-    m.it = calloc((size_t)nranks, sizeof *m.it);
-    m.sids = malloc((size_t)nranks * sizeof *m.sids);
-    m.prev = malloc((size_t)nranks * sizeof *m.prev);
-    m.key = malloc(((size_t)nranks + 2) * sizeof *m.key);
+    merger m = {.t = t, .cur = {NO_MATRIX, NO_MATRIX}};
     int rc = -1;
-    if (!m.it || !m.sids || !m.prev || !m.key)
+    if (matrix_set_init(&m.ms[0], t->npieces) || matrix_set_init(&m.ms[1], t->npieces))
         goto out;
-    static const cp_seq empty_seq;
-    for (int64_t r = 0; r < nranks; r++)
-        cp_seq_iter_init(&m.it[r], views[r] && views[r]->seq ? views[r]->seq : &empty_seq);
-
+    cp_seq_iter_init(&m.it, &t->seq);
     for (;;) {
         uint64_t period, reps;
-        if (lockstep(&m, &period, &reps)) {
+        if (cp_seq_iter_at_repetition(&m.it, &period, &reps)) {
             if (replicate(&m, period, reps))
                 goto out;
             continue;
         }
         uint64_t step = span(&m);
         if (step == UINT64_MAX)
-            break; /* every sequence has ended */
+            break; /* the sequence has ended */
         if (step == 0 || add_calls(&m, m.cur, m.call, m.call + step - 1))
             goto out;
         advance(&m, step);
     }
-
     for (int d = 0; d < 2; d++)
         for (uint32_t i = 0; i < m.ms[d].n; i++) {
             cp_block b;
-            if (build_block(views, &m.ms[d], i, tmpl, &b) || append_block(&out[d], &b)) {
+            if (build_block(t, &m.ms[d], i, tmpl, &b) || append_block(&out[d], &b)) {
                 cp_block_free(&b);
                 goto out;
             }
@@ -513,10 +417,46 @@ out:
         cp_error_set(err, "out of memory while merging the counts of %s", tmpl->collective);
     matrix_set_free(&m.ms[0]);
     matrix_set_free(&m.ms[1]);
-    free(m.it);
-    free(m.sids);
-    free(m.prev);
-    free(m.key);
+    return rc;
+}
+
+bool cp_counts_relative_ok(const char *collective)
+{
+    return !cp_collective_rows_vary(collective);
+}
+
+int cp_counts_build_tree(const cp_counts_view *const *views, int64_t lo, int64_t hi,
+                         int64_t nranks, bool relative_ok, cp_tree *t)
+{
+    if (hi - lo == 1)
+        return cp_tree_leaf(t, views[lo], lo, nranks, relative_ok);
+    int64_t mid = lo + (hi - lo) / 2;
+    cp_tree a, b;
+    if (cp_counts_build_tree(views, lo, mid, nranks, relative_ok, &a))
+        return -1;
+    if (cp_counts_build_tree(views, mid, hi, nranks, relative_ok, &b)) {
+        cp_tree_free(&a);
+        return -1;
+    }
+    int rc = cp_tree_merge(t, &a, &b);
+    cp_tree_free(&a);
+    cp_tree_free(&b);
+    return rc;
+}
+
+int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp_block *tmpl,
+                    cp_counts_file out[2], cp_error *err)
+{
+    if (nranks <= 0)
+        return 0;
+    cp_tree t;
+    if (cp_counts_build_tree(views, 0, nranks, nranks, cp_counts_relative_ok(tmpl->collective),
+                             &t)) {
+        cp_error_set(err, "out of memory while merging the counts of %s", tmpl->collective);
+        return -1;
+    }
+    int rc = cp_counts_tree_blocks(&t, tmpl, out, err);
+    cp_tree_free(&t);
     return rc;
 }
 

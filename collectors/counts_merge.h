@@ -1,24 +1,17 @@
 /*
- * Counts collector, finalize side: merge the tables of every rank of one
- * (communicator, collective) into the blocks of the profile model, one per
- * distinct send matrix and one per distinct receive matrix, each with the
- * calls that moved exactly it.  Runs at the communicator's lead rank; pure
- * data, no MPI (unit tested directly).
+ * Counts collector, finalize side: the blocks of the profile model of one
+ * (communicator, collective), one per distinct send matrix and one per
+ * distinct receive matrix, each with the calls that moved exactly it, from
+ * the tree of all its ranks (counts_tree.h), which finalize merges up the
+ * communicator's members; or from every rank's tables at once.  Pure data,
+ * no MPI (unit tested directly).
  */
 #ifndef COLLPROF_COUNTS_MERGE_H
 #define COLLPROF_COUNTS_MERGE_H
 
 #include "collprof/profile.h"
 #include "counts.h"
-
-/* One rank's tables as the lead sees them (own, or unpacked). */
-typedef struct cp_counts_view {
-    const cp_vec *vecs;
-    uint32_t nvecs;
-    const cp_sig *sigs;
-    uint32_t nsigs;
-    const cp_seq *seq; /* finished */
-} cp_counts_view;
+#include "counts_tree.h"
 
 /* views[r]: communicator rank r's tables, or NULL when r sent none (its
  * calls count as not recorded).  Sequences may differ in length.  `tmpl`
@@ -28,6 +21,20 @@ typedef struct cp_counts_view {
  * -1 when memory ran out (err set). */
 int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp_block *tmpl,
                     cp_counts_file out[2], cp_error *err);
+
+/* The same from the tree of all the communicator's ranks (t->lo 0, t->hi
+ * nranks). */
+int cp_counts_tree_blocks(const cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
+                          cp_error *err);
+
+/* The tree of ranks [lo, hi) of views, merged in halves (as finalize's
+ * tree does).  0, or -1 when memory ran out. */
+int cp_counts_build_tree(const cp_counts_view *const *views, int64_t lo, int64_t hi,
+                         int64_t nranks, bool relative_ok, cp_tree *t);
+
+/* May the rows of this collective be read relative to their rank? (Not
+ * where rows differ in length: neighbourhood collectives.) */
+bool cp_counts_relative_ok(const char *collective);
 
 /* The rows of the blocks out[d].blocks[first[d] ..] in rank space
  * (cp_block_compact_rows: sparse or relative where that is shorter), unless

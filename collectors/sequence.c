@@ -258,6 +258,23 @@ int cp_seq_finish(cp_seq *s)
     return 0;
 }
 
+int cp_seq_repeat_last(cp_seq *s, uint64_t period, uint64_t more)
+{
+    if (s->failed || !s->repeating || s->rk != 0 || s->ro != 0 || s->ngroups == 0 || more == 0)
+        return 0;
+    cp_group *g = &s->groups[s->ngroups - 1];
+    uint64_t calls = 0;
+    for (uint32_t k = 0; k < g->nruns; k++)
+        calls += s->runs[g->first + k].len;
+    /* The last `period` calls are whole repetitions of the group: more of
+     * them are more repetitions. */
+    if (calls == 0 || period % calls != 0 || g->reps * calls < period)
+        return 0;
+    g->reps += more * (period / calls);
+    s->total += more * period;
+    return 1;
+}
+
 /* ------------------------------------------------------------- iteration */
 
 static void iter_settle(cp_seq_iter *it)

@@ -72,6 +72,13 @@ int cp_seq_append(cp_seq *s, uint32_t id, uint64_t count);
  * total describe the sequence exactly (before packing or iterating). */
 int cp_seq_finish(cp_seq *s);
 
+/* The last `period` calls appended repeat `more` times more: when they
+ * close a repetition of the last group (period a multiple of it), the group
+ * is counted `more` periods further and 1 returned; else 0, and the caller
+ * appends them itself.  Lets a merge of two cycling sequences append a
+ * million repetitions at the cost of one. */
+int cp_seq_repeat_last(cp_seq *s, uint64_t period, uint64_t more);
+
 /* Give back the room the arrays hold beyond what they use. */
 void cp_seq_compact(cp_seq *s);
 

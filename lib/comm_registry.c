@@ -63,6 +63,11 @@ static int next_ordinal(uint64_t hash, uint32_t *ordinal)
     return 0;
 }
 
+bool cp_registry_complete(void)
+{
+    return !failed_once && !tables_failed_once;
+}
+
 cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
 {
     cp_coll_tables *x = c->coll[k];

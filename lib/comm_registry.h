@@ -72,6 +72,11 @@ int cp_registry_start(void);
 cp_comm *cp_comm_get(MPI_Comm comm);
 /* Every registered communicator, in registration order. */
 cp_comm *cp_registry_first(void);
+/* Did every communicator with calls get registered, and every table it
+ * needed?  When not (memory ran out), this rank may lack a communicator
+ * that its other members have: finalize then cannot rely on every member
+ * taking part in its merge tree. */
+bool cp_registry_complete(void);
 /* Number of registered communicators. */
 uint32_t cp_registry_count(void);
 

@@ -251,15 +251,18 @@ int cp_block_compact_rows(cp_block *b)
     if (cp_collective_rows_vary(b->collective) || b->row_len <= 1)
         return 0;
     size_t cost = 0;
+    bool relative = false;
     for (size_t i = 0; i < b->nrows; i++) {
         const cp_row *r = &b->rows[i];
-        if (r->form == CP_ROW_RELATIVE)
-            return 0; /* compacted already */
+        relative |= r->form == CP_ROW_RELATIVE;
         size_t d = dense_cost(r), s = sparse_cost(r, nonzeros(r));
         cost += s < d ? s : d;
     }
-    /* Offsets mean something only where peers and ranks are one space. */
-    if (b->row_len == (size_t)b->nranks) {
+    /* Offsets mean something only where peers and ranks are one space.
+     * Rows that came relative (finalize's tree collapses ranks that agree
+     * in their offsets) are kept; the others get the shorter of dense and
+     * sparse. */
+    if (!relative && b->row_len == (size_t)b->nranks) {
         cp_row *rel;
         size_t nrel = 0;
         if (relative_rows(b, cost, &rel, &nrel))
@@ -278,6 +281,8 @@ int cp_block_compact_rows(cp_block *b)
     }
     for (size_t i = 0; i < b->nrows; i++) {
         cp_row *r = &b->rows[i];
+        if (r->form == CP_ROW_RELATIVE)
+            continue;
         size_t nnz = nonzeros(r);
         bool shorter = sparse_cost(r, nnz) < dense_cost(r); /* a tie: dense */
         if (r->form == CP_ROW_DENSE && shorter && make_sparse(r, nnz))

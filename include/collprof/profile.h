@@ -221,7 +221,8 @@ const cp_row *cp_block_row(const cp_block *b, int64_t rank);
  * fewest numbers: as they are, SPARSE where a row is mostly zeros, or
  * regrouped as RELATIVE rows when ranks that differ in their peers agree in
  * their offsets (a stencil: halo exchanges, shifts).  Neighbourhood
- * collectives and rows of one count stay as they are.  The matrix is
+ * collectives, rows of one count and RELATIVE rows already there (then
+ * the others are not regrouped) stay as they are.  The matrix is
  * unchanged.  Returns 0, or -1 when memory ran out (the matrix still the
  * same, some rows perhaps rewritten). */
 int cp_block_compact_rows(cp_block *b);

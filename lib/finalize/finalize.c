@@ -144,15 +144,13 @@ void cp_fin_free(fin *f)
     free(f->id_ordinal);
     for (size_t j = 0; j < f->nled; j++) {
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
-            free(f->led[j].views[k]);
+            if (f->led[j].tree[k]) {
+                cp_tree_free(f->led[j].tree[k]);
+                free(f->led[j].tree[k]);
+            }
         cp_neighbors_free(f->led[j].neighbors, f->led[j].comm->size);
     }
     free(f->led);
-    for (size_t i = 0; i < f->nstore; i++) {
-        cp_counts_unpacked_free(f->store[i]);
-        free(f->store[i]);
-    }
-    free(f->store);
     cp_manifest_free(&f->man);
 }
 

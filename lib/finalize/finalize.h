@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "comm_registry.h"
-#include "counts_pack.h"
+#include "counts_tree.h"
 #include "hash_index.h"
 
 #define TAG_COUNTS 0x6370 /* on our own duplicate of MPI_COMM_WORLD */
@@ -20,8 +20,9 @@
 typedef struct cp_led {
     cp_comm *comm;
     int64_t id; /* job-wide id (finalize_ids.c) */
-    /* views[k][r]: communicator rank r's tables of collective k */
-    const cp_counts_view **views[CP_NCOLLECTIVES];
+    /* tree[k]: every member's tables of collective k, merged up the
+     * members' tree (finalize_exchange.c); NULL: not called */
+    struct cp_tree *tree[CP_NCOLLECTIVES];
     cp_neighbors *neighbors; /* topology communicators: per rank */
 } cp_led;
 
@@ -37,8 +38,6 @@ typedef struct fin {
     cp_error cpt_err;
     cp_led *led;      /* communicators with calls that this rank leads */
     size_t nled;
-    cp_counts_unpacked **store; /* what the views point into */
-    size_t nstore;
     cp_manifest man;  /* rank 0 */
     uint64_t *id_hash;   /* the key of communicator id i (every rank) */
     uint32_t *id_ordinal;

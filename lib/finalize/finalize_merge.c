@@ -50,7 +50,7 @@ void cp_fin_merge_and_write(fin *f)
     for (size_t j = 0; j < f->nled && !f->failed; j++) {
         const cp_comm *c = f->led[j].comm;
         for (int k = 0; k < CP_NCOLLECTIVES && !f->failed; k++) {
-            if (!f->led[j].views[k])
+            if (!f->led[j].tree[k])
                 continue;
             cp_block tmpl;
             memset(&tmpl, 0, sizeof tmpl);
@@ -60,7 +60,7 @@ void cp_fin_merge_and_write(fin *f)
             snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
             cp_error err;
             size_t first[2] = {out[0].nblocks, out[1].nblocks};
-            if (cp_counts_merge(f->led[j].views[k], c->size, &tmpl, out, &err))
+            if (cp_counts_tree_blocks(f->led[j].tree[k], &tmpl, out, &err))
                 cp_fin_fail(f, err.msg);
             else if (cp_counts_compact_rows(out, first, cp_rt.cfg.dense_rows))
                 cp_fin_fail(f, "out of memory while writing rows in rank space");

@@ -1,13 +1,12 @@
 /* The lead's merge of several ranks' tables into blocks: spans, unequal
  * sequence lengths, unrecorded calls, row grouping, bytes mode, and the
- * pack/unpack of tables between ranks. */
+ * pack/unpack of a rank's tables as the leaf of the merge tree. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "counts_merge.h"
-#include "counts_pack.h"
 
 /* Rank tables built the way the wrappers build them. */
 typedef struct rank_t {
@@ -309,9 +308,10 @@ END_TEST
 
 /* A halo on 8 ranks (8 elements to r-1 and r+1): each rank keeps its
  * vector sparse (2 of 8 non-zero), it crosses to the lead sparse (the
- * message holds pairs, not 8 counts), the merge makes sparse rows, and
- * the rows in rank space are three relative ones; every count reads as
- * passed.  With dense rows asked for, the same counts, dense. */
+ * message holds pairs, not 8 counts), and the merge collapses the inner
+ * ranks 1-6 into one relative row (-1=8 +1=8) beside the two ends, sparse;
+ * every count reads as passed.  With dense rows asked for, the same
+ * counts, dense. */
 START_TEST(sparse_vectors_to_relative_rows)
 {
     enum { N = 8 };
@@ -328,16 +328,18 @@ START_TEST(sparse_vectors_to_relative_rows)
         call(&rk[r], v[r], N, 4);
         ck_assert_ptr_nonnull(rk[r].t.vecs[0].peers);
         ck_assert_int_eq(rk[r].t.vecs[0].nnz, r == 0 || r == N - 1 ? 1 : 2);
+        cp_counts_view cv = view_of(&rk[r]);
+        cp_tree leaf, back;
+        ck_assert_int_eq(cp_tree_leaf(&leaf, &cv, r, N, true), 0);
         cp_wbuf w = {0};
-        cp_seq_finish(&rk[r].t.seq);
-        cp_counts_pack(&w, &rk[r].t);
-        ck_assert_uint_lt(w.len, 200); /* pairs, not N counts per vector */
-        cp_counts_unpacked u;
+        cp_tree_pack(&w, &leaf);
+        ck_assert_uint_lt(w.len, 300); /* pairs, not N counts per vector */
         cp_rbuf rb = {.p = w.p, .len = w.len};
-        ck_assert_int_eq(cp_counts_unpack(&rb, &u), 0);
-        ck_assert_int_eq(u.vecs[0].nnz, rk[r].t.vecs[0].nnz);
-        ck_assert_int_eq(u.vecs[0].peers[0], rk[r].t.vecs[0].peers[0]);
-        cp_counts_unpacked_free(&u);
+        ck_assert_int_eq(cp_tree_unpack(&rb, &back), 0);
+        ck_assert_int_eq(back.pieces[0].rows[0].n, rk[r].t.vecs[0].nnz);
+        ck_assert_int_eq(back.pieces[0].rows[0].peers[0], rk[r].t.vecs[0].peers[0]);
+        cp_tree_free(&leaf);
+        cp_tree_free(&back);
         cp_wbuf_free(&w);
     }
     for (int dense = 0; dense < 2; dense++) {
@@ -345,12 +347,18 @@ START_TEST(sparse_vectors_to_relative_rows)
         merge(rk, N, out);
         ck_assert_uint_eq(out[CP_SEND].nblocks, 1);
         cp_block *b = &out[CP_SEND].blocks[0];
+        ck_assert_uint_eq(b->nrows, 3);
         ck_assert_int_eq(b->rows[0].form, CP_ROW_SPARSE);
+        ck_assert_int_eq(b->rows[1].form, CP_ROW_RELATIVE);
+        ck_assert_int_eq(b->rows[1].ranks.v[0].lo, 1);
+        ck_assert_int_eq(b->rows[1].ranks.v[0].hi, N - 2);
+        ck_assert_int_eq(b->rows[2].form, CP_ROW_SPARSE);
         size_t first[2] = {0, 0};
         ck_assert_int_eq(cp_counts_compact_rows(out, first, dense), 0);
         ck_assert_uint_eq(b->nrows, dense ? N : 3);
         for (size_t i = 0; i < b->nrows; i++)
-            ck_assert_int_eq(b->rows[i].form, dense ? CP_ROW_DENSE : CP_ROW_RELATIVE);
+            ck_assert_int_eq(b->rows[i].form, dense ? CP_ROW_DENSE
+                                              : i == 1 ? CP_ROW_RELATIVE : CP_ROW_SPARSE);
         for (int r = 0; r < N; r++)
             for (int p = 0; p < N; p++)
                 ck_assert_int_eq(cp_block_count(b, r, (size_t)p), v[r][p]);
@@ -364,7 +372,8 @@ END_TEST
 
 START_TEST(pack_unpack_roundtrip)
 {
-    /* A rank's tables cross to the lead and merge to the same blocks. */
+    /* Each rank's tables cross to the lead as its leaf tree, packed, and
+     * merge to the same blocks as merged in place. */
     int a[2] = {1, 2}, b[2] = {3, 4};
     rank_t rk[2];
     cp_counts_init(&rk[0].t);
@@ -376,25 +385,29 @@ START_TEST(pack_unpack_roundtrip)
     cp_counts_file direct[2];
     merge(rk, 2, direct);
 
-    cp_counts_unpacked u[2];
-    const cp_counts_view *pv[2];
+    cp_tree u[2];
     for (int r = 0; r < 2; r++) {
+        cp_counts_view v = view_of(&rk[r]);
+        cp_tree leaf;
+        ck_assert_int_eq(cp_tree_leaf(&leaf, &v, r, 2, true), 0);
         cp_wbuf w = {0};
-        cp_counts_pack(&w, &rk[r].t);
+        cp_tree_pack(&w, &leaf);
+        cp_tree_free(&leaf);
         ck_assert(!w.failed);
-        ck_assert_uint_lt(w.len, 400); /* grows with changes, not calls */
+        ck_assert_uint_lt(w.len, 600); /* grows with changes, not calls */
         cp_rbuf rb = {.p = w.p, .len = w.len};
-        ck_assert_int_eq(cp_counts_unpack(&rb, &u[r]), 0);
+        ck_assert_int_eq(cp_tree_unpack(&rb, &u[r]), 0);
         ck_assert_uint_eq(rb.off, w.len);
-        pv[r] = &u[r].view;
         /* A truncated buffer is refused, never read past. */
         for (size_t cut = 0; cut < w.len; cut += 7) {
-            cp_counts_unpacked bad;
+            cp_tree bad;
             cp_rbuf tb = {.p = w.p, .len = cut};
-            ck_assert_int_eq(cp_counts_unpack(&tb, &bad), -1);
+            ck_assert_int_eq(cp_tree_unpack(&tb, &bad), -1);
         }
         cp_wbuf_free(&w);
     }
+    cp_tree both;
+    ck_assert_int_eq(cp_tree_merge(&both, &u[0], &u[1]), 0);
     cp_block tmpl;
     memset(&tmpl, 0, sizeof tmpl);
     tmpl.comm_id = 7;
@@ -405,14 +418,15 @@ START_TEST(pack_unpack_roundtrip)
     cp_counts_file via[2];
     memset(via, 0, sizeof via);
     cp_error err;
-    ck_assert_int_eq(cp_counts_merge(pv, 2, &tmpl, via, &err), 0);
+    ck_assert_int_eq(cp_counts_tree_blocks(&both, &tmpl, via, &err), 0);
+    cp_tree_free(&both);
     for (int d = 0; d < 2; d++) {
         ck_assert_uint_eq(via[d].nblocks, direct[d].nblocks);
         for (size_t i = 0; i < via[d].nblocks; i++)
             ck_assert(cp_block_equal(&via[d].blocks[i], &direct[d].blocks[i]));
         cp_counts_file_free(&via[d]);
         cp_counts_file_free(&direct[d]);
-        cp_counts_unpacked_free(&u[d]);
+        cp_tree_free(&u[d]);
         cp_counts_free(&rk[d].t);
     }
     cp_ranges_free(&tmpl.comm_world_ranks);
