@@ -1,5 +1,6 @@
 /* Clocks and their alignment to world rank 0 (see clock.h). */
 #include "clock.h"
+#include "transport.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -179,7 +180,7 @@ static int group_by_host(cp_location *loc)
     PMPI_Comm_size(by_hash, &nsize);
     char *names = malloc((size_t)nsize * sizeof loc->hostname);
     int same = nrank;
-    if (names && PMPI_Allgather(loc->hostname, (int)sizeof loc->hostname, MPI_CHAR, names,
+    if (names && cp_tp_allgather(loc->hostname, (int)sizeof loc->hostname, MPI_CHAR, names,
                                 (int)sizeof loc->hostname, MPI_CHAR, by_hash) == MPI_SUCCESS)
         for (int r = 0; r < nsize; r++)
             if (!strncmp(names + (size_t)r * sizeof loc->hostname, loc->hostname,
@@ -198,7 +199,7 @@ static int group_by_host(cp_location *loc)
     int node = 0;
     if (leaders != MPI_COMM_NULL)
         PMPI_Comm_rank(leaders, &node);
-    PMPI_Bcast(&node, 1, MPI_INT, 0, node_comm);
+    cp_tp_bcast(&node, 1, MPI_INT, 0, node_comm);
     loc->node = (uint32_t)node;
     return 0;
 }
@@ -249,7 +250,7 @@ int cp_clock_measure(cp_location *loc, bool final)
     double raw = 0;
     if (leaders != MPI_COMM_NULL)
         raw = offset_to_rank0() - (double)cp_clock_base;
-    PMPI_Bcast(&raw, 1, MPI_DOUBLE, 0, node_comm);
+    cp_tp_bcast(&raw, 1, MPI_DOUBLE, 0, node_comm);
     sample[final].have = true;
     sample[final].at = cp_clock_now();
     sample[final].offset = raw + (double)cp_clock_base;

@@ -46,6 +46,23 @@ static int parse_counts_rows(cp_config *cfg, const char *v)
     return 0;
 }
 
+static const char *const timings_io_names[] = {"auto", "posix", "mpiio"};
+
+static int parse_timings_io(cp_config *cfg, const char *v)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcasecmp(v, timings_io_names[i])) {
+            cfg->timings_io = i;
+            return 0;
+        }
+    return -1;
+}
+
+static void show_timings_io(const cp_config *cfg, char *out, size_t len)
+{
+    snprintf(out, len, "%s", timings_io_names[cfg->timings_io]);
+}
+
 static int parse_u64(const char *v, uint64_t *out)
 {
     if (*v < '0' || *v > '9')
@@ -291,6 +308,7 @@ static const struct {
      "a directory path (created if missing)"},
     {"COLLPROF_COMPRESS", parse_compress, show_compress, "none or gzip"},
     {"COLLPROF_COUNTS_ROWS", parse_counts_rows, show_counts_rows, "compact or dense"},
+    {"COLLPROF_TIMINGS_IO", parse_timings_io, show_timings_io, "auto, posix or mpiio"},
     {"COLLPROF_START_CALL", parse_start_call, show_start_call, "a call index, 0 or more"},
     {"COLLPROF_MAX_CALLS", parse_max_calls, show_max_calls,
      "a number of calls, 0 or more, or unlimited"},

@@ -13,6 +13,9 @@
 
 #include "collectives.h"
 
+/* How the ranks write timings.cpt together (finalize_cpt.c). */
+enum cp_timings_io { CP_TIMINGS_IO_AUTO = 0, CP_TIMINGS_IO_POSIX, CP_TIMINGS_IO_MPIIO };
+
 typedef struct cp_config {
     char output_dir[4096]; /* empty: collprof.<job>.<YYYYmmdd-HHMMSS> */
     bool gzip;             /* COLLPROF_COMPRESS=gzip */
@@ -28,6 +31,7 @@ typedef struct cp_config {
     bool stat_documented;  /* COLLPROF_STAT_LAYOUT=documented */
     int callsite_depth;    /* COLLPROF_CALLSITE_DEPTH: frames per call path, 0 = off */
     int clock;             /* COLLPROF_CLOCK: enum cp_clock_mode (clock.h) */
+    int timings_io;        /* COLLPROF_TIMINGS_IO: enum cp_timings_io */
     uint64_t signals;      /* COLLPROF_SIGNALS: bit s for signal number s (signals.h) */
 } cp_config;
 
@@ -37,7 +41,7 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 15
+#define CP_CONFIG_NENTRIES 16
 
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */

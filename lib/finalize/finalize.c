@@ -25,6 +25,7 @@
 #include "outdir.h"
 #include "run_manifest.h"
 #include "runtime.h"
+#include "transport.h"
 
 void cp_fin_fail(fin *f, const char *msg)
 {
@@ -166,21 +167,21 @@ static bool has_calls(const cp_comm *c)
 
 static int agree_directory(fin *f)
 {
-    int len = -1;
+    /* One broadcast: the name, empty when there is no directory. */
+    f->dir[0] = '\0';
     if (f->rank == 0) {
         cp_error err;
         if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, true, f->dir,
-                             sizeof f->dir, &err) == 0) {
-            len = (int)strlen(f->dir);
+                             sizeof f->dir, &err) == 0)
             cp_outdir_clear(f->dir, true); /* a directory reused: an earlier run's files */
-        } else
+        else {
             cp_log("%s; no profile written", err.msg);
+            f->dir[0] = '\0';
+        }
     }
-    PMPI_Bcast(&len, 1, MPI_INT, 0, f->w);
-    if (len < 0)
-        return -1;
-    PMPI_Bcast(f->dir, len + 1, MPI_CHAR, 0, f->w);
-    return 0;
+    cp_tp_bcast(f->dir, (int)sizeof f->dir, MPI_CHAR, 0, f->w);
+    f->dir[sizeof f->dir - 1] = '\0';
+    return f->dir[0] ? 0 : -1;
 }
 
 /* --------------------------------------------- agree, rename, report */
@@ -315,10 +316,10 @@ static void reason_to_root(fin *f, int from, const cp_error *mine, char *out, si
     if (from == 0 && f->rank == 0) {
         snprintf(out, len, "%s", mine->msg);
     } else if (f->rank == from) {
-        PMPI_Send(mine->msg, (int)strlen(mine->msg) + 1, MPI_CHAR, 0, TAG_REASON, f->w);
+        cp_tp_send(mine->msg, (int)strlen(mine->msg) + 1, MPI_CHAR, 0, TAG_REASON, f->w);
     } else if (f->rank == 0) {
         out[0] = '\0';
-        PMPI_Recv(out, (int)len, MPI_CHAR, from, TAG_REASON, f->w, MPI_STATUS_IGNORE);
+        cp_tp_recv(out, (int)len, MPI_CHAR, from, TAG_REASON, f->w);
         out[len - 1] = '\0';
     }
 }
@@ -335,16 +336,18 @@ static void conclude(fin *f, double t0, cp_run_times *rt)
      * reports), how many failed, whether any rank's counts are partial,
      * and the lowest ranks that could not write their count files or
      * their part of timings.cpt (those files alone are missing). */
-    int mins[3] = {f->failed ? f->rank : f->size, f->counts_failed ? f->rank : f->size,
-                   f->cpt_failed ? f->rank : f->size};
-    int lowest[3], one = f->failed, nfailed = 0, any_partial = 0;
-    PMPI_Allreduce(mins, lowest, 3, MPI_INT, MPI_MIN, f->w);
-    PMPI_Allreduce(&one, &nfailed, 1, MPI_INT, MPI_SUM, f->w);
-    PMPI_Allreduce(&partial, &any_partial, 1, MPI_INT, MPI_MAX, f->w);
-    bool ok = nfailed == 0;
+    /* All in one maximum (each collective costs a round of the scheduler
+     * where ranks outnumber cores): lowest ranks as negated maxima, and the
+     * highest failing rank, which tells whether another failed too. */
+    int in[5] = {-(f->failed ? f->rank : f->size), -(f->counts_failed ? f->rank : f->size),
+                 -(f->cpt_failed ? f->rank : f->size), f->failed ? f->rank : -1, partial};
+    int out[5];
+    cp_tp_allreduce(in, out, 5, MPI_INT, MPI_MAX, f->w);
+    int lowest[3] = {-out[0], -out[1], -out[2]}, highest_failed = out[3], any_partial = out[4];
+    bool ok = lowest[0] == f->size;
     if (f->failed && f->rank == lowest[0])
         cp_log("%s (rank %d%s); no profile written", f->err.msg, f->rank,
-               nfailed > 1 ? ", and other ranks failed too" : "");
+               highest_failed != f->rank ? ", and other ranks failed too" : "");
     if (ok && f->counts_failed)
         cp_log("rank %d cannot write its count files: %s", f->rank, f->counts_err.msg);
     for (int d = 0; d < 2 && f->nled > 0; d++) {
@@ -371,7 +374,7 @@ static void conclude(fin *f, double t0, cp_run_times *rt)
     if (lowest[2] < f->size)
         reason_to_root(f, lowest[2], &f->cpt_err, cpt_reason, sizeof cpt_reason);
     if (lowest[1] < f->size)
-        PMPI_Barrier(f->w);
+        cp_tp_barrier(f->w);
     if (f->rank != 0)
         return;
     const char *run_files[3];
@@ -437,7 +440,9 @@ void cp_runtime_finalize(void)
     memset(&f, 0, sizeof f);
     f.rank = cp_rt.world_rank;
     f.size = cp_rt.world_size;
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &f.w) != MPI_SUCCESS) {
+    MPI_Request dup;
+    if (PMPI_Comm_idup(MPI_COMM_WORLD, &f.w, &dup) != MPI_SUCCESS ||
+        cp_tp_wait(&dup, NULL) != MPI_SUCCESS) {
         if (f.rank == 0)
             cp_log("cannot duplicate MPI_COMM_WORLD at finalize; no profile written");
         return;
@@ -456,10 +461,21 @@ void cp_runtime_finalize(void)
         cp_fin_index_led(&f);
         cp_run_times rt;
         f.rt = &rt;
+        if (cp_rt.cfg.verbose >= 2 && f.rank == 0)
+            cp_log("finalize: %.3f s on rank 0 before the stages (the ranks meet, the output "
+                   "directory)", PMPI_Wtime() - t0);
         run_stages(&f);
+        double tc = PMPI_Wtime();
         conclude(&f, t0, &rt);
+        if (cp_rt.cfg.verbose >= 2 && f.rank == 0)
+            cp_log("finalize: %.3f s on rank 0 concluding (agreement, renames, run-wide files, "
+                   "manifest)", PMPI_Wtime() - tc);
         cp_run_times_free(&rt);
         cp_fin_free(&f);
     }
+    /* The ranks done with their part wait here for rank 0 to write the
+     * run-wide files, giving it the processor, instead of spinning in
+     * MPI_Finalize where ranks outnumber cores. */
+    cp_tp_barrier(f.w);
     PMPI_Comm_free(&f.w);
 }

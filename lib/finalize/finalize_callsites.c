@@ -14,6 +14,7 @@
 #include "callsite.h"
 #include "finalize_mail.h"
 #include "runtime.h"
+#include "transport.h"
 
 typedef struct node {
     int64_t parent;       /* index into nodes, -1 for a root */
@@ -202,7 +203,7 @@ void cp_fin_callsites(fin *f)
         }
     }
     int can = f->rank != 0 || (counts && displs && ids);
-    PMPI_Bcast(&can, 1, MPI_INT, 0, f->w);
+    cp_tp_bcast(&can, 1, MPI_INT, 0, f->w);
     uint32_t n = cp_callsite_count();
     uint32_t *map = malloc((n ? n : 1) * sizeof *map);
     if (!can || !map) {
@@ -212,7 +213,7 @@ void cp_fin_callsites(fin *f)
         n = 0;
     }
     if (can)
-        PMPI_Scatterv(ids, counts, displs, MPI_UINT32_T, map ? map : (uint32_t[1]){0},
+        cp_tp_scatterv(ids, counts, displs, MPI_UINT32_T, map ? map : (uint32_t[1]){0},
                       map ? (int)n : 0, MPI_UINT32_T, 0, f->w);
     if (map)
         rename_paths(map, n);

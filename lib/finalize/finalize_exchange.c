@@ -31,9 +31,9 @@
 #include "finalize.h"
 #include "finalize_mail.h"
 #include "log.h"
-#include "mpi_bytes.h"
 #include "pack.h"
 #include "runtime.h"
+#include "transport.h"
 
 /* One neighbour list entry: communicator rank and its lists. */
 typedef struct nb_entry {
@@ -351,7 +351,7 @@ static void tree_rounds(fin *f, const holdings *H, MPI_Request *reqs, cp_wbuf *b
             int src = world_of(h->c, h->c->rank + ((int64_t)1 << r));
             MPI_Status st;
             MPI_Count len = 0;
-            PMPI_Probe(src, TAG_COUNTS, f->w, &st);
+            cp_tp_probe(src, TAG_COUNTS, f->w, &st);
             cp_count_bytes(&st, &len);
             char *buf = malloc(len > 0 ? (size_t)len : 1);
             cp_recv_bytes(buf ? buf : (char[1]){0}, buf ? len : 0, src, TAG_COUNTS, f->w);
@@ -380,7 +380,7 @@ static void tree_rounds(fin *f, const holdings *H, MPI_Request *reqs, cp_wbuf *b
         }
     }
     for (size_t i = 0; i < nreqs; i++)
-        PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+        cp_tp_wait(&reqs[i], NULL);
     for (size_t i = 0; i < n; i++)
         cp_wbuf_free(&bufs[i]);
 }
@@ -506,7 +506,7 @@ void cp_fin_exchange(fin *f)
     cp_wbuf *bufs = calloc(n ? n : 1, sizeof *bufs);
     bool room = H.v && reqs && bufs;
     int complete = room && cp_registry_complete(), all = 0;
-    PMPI_Allreduce(&complete, &all, 1, MPI_INT, MPI_MIN, f->w);
+    cp_tp_allreduce(&complete, &all, 1, MPI_INT, MPI_MIN, f->w);
     if (!room) {
         cp_fin_fail(f, "out of memory while sending counts");
         cp_mail m = {.failed = true}; /* still counted in, so nobody waits */

@@ -12,6 +12,7 @@
 
 #include "finalize.h"
 #include "pack.h"
+#include "transport.h"
 
 
 typedef struct desc {
@@ -122,8 +123,8 @@ void cp_fin_number(fin *f)
         nleds = calloc((size_t)f->size, sizeof *nleds);
         idispls = calloc((size_t)f->size, sizeof *idispls);
     }
-    PMPI_Gather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, 0, f->w);
-    PMPI_Gather(&nled, 1, MPI_INT, nleds, 1, MPI_INT, 0, f->w);
+    cp_tp_gather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, 0, f->w);
+    cp_tp_gather(&nled, 1, MPI_INT, nleds, 1, MPI_INT, 0, f->w);
     if (f->rank == 0) {
         size_t total = 0, totald = 0;
         for (int r = 0; r < f->size; r++) {
@@ -137,7 +138,7 @@ void cp_fin_number(fin *f)
         ids = calloc(totald ? totald : 1, sizeof *ids);
         nd = totald;
     }
-    PMPI_Gatherv(b.p, mylen, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, f->w);
+    cp_tp_gatherv(b.p, mylen, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, f->w);
     if (f->rank == 0) {
         size_t k = 0;
         for (int r = 0; r < f->size && all && d; r++) {
@@ -180,7 +181,7 @@ void cp_fin_number(fin *f)
     uint64_t nids = 0;
     if (f->rank == 0 && ids && d)
         nids = nd;
-    PMPI_Bcast(&nids, 1, MPI_UINT64_T, 0, f->w);
+    cp_tp_bcast(&nids, 1, MPI_UINT64_T, 0, f->w);
     f->id_hash = calloc(nids ? nids : 1, sizeof *f->id_hash);
     f->id_ordinal = calloc(nids ? nids : 1, sizeof *f->id_ordinal);
     if (f->id_hash && f->id_ordinal && f->rank == 0)
@@ -191,16 +192,16 @@ void cp_fin_number(fin *f)
     if (!f->id_hash || !f->id_ordinal) {
         cp_fin_fail(f, "out of memory while numbering communicators");
         nids = 0; /* still take part in the broadcasts below */
-        PMPI_Bcast((uint64_t[1]){0}, 0, MPI_UINT64_T, 0, f->w);
-        PMPI_Bcast((uint32_t[1]){0}, 0, MPI_UINT32_T, 0, f->w);
+        cp_tp_bcast((uint64_t[1]){0}, 0, MPI_UINT64_T, 0, f->w);
+        cp_tp_bcast((uint32_t[1]){0}, 0, MPI_UINT32_T, 0, f->w);
     } else {
-        PMPI_Bcast(f->id_hash, (int)nids, MPI_UINT64_T, 0, f->w);
-        PMPI_Bcast(f->id_ordinal, (int)nids, MPI_UINT32_T, 0, f->w);
+        cp_tp_bcast(f->id_hash, (int)nids, MPI_UINT64_T, 0, f->w);
+        cp_tp_bcast(f->id_ordinal, (int)nids, MPI_UINT32_T, 0, f->w);
         f->nids = nids;
         cp_fin_index_ids(f);
     }
     int64_t *led_ids = calloc(f->nled ? f->nled : 1, sizeof *led_ids);
-    PMPI_Scatterv(ids, nleds, idispls, MPI_INT64_T, led_ids, nled, MPI_INT64_T, 0, f->w);
+    cp_tp_scatterv(ids, nleds, idispls, MPI_INT64_T, led_ids, nled, MPI_INT64_T, 0, f->w);
     if (!led_ids)
         cp_fin_fail(f, "out of memory");
     for (size_t i = 0; led_ids && i < f->nled; i++)

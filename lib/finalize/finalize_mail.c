@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "log.h"
-#include "mpi_bytes.h"
 #include "runtime.h"
+#include "transport.h"
 
 cp_box *cp_mail_box(cp_mail *m, int dest)
 {
@@ -52,7 +52,7 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
     /* How many messages each rank will receive: one per sender. */
     int nrecv = 0;
     int *ones = want ? want : calloc((size_t)f->size, sizeof *ones);
-    PMPI_Reduce_scatter_block(ones, &nrecv, 1, MPI_INT, MPI_SUM, f->w);
+    cp_tp_reduce_scatter_block(ones, &nrecv, 1, MPI_INT, MPI_SUM, f->w);
     MPI_Request *reqs = calloc(m->n ? m->n : 1, sizeof *reqs);
     size_t nreqs = 0;
     for (size_t i = 0; i < m->n && reqs && want; i++) {
@@ -70,7 +70,7 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
     for (int i = 0; i < nrecv; i++) {
         MPI_Status st;
         MPI_Count n = 0;
-        PMPI_Probe(MPI_ANY_SOURCE, tag, f->w, &st);
+        cp_tp_probe(MPI_ANY_SOURCE, tag, f->w, &st);
         cp_count_bytes(&st, &n);
         char *buf = malloc(n > 0 ? (size_t)n : 1);
         cp_recv_bytes(buf ? buf : (char[1]){0}, buf ? n : 0, st.MPI_SOURCE, tag, f->w);
@@ -91,7 +91,7 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
         free(buf);
     }
     for (size_t i = 0; i < nreqs; i++)
-        PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+        cp_tp_wait(&reqs[i], NULL);
     for (size_t i = 0; i < m->n; i++)
         cp_wbuf_free(&m->boxes[i].b);
     free(m->boxes);
@@ -126,7 +126,7 @@ void cp_fin_gather(fin *f, const cp_wbuf *mine, const char *what,
         ulens = calloc((size_t)f->size, sizeof *ulens);
         ok = lens && displs && ulens;
     }
-    PMPI_Gather(&len, 1, MPI_UINT64_T, ulens, 1, MPI_UINT64_T, 0, f->w);
+    cp_tp_gather(&len, 1, MPI_UINT64_T, ulens, 1, MPI_UINT64_T, 0, f->w);
     if (f->rank == 0 && ok) {
         size_t total = 0;
         for (int r = 0; r < f->size; r++) {
@@ -139,7 +139,7 @@ void cp_fin_gather(fin *f, const cp_wbuf *mine, const char *what,
     /* Everyone learns whether rank 0 can receive, so that nobody sends into
      * a buffer that is not there. */
     int can = ok;
-    PMPI_Bcast(&can, 1, MPI_INT, 0, f->w);
+    cp_tp_bcast(&can, 1, MPI_INT, 0, f->w);
     if (!can) {
         snprintf(msg, sizeof msg, "out of memory (or over this MPI library's message size) "
                  "at rank 0 while gathering %s", what);

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "runtime.h"
 #include "stat.h"
+#include "transport.h"
 
 /* ------------------------------------------------------ this rank's sums */
 
@@ -460,8 +461,8 @@ static void agree_on_clocks(fin *f, cp_run_times *rt)
     int64_t in[2] = {cp_clock_tsc, drifted}, sums[2] = {0, 0};
     int64_t mx[2] = {cp_clock_tsc ? drift : 0, drifted ? -(int64_t)f->rank : INT64_MIN};
     int64_t maxes[2] = {0, INT64_MIN};
-    PMPI_Allreduce(in, sums, 2, MPI_INT64_T, MPI_SUM, f->w);
-    PMPI_Allreduce(mx, maxes, 2, MPI_INT64_T, MPI_MAX, f->w);
+    cp_tp_allreduce(in, sums, 2, MPI_INT64_T, MPI_SUM, f->w);
+    cp_tp_allreduce(mx, maxes, 2, MPI_INT64_T, MPI_MAX, f->w);
     rt->tsc_ranks = sums[0];
     rt->drifted_ranks = sums[1];
     rt->max_drift_ppm = maxes[0];
