@@ -7,7 +7,7 @@
 #   CALLS: calls per workload (default 4: both matrices, twice).  The
 #   simulator's own time is the application side: each virtual rank passes
 #   dense count arrays of P entries, which the collector hashes per call,
-#   so a run costs P^2 x CALLS; the lead's numbers barely depend on CALLS.
+#   so a run costs P^2 x CALLS; the ranks' numbers barely depend on CALLS.
 set -e
 build=${1:?usage: bench/scale.sh BUILDDIR [CALLS]}
 calls=${2:-4}
@@ -15,14 +15,15 @@ exe=$build/bench/bench_scale
 [ -x "$exe" ] || { echo "scale.sh: $exe not built (ninja -C $build)" >&2; exit 1; }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| ranks | workload | lead received | lead peak | lead CPU | member peak | count files | exact |"
-echo "|---:|---|---:|---:|---:|---:|---:|---|"
+echo "| ranks | workload | busiest rank | its peak | its received | its CPU | most received | lead received | count files | exact |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"
 for p in 1000 10000 100000; do
     for w in halo uniform sparse subcomms; do
         line=$("$exe" --ranks "$p" --workload "$w" --calls "$calls")
         get() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-        echo "| $(get ranks) | $w | $(get busiest_recv_mib) MiB | $(get busiest_peak_mib) MiB |" \
-            "$(get busiest_cpu_s) s | $(get sender_peak_mib) MiB | $(get output_bytes) B |" \
-            "$(get exact) ($(get status)) |"
+        echo "| $(get ranks) | $w | $(get busiest_rank) | $(get busiest_peak_mib) MiB |" \
+            "$(get busiest_recv_mib) MiB | $(get busiest_cpu_s) s |" \
+            "$(get most_recv_mib) MiB (rank $(get most_recv_rank)) | $(get lead_recv_mib) MiB |" \
+            "$(get output_bytes) B | $(get exact) |"
     done
 done

@@ -298,14 +298,12 @@ static int world_of(const cp_comm *c, int64_t crank)
 
 static bool send_round(const holding *h, int r)
 {
-    int64_t c = h->c->rank;
-    return ((c >> r) & 1) && (c & (((int64_t)1 << r) - 1)) == 0;
+    return cp_tree_send_round(h->c->rank) == r;
 }
 
 static bool recv_round(const holding *h, int r)
 {
-    int64_t c = h->c->rank, step = (int64_t)1 << r;
-    return (c & (2 * step - 1)) == 0 && c + step < h->c->size;
+    return cp_tree_has_child(h->c->rank, h->c->size, r);
 }
 
 /* reqs and bufs: room for one send per holding (made before the ranks
@@ -317,8 +315,8 @@ static void tree_rounds(fin *f, const holdings *H, MPI_Request *reqs, cp_wbuf *b
     size_t n = H->n, nreqs = 0;
     int rounds = 0;
     for (size_t i = 0; i < n; i++)
-        while (((int64_t)1 << rounds) < hs[i].c->size)
-            rounds++;
+        if (cp_tree_rounds(hs[i].c->size) > rounds)
+            rounds = cp_tree_rounds(hs[i].c->size);
     for (int r = 0; r < rounds; r++) {
         for (size_t i = 0; i < n; i++) {
             holding *h = &hs[i];
@@ -349,19 +347,15 @@ static void tree_rounds(fin *f, const holdings *H, MPI_Request *reqs, cp_wbuf *b
             if (h->sent || !recv_round(h, r))
                 continue;
             int src = world_of(h->c, h->c->rank + ((int64_t)1 << r));
-            MPI_Status st;
-            MPI_Count len = 0;
-            cp_tp_probe(src, TAG_COUNTS, f->w, &st);
-            cp_count_bytes(&st, &len);
-            char *buf = malloc(len > 0 ? (size_t)len : 1);
-            cp_recv_bytes(buf ? buf : (char[1]){0}, buf ? len : 0, src, TAG_COUNTS, f->w);
+            size_t len;
+            char *buf = cp_tp_recv_message(src, TAG_COUNTS, f->w, NULL, &len);
             if (!buf) {
                 cp_fin_fail(f, "out of memory while receiving counts");
                 continue;
             }
             /* Messages from one source come in its order of communicators,
              * not necessarily this rank's: the key says whose it is. */
-            cp_rbuf rb = {.p = buf, .len = (size_t)len};
+            cp_rbuf rb = {.p = buf, .len = len};
             uint64_t hash = cp_get_u64(&rb);
             uint32_t ordinal = cp_get_u32(&rb);
             holding *t = find_holding(H, hash, ordinal);

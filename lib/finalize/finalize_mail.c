@@ -68,23 +68,20 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
                    what, m->boxes[i].nrecords, m->boxes[i].dest);
     }
     for (int i = 0; i < nrecv; i++) {
-        MPI_Status st;
-        MPI_Count n = 0;
-        cp_tp_probe(MPI_ANY_SOURCE, tag, f->w, &st);
-        cp_count_bytes(&st, &n);
-        char *buf = malloc(n > 0 ? (size_t)n : 1);
-        cp_recv_bytes(buf ? buf : (char[1]){0}, buf ? n : 0, st.MPI_SOURCE, tag, f->w);
+        int source;
+        size_t n;
+        char *buf = cp_tp_recv_message(MPI_ANY_SOURCE, tag, f->w, &source, &n);
         if (!buf) {
             snprintf(msg, sizeof msg, "out of memory while receiving %s", what);
             cp_fin_fail(f, msg);
         } else {
-            cp_rbuf rb = {.p = buf, .len = (size_t)n};
+            cp_rbuf rb = {.p = buf, .len = n};
             uint32_t nrec = cp_get_u32(&rb);
             if (!f->failed)
-                deliver(f, ctx, st.MPI_SOURCE, nrec, &rb);
+                deliver(f, ctx, source, nrec, &rb);
             if (rb.bad) {
                 snprintf(msg, sizeof msg, "malformed %s received from rank %d", what,
-                         st.MPI_SOURCE);
+                         source);
                 cp_fin_fail(f, msg);
             }
         }

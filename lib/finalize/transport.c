@@ -3,6 +3,7 @@
 #include "transport.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* Tests before the first yield: a wait that a core of its own would see
@@ -45,6 +46,21 @@ int cp_tp_probe(int source, int tag, MPI_Comm c, MPI_Status *st)
             return rc;
         pause_after(spins);
     }
+}
+
+char *cp_tp_recv_message(int source, int tag, MPI_Comm c, int *from, size_t *len)
+{
+    MPI_Status st;
+    MPI_Count n = 0;
+    cp_tp_probe(source, tag, c, &st);
+    cp_count_bytes(&st, &n);
+    char *buf = malloc(n > 0 ? (size_t)n : 1);
+    /* Without room, receive it into nothing: MPI truncates, the sender is free. */
+    cp_recv_bytes(buf ? buf : (char[1]){0}, buf ? n : 0, st.MPI_SOURCE, tag, c);
+    if (from)
+        *from = st.MPI_SOURCE;
+    *len = buf ? (size_t)n : 0;
+    return buf;
 }
 
 /* Start with the non-blocking form, then wait. */

@@ -38,10 +38,44 @@ static inline bool cp_bytes_fit(uint64_t n)
     return n <= CP_BYTES_MAX;
 }
 
+/* The binomial tree of finalize over the ranks 0..n-1 of a group, rooted
+ * at 0: rank r > 0 sends to r - 2^k in round k, its lowest set bit, after
+ * it has received from its children, r + 2^j for every round j < k with
+ * r + 2^j < n.  Each rank receives from at most ceil(log2 n) others, and a
+ * round never waits on a later one, so the rounds need no collective. */
+static inline int cp_tree_send_round(int64_t r)
+{
+    int k = 0;
+    while (r > 0 && !((r >> k) & 1))
+        k++;
+    return r > 0 ? k : -1; /* the root sends to no one */
+}
+
+static inline bool cp_tree_has_child(int64_t r, int64_t n, int k)
+{
+    int64_t step = (int64_t)1 << k;
+    return (r & (2 * step - 1)) == 0 && r + step < n;
+}
+
+/* Rounds the tree of n ranks takes. */
+static inline int cp_tree_rounds(int64_t n)
+{
+    int k = 0;
+    while (((int64_t)1 << k) < n)
+        k++;
+    return k;
+}
+
 /* Wait for a request, yielding (MPI_STATUS_IGNORE: st NULL). */
 int cp_tp_wait(MPI_Request *r, MPI_Status *st);
 /* MPI_Probe, yielding. */
 int cp_tp_probe(int source, int tag, MPI_Comm c, MPI_Status *st);
+
+/* The next message of `tag` from `source` (MPI_ANY_SOURCE: any; *from
+ * says whose), whole, in a malloc'ed buffer of *len bytes.  NULL when memory
+ * ran out: the message is received all the same (and lost), so that its
+ * sender is never left waiting. */
+char *cp_tp_recv_message(int source, int tag, MPI_Comm c, int *from, size_t *len);
 
 /* The collectives of finalize, with MPI's arguments, yielding. */
 int cp_tp_bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm c);
