@@ -246,10 +246,22 @@ int cp_profile_pattern_times(const cp_profile *p, cp_pattern_time **out, size_t 
 const cp_pattern_time *cp_pattern_time_find(const cp_pattern_time *t, size_t n,
                                             const cp_block *b);
 
+/* ---- each rank's run and its time in collectives (profile.cubex) ---- */
+
+typedef struct cp_rank_time {
+    double run;          /* seconds from MPI_Init to MPI_Finalize */
+    double collectives;  /* of those, in its timed collectives (and barrier mode's barriers) */
+    char host[256];
+} cp_rank_time;
+
+/* One entry per world rank.  Returns 0, or -1 with err set (no
+ * profile.cubex, no time metric, out of memory).  Free *out with free(). */
+int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp_error *err);
+
 /* ---- findings (`collprof summary`'s opening lines; docs/reader.md) ---- */
 
 enum { CP_FINDING_TIME, CP_FINDING_WAITING, CP_FINDING_IMBALANCE, CP_FINDING_PATTERN,
-       CP_FINDING_COVERAGE };
+       CP_FINDING_COVERAGE, CP_FINDING_SHARE };
 typedef struct cp_finding {
     int kind;        /* CP_FINDING_* */
     double cost;     /* seconds it stands for (its series' time, or waiting); orders them */

@@ -17,6 +17,7 @@
 #include "collprof/reader.h"
 #include "compact.h"
 #include "cpt.h"
+#include "cubex.h"
 #include "manifest.h"
 #include "tmpdir.h"
 
@@ -275,10 +276,46 @@ END_TEST
 
 /* Findings of the same directory: the two series' time shares, and root 1
  * of the Bcast, last to arrive, for whom ranks 0 and 2 waited 1.75 s. */
+/* profile.cubex as finalize writes it: each rank's time outside its
+ * collectives at the root, in them at the collective's node.  Runs of 10 s;
+ * in collectives 6, 2.75 and 8 s (16.75 s: the series' total). */
+static void write_cube(void)
+{
+    cp_cube c;
+    ck_assert_int_eq(cp_cube_init(&c, 3), 0);
+    cp_cube_metric m = {.dtype = CP_CUBE_DOUBLE};
+    snprintf(m.uniq_name, sizeof m.uniq_name, "time");
+    snprintf(m.disp_name, sizeof m.disp_name, "Time");
+    snprintf(m.uom, sizeof m.uom, "sec");
+    int64_t mt = cp_cube_add_metric(&c, &m);
+    cp_cube_region app = {.begin = -1, .end = -1}, coll = {.begin = -1, .end = -1};
+    snprintf(app.name, sizeof app.name, "app");
+    snprintf(coll.name, sizeof coll.name, "MPI_Alltoall");
+    int64_t ra = cp_cube_add_region(&c, &app), rc = cp_cube_add_region(&c, &coll);
+    int64_t ha = cp_cube_add_host(&c, "a"), hb = cp_cube_add_host(&c, "b");
+    for (size_t l = 0; l < 3; l++)
+        cp_cube_set_location_host(&c, l, l < 2 ? ha : hb);
+    int64_t root = cp_cube_tree_add(&c, -1, ra, -1, NULL);
+    int64_t leaf = cp_cube_tree_add(&c, root, rc, -1, NULL);
+    int64_t ids[2];
+    ck_assert_int_eq(cp_cube_tree_finish(&c, ids), 0);
+    const double in[3] = {6, 2.75, 8};
+    for (size_t l = 0; l < 3; l++) {
+        cp_cube_add_double(&c, (size_t)mt, (size_t)ids[leaf], l, in[l]);
+        cp_cube_add_double(&c, (size_t)mt, (size_t)ids[root], l, 10 - in[l]);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/profile.cubex", tmpdir);
+    cp_error err = {{0}};
+    ck_assert_msg(cp_cubex_write(path, &c, &err) == 0, "%s", err.msg);
+    cp_cube_free(&c);
+}
+
 START_TEST(findings_by_hand)
 {
     tmpdir_make();
     write_dir();
+    write_cube();
     cp_block blocks[2] = {count_block("Alltoall", "0", -1, 4), count_block("Bcast", "0", 1, 16)};
     ck_assert_int_eq(cp_ranges_add(&blocks[0].calls, 1), 0);
     cp_profile p;
@@ -287,13 +324,19 @@ START_TEST(findings_by_hand)
     cp_finding *x;
     size_t n;
     ck_assert_msg(cp_profile_findings(&p, &x, &n, &err) == 0, "%s", err.msg);
-    /* Alltoall 13.5 s of 16.75 s; Bcast 3.25 s (19%); the waiting finding
-     * costs its 1.75 s of waiting; 6 of the Alltoall's 11 calls (its
-     * histograms) have their own times: coverage, last */
-    ck_assert_uint_ge(n, 4);
-    ck_assert_int_eq(x[0].kind, CP_FINDING_TIME);
-    ck_assert_msg(strstr(x[0].text, "communicator 0 (3 ranks), Alltoall: 13.500000 s in the calls, "
-                                    "81% of all collective time") != NULL, "%s", x[0].text);
+    /* The share of the runs first (16.75 s of 30: 60%, 27.5% and 80% of
+     * each rank's 10 s); Alltoall 13.5 s of 16.75 s; Bcast 3.25 s (19%);
+     * the waiting finding costs its 1.75 s of waiting; 6 of the Alltoall's
+     * 11 calls (its histograms) have their own times: coverage, last */
+    ck_assert_uint_ge(n, 5);
+    ck_assert_int_eq(x[0].kind, CP_FINDING_SHARE);
+    ck_assert_msg(strstr(x[0].text, "share: collectives take 55.8% of the run on average over 3 "
+                                    "ranks (16.750000 s of 30.000000 s); least world rank 1 "
+                                    "(host a) 27.5%, most world rank 2 (host b) 80.0%") != NULL,
+                  "%s", x[0].text);
+    ck_assert_int_eq(x[1].kind, CP_FINDING_TIME);
+    ck_assert_msg(strstr(x[1].text, "communicator 0 (3 ranks), Alltoall: 13.500000 s in the calls, "
+                                    "81% of all collective time") != NULL, "%s", x[1].text);
     bool late = false, bcast = false;
     for (size_t i = 0; i < n; i++) {
         late |= x[i].kind == CP_FINDING_WAITING &&

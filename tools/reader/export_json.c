@@ -427,7 +427,8 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
     /* What to look at first (collprof summary's findings), every one. */
     lit(w, ",\n\"findings\":[");
     for (size_t i = 0; i < nfindings; i++) {
-        static const char *const kinds[] = {"time", "waiting", "imbalance", "pattern", "coverage"};
+        static const char *const kinds[] = {"time", "waiting", "imbalance", "pattern", "coverage",
+                                            "share"};
         lit(w, i ? ",{" : "{");
         key(w, "kind", true);
         str(w, kinds[findings[i].kind], 16);

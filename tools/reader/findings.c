@@ -14,7 +14,10 @@
  *              the others (8 ranks or more); counts that change every call
  *              (10 calls or more);
  *   coverage   what the profile leaves out: sampled times, no timings,
- *              partial ranks.
+ *              partial ranks;
+ *   share      each rank's share of its run (MPI_Init to MPI_Finalize) in
+ *              collectives: average, the rank with the least and the most
+ *              (always, when profile.cubex has times; it comes first).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -283,6 +286,41 @@ static void pattern_facts(const cp_comm_patterns *cp, const cp_summary_row *s, l
             s->comm, s->collective, most, s->size - 1);
 }
 
+/* The share of the run in collectives, over the ranks.  Its cost is all
+ * the ranks' time in collectives: more than any one series, so it leads. */
+static void share(const cp_profile *p, list *l)
+{
+    cp_rank_time *rt;
+    size_t n;
+    cp_error err;
+    if (cp_profile_rank_times(p, &rt, &n, &err))
+        return; /* no profile.cubex or no times: the coverage findings say what is missing */
+    double coll = 0, run = 0, sum = 0;
+    size_t lo = 0, hi = 0, used = 0;
+    for (size_t r = 0; r < n; r++) {
+        if (rt[r].run <= 0)
+            continue;
+        double x = rt[r].collectives / rt[r].run;
+        if (used == 0 || x < rt[lo].collectives / rt[lo].run)
+            lo = r;
+        if (used == 0 || x > rt[hi].collectives / rt[hi].run)
+            hi = r;
+        sum += x;
+        coll += rt[r].collectives;
+        run += rt[r].run;
+        used++;
+    }
+    if (used > 0)
+        add(l, CP_FINDING_SHARE, coll,
+            "share: collectives take %.1f%% of the run on average over %zu ranks (%.6f s of "
+            "%.6f s); least world rank %zu (host %s) %.1f%%, most world rank %zu (host %s) "
+            "%.1f%%",
+            100 * sum / (double)used, used, coll, run, lo, rt[lo].host,
+            100 * rt[lo].collectives / rt[lo].run, hi, rt[hi].host,
+            100 * rt[hi].collectives / rt[hi].run);
+    free(rt);
+}
+
 static int by_cost(const void *x, const void *y)
 {
     const cp_finding *a = x, *b = y;
@@ -315,6 +353,8 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
     for (size_t i = 0; timed && i < t.nrows; i++)
         all += t.rows[i].total;
     int rc = 0;
+    if (timed)
+        share(p, &l);
     for (size_t i = 0; i < nrows && rc == 0; i++) {
         const cp_summary_row *s = &rows[i];
         const cp_timing_row *tr = timed ? timing_of(&t, s->comm, s->collective) : NULL;

@@ -1,0 +1,50 @@
+/*
+ * Each rank's run, from MPI_Init to MPI_Finalize, and the part of it spent
+ * in collectives, from profile.cubex: finalize puts each rank's time
+ * outside its timed collectives at the root of the call tree and the time
+ * in them at the collectives' nodes (plus, in barrier mode, the barrier
+ * collprof adds before each call: late_arrival), so a rank's run is the sum
+ * of its time over every node.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cubex.h"
+#include "reader_internal.h"
+
+int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    char path[sizeof p->dir + 32];
+    snprintf(path, sizeof path, "%s/profile.cubex", p->dir);
+    cp_cube c;
+    if (cp_cubex_read(path, &c, err))
+        return -1;
+    int64_t time = cp_cube_find_metric(&c, "time"), late = cp_cube_find_metric(&c, "late_arrival");
+    int rc = 0;
+    if (time < 0) {
+        rc = cp_error_set(err, "%s: no time metric (COLLPROF_TIMING=off?)", path);
+    } else if (!(*out = calloc(c.nlocations ? c.nlocations : 1, sizeof **out))) {
+        rc = cp_error_set(err, "out of memory");
+    } else {
+        *n = c.nlocations;
+        for (size_t l = 0; l < c.nlocations; l++) {
+            cp_rank_time *r = &(*out)[l];
+            int64_t h = c.location_host[l];
+            snprintf(r->host, sizeof r->host, "%s",
+                     h >= 0 && (size_t)h < c.nhosts ? c.hosts[h].name : "");
+            for (size_t k = 0; k < c.ncnodes; k++) {
+                double t = cp_cube_get_double(&c, (size_t)time, k, l);
+                double w = late >= 0 ? cp_cube_get_double(&c, (size_t)late, k, l) : 0;
+                r->run += t + w;
+                if (c.cnodes[k].parent >= 0)
+                    r->collectives += t + w;
+                else
+                    r->collectives += w; /* a root holds only the time outside */
+            }
+        }
+    }
+    cp_cube_free(&c);
+    return rc;
+}
