@@ -261,7 +261,7 @@ int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp
 /* ---- findings (`collprof summary`'s opening lines; docs/reader.md) ---- */
 
 enum { CP_FINDING_TIME, CP_FINDING_WAITING, CP_FINDING_IMBALANCE, CP_FINDING_PATTERN,
-       CP_FINDING_COVERAGE, CP_FINDING_SHARE };
+       CP_FINDING_COVERAGE, CP_FINDING_SHARE, CP_FINDING_CALLSITE };
 typedef struct cp_finding {
     int kind;        /* CP_FINDING_* */
     double cost;     /* seconds it stands for (its series' time, or waiting); orders them */
@@ -330,6 +330,7 @@ typedef struct cp_callsite_row {
     uint64_t calls;              /* rank-calls (visits over all ranks) */
     uint64_t bytes_sent;
     double time;                 /* seconds (0 without timing) */
+    double waiting;              /* seconds of every wait-state pattern in those calls */
 } cp_callsite_row;
 
 /* Every call path of dir/profile.cubex, by call-tree id.  The Cube call tree
@@ -338,6 +339,10 @@ typedef struct cp_callsite_row {
  * innermost node.  Returns 0, or -1 with err set. */
 int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows, size_t *nrows,
                          cp_error *err);
+
+/* The file and line of each of rows[0..n) (what lines=true gives), for a
+ * few rows picked from a list made without them.  0, or -1 (out of memory). */
+int cp_callsite_rows_lines(cp_callsite_row *rows, size_t n);
 
 /* Keep only the blocks whose calls were issued (on some rank) from call path
  * id, and drop the timings, which are not per call path.  Returns 0, or -1

@@ -13,6 +13,8 @@
 #   bad-collectives ... TEST_SELECT    : COLLPROF_COLLECTIVES with an unknown name
 #   callsites ... TEST_CALLSITES COLLPROF_EXE : collprof callsites / summary and
 #                                        matrix --callsite on a real run, and check
+#   late-rank ... TEST_LATE_RANK COLLPROF_EXE : the findings of a run with one
+#                                        rank late at a known line
 # WORKDIR is emptied first; APP is app_exit (a few Alltoallv, one stdout line,
 # returns its argument).
 set -u
@@ -256,8 +258,40 @@ callsites)
     cat cs.out
     ;;
 
+late-rank)
+    # test_late_rank: the last rank sleeps before each of 10 Alltoallv at one
+    # line; the findings must name that rank, that line, and the waiting.
+    app=$1 collprof=$2 n=3
+    COLLPROF_OUTPUT_DIR="$work/out" run prog $n yes "$app"
+    [ "$(cat prog.status)" = 0 ] || { fail "test_late_rank failed:"; show prog.err; }
+    set -- $(sed -n 's/^late-rank: line \([0-9]*\) delay \([0-9.]*\) ranks.*/\1 \2/p' prog.out)
+    line=${1:-none} delay=${2:-0} late=$((n - 1))
+    "$collprof" summary "$work/out" --all >sum.out 2>sum.err || { fail "collprof summary failed:"; show sum.err; }
+    # The share of the run: the late rank spends least of its run in collectives.
+    grep -q "^  share: .* least world rank $late (host [^)]*) [0-9.]*%, most world rank [01] " sum.out ||
+        { fail "no share finding with world rank $late least:"; show sum.out; }
+    # The call site: the function and line of the late call, most of the time.
+    pct=$(sed -n "s/^  callsite: exchange at .*test_late_rank\.c:$line (call path [0-9]*; Alltoallv): .* s in the calls, \([0-9]*\)% of all.*/\1/p" sum.out)
+    [ -n "$pct" ] && [ "$pct" -ge 50 ] ||
+        { fail "no callsite finding 'exchange at test_late_rank.c:$line' with 50% or more:"; show sum.out; }
+    # Who is waited for, how often, how long: the other ranks each wait
+    # about the delay in each call (0.8 to 1.5 times that, oversubscribed).
+    set -- $(sed -n "s/^  waiting: communicator 0, Alltoallv: world rank $late (host [^)]*) arrives last in \([0-9]*\) of \([0-9]*\) timed calls; the others wait \([0-9.]*\) s.*/\1 \2 \3/p" sum.out)
+    if [ $# != 3 ] || [ "$1" -lt 9 ] || [ "$2" != 10 ] ||
+       ! awk -v w="$3" -v d="$delay" -v n=$n 'BEGIN { e = (n - 1) * 10 * d; exit !(w >= 0.8 * e && w <= 1.5 * e) }'; then
+        fail "no waiting finding: world rank $late last in 9 or more of 10 calls, the others waiting $(awk -v d="$delay" -v n=$n 'BEGIN { print (n - 1) * 10 * d }') s (0.8-1.5x):"
+        show sum.out
+    fi
+    # ... and the same findings in the export
+    "$collprof" export "$work/out" >exp.json 2>exp.err || { fail "collprof export failed:"; show exp.err; }
+    for k in share callsite waiting; do
+        grep -q "\"kind\":\"$k\"" exp.json || fail "collprof export: no finding of kind $k"
+    done
+    sed -n '/^findings/,/^$/p' sum.out
+    ;;
+
 *)
-    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives|callsites WORKDIR MPIEXEC LIB [ARGS...]" >&2
+    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives|callsites|late-rank WORKDIR MPIEXEC LIB [ARGS...]" >&2
     exit 2
     ;;
 esac

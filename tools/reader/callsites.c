@@ -10,6 +10,7 @@
 
 #include "cpt.h"
 #include "cubex.h"
+#include "wait_states.h"
 #include "reader_internal.h"
 
 static bool is_mpi(const cp_cube *c, size_t cnode)
@@ -72,13 +73,16 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
         add_sum(c, visits, i, &r->calls, NULL);
         add_sum(c, sent, i, &r->bytes_sent, NULL);
         add_sum(c, time, i, NULL, &r->time);
+        for (int w = 0; w < CP_NWAIT_PATTERNS; w++)
+            add_sum(c, cp_cube_find_metric(c, cp_wait_metrics[w].uniq_name), i, NULL,
+                    &r->waiting);
     }
     free(node_of);
     return 0;
 }
 
 /* File and line of every row's call: one addr2line per module. */
-static int source_lines(cp_callsite_row *rows, size_t n)
+int cp_callsite_rows_lines(cp_callsite_row *rows, size_t n)
 {
     uint64_t *addr = malloc((n ? n : 1) * sizeof *addr);
     size_t *which = malloc((n ? n : 1) * sizeof *which);
@@ -131,7 +135,7 @@ int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows
     cp_cube_free(&c);
     if (rc == 0 && *nrows)
         qsort(*rows, *nrows, sizeof **rows, cmp_row);
-    if (rc == 0 && lines && (rc = source_lines(*rows, *nrows)))
+    if (rc == 0 && lines && (rc = cp_callsite_rows_lines(*rows, *nrows)))
         cp_error_set(err, "out of memory");
     if (rc) {
         free(*rows);

@@ -428,7 +428,7 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
     lit(w, ",\n\"findings\":[");
     for (size_t i = 0; i < nfindings; i++) {
         static const char *const kinds[] = {"time", "waiting", "imbalance", "pattern", "coverage",
-                                            "share"};
+                                            "share", "callsite"};
         lit(w, i ? ",{" : "{");
         key(w, "kind", true);
         str(w, kinds[findings[i].kind], 16);

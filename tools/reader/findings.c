@@ -15,6 +15,9 @@
  *              (10 calls or more);
  *   coverage   what the profile leaves out: sampled times, no timings,
  *              partial ranks;
+ *   callsite   a call path (the code that called the collectives) with 10%
+ *              or more of all collective time or of all waiting: where in
+ *              the code, its collectives, time and waiting;
  *   share      each rank's share of its run (MPI_Init to MPI_Finalize) in
  *              collectives: average, the rank with the least and the most
  *              (always, when profile.cubex has times; it comes first).
@@ -321,6 +324,52 @@ static void share(const cp_profile *p, list *l)
     free(rt);
 }
 
+/* Call sites that cost 10% or more of all collective time or waiting
+ * (profiles with call paths; lines looked up for those only). */
+static void callsites(const cp_profile *p, list *l)
+{
+    cp_callsite_row *rows;
+    size_t n;
+    cp_error err;
+    if (!p->has_manifest || p->manifest.ncall_tree == 0 ||
+        cp_profile_callsites(p, false, &rows, &n, &err))
+        return;
+    /* Shares of profile.cubex's own totals, so that they add up to 100%. */
+    double all_time = 0, all_wait = 0;
+    for (size_t i = 0; i < n; i++) {
+        all_time += rows[i].time;
+        all_wait += rows[i].waiting;
+    }
+    size_t k = 0; /* the costly ones first in rows */
+    for (size_t i = 0; i < n; i++)
+        if ((all_time > 0 && rows[i].time >= 0.1 * all_time) ||
+            (all_wait > 0 && rows[i].waiting >= 0.1 * all_wait)) {
+            cp_callsite_row t = rows[k];
+            rows[k++] = rows[i];
+            rows[i] = t;
+        }
+    if (k && cp_callsite_rows_lines(rows, k))
+        l->failed = true;
+    for (size_t i = 0; i < k; i++) {
+        const cp_callsite_row *r = &rows[i];
+        const char *fn = r->node->function[0] ? r->node->function : "?";
+        char where[1200];
+        if (r->source.line >= 0) {
+            snprintf(where, sizeof where, "%s:%lld", r->source.file, (long long)r->source.line);
+        } else {
+            const char *mod = strrchr(r->node->module, '/');
+            snprintf(where, sizeof where, "%s+0x%llx", mod ? mod + 1 : r->node->module,
+                     (unsigned long long)r->node->address);
+        }
+        add(l, CP_FINDING_CALLSITE, r->time,
+            "callsite: %s at %s (call path %lld; %s): %.6f s in the calls, %.0f%% of all "
+            "collective time; waiting %.6f s",
+            fn, where, (long long)r->id, r->collectives, r->time,
+            all_time > 0 ? 100 * r->time / all_time : 0, r->waiting);
+    }
+    free(rows);
+}
+
 static int by_cost(const void *x, const void *y)
 {
     const cp_finding *a = x, *b = y;
@@ -353,8 +402,10 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
     for (size_t i = 0; timed && i < t.nrows; i++)
         all += t.rows[i].total;
     int rc = 0;
-    if (timed)
+    if (timed) {
         share(p, &l);
+        callsites(p, &l);
+    }
     for (size_t i = 0; i < nrows && rc == 0; i++) {
         const cp_summary_row *s = &rows[i];
         const cp_timing_row *tr = timed ? timing_of(&t, s->comm, s->collective) : NULL;
