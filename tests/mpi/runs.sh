@@ -1,7 +1,8 @@
 # Shared by the scripts that run applications under mpiexec with and
 # without collprof (robustness.sh, faults.sh): sourced after setting
 # case_, work, mpiexec, lib and the program arguments ("$@").
-. "$(dirname "$0")/launcher.sh"
+# (runs_dir: this folder, when the sourcing script lives elsewhere)
+. "${runs_dir:-$(dirname "$0")}/launcher.sh"
 launcher_init "$mpiexec"
 limit=60
 failed=0

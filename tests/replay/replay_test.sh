@@ -1,0 +1,163 @@
+#!/bin/sh
+# collprof-replay with real mpiexec runs (docs/replay.md).
+#
+# usage: replay_test.sh CASE WORKDIR MPIEXEC LIB APP REPLAY CHECK COLLPROF [DIALECT_DIR]
+#   exact     replay_app (4 ranks) profiled; its profile replayed under
+#             collprof in both modes: every matrix again (patterns), call
+#             by call in order (--sequence); --json numbers; the checker
+#             must catch a replay with other counts (--scale-counts 2) and
+#             a replay out of order (patterns mode, checked as a sequence)
+#   select    --comm, --collective, --top, --top-by pick the patterns
+#   bad-input a missing directory, a smaller job, a corrupt file, an
+#             unknown collective, a bad option: one message, every rank
+#             exits non-zero, nobody hangs
+#   dialect   the other tools' count files: world-sized communicators only
+set -u
+case_=$1 work=$2 mpiexec=$3 lib=$4
+shift 4
+runs_dir=$(dirname "$0")/../mpi
+. "$runs_dir/runs.sh"
+app=$1 replay=$2 check=$3 collprof=$4
+
+# the application's profile, 4 ranks
+profile_app() {
+    COLLPROF_OUTPUT_DIR="$work/orig" run app 4 yes "$app"
+    [ "$(cat app.status)" = 0 ] || { fail "replay_app failed:"; show app.err; exit 1; }
+}
+
+# one error message on stderr, non-zero exit: expect NAME NRANKS PATTERN ARGS...
+expect_error() {
+    name=$1 n=$2 pattern=$3
+    shift 3
+    run "$name" "$n" no "$replay" "$@"
+    st=$(cat "$name.status")
+    if [ "$st" = 0 ] || [ "$st" = 124 ] || [ "$st" = 137 ]; then
+        fail "$name: exit status $st, expected an error"
+    fi
+    if [ "$(grep -c '^collprof-replay: ' "$name.err")" != 1 ] || ! grep -q -- "$pattern" "$name.err"; then
+        fail "$name: expected one message matching '$pattern' on stderr; got:"
+        show "$name.err"
+    fi
+}
+
+case $case_ in
+exact)
+    profile_app
+    COLLPROF_OUTPUT_DIR="$work/patterns" run patterns 4 yes "$replay" "$work/orig" \
+        --repetitions 2 --json "$work/r.json"
+    [ "$(cat patterns.status)" = 0 ] || { fail "collprof-replay failed:"; show patterns.err; }
+    "$check" "$work/orig" "$work/patterns" >check.out 2>&1 ||
+        { fail "patterns mode: not every recorded matrix was replayed:"; show check.out; }
+    cat check.out
+    COLLPROF_OUTPUT_DIR="$work/sequence" run sequence 4 yes "$replay" "$work/orig" --sequence \
+        --json "$work/s.json"
+    [ "$(cat sequence.status)" = 0 ] || { fail "collprof-replay --sequence failed:"; show sequence.err; }
+    "$check" "$work/orig" "$work/sequence" --sequence >seq.out 2>&1 ||
+        { fail "sequence mode: the calls were not replayed in order:"; show seq.out; }
+    cat seq.out
+    grep -q "^calls replayed: 25 " sequence.out ||
+        { fail "sequence: expected 25 calls on the busiest rank:"; show sequence.out; }
+    # The JSON: one entry per send matrix of the profile, every call
+    # counted once, sound times; the Ialltoallv patterns non-blocking.
+    python3 - "$work/r.json" "$work/s.json" <<'PY' || fail "the --json files are wrong (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = json.load(open(sys.argv[2]))
+p = r["patterns"]
+bad = []
+if r["mode"] != "patterns" or r["ranks"] != 4 or len(p) != 11:
+    bad.append("expected 11 patterns on 4 ranks, got %d" % len(p))
+calls = {}
+for x in p:
+    k = (x["comm"], x["collective"])
+    calls[k] = calls.get(k, 0) + x["calls"]
+    if x["skipped"] is not None:
+        bad.append("skipped: %r" % x)
+        continue
+    if not (0 < x["t_min"] <= x["t_avg"] <= x["t_max"]) or x["n_sample"] != 2:
+        bad.append("times: %r" % x)
+    if abs(x["projected"] - x["calls"] * x["t_avg"]) > 1e-9 * max(1, x["projected"]):
+        bad.append("projected: %r" % x)
+    if x["recorded"] is None or x["recorded"]["instances"] < 1:
+        bad.append("no recorded times: %r" % x)
+    if x["nonblocking"] != (x["nbc"] is not None):
+        bad.append("nbc: %r" % x)
+want = {(0, "Alltoallv"): 9, (0, "Allgatherv"): 3, (0, "Gatherv"): 3, (0, "Bcast"): 3,
+        (0, "Allreduce"): 1, (1, "Alltoallv"): 3, (3, "Alltoallv"): 3, (2, "Alltoallv"): 3}
+if calls != want:
+    bad.append("calls per series %r, expected %r" % (calls, want))
+nb = sorted(x["first_call"] for x in p if x["nonblocking"])
+if nb != [2, 5, 8]:
+    bad.append("non-blocking patterns start at %r, expected [2, 5, 8]" % nb)
+if s["mode"] != "sequence" or s["sequence"]["calls"] != 25 or not s["sequence"]["seconds"] > 0 \
+        or not s["sequence"]["recorded"] > 0:
+    bad.append("sequence: %r" % s["sequence"])
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+    # The checker catches what is not exact.
+    COLLPROF_OUTPUT_DIR="$work/scaled" run scaled 4 yes "$replay" "$work/orig" --repetitions 1 \
+        --scale-counts 2
+    if "$check" "$work/orig" "$work/scaled" >scaled.out 2>&1; then
+        fail "selftest: a replay with doubled counts passed the check"
+    fi
+    if "$check" "$work/orig" "$work/patterns" --sequence >order.out 2>&1; then
+        fail "selftest: the patterns-mode replay (warm-up calls first) passed as a sequence"
+    fi
+    cat patterns.out
+    ;;
+
+select)
+    profile_app
+    run top 4 no "$replay" "$work/orig" --comm 1 --collective alltoallv --repetitions 1
+    [ "$(cat top.status)" = 0 ] || { fail "--comm 1 --collective alltoallv failed:"; show top.err; }
+    [ "$(grep -c '^1  *2  *Alltoallv ' top.out)" = 1 ] && [ "$(grep -c '^[0-9]' top.out)" = 1 ] ||
+        { fail "--comm 1 --collective alltoallv: expected the one pattern of communicator 1:"; show top.out; }
+    run bytes 4 no "$replay" "$work/orig" --top 2 --top-by bytes --repetitions 1
+    [ "$(grep -c '^[0-9]' bytes.out)" = 2 ] && grep -q "^note: .*--top 2: 9 more patterns left out" bytes.out ||
+        { fail "--top 2 --top-by bytes: expected 2 patterns and a note:"; show bytes.out; }
+    # the two with the most bytes (calls x bytes per call): world's
+    # Allgatherv (3 x 160), then its Alltoallv stencil (6 x 64)
+    top=$(grep '^[0-9]' bytes.out | awk '{printf "%s %s %s;", $1, $3, $5}')
+    [ "$top" = "0 Allgatherv 3;0 Alltoallv 6;" ] ||
+        { fail "--top-by bytes: got '$top':"; show bytes.out; }
+    cat bytes.out
+    ;;
+
+bad-input)
+    profile_app
+    expect_error missing 2 "nothere: cannot open directory" "$work/nothere"
+    expect_error smaller 2 "a job of 4 ranks; this job has 2: run with -n 4 or more" "$work/orig"
+    cp -r "$work/orig" "$work/corrupt"
+    sed -i 's/^Rank(s) 0,2: 0 2 0 2/Rank(s) 0,2: 0 2 x 2/' "$work/corrupt/send-counters.rank0.txt"
+    expect_error corrupt 4 "send-counters.rank0.txt:[0-9]*:" "$work/corrupt"
+    cp -r "$work/orig" "$work/unknown"
+    sed -i 's/Allgatherv/Allgatherx/g' "$work/unknown/send-counters.rank0.txt" "$work/unknown/recv-counters.rank0.txt"
+    expect_error unknown 4 "'Allgatherx' is not a collective collprof-replay knows how to call" "$work/unknown"
+    expect_error option 2 "unknown option '--fast'" "$work/orig" --fast
+    expect_error scale 2 "--scale-counts: expected a factor above 0, got '0'" "$work/orig" --scale-counts 0
+    cat missing.err smaller.err corrupt.err unknown.err
+    ;;
+
+dialect)
+    dialect=$5
+    run dialect 6 no "$replay" "$dialect" --repetitions 1 --json "$work/d.json"
+    [ "$(cat dialect.status)" = 0 ] || { fail "the other tools' files:"; show dialect.err; }
+    grep -q "^note: the other tools' count files name no communicator members" dialect.out &&
+        [ "$(grep -c "skipped: the other tools' files name no members" dialect.out)" = 3 ] &&
+        grep -q '^1  *6  *Alltoallv  *1  *1 ' dialect.out ||
+        { fail "expected the 6-rank Alltoallv replayed and 3 patterns skipped:"; show dialect.out; }
+    cat dialect.out
+    ;;
+
+*)
+    echo "usage: $0 exact|select|bad-input|dialect WORKDIR MPIEXEC LIB APP REPLAY CHECK COLLPROF [DIALECT_DIR]" >&2
+    exit 2
+    ;;
+esac
+
+if [ $failed = 0 ]; then
+    echo "$case_: PASS"
+fi
+exit $failed

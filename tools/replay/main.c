@@ -1,0 +1,195 @@
+/*
+ * collprof-replay DIR: measure the collective patterns of a collprof
+ * profile in this MPI library (docs/replay.md).  Every rank reads the
+ * profile, rebuilds the recorded communicators and walks the same list of
+ * patterns; world rank 0 prints the table and writes --json.  Any failure
+ * is agreed over MPI_COMM_WORLD first: one message (world rank 0's, or
+ * that of the lowest rank that failed) and the same non-zero exit status
+ * on every rank, never a rank left waiting.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+static int wrank, wsize;
+
+/* Did any rank fail?  The message of the lowest that did, on rank 0. */
+static bool agree_failure(bool failed, char *msg, size_t size)
+{
+    int mine = failed ? wrank : INT_MAX, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == INT_MAX)
+        return false;
+    if (first != 0) {
+        if (wrank == first)
+            MPI_Send(msg, (int)size, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+        else if (wrank == 0)
+            MPI_Recv(msg, (int)size, MPI_CHAR, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    msg[size - 1] = '\0';
+    return true;
+}
+
+static int fail(const char *msg, int status)
+{
+    if (wrank == 0)
+        fprintf(stderr, "collprof-replay: %s\n", msg);
+    MPI_Finalize();
+    return status;
+}
+
+static int64_t recorded_world(const cp_profile *p)
+{
+    if (p->has_manifest)
+        return p->manifest.world_size;
+    int64_t w = 0;
+    for (size_t f = 0; f < p->nfiles; f++)
+        for (size_t k = 0; k < p->files[f].nblocks; k++)
+            if (p->files[f].blocks[k].nranks > w)
+                w = p->files[f].blocks[k].nranks;
+    return w;
+}
+
+/* This rank's arguments of every pattern, once, for the buffer sizes: the
+ * buffers are as large as the largest call needs, no larger. */
+static void buffer_sizes(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps,
+                         const rpl_options *o, size_t *sbytes, size_t *rbytes)
+{
+    *sbytes = *rbytes = 1;
+    for (size_t i = 0; i < ps->n; i++) {
+        rpl_args a = {0};
+        char why[160];
+        if (!ps->v[i].skipped && rpl_args_make(p, c, &ps->v[i], o->scale, &a, why, sizeof why) == 0) {
+            *sbytes = a.sbytes > *sbytes ? a.sbytes : *sbytes;
+            *rbytes = a.rbytes > *rbytes ? a.rbytes : *rbytes;
+        }
+        rpl_args_free(&a);
+    }
+}
+
+static void measure_all(const cp_profile *p, const rpl_comms *c, rpl_patterns *ps,
+                        const rpl_options *o, void *sbuf, void *rbuf)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        rpl_pattern *pt = &ps->v[i];
+        rpl_args a = {0};
+        char why[160] = "";
+        int rc = pt->skipped ? 0 : rpl_args_make(p, c, pt, o->scale, &a, why, sizeof why);
+        if (rc < 0)
+            snprintf(why, sizeof why, "rank %d: out of memory", wrank);
+        if (!pt->skipped && agree_failure(rc != 0, why, sizeof why)) {
+            pt->skipped = true;
+            snprintf(pt->why, sizeof pt->why, "%s", why);
+        }
+        if (!pt->skipped) {
+            a.sbuf = sbuf;
+            a.rbuf = rbuf;
+        }
+        rpl_measure(&c->v[pt->comm], &a, pt, o);
+        rpl_args_free(&a);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rpl_options o;
+    char msg[1024] = "";
+    switch (rpl_options_parse(argc, argv, &o, msg, sizeof msg)) {
+    case 1:
+        if (wrank == 0)
+            rpl_usage(stdout);
+        MPI_Finalize();
+        return 0;
+    case 2:
+        if (wrank == 0)
+            rpl_usage(stderr);
+        return fail(msg, 2);
+    }
+    cp_profile p;
+    cp_error err = {{0}};
+    int loaded = cp_profile_load(o.dir, &p, &err);
+    if (loaded)
+        snprintf(msg, sizeof msg, "%s", err.msg);
+    if (agree_failure(loaded != 0, msg, sizeof msg)) {
+        if (loaded == 0)
+            cp_profile_free(&p);
+        return fail(msg, 1);
+    }
+    int64_t world = recorded_world(&p);
+    if (world > wsize) {
+        snprintf(msg, sizeof msg, "%s is the profile of a job of %lld ranks; this job has %d: run "
+                 "with -n %lld or more", o.dir, (long long)world, wsize, (long long)world);
+        cp_profile_free(&p);
+        return fail(msg, 1);
+    }
+    rpl_comms comms;
+    int built = rpl_comms_build(&p, &comms, &err);
+    rpl_patterns ps = {0};
+    int found = built ? -1 : rpl_patterns_find(&p, &comms, &o, &ps, &err);
+    if (found)
+        snprintf(msg, sizeof msg, "%s", err.msg);
+    if (agree_failure(found != 0, msg, sizeof msg)) {
+        rpl_patterns_free(&ps);
+        rpl_comms_free(&comms);
+        cp_profile_free(&p);
+        return fail(msg, 1);
+    }
+    rpl_cpu_load(0); /* calibrated before anything is timed */
+    size_t sbytes, rbytes;
+    buffer_sizes(&p, &comms, &ps, &o, &sbytes, &rbytes);
+    void *sbuf = malloc(sbytes), *rbuf = malloc(rbytes);
+    if (!sbuf || !rbuf)
+        snprintf(msg, sizeof msg, "rank %d: cannot allocate %zu + %zu bytes of buffers", wrank,
+                 sbytes, rbytes);
+    if (agree_failure(!sbuf || !rbuf, msg, sizeof msg)) {
+        free(sbuf);
+        free(rbuf);
+        rpl_patterns_free(&ps);
+        rpl_comms_free(&comms);
+        cp_profile_free(&p);
+        return fail(msg, 1);
+    }
+    memset(sbuf, 1, sbytes); /* touched now: no page faults on the clock */
+    memset(rbuf, 0, rbytes);
+    rpl_sequence_result seq = {0};
+    int status = 0;
+    if (o.sequence) {
+        int rc = rpl_sequence(&p, &comms, &ps, &o, sbuf, rbuf, &seq, &err);
+        if (rc)
+            snprintf(msg, sizeof msg, "%s", err.msg);
+        if (agree_failure(rc != 0, msg, sizeof msg)) {
+            if (wrank == 0)
+                fprintf(stderr, "collprof-replay: %s\n", msg);
+            status = 1;
+        }
+    } else {
+        measure_all(&p, &comms, &ps, &o, sbuf, rbuf);
+    }
+    if (wrank == 0 && status == 0) {
+        if (o.sequence)
+            rpl_print_sequence(stdout, &p, &seq);
+        else
+            rpl_print_table(stdout, &p, &comms, &ps, &o, wsize);
+        fflush(stdout);
+        if (o.json && rpl_write_json(o.json, &p, &comms, &ps, &o, wsize, o.sequence ? &seq : NULL,
+                                     &err)) {
+            fprintf(stderr, "collprof-replay: %s\n", err.msg);
+            status = 1;
+        }
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(sbuf);
+    free(rbuf);
+    rpl_patterns_free(&ps);
+    rpl_comms_free(&comms);
+    rpl_types_free();
+    cp_profile_free(&p);
+    MPI_Finalize();
+    return status;
+}

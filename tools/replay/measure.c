@@ -1,0 +1,117 @@
+/*
+ * Timing one pattern the way the Intel MPI Benchmarks time a collective
+ * (their user guide, "Actual Benchmarking"; docs/replay.md):
+ *   n_sample = MSGSPERSAMPLE for a rank that sends nothing, else
+ *   max(1, min(MSGSPERSAMPLE, OVERALL_VOL / X)), X the bytes this rank
+ *   sends, agreed over the communicator (the smallest) so that every rank
+ *   repeats equally; --repetitions R sets it;
+ *   N_WARMUP calls off the clock, N_BARR barriers, then n_sample calls timed
+ *   together: t = elapsed / n_sample per rank; t_min, t_avg, t_max over the
+ *   ranks.
+ * A pattern recorded as non-blocking is also measured as IMB-NBC does: the
+ * pure time (I... then MPI_Wait), the time with a CPU load of that length
+ * between the two, the load alone, and the overlap
+ *   100 * max(0, min(1, (t_pure + t_CPU - t_ovrl) / min(t_pure, t_CPU))).
+ * Every rank of the job takes part in the reductions that bring the
+ * numbers to world rank 0, members or not, in the same pattern order.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+#define MSGSPERSAMPLE 1000
+#define OVERALL_VOL (4 * 1024 * 1024)
+#define N_BARR 2
+#define N_WARMUP 2
+
+static int run(const rpl_args *a, int64_t n, bool nonblocking, double load, double *cpu)
+{
+    int rc = MPI_SUCCESS;
+    for (int64_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        if (!nonblocking) {
+            rc = rpl_colls[a->coll].call(a, NULL);
+            continue;
+        }
+        MPI_Request req;
+        rc = rpl_colls[a->coll].call(a, &req);
+        if (rc == MPI_SUCCESS && load > 0) {
+            double t = MPI_Wtime();
+            rpl_cpu_load(load);
+            if (cpu)
+                *cpu += MPI_Wtime() - t;
+        }
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    return rc;
+}
+
+/* Seconds per call of n calls, after the barriers. */
+static double timed(const rpl_args *a, MPI_Comm sync, int64_t n, bool nonblocking, double load,
+                    double *cpu, int *rc)
+{
+    for (int i = 0; i < N_BARR; i++)
+        MPI_Barrier(sync);
+    double t0 = MPI_Wtime();
+    *rc = run(a, n, nonblocking, load, cpu);
+    return (MPI_Wtime() - t0) / (double)n;
+}
+
+int rpl_measure(const rpl_comm *rc, const rpl_args *a, rpl_pattern *pt, const rpl_options *o)
+{
+    bool member = rc->side >= 0 && !pt->skipped;
+    double t = INFINITY, pure = 0, ovrl = 0, cpu = 0;
+    int64_t n = 0;
+    int mpirc = MPI_SUCCESS;
+    if (member) {
+        n = a->sent == 0 ? MSGSPERSAMPLE : a->sent >= OVERALL_VOL ? 1 : OVERALL_VOL / a->sent;
+        if (n > MSGSPERSAMPLE)
+            n = MSGSPERSAMPLE;
+        if (o->repetitions)
+            n = o->repetitions;
+        MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT64_T, MPI_MIN, rc->sync);
+        mpirc = run(a, N_WARMUP, false, 0, NULL);
+        if (mpirc == MPI_SUCCESS)
+            t = timed(a, rc->sync, n, false, 0, NULL, &mpirc);
+        if (pt->nonblocking && mpirc == MPI_SUCCESS) {
+            pure = timed(a, rc->sync, n, true, 0, NULL, &mpirc);
+            double c = 0;
+            if (mpirc == MPI_SUCCESS)
+                ovrl = timed(a, rc->sync, n, true, pure, &c, &mpirc);
+            cpu = c / (double)n;
+        }
+    }
+    /* To world rank 0: min of t and of -t (the max), sums for the average. */
+    double mins[5] = {t, member ? -t : INFINITY, member ? -pure : INFINITY,
+                      member ? -ovrl : INFINITY, member ? -cpu : INFINITY};
+    double sums[2] = {member ? t : 0, member ? 1 : 0};
+    int64_t maxes[2] = {n, mpirc != MPI_SUCCESS};
+    double gmins[5], gsums[2];
+    int64_t gmax[2];
+    MPI_Reduce(mins, gmins, 5, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(sums, gsums, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(maxes, gmax, 2, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    int wrank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (wrank == 0 && !pt->skipped) {
+        pt->n_sample = gmax[0];
+        pt->t_min = gmins[0];
+        pt->t_max = -gmins[1];
+        pt->t_avg = gsums[1] > 0 ? gsums[0] / gsums[1] : 0;
+        if (pt->nonblocking) {
+            pt->t_pure = -gmins[2];
+            pt->t_ovrl = -gmins[3];
+            pt->t_cpu = -gmins[4];
+            double lo = fmin(pt->t_pure, pt->t_cpu);
+            pt->overlap = lo > 0 ? 100 * fmax(0, fmin(1, (pt->t_pure + pt->t_cpu - pt->t_ovrl) / lo))
+                                 : 0;
+        }
+        if (gmax[1]) {
+            pt->skipped = true;
+            snprintf(pt->why, sizeof pt->why, "the MPI library returned an error");
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,107 @@
+/* The command line of collprof-replay (docs/replay.md). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+void rpl_usage(FILE *out)
+{
+    fputs("usage: mpiexec -n N collprof-replay DIR [--sequence] [--comm ID] [--collective NAME]\n"
+          "           [--top K] [--top-by time|bytes] [--scale-counts F] [--repetitions R]\n"
+          "           [--json FILE]\n"
+          "Measures each distinct (communicator, collective, count matrix) of the collprof\n"
+          "profile in DIR the way the Intel MPI Benchmarks measure a collective; --sequence\n"
+          "replays the recorded calls in their recorded order instead.  N must be at least\n"
+          "the recorded world size.  See docs/replay.md.\n",
+          out);
+}
+
+static int integer(const char *s, int64_t lo, int64_t *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || end == s || *end || x < lo)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t errsize)
+{
+    *o = (rpl_options){.comm = -1, .scale = 1, .top_by = RPL_TOP_TIME};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes = strcmp(a, "--comm") == 0 || strcmp(a, "--collective") == 0 ||
+                     strcmp(a, "--top") == 0 || strcmp(a, "--top-by") == 0 ||
+                     strcmp(a, "--scale-counts") == 0 || strcmp(a, "--repetitions") == 0 ||
+                     strcmp(a, "--json") == 0;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+            return 1;
+        if (takes && !v) {
+            snprintf(err, errsize, "%s needs a value", a);
+            return 2;
+        }
+        if (strcmp(a, "--sequence") == 0) {
+            o->sequence = true;
+        } else if (strcmp(a, "--comm") == 0) {
+            if (integer(v, 0, &o->comm)) {
+                snprintf(err, errsize, "--comm: expected a communicator id (0 or more), got '%s'", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--collective") == 0) {
+            if (rpl_coll_find(v) < 0) {
+                snprintf(err, errsize, "--collective: '%s' is not a collective collprof records", v);
+                return 2;
+            }
+            snprintf(o->collective, sizeof o->collective, "%s", v);
+            i++;
+        } else if (strcmp(a, "--top") == 0) {
+            if (integer(v, 1, &o->top)) {
+                snprintf(err, errsize, "--top: expected a number of patterns (1 or more), got '%s'", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--top-by") == 0) {
+            if (strcmp(v, "time") && strcmp(v, "bytes")) {
+                snprintf(err, errsize, "--top-by: expected time or bytes, got '%s'", v);
+                return 2;
+            }
+            o->top_by = strcmp(v, "time") == 0 ? RPL_TOP_TIME : RPL_TOP_BYTES;
+            i++;
+        } else if (strcmp(a, "--scale-counts") == 0) {
+            char *end;
+            errno = 0;
+            o->scale = strtod(v, &end);
+            if (errno || end == v || *end || !(o->scale > 0) || o->scale > 1e6) {
+                snprintf(err, errsize, "--scale-counts: expected a factor above 0, got '%s'", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--repetitions") == 0) {
+            if (integer(v, 1, &o->repetitions)) {
+                snprintf(err, errsize, "--repetitions: expected 1 or more, got '%s'", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--json") == 0) {
+            o->json = v;
+            i++;
+        } else if (a[0] == '-') {
+            snprintf(err, errsize, "unknown option '%s'", a);
+            return 2;
+        } else if (o->dir) {
+            snprintf(err, errsize, "one profile directory only ('%s', then '%s')", o->dir, a);
+            return 2;
+        } else {
+            o->dir = a;
+        }
+    }
+    if (!o->dir) {
+        snprintf(err, errsize, "no profile directory given");
+        return 2;
+    }
+    return 0;
+}

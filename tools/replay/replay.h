@@ -1,0 +1,191 @@
+/*
+ * collprof-replay: measure an application's own collective patterns, read
+ * from a collprof profile, with the methodology of the Intel MPI Benchmarks
+ * (docs/replay.md).  The parts, in the order main.c runs them:
+ *   options.c   the command line
+ *   comms.c     the recorded communicators, rebuilt from manifest.json
+ *   patterns.c  the distinct (communicator, collective, matrix) to replay
+ *   args.c      this rank's arguments of one pattern (counts, types, root)
+ *   call.c      the one table of replayable collectives: how each is called
+ *   measure.c   the timing (IMB's "actual benchmarking", IMB-NBC's overlap)
+ *   sequence.c  --sequence: the recorded calls in their recorded order
+ *   output.c    the table on rank 0's stdout, and --json
+ */
+#ifndef CP_REPLAY_H
+#define CP_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <mpi.h>
+
+#include "collprof/reader.h"
+
+/* ------------------------------------------------------------ options */
+
+enum { RPL_TOP_TIME, RPL_TOP_BYTES };
+typedef struct rpl_options {
+    const char *dir;
+    const char *json;         /* --json FILE, or NULL */
+    bool sequence;            /* --sequence */
+    int64_t comm;             /* --comm ID (a recorded id), -1: every one */
+    char collective[32];      /* --collective NAME, "" for every one */
+    int64_t top;              /* --top K, 0: every pattern */
+    int top_by;               /* RPL_TOP_TIME / RPL_TOP_BYTES (--top-by) */
+    double scale;             /* --scale-counts F (1: as recorded) */
+    int64_t repetitions;      /* --repetitions R, 0: IMB's rule */
+} rpl_options;
+
+/* 0 (parsed), 1 (--help printed), or 2 (a message in err). */
+int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t errsize);
+void rpl_usage(FILE *out);
+
+/* -------------------------------------------------------- communicators */
+
+/* One communicator to replay on: an intracommunicator (one recorded entry),
+ * an intercommunicator (its two groups' entries), or, for the other tools'
+ * dialect, the first ranks of MPI_COMM_WORLD. */
+typedef struct rpl_comm {
+    int64_t id[2];            /* recorded ids of its groups; id[1] = -1 unless inter */
+    int64_t size[2];          /* their sizes */
+    bool inter;
+    bool topology;            /* recorded with neighbour lists: a dist graph */
+    int side;                 /* this rank's group (0 or 1), -1: not a member */
+    int64_t rank;             /* this rank's rank in its group */
+    MPI_Comm comm;            /* MPI_COMM_NULL where side < 0 */
+    char why[160];            /* why it is not rebuilt ("" when it is) */
+    MPI_Comm sync;            /* all members of both groups (intra: comm itself;
+                                 inter: the merged groups) for the agreement
+                                 and the barriers of the measurement */
+} rpl_comm;
+
+typedef struct rpl_comms {
+    rpl_comm *v;
+    size_t n;
+    void *index;              /* (recorded id, communicator, group), by id */
+    size_t nindex;
+} rpl_comms;
+
+/* Rebuild every communicator of the profile (collective over
+ * MPI_COMM_WORLD).  0, or -1 with err set (the same outcome on every rank). */
+int rpl_comms_build(const cp_profile *p, rpl_comms *out, cp_error *err);
+void rpl_comms_free(rpl_comms *c);
+/* World rank of recorded communicator id's rank 0 (manifest), or -1. */
+int64_t rpl_comm_lead(const cp_profile *p, int64_t id);
+/* The communicator holding recorded id and its group (side), or NULL. */
+const rpl_comm *rpl_comms_find(const rpl_comms *c, int64_t id, int *side);
+
+/* ------------------------------------------------------------- patterns */
+
+/* One distinct (communicator, collective, matrix): the send and receive
+ * blocks of each group, as recorded at the first call that moved it. */
+typedef struct rpl_pattern {
+    size_t comm;              /* index into rpl_comms */
+    char collective[32];
+    int coll;                 /* index into the table of call.c */
+    const cp_block *send[2], *recv[2];
+    int64_t calls;            /* calls of the application that moved it */
+    int64_t first_call;
+    int64_t bytes;            /* bytes one call moves, every rank's sends */
+    bool nonblocking;         /* timings.cpt: its calls were I... or persistent */
+    /* recorded times of its calls (timings.cpt), instances 0 without */
+    uint64_t rec_instances;
+    double rec_min, rec_median, rec_max, rec_wait;
+    /* measured */
+    bool skipped;
+    char why[160];            /* why it was skipped */
+    int64_t n_sample;
+    double t_min, t_avg, t_max;      /* seconds per call over the ranks */
+    double t_pure, t_ovrl, t_cpu, overlap; /* non-blocking: IMB-NBC (max over ranks) */
+} rpl_pattern;
+
+typedef struct rpl_patterns {
+    rpl_pattern *v;
+    size_t n;
+    char note[256];           /* what the selection left out, "" */
+} rpl_patterns;
+
+/* Every pattern of the profile on the rebuilt communicators, selected by
+ * the options, most costly first.  0, or -1 with err set. */
+int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options *o,
+                      rpl_patterns *out, cp_error *err);
+void rpl_patterns_free(rpl_patterns *ps);
+
+/* ----------------------------------------------------- one call's arguments */
+
+typedef struct rpl_args {
+    int coll;
+    MPI_Comm comm;
+    int root;                 /* communicator rank, or MPI_ROOT / MPI_PROC_NULL (inter) */
+    int scount, rcount;       /* single counts */
+    int *scounts, *sdispls, *rcounts, *rdispls; /* vectors (NULL when single) */
+    MPI_Datatype stype, rtype; /* element types (bytes of the recorded size) */
+    MPI_Datatype *stypes, *rtypes; /* ..._alltoallw: MPI_BYTE per peer */
+    MPI_Aint *sdispls_aint, *rdispls_aint; /* Neighbor_alltoallw */
+    MPI_Op op;                /* reductions */
+    size_t sbytes, rbytes;    /* buffer bytes this call needs */
+    int64_t sent;             /* bytes this rank sends (IMB's X) */
+    void *sbuf, *rbuf;        /* set by the caller, at least sbytes / rbytes */
+} rpl_args;
+
+/* This rank's arguments of pattern pt, counts multiplied by scale.  0; 1
+ * when it cannot be replayed (why set: a count beyond int, ...); -1 out
+ * of memory. */
+int rpl_args_make(const cp_profile *p, const rpl_comms *c, const rpl_pattern *pt, double scale,
+                  rpl_args *a, char *why, size_t whysize);
+void rpl_args_free(rpl_args *a);
+/* The datatypes and the reduction operation made for the arguments. */
+void rpl_types_free(void);
+
+/* ------------------------------------------------------------- the calls */
+
+enum { RPL_SINGLE = 1 << 0,   /* counts: one value (else a vector) */
+       RPL_ROOTED = 1 << 1,
+       RPL_REDUCE = 1 << 2,   /* takes an MPI_Op */
+       RPL_NEIGHBOR = 1 << 3,
+       RPL_TYPED = 1 << 4 };  /* per-peer datatypes (..._alltoallw) */
+typedef struct rpl_coll {
+    const char *name;         /* as the count files name it: "Alltoallv" */
+    unsigned flags;
+    /* The call, blocking (req NULL) or non-blocking. */
+    int (*call)(const rpl_args *a, MPI_Request *req);
+} rpl_coll;
+
+extern const rpl_coll rpl_colls[];
+extern const size_t rpl_ncolls;
+/* Index of the collective (case-insensitive), -1 when unknown. */
+int rpl_coll_find(const char *name);
+
+/* ------------------------------------------------------------ measuring */
+
+/* Measure pattern pt with this rank's arguments a (buffers set), on its
+ * communicator rc: collective over rc's members, and then over
+ * MPI_COMM_WORLD (every rank, member or not, in the same pattern order),
+ * which brings the numbers to pt on world rank 0.  Returns 0. */
+int rpl_measure(const rpl_comm *rc, const rpl_args *a, rpl_pattern *pt, const rpl_options *o);
+/* Keep the CPU busy for about that long (calibrated at the first call). */
+void rpl_cpu_load(double seconds);
+
+/* --sequence: every selected communicator's recorded calls, in recorded
+ * order.  Total seconds on rank 0 (max over ranks); the recorded total in
+ * *recorded (0 without timings). */
+typedef struct rpl_sequence_result {
+    int64_t calls;            /* calls replayed (by the busiest rank) */
+    double seconds;           /* wall time of the replay, max over ranks */
+    double recorded;          /* the run's recorded time in those calls, max over ranks */
+    bool has_recorded;
+} rpl_sequence_result;
+int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps,
+                 const rpl_options *o, void *sbuf, void *rbuf, rpl_sequence_result *res,
+                 cp_error *err);
+
+/* --------------------------------------------------------------- output */
+
+void rpl_print_table(FILE *out, const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps,
+                     const rpl_options *o, int nranks);
+void rpl_print_sequence(FILE *out, const cp_profile *p, const rpl_sequence_result *r);
+int rpl_write_json(const char *path, const cp_profile *p, const rpl_comms *c,
+                   const rpl_patterns *ps, const rpl_options *o, int nranks,
+                   const rpl_sequence_result *seq, cp_error *err);
+
+#endif
