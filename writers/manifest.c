@@ -17,12 +17,10 @@
 #include <string.h>
 
 #include "ranges.h"
+#include "json.h"
 #include "textio.h"
 
 #define MANIFEST_FORMAT_NAME "collprof-manifest"
-/* Arrays and objects nested deeper than this are refused (the manifest
- * itself needs 3 levels; unknown keys of later versions may add a few). */
-#define JSON_MAX_DEPTH 64
 
 /* ======================================================= model helpers */
 
@@ -148,67 +146,13 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
 
 /* ============================================================== writer */
 
-/* Write s[0..n) as a JSON string: quotes, backslashes and control
- * characters escaped, valid UTF-8 kept as is, invalid bytes replaced by
- * U+FFFD so that the output is always valid JSON. */
-static int write_json_string(cp_out *o, const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    size_t start = 0, i = 0;
-    if (cp_out_write(o, "\"", 1) < 0)
-        return -1;
-    while (i < n) {
-        unsigned char c = u[i];
-        const char *esc = NULL;
-        char buf[8];
-        size_t skip = 1;
-        if (c == '"')
-            esc = "\\\"";
-        else if (c == '\\')
-            esc = "\\\\";
-        else if (c == '\n')
-            esc = "\\n";
-        else if (c == '\t')
-            esc = "\\t";
-        else if (c == '\r')
-            esc = "\\r";
-        else if (c == '\b')
-            esc = "\\b";
-        else if (c == '\f')
-            esc = "\\f";
-        else if (c < 0x20) {
-            snprintf(buf, sizeof buf, "\\u%04x", c);
-            esc = buf;
-        } else if (c >= 0x80) {
-            size_t l = cp_utf8_len(u + i, n - i);
-            if (l == 0)
-                esc = "\xEF\xBF\xBD"; /* U+FFFD */
-            else
-                skip = l;
-        }
-        if (esc) {
-            if (i > start && cp_out_write(o, s + start, i - start) < 0)
-                return -1;
-            if (cp_out_write(o, esc, strlen(esc)) < 0)
-                return -1;
-            i += skip;
-            start = i;
-        } else {
-            i += skip;
-        }
-    }
-    if (i > start && cp_out_write(o, s + start, i - start) < 0)
-        return -1;
-    return cp_out_write(o, "\"", 1);
-}
-
 static int write_cstr(cp_out *o, const char *s)
 {
-    return write_json_string(o, s ? s : "", s ? strlen(s) : 0);
+    return cp_json_write_string(o, s ? s : "", s ? strlen(s) : 0);
 }
 
 /* A fixed-size field of the model: never read past its end. */
-#define WRITE_FIELD(o, m, f) write_json_string((o), (m)->f, strnlen((m)->f, sizeof (m)->f))
+#define WRITE_FIELD(o, m, f) cp_json_write_string((o), (m)->f, strnlen((m)->f, sizeof (m)->f))
 
 /* ', "neighbors": {"sources": [[1,2],[0]], "destinations": [[...],...]}' */
 static int write_lists(cp_out *o, const cp_comm_info *c, bool sources)
@@ -360,554 +304,7 @@ int cp_manifest_write_file(const char *path, bool gzip, const cp_manifest *m, cp
     return cp_out_commit(o, err);
 }
 
-/* ============================================================ JSON tree */
-
-typedef enum { JV_NULL, JV_BOOL, JV_INT, JV_NUM, JV_STR, JV_ARR, JV_OBJ } jv_type;
-
-typedef struct jv jv;
-struct jv {
-    jv_type type;
-    long line, col;    /* where the value starts */
-    bool b;            /* JV_BOOL */
-    int64_t i;         /* JV_INT */
-    bool overflow;     /* JV_INT outside int64 */
-    char *s;           /* JV_STR: NUL-terminated, no NUL inside */
-    size_t slen;
-    jv *items;         /* JV_ARR elements / JV_OBJ member values */
-    jv *keys;          /* JV_OBJ member keys (JV_STR values) */
-    size_t n, cap;
-};
-
-static void jv_free(jv *v)
-{
-    free(v->s);
-    for (size_t k = 0; k < v->n; k++) {
-        jv_free(&v->items[k]);
-        if (v->keys)
-            jv_free(&v->keys[k]);
-    }
-    free(v->items);
-    free(v->keys);
-    memset(v, 0, sizeof *v);
-}
-
-typedef struct jparser {
-    const unsigned char *p;
-    size_t len, pos;
-    long line;
-    size_t line_start;
-    const char *name;
-    cp_error *err;
-} jparser;
-
-static long jcol(const jparser *ps, size_t pos)
-{
-    return (long)(pos - ps->line_start) + 1;
-}
-
-static int jfail_at(const jparser *ps, long line, long col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int jfail_at(const jparser *ps, long line, long col, const char *fmt, ...)
-{
-    char what[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return cp_error_set(ps->err, "%s:%ld:%ld: %s", ps->name, line, col, what);
-}
-
-#define JFAIL(ps, pos, ...) jfail_at((ps), (ps)->line, jcol((ps), (pos)), __VA_ARGS__)
-
-static void skip_ws(jparser *ps)
-{
-    while (ps->pos < ps->len) {
-        unsigned char c = ps->p[ps->pos];
-        if (c == '\n') {
-            ps->pos++;
-            ps->line++;
-            ps->line_start = ps->pos;
-        } else if (c == ' ' || c == '\t' || c == '\r') {
-            ps->pos++;
-        } else {
-            break;
-        }
-    }
-}
-
-static int peek(const jparser *ps)
-{
-    return ps->pos < ps->len ? ps->p[ps->pos] : -1;
-}
-
-/* A short printable description of the byte at pos, for messages. */
-static const char *found(const jparser *ps, char *buf, size_t size)
-{
-    if (ps->pos >= ps->len)
-        return "end of input";
-    unsigned char c = ps->p[ps->pos];
-    if (c >= 0x21 && c < 0x7F)
-        snprintf(buf, size, "'%c'", c);
-    else
-        snprintf(buf, size, "byte 0x%02X", c);
-    return buf;
-}
-
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static int sbuf_put(sbuf *b, const void *data, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 32;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s)
-            return -1;
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, data, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-    return 0;
-}
-
-static int hex4(const jparser *ps, size_t at, uint32_t *out)
-{
-    uint32_t v = 0;
-    for (size_t k = 0; k < 4; k++) {
-        if (at + k >= ps->len)
-            return -1;
-        unsigned char c = ps->p[at + k];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (uint32_t)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (uint32_t)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (uint32_t)(c - 'A' + 10);
-        else
-            return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static size_t utf8_encode(uint32_t cp, char out[4])
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* At '"': parse a string into v (JV_STR). */
-static int parse_string(jparser *ps, jv *v)
-{
-    sbuf b = {0};
-    v->type = JV_STR;
-    v->line = ps->line;
-    v->col = jcol(ps, ps->pos);
-    ps->pos++; /* opening quote */
-    for (;;) {
-        if (ps->pos >= ps->len) {
-            free(b.s);
-            return JFAIL(ps, ps->pos, "expected '\"' to close the string that starts at %ld:%ld",
-                         v->line, v->col);
-        }
-        size_t run = ps->pos;
-        while (run < ps->len && ps->p[run] >= 0x20 && ps->p[run] < 0x80 && ps->p[run] != '"' &&
-               ps->p[run] != '\\')
-            run++;
-        if (run > ps->pos) {
-            if (sbuf_put(&b, ps->p + ps->pos, run - ps->pos) < 0)
-                goto oom;
-            ps->pos = run;
-            continue;
-        }
-        unsigned char c = ps->p[ps->pos];
-        if (c == '"') {
-            ps->pos++;
-            if (!b.s && sbuf_put(&b, "", 0) < 0)
-                goto oom;
-            v->s = b.s;
-            v->slen = b.n;
-            return 0;
-        }
-        if (c < 0x20) {
-            free(b.s);
-            return JFAIL(ps, ps->pos,
-                         "expected an escape sequence instead of control character 0x%02X in a string",
-                         c);
-        }
-        if (c >= 0x80) {
-            size_t l = cp_utf8_len(ps->p + ps->pos, ps->len - ps->pos);
-            if (l == 0) {
-                free(b.s);
-                return JFAIL(ps, ps->pos, "expected valid UTF-8 in a string (byte 0x%02X)", c);
-            }
-            if (sbuf_put(&b, ps->p + ps->pos, l) < 0)
-                goto oom;
-            ps->pos += l;
-            continue;
-        }
-        /* backslash */
-        size_t esc_at = ps->pos;
-        if (ps->pos + 1 >= ps->len) {
-            free(b.s);
-            return JFAIL(ps, ps->pos + 1, "expected an escape character after '\\'");
-        }
-        unsigned char e = ps->p[ps->pos + 1];
-        char ch = 0;
-        switch (e) {
-        case '"': ch = '"'; break;
-        case '\\': ch = '\\'; break;
-        case '/': ch = '/'; break;
-        case 'b': ch = '\b'; break;
-        case 'f': ch = '\f'; break;
-        case 'n': ch = '\n'; break;
-        case 'r': ch = '\r'; break;
-        case 't': ch = '\t'; break;
-        case 'u': break;
-        default:
-            free(b.s);
-            return JFAIL(ps, ps->pos + 1,
-                         "expected an escape character (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
-        }
-        if (e != 'u') {
-            if (sbuf_put(&b, &ch, 1) < 0)
-                goto oom;
-            ps->pos += 2;
-            continue;
-        }
-        uint32_t cp;
-        if (hex4(ps, ps->pos + 2, &cp) < 0) {
-            free(b.s);
-            return JFAIL(ps, esc_at, "expected four hexadecimal digits after \\u");
-        }
-        ps->pos += 6;
-        if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            free(b.s);
-            return JFAIL(ps, esc_at, "expected a high surrogate (\\uD800-\\uDBFF) before \\u%04X",
-                         (unsigned)cp);
-        }
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-            uint32_t lo;
-            if (ps->pos + 1 >= ps->len || ps->p[ps->pos] != '\\' || ps->p[ps->pos + 1] != 'u' ||
-                hex4(ps, ps->pos + 2, &lo) < 0 || lo < 0xDC00 || lo > 0xDFFF) {
-                free(b.s);
-                return JFAIL(ps, ps->pos,
-                             "expected a low surrogate (\\uDC00-\\uDFFF) after \\u%04X",
-                             (unsigned)cp);
-            }
-            ps->pos += 6;
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        if (cp == 0) {
-            free(b.s);
-            return JFAIL(ps, esc_at, "expected a character other than \\u0000 (NUL)");
-        }
-        char u8[4];
-        if (sbuf_put(&b, u8, utf8_encode(cp, u8)) < 0)
-            goto oom;
-    }
-oom:
-    free(b.s);
-    return cp_error_set(ps->err, "%s: out of memory", ps->name);
-}
-
-static bool is_digit(int c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static int parse_number(jparser *ps, jv *v)
-{
-    size_t start = ps->pos;
-    bool neg = false;
-    int64_t acc = 0;
-    v->type = JV_INT;
-    v->line = ps->line;
-    v->col = jcol(ps, start);
-    if (peek(ps) == '-') {
-        neg = true;
-        ps->pos++;
-    }
-    if (!is_digit(peek(ps)))
-        return JFAIL(ps, ps->pos, "expected a digit");
-    if (peek(ps) == '0' && ps->pos + 1 < ps->len && is_digit(ps->p[ps->pos + 1]))
-        return JFAIL(ps, start, "expected a number without leading zeros");
-    while (is_digit(peek(ps))) {
-        int d = ps->p[ps->pos++] - '0';
-        /* accumulate negatively so that INT64_MIN fits */
-        if (!v->overflow &&
-            (__builtin_mul_overflow(acc, 10, &acc) || __builtin_sub_overflow(acc, d, &acc)))
-            v->overflow = true;
-    }
-    if (peek(ps) == '.') {
-        ps->pos++;
-        if (!is_digit(peek(ps)))
-            return JFAIL(ps, ps->pos, "expected a digit after '.'");
-        while (is_digit(peek(ps)))
-            ps->pos++;
-        v->type = JV_NUM;
-    }
-    if (peek(ps) == 'e' || peek(ps) == 'E') {
-        ps->pos++;
-        if (peek(ps) == '+' || peek(ps) == '-')
-            ps->pos++;
-        if (!is_digit(peek(ps)))
-            return JFAIL(ps, ps->pos, "expected a digit in the exponent");
-        while (is_digit(peek(ps)))
-            ps->pos++;
-        v->type = JV_NUM;
-    }
-    if (v->type == JV_INT && !v->overflow) {
-        if (neg)
-            v->i = acc;
-        else if (acc == INT64_MIN)
-            v->overflow = true;
-        else
-            v->i = -acc;
-    }
-    return 0;
-}
-
-static int parse_value(jparser *ps, jv *v, int depth);
-
-static int push_item(jparser *ps, jv *container, bool with_key)
-{
-    if (container->n == container->cap) {
-        size_t cap = container->cap ? container->cap * 2 : 4;
-        jv *items = realloc(container->items, cap * sizeof *items);
-        if (!items)
-            return cp_error_set(ps->err, "%s: out of memory", ps->name);
-        container->items = items;
-        if (with_key) {
-            jv *keys = realloc(container->keys, cap * sizeof *keys);
-            if (!keys)
-                return cp_error_set(ps->err, "%s: out of memory", ps->name);
-            container->keys = keys;
-        }
-        container->cap = cap;
-    }
-    memset(&container->items[container->n], 0, sizeof(jv));
-    if (with_key)
-        memset(&container->keys[container->n], 0, sizeof(jv));
-    container->n++;
-    return 0;
-}
-
-static int parse_object(jparser *ps, jv *v, int depth)
-{
-    char fb[16];
-    v->type = JV_OBJ;
-    ps->pos++; /* '{' */
-    skip_ws(ps);
-    if (peek(ps) == '}') {
-        ps->pos++;
-        return 0;
-    }
-    for (;;) {
-        if (peek(ps) != '"')
-            return JFAIL(ps, ps->pos, "expected a string key%s, found %s",
-                         v->n == 0 ? " or '}'" : "", found(ps, fb, sizeof fb));
-        if (push_item(ps, v, true) < 0)
-            return -1;
-        if (parse_string(ps, &v->keys[v->n - 1]) < 0)
-            return -1;
-        skip_ws(ps);
-        if (peek(ps) != ':')
-            return JFAIL(ps, ps->pos, "expected ':' after the key \"%s\", found %s",
-                         v->keys[v->n - 1].s, found(ps, fb, sizeof fb));
-        ps->pos++;
-        skip_ws(ps);
-        if (parse_value(ps, &v->items[v->n - 1], depth + 1) < 0)
-            return -1;
-        skip_ws(ps);
-        if (peek(ps) == ',') {
-            ps->pos++;
-            skip_ws(ps);
-            continue;
-        }
-        if (peek(ps) == '}') {
-            ps->pos++;
-            return 0;
-        }
-        return JFAIL(ps, ps->pos, "expected ',' or '}' after an object member, found %s",
-                     found(ps, fb, sizeof fb));
-    }
-}
-
-static int parse_array(jparser *ps, jv *v, int depth)
-{
-    char fb[16];
-    v->type = JV_ARR;
-    ps->pos++; /* '[' */
-    skip_ws(ps);
-    if (peek(ps) == ']') {
-        ps->pos++;
-        return 0;
-    }
-    for (;;) {
-        if (push_item(ps, v, false) < 0)
-            return -1;
-        if (parse_value(ps, &v->items[v->n - 1], depth + 1) < 0)
-            return -1;
-        skip_ws(ps);
-        if (peek(ps) == ',') {
-            ps->pos++;
-            skip_ws(ps);
-            continue;
-        }
-        if (peek(ps) == ']') {
-            ps->pos++;
-            return 0;
-        }
-        return JFAIL(ps, ps->pos, "expected ',' or ']' after an array element, found %s",
-                     found(ps, fb, sizeof fb));
-    }
-}
-
-static bool match_word(const jparser *ps, const char *w)
-{
-    size_t n = strlen(w);
-    return ps->len - ps->pos >= n && memcmp(ps->p + ps->pos, w, n) == 0;
-}
-
-/* At the first byte of a value (whitespace already skipped). */
-static int parse_value(jparser *ps, jv *v, int depth)
-{
-    char fb[16];
-    int c = peek(ps);
-    v->line = ps->line;
-    v->col = jcol(ps, ps->pos);
-    if (c == '{' || c == '[') {
-        if (depth >= JSON_MAX_DEPTH)
-            return JFAIL(ps, ps->pos, "expected at most %d nested arrays and objects",
-                         JSON_MAX_DEPTH);
-        return c == '{' ? parse_object(ps, v, depth) : parse_array(ps, v, depth);
-    }
-    if (c == '"')
-        return parse_string(ps, v);
-    if (c == '-' || is_digit(c))
-        return parse_number(ps, v);
-    if (match_word(ps, "true") || match_word(ps, "false")) {
-        v->type = JV_BOOL;
-        v->b = c == 't';
-        ps->pos += v->b ? 4 : 5;
-        return 0;
-    }
-    if (match_word(ps, "null")) {
-        v->type = JV_NULL;
-        ps->pos += 4;
-        return 0;
-    }
-    return JFAIL(ps, ps->pos, "expected a value (object, array, string, number, true, false or null), found %s",
-                 found(ps, fb, sizeof fb));
-}
-
 /* ====================================================== tree -> model */
-
-typedef struct jctx {
-    const char *name;
-    cp_error *err;
-} jctx;
-
-static int vfail(const jctx *cx, const jv *v, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int vfail(const jctx *cx, const jv *v, const char *fmt, ...)
-{
-    char what[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return cp_error_set(cx->err, "%s:%ld:%ld: %s", cx->name, v->line, v->col, what);
-}
-
-static const char *type_name(jv_type t)
-{
-    switch (t) {
-    case JV_NULL: return "null";
-    case JV_BOOL: return "a boolean";
-    case JV_INT:
-    case JV_NUM: return "a number";
-    case JV_STR: return "a string";
-    case JV_ARR: return "an array";
-    case JV_OBJ: return "an object";
-    }
-    return "a value";
-}
-
-/* The value of key in object o; NULL (and an error when required) when
- * absent; an error when the key appears twice. */
-static int get_member(const jctx *cx, const jv *o, const char *key, bool required,
-                      const jv **out)
-{
-    *out = NULL;
-    for (size_t k = 0; k < o->n; k++) {
-        if (o->keys[k].slen == strlen(key) && memcmp(o->keys[k].s, key, o->keys[k].slen) == 0) {
-            if (*out)
-                return vfail(cx, &o->keys[k], "expected the key \"%s\" only once in an object",
-                             key);
-            *out = &o->items[k];
-        }
-    }
-    if (!*out && required)
-        return vfail(cx, o, "expected the key \"%s\" in this object", key);
-    return 0;
-}
-
-static int get_int(const jctx *cx, const jv *o, const char *key, int64_t min, int64_t max,
-                   int64_t *out)
-{
-    const jv *v;
-    if (get_member(cx, o, key, true, &v) < 0)
-        return -1;
-    if (v->type != JV_INT || v->overflow)
-        return vfail(cx, v, "expected an integer for \"%s\", found %s", key,
-                     v->type == JV_INT ? "an integer outside the 64-bit range" : type_name(v->type));
-    if (v->i < min || v->i > max)
-        return vfail(cx, v, "expected \"%s\" between %" PRId64 " and %" PRId64 ", found %" PRId64,
-                     key, min, max, v->i);
-    *out = v->i;
-    return 0;
-}
-
-static int get_str(const jctx *cx, const jv *o, const char *key, char *dst, size_t size)
-{
-    const jv *v;
-    if (get_member(cx, o, key, true, &v) < 0)
-        return -1;
-    if (v->type != JV_STR)
-        return vfail(cx, v, "expected a string for \"%s\", found %s", key, type_name(v->type));
-    if (v->slen >= size)
-        return vfail(cx, v, "expected a string of at most %zu bytes for \"%s\", found %zu bytes",
-                     size - 1, key, v->slen);
-    memcpy(dst, v->s, v->slen + 1);
-    return 0;
-}
 
 static char *steal(jv *v)
 {
@@ -929,17 +326,17 @@ static int cmp_key_ptr(const void *a, const void *b)
 static int to_clock(const jctx *cx, const jv *v, cp_manifest *m)
 {
     if (v->type != JV_OBJ)
-        return vfail(cx, v, "expected an object for \"clock\", found %s", type_name(v->type));
+        return cp_jfail(cx, v, "expected an object for \"clock\", found %s", cp_jtype_name(v->type));
     cp_clock_info *c = &m->clock;
-    if (get_str(cx, v, "source", c->source, sizeof c->source) < 0 ||
-        get_int(cx, v, "tsc_ranks", 0, INT64_MAX, &c->tsc_ranks) < 0 ||
-        get_int(cx, v, "tsc_hz", 0, INT64_MAX, &c->tsc_hz) < 0 ||
-        get_int(cx, v, "max_drift_ppm", 0, INT64_MAX, &c->max_drift_ppm) < 0 ||
-        get_int(cx, v, "drift_bound_ppm", 0, INT64_MAX, &c->drift_bound_ppm) < 0 ||
-        get_str(cx, v, "note", c->note, sizeof c->note) < 0)
+    if (cp_jget_str(cx, v, "source", c->source, sizeof c->source) < 0 ||
+        cp_jget_int(cx, v, "tsc_ranks", 0, INT64_MAX, &c->tsc_ranks) < 0 ||
+        cp_jget_int(cx, v, "tsc_hz", 0, INT64_MAX, &c->tsc_hz) < 0 ||
+        cp_jget_int(cx, v, "max_drift_ppm", 0, INT64_MAX, &c->max_drift_ppm) < 0 ||
+        cp_jget_int(cx, v, "drift_bound_ppm", 0, INT64_MAX, &c->drift_bound_ppm) < 0 ||
+        cp_jget_str(cx, v, "note", c->note, sizeof c->note) < 0)
         return -1;
     if (strcmp(c->source, "tsc") && strcmp(c->source, "monotonic") && strcmp(c->source, "mixed"))
-        return vfail(cx, v, "expected \"source\" to be tsc, monotonic or mixed, found \"%s\"",
+        return cp_jfail(cx, v, "expected \"source\" to be tsc, monotonic or mixed, found \"%s\"",
                      c->source);
     m->has_clock = true;
     return 0;
@@ -949,7 +346,7 @@ static int to_clock(const jctx *cx, const jv *v, cp_manifest *m)
 static int to_kv(const jctx *cx, jv *v, const char *what, cp_kv **out, size_t *n)
 {
     if (v->type != JV_OBJ)
-        return vfail(cx, v, "expected an object for \"%s\", found %s", what, type_name(v->type));
+        return cp_jfail(cx, v, "expected an object for \"%s\", found %s", what, cp_jtype_name(v->type));
     if (v->n == 0)
         return 0;
     /* unique keys: sort pointers, compare neighbours */
@@ -963,7 +360,7 @@ static int to_kv(const jctx *cx, jv *v, const char *what, cp_kv **out, size_t *n
         if (strcmp(sorted[k - 1]->s, sorted[k]->s) == 0) {
             const jv *dup = sorted[k - 1];
             free(sorted);
-            return vfail(cx, dup, "expected the key \"%s\" only once in \"%s\"", dup->s,
+            return cp_jfail(cx, dup, "expected the key \"%s\" only once in \"%s\"", dup->s,
                          what);
         }
     free(sorted);
@@ -972,8 +369,8 @@ static int to_kv(const jctx *cx, jv *v, const char *what, cp_kv **out, size_t *n
         return cp_error_set(cx->err, "%s: out of memory", cx->name);
     for (size_t k = 0; k < v->n; k++) {
         if (v->items[k].type != JV_STR)
-            return vfail(cx, &v->items[k], "expected a string value for %s key \"%s\", found %s",
-                         what, v->keys[k].s, type_name(v->items[k].type));
+            return cp_jfail(cx, &v->items[k], "expected a string value for %s key \"%s\", found %s",
+                         what, v->keys[k].s, cp_jtype_name(v->items[k].type));
         (*out)[k].key = steal(&v->keys[k]);
         (*out)[k].value = steal(&v->items[k]);
         (*n)++;
@@ -985,15 +382,15 @@ static int to_kv(const jctx *cx, jv *v, const char *what, cp_kv **out, size_t *n
 static int to_lists(const jctx *cx, const jv *o, const char *key, cp_comm_info *c, bool sources)
 {
     const jv *a;
-    if (get_member(cx, o, key, true, &a) < 0)
+    if (cp_jget_member(cx, o, key, true, &a) < 0)
         return -1;
     if (a->type != JV_ARR || (int64_t)a->n != c->size)
-        return vfail(cx, a, "expected an array of %" PRId64 " neighbour lists for \"%s\"",
+        return cp_jfail(cx, a, "expected an array of %" PRId64 " neighbour lists for \"%s\"",
                      c->size, key);
     for (size_t r = 0; r < a->n; r++) {
         const jv *l = &a->items[r];
         if (l->type != JV_ARR)
-            return vfail(cx, l, "expected an array of ranks in \"%s\"", key);
+            return cp_jfail(cx, l, "expected an array of ranks in \"%s\"", key);
         int64_t *v = malloc((l->n ? l->n : 1) * sizeof *v);
         if (!v)
             return cp_error_set(cx->err, "%s: out of memory", cx->name);
@@ -1008,7 +405,7 @@ static int to_lists(const jctx *cx, const jv *o, const char *key, cp_comm_info *
         for (size_t k = 0; k < l->n; k++) {
             const jv *x = &l->items[k];
             if (x->type != JV_INT || x->overflow || x->i < -1 || x->i >= c->size)
-                return vfail(cx, x, "expected a rank from -1 (MPI_PROC_NULL) to %" PRId64
+                return cp_jfail(cx, x, "expected a rank from -1 (MPI_PROC_NULL) to %" PRId64
                                     " in \"%s\"", c->size - 1, key);
             v[k] = x->i;
         }
@@ -1019,17 +416,17 @@ static int to_lists(const jctx *cx, const jv *o, const char *key, cp_comm_info *
 static int to_neighbors(const jctx *cx, const jv *o, cp_comm_info *c)
 {
     if (o->type != JV_OBJ)
-        return vfail(cx, o, "expected an object for \"neighbors\", found %s", type_name(o->type));
+        return cp_jfail(cx, o, "expected an object for \"neighbors\", found %s", cp_jtype_name(o->type));
     /* Both lists must hold one entry per rank: check their lengths before
      * allocating, so that the allocation is bounded by the input's length
      * and not by a "size" that the input may set to anything. */
     static const char *const keys[] = {"sources", "destinations"};
     for (size_t k = 0; k < 2; k++) {
         const jv *a;
-        if (get_member(cx, o, keys[k], true, &a) < 0)
+        if (cp_jget_member(cx, o, keys[k], true, &a) < 0)
             return -1;
         if (a->type != JV_ARR || (int64_t)a->n != c->size)
-            return vfail(cx, a, "expected an array of %" PRId64 " neighbour lists for \"%s\"",
+            return cp_jfail(cx, a, "expected an array of %" PRId64 " neighbour lists for \"%s\"",
                          c->size, keys[k]);
     }
     if (c->size > (int64_t)(SIZE_MAX / sizeof *c->neighbors) ||
@@ -1043,8 +440,8 @@ static int to_neighbors(const jctx *cx, const jv *o, cp_comm_info *c)
 static int to_comms(const jctx *cx, const jv *v, cp_manifest *m)
 {
     if (v->type != JV_ARR)
-        return vfail(cx, v, "expected an array for \"communicators\", found %s",
-                     type_name(v->type));
+        return cp_jfail(cx, v, "expected an array for \"communicators\", found %s",
+                     cp_jtype_name(v->type));
     if (v->n == 0)
         return 0;
     m->comms = calloc(v->n, sizeof *m->comms);
@@ -1055,33 +452,33 @@ static int to_comms(const jctx *cx, const jv *v, cp_manifest *m)
         cp_comm_info *c = &m->comms[k];
         m->ncomms++;
         if (o->type != JV_OBJ)
-            return vfail(cx, o, "expected an object for a communicator, found %s",
-                         type_name(o->type));
-        if (get_int(cx, o, "id", 0, INT64_MAX, &c->id) < 0 ||
-            get_int(cx, o, "size", 0, INT64_MAX, &c->size) < 0 ||
-            get_int(cx, o, "lead", 0, INT64_MAX, &c->lead) < 0 ||
-            get_member(cx, o, "members", true, &mem) < 0)
+            return cp_jfail(cx, o, "expected an object for a communicator, found %s",
+                         cp_jtype_name(o->type));
+        if (cp_jget_int(cx, o, "id", 0, INT64_MAX, &c->id) < 0 ||
+            cp_jget_int(cx, o, "size", 0, INT64_MAX, &c->size) < 0 ||
+            cp_jget_int(cx, o, "lead", 0, INT64_MAX, &c->lead) < 0 ||
+            cp_jget_member(cx, o, "members", true, &mem) < 0)
             return -1;
         if (mem->type != JV_STR)
-            return vfail(cx, mem, "expected a string for \"members\", found %s",
-                         type_name(mem->type));
+            return cp_jfail(cx, mem, "expected a string for \"members\", found %s",
+                         cp_jtype_name(mem->type));
         const char *why = NULL;
         if (mem->slen > 0 && cp_ranges_parse_ordered(mem->s, mem->slen, &c->members, &why) < 0)
-            return vfail(cx, mem, "expected a list of world ranks such as \"0-3,5\" for \"members\" (%s)",
+            return cp_jfail(cx, mem, "expected a list of world ranks such as \"0-3,5\" for \"members\" (%s)",
                          why ? why : "invalid range list");
         /* Optional: intercommunicators only. */
-        if (get_member(cx, o, "remote_members", false, &mem) < 0)
+        if (cp_jget_member(cx, o, "remote_members", false, &mem) < 0)
             return -1;
         if (mem && mem->type != JV_STR)
-            return vfail(cx, mem, "expected a string for \"remote_members\", found %s",
-                         type_name(mem->type));
+            return cp_jfail(cx, mem, "expected a string for \"remote_members\", found %s",
+                         cp_jtype_name(mem->type));
         if (mem && mem->slen > 0 &&
             cp_ranges_parse_ordered(mem->s, mem->slen, &c->remote_members, &why) < 0)
-            return vfail(cx, mem,
+            return cp_jfail(cx, mem,
                          "expected a list of world ranks such as \"4-7\" for \"remote_members\" (%s)",
                          why ? why : "invalid range list");
         /* Optional: topology communicators only. */
-        if (get_member(cx, o, "neighbors", false, &mem) < 0 || (mem && to_neighbors(cx, mem, c) < 0))
+        if (cp_jget_member(cx, o, "neighbors", false, &mem) < 0 || (mem && to_neighbors(cx, mem, c) < 0))
             return -1;
     }
     return 0;
@@ -1090,7 +487,7 @@ static int to_comms(const jctx *cx, const jv *v, cp_manifest *m)
 static int to_files(const jctx *cx, jv *v, cp_manifest *m)
 {
     if (v->type != JV_ARR)
-        return vfail(cx, v, "expected an array for \"files\", found %s", type_name(v->type));
+        return cp_jfail(cx, v, "expected an array for \"files\", found %s", cp_jtype_name(v->type));
     if (v->n == 0)
         return 0;
     m->files = calloc(v->n, sizeof *m->files);
@@ -1098,8 +495,8 @@ static int to_files(const jctx *cx, jv *v, cp_manifest *m)
         return cp_error_set(cx->err, "%s: out of memory", cx->name);
     for (size_t k = 0; k < v->n; k++) {
         if (v->items[k].type != JV_STR)
-            return vfail(cx, &v->items[k], "expected a file name (string) in \"files\", found %s",
-                         type_name(v->items[k].type));
+            return cp_jfail(cx, &v->items[k], "expected a file name (string) in \"files\", found %s",
+                         cp_jtype_name(v->items[k].type));
         m->files[k] = steal(&v->items[k]);
         m->nfiles++;
     }
@@ -1111,7 +508,7 @@ static int to_call_tree(const jctx *cx, const jv *v, cp_manifest *m)
     if (!v)
         return 0; /* call paths were not recorded */
     if (v->type != JV_ARR)
-        return vfail(cx, v, "expected an array for \"call_tree\", found %s", type_name(v->type));
+        return cp_jfail(cx, v, "expected an array for \"call_tree\", found %s", cp_jtype_name(v->type));
     if (v->n == 0)
         return 0;
     m->call_tree = calloc(v->n, sizeof *m->call_tree);
@@ -1122,13 +519,13 @@ static int to_call_tree(const jctx *cx, const jv *v, cp_manifest *m)
         cp_callsite_node *n = &m->call_tree[k];
         int64_t address;
         if (o->type != JV_OBJ)
-            return vfail(cx, o, "expected a call-tree node (object) in \"call_tree\", found %s",
-                         type_name(o->type));
+            return cp_jfail(cx, o, "expected a call-tree node (object) in \"call_tree\", found %s",
+                         cp_jtype_name(o->type));
         /* Pre-order: a parent comes before its children. */
-        if (get_int(cx, o, "parent", -1, (int64_t)k - 1, &n->parent) < 0 ||
-            get_str(cx, o, "function", n->function, sizeof n->function) < 0 ||
-            get_str(cx, o, "module", n->module, sizeof n->module) < 0 ||
-            get_int(cx, o, "address", 0, INT64_MAX, &address) < 0)
+        if (cp_jget_int(cx, o, "parent", -1, (int64_t)k - 1, &n->parent) < 0 ||
+            cp_jget_str(cx, o, "function", n->function, sizeof n->function) < 0 ||
+            cp_jget_str(cx, o, "module", n->module, sizeof n->module) < 0 ||
+            cp_jget_int(cx, o, "address", 0, INT64_MAX, &address) < 0)
             return -1;
         n->address = (uint64_t)address;
         m->ncall_tree++;
@@ -1141,55 +538,55 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
     const jv *v;
     int64_t x;
     if (root->type != JV_OBJ)
-        return vfail(cx, root, "expected an object at the top level, found %s",
-                     type_name(root->type));
+        return cp_jfail(cx, root, "expected an object at the top level, found %s",
+                     cp_jtype_name(root->type));
     /* format and version first: a newer manifest may differ in everything else */
-    if (get_member(cx, root, "format", true, &v) < 0)
+    if (cp_jget_member(cx, root, "format", true, &v) < 0)
         return -1;
     if (v->type != JV_STR || strcmp(v->s, MANIFEST_FORMAT_NAME) != 0)
-        return vfail(cx, v, "expected \"format\": \"" MANIFEST_FORMAT_NAME "\"");
-    if (get_member(cx, root, "format_version", true, &v) < 0)
+        return cp_jfail(cx, v, "expected \"format\": \"" MANIFEST_FORMAT_NAME "\"");
+    if (cp_jget_member(cx, root, "format_version", true, &v) < 0)
         return -1;
     if (v->type == JV_INT && !v->overflow && v->i > CP_MANIFEST_FORMAT_VERSION)
-        return vfail(cx, v,
+        return cp_jfail(cx, v,
                      "manifest format version %" PRId64
                      " is newer than version %d, which this collprof reads",
                      v->i, CP_MANIFEST_FORMAT_VERSION);
-    if (get_int(cx, root, "format_version", 1, CP_MANIFEST_FORMAT_VERSION, &x) < 0)
+    if (cp_jget_int(cx, root, "format_version", 1, CP_MANIFEST_FORMAT_VERSION, &x) < 0)
         return -1;
     m->format_version = (int)x;
     /* From 1: version 0 is other tools' count files, which come without a
      * manifest, and the writer takes 0 for "not set" and writes the current
      * version, so a 0 read here would not survive a round trip. */
-    if (get_int(cx, root, "counts_format_version", 1, 1000000, &x) < 0)
+    if (cp_jget_int(cx, root, "counts_format_version", 1, 1000000, &x) < 0)
         return -1;
     m->counts_format_version = (int)x;
-    if (get_str(cx, root, "collprof_version", m->collprof_version, sizeof m->collprof_version) < 0 ||
-        get_str(cx, root, "mpi_version", m->mpi_version, sizeof m->mpi_version) < 0 ||
-        get_str(cx, root, "job", m->job, sizeof m->job) < 0 ||
-        get_str(cx, root, "start_time", m->start_time, sizeof m->start_time) < 0 ||
-        get_int(cx, root, "world_size", 0, INT64_MAX, &m->world_size) < 0)
+    if (cp_jget_str(cx, root, "collprof_version", m->collprof_version, sizeof m->collprof_version) < 0 ||
+        cp_jget_str(cx, root, "mpi_version", m->mpi_version, sizeof m->mpi_version) < 0 ||
+        cp_jget_str(cx, root, "job", m->job, sizeof m->job) < 0 ||
+        cp_jget_str(cx, root, "start_time", m->start_time, sizeof m->start_time) < 0 ||
+        cp_jget_int(cx, root, "world_size", 0, INT64_MAX, &m->world_size) < 0)
         return -1;
-    if (get_member(cx, root, "partial", true, &v) < 0)
+    if (cp_jget_member(cx, root, "partial", true, &v) < 0)
         return -1;
     if (v->type != JV_BOOL)
-        return vfail(cx, v, "expected true or false for \"partial\", found %s",
-                     type_name(v->type));
+        return cp_jfail(cx, v, "expected true or false for \"partial\", found %s",
+                     cp_jtype_name(v->type));
     m->partial = v->b;
-    if (get_str(cx, root, "partial_reason", m->partial_reason, sizeof m->partial_reason) < 0)
+    if (cp_jget_str(cx, root, "partial_reason", m->partial_reason, sizeof m->partial_reason) < 0)
         return -1;
-    if (get_member(cx, root, "config", true, &v) < 0 ||
+    if (cp_jget_member(cx, root, "config", true, &v) < 0 ||
         to_kv(cx, (jv *)v, "config", &m->config, &m->nconfig) < 0)
         return -1;
-    if (get_member(cx, root, "clock", false, &v) < 0 || (v && to_clock(cx, v, m) < 0))
+    if (cp_jget_member(cx, root, "clock", false, &v) < 0 || (v && to_clock(cx, v, m) < 0))
         return -1;
-    if (get_member(cx, root, "communicators", true, &v) < 0 || to_comms(cx, v, m) < 0)
+    if (cp_jget_member(cx, root, "communicators", true, &v) < 0 || to_comms(cx, v, m) < 0)
         return -1;
-    if (get_member(cx, root, "files", true, &v) < 0 || to_files(cx, (jv *)v, m) < 0)
+    if (cp_jget_member(cx, root, "files", true, &v) < 0 || to_files(cx, (jv *)v, m) < 0)
         return -1;
-    if (get_member(cx, root, "call_tree", false, &v) < 0 || to_call_tree(cx, v, m) < 0)
+    if (cp_jget_member(cx, root, "call_tree", false, &v) < 0 || to_call_tree(cx, v, m) < 0)
         return -1;
-    if (get_member(cx, root, "missing", false, &v) < 0 ||
+    if (cp_jget_member(cx, root, "missing", false, &v) < 0 ||
         (v && to_kv(cx, (jv *)v, "missing", &m->missing, &m->nmissing) < 0))
         return -1;
     return 0;
@@ -1199,23 +596,14 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
 static int manifest_parse_mem(const char *data, size_t len, const char *name, cp_manifest *m,
                               cp_error *err)
 {
-    jparser ps = {.p = (const unsigned char *)data, .len = len, .line = 1, .name = name, .err = err};
     jv root = {0};
-    char fb[16];
     memset(m, 0, sizeof *m);
-    skip_ws(&ps);
-    int rc = parse_value(&ps, &root, 0);
-    if (rc == 0) {
-        skip_ws(&ps);
-        if (ps.pos < ps.len)
-            rc = JFAIL(&ps, ps.pos, "expected the end of the input after the top-level value, found %s",
-                       found(&ps, fb, sizeof fb));
-    }
+    int rc = cp_json_parse(data, len, name, &root, err);
     if (rc == 0) {
         jctx cx = {name, err};
         rc = to_manifest(&cx, &root, m);
     }
-    jv_free(&root);
+    cp_jv_free(&root);
     if (rc < 0)
         cp_manifest_free(m);
     return rc;

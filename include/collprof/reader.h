@@ -177,9 +177,7 @@ void cp_comm_patterns_free(cp_comm_patterns *c, size_t n);
 /* The whole profile as one JSON document.  Returns 0, or -1 with err set
  * when writing to out fails. */
 int cp_export_json(const cp_profile *p, FILE *out, cp_error *err);
-/* s as a JSON string, as the export writes strings (escaped; bytes that
- * are not UTF-8 become U+FFFD).  0, or -1 when writing fails. */
-int cp_json_write_string(FILE *out, const char *s);
+
 
 /* ---- timings (`collprof timings`, summary's time columns) ---- */
 

@@ -96,6 +96,23 @@ for b in bad:
     print(b)
 sys.exit(1 if bad else 0)
 PY
+    # collprof report shows the results when replay.json is in the
+    # directory, and says so when it cannot read it (the report is written).
+    cp "$work/r.json" "$work/orig/replay.json"
+    "$collprof" report "$work/orig" -o report.html >report.out 2>&1 ||
+        { fail "collprof report with replay.json failed:"; show report.out; }
+    rows=$(sed -n '/<section id="replay">/,/<\/section>/p' report.html | grep -c '^<tr><td')
+    [ "$rows" = 11 ] || fail "report: expected 11 rows in the replay section, got $rows"
+    cp "$work/s.json" "$work/orig/replay.json"
+    "$collprof" report "$work/orig" -o report_seq.html >/dev/null 2>&1 &&
+        grep -q "<p>25 calls replayed (the busiest rank)" report_seq.html ||
+        fail "report: the sequence replay is not shown"
+    echo '{"collprof_replay":1,"profile":3}' >"$work/orig/replay.json"
+    "$collprof" report "$work/orig" -o report_bad.html >bad.out 2>&1 &&
+        grep -q "replay.json could not be read: .*replay.json:1:32: expected a string" report_bad.html &&
+        grep -q "replay.json:1:32:" bad.out ||
+        { fail "report: a bad replay.json must be reported (and the report written):"; show bad.out; }
+    rm -f "$work/orig/replay.json"
     # The checker catches what is not exact.
     COLLPROF_OUTPUT_DIR="$work/scaled" run scaled 4 yes "$replay" "$work/orig" --repetitions 1 \
         --scale-counts 2

@@ -126,21 +126,6 @@ static void str(jw *w, const char *s, size_t max)
     lit(w, "\"");
 }
 
-int cp_json_write_string(FILE *out, const char *s)
-{
-    jw *w = malloc(sizeof *w);
-    if (!w)
-        return -1;
-    w->out = out;
-    w->len = 0;
-    w->failed = false;
-    str(w, s, SIZE_MAX);
-    flush(w);
-    bool failed = w->failed;
-    free(w);
-    return failed ? -1 : 0;
-}
-
 static void key(jw *w, const char *k, bool first)
 {
     if (!first)

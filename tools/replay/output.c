@@ -3,11 +3,11 @@
  * (times in microseconds per call, as IMB prints them), and with --json
  * every number (seconds; docs/replay.md gives the schema).
  */
-#include <errno.h>
-#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "replay.h"
+#include "replay_json.h"
 
 static void comm_label(const rpl_comm *rc, char *buf, size_t size)
 {
@@ -93,105 +93,43 @@ void rpl_print_sequence(FILE *out, const cp_profile *p, const rpl_sequence_resul
         fprintf(out, "recorded:       - (no timings.cpt)\n");
 }
 
-static void num(FILE *f, const char *key, double v, bool comma)
-{
-    fprintf(f, "\"%s\":", key);
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
-    else
-        fputs("null", f);
-    if (comma)
-        fputc(',', f);
-}
-
 int rpl_write_json(const char *path, const cp_profile *p, const rpl_comms *c,
                    const rpl_patterns *ps, const rpl_options *o, int nranks,
                    const rpl_sequence_result *seq, cp_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return cp_error_set(err, "cannot write %s: %s", path, strerror(errno));
-    char lib[256];
-    first_line(lib, sizeof lib);
-    fputs("{\"collprof_replay\":1,\"profile\":", f);
-    cp_json_write_string(f, p->dir);
-    fputs(",\"mpi_library\":", f);
-    cp_json_write_string(f, lib);
-    fprintf(f, ",\"ranks\":%d,\"mode\":\"%s\",\"options\":{\"comm\":", nranks,
-            o->sequence ? "sequence" : "patterns");
-    if (o->comm >= 0)
-        fprintf(f, "%lld", (long long)o->comm);
-    else
-        fputs("null", f);
-    fputs(",\"collective\":", f);
-    cp_json_write_string(f, o->collective);
-    fprintf(f, ",\"top\":%lld,\"top_by\":\"%s\",", (long long)o->top,
-            o->top_by == RPL_TOP_TIME ? "time" : "bytes");
-    num(f, "scale_counts", o->scale, true);
-    fprintf(f, "\"repetitions\":%lld},\"note\":", (long long)o->repetitions);
-    cp_json_write_string(f, ps->note);
-    fputs(",\n\"patterns\":[", f);
-    for (size_t i = 0; i < ps->n && !seq; i++) {
+    cp_replay r = {.ranks = nranks, .sequence = seq != NULL, .comm = o->comm, .top = o->top,
+                   .top_by_bytes = o->top_by == RPL_TOP_BYTES, .scale_counts = o->scale,
+                   .repetitions = o->repetitions};
+    snprintf(r.profile, sizeof r.profile, "%s", p->dir);
+    first_line(r.mpi_library, sizeof r.mpi_library);
+    snprintf(r.collective, sizeof r.collective, "%s", o->collective);
+    snprintf(r.note, sizeof r.note, "%s", ps->note);
+    if (seq) {
+        r.seq_calls = seq->calls;
+        r.seq_seconds = seq->seconds;
+        r.seq_has_recorded = seq->has_recorded;
+        r.seq_recorded = seq->recorded;
+    } else if (!(r.patterns = calloc(ps->n + 1, sizeof *r.patterns))) {
+        return cp_error_set(err, "out of memory");
+    }
+    for (size_t i = 0; !seq && i < ps->n; i++) {
         const rpl_pattern *pt = &ps->v[i];
         const rpl_comm *rc = &c->v[pt->comm];
-        fprintf(f, "%s\n{\"comm\":%lld,\"remote_comm\":", i ? "," : "", (long long)rc->id[0]);
-        if (rc->inter && rc->id[1] >= 0)
-            fprintf(f, "%lld", (long long)rc->id[1]);
-        else
-            fputs("null", f);
-        fprintf(f, ",\"ranks\":%lld,\"collective\":\"%s\",\"first_call\":%lld,\"calls\":%lld,"
-                   "\"bytes_per_call\":%lld,\"nonblocking\":%s,\"skipped\":",
-                (long long)ranks_of(rc), pt->collective, (long long)pt->first_call,
-                (long long)pt->calls, (long long)pt->bytes, pt->nonblocking ? "true" : "false");
-        if (pt->skipped) {
-            cp_json_write_string(f, pt->why);
-            fputc('}', f);
-            continue;
-        }
-        fprintf(f, "null,\"n_sample\":%lld,", (long long)pt->n_sample);
-        num(f, "t_min", pt->t_min, true);
-        num(f, "t_avg", pt->t_avg, true);
-        num(f, "t_max", pt->t_max, true);
-        num(f, "projected", pt->t_avg * (double)pt->calls, false);
-        fputs(",\"recorded\":", f);
-        if (pt->rec_instances) {
-            fprintf(f, "{\"instances\":%llu,", (unsigned long long)pt->rec_instances);
-            num(f, "min", pt->rec_min, true);
-            num(f, "median", pt->rec_median, true);
-            num(f, "max", pt->rec_max, true);
-            num(f, "wait", pt->rec_wait, false);
-            fputc('}', f);
-        } else {
-            fputs("null", f);
-        }
-        fputs(",\"nbc\":", f);
-        if (pt->nonblocking) {
-            fputc('{', f);
-            num(f, "t_pure", pt->t_pure, true);
-            num(f, "t_ovrl", pt->t_ovrl, true);
-            num(f, "t_cpu", pt->t_cpu, true);
-            num(f, "overlap_percent", pt->overlap, false);
-            fputc('}', f);
-        } else {
-            fputs("null", f);
-        }
-        fputc('}', f);
+        cp_replay_pattern *x = &r.patterns[r.npatterns++];
+        *x = (cp_replay_pattern){
+            .comm = rc->id[0], .remote_comm = rc->inter ? rc->id[1] : -1, .ranks = ranks_of(rc),
+            .first_call = pt->first_call, .calls = pt->calls, .bytes_per_call = pt->bytes,
+            .nonblocking = pt->nonblocking, .skipped = pt->skipped, .n_sample = pt->n_sample,
+            .t_min = pt->t_min, .t_avg = pt->t_avg, .t_max = pt->t_max,
+            .projected = pt->t_avg * (double)pt->calls, .has_recorded = pt->rec_instances > 0,
+            .rec_instances = pt->rec_instances, .rec_min = pt->rec_min,
+            .rec_median = pt->rec_median, .rec_max = pt->rec_max, .rec_wait = pt->rec_wait,
+            .has_nbc = pt->nonblocking, .t_pure = pt->t_pure, .t_ovrl = pt->t_ovrl,
+            .t_cpu = pt->t_cpu, .overlap_percent = pt->overlap};
+        snprintf(x->collective, sizeof x->collective, "%s", pt->collective);
+        snprintf(x->why, sizeof x->why, "%s", pt->why);
     }
-    fputs("],\n\"sequence\":", f);
-    if (seq) {
-        fprintf(f, "{\"calls\":%lld,", (long long)seq->calls);
-        num(f, "seconds", seq->seconds, true);
-        fputs("\"recorded\":", f);
-        if (seq->has_recorded)
-            fprintf(f, "%.9g", seq->recorded);
-        else
-            fputs("null", f);
-        fputc('}', f);
-    } else {
-        fputs("null", f);
-    }
-    fputs("}\n", f);
-    if (ferror(f) | (fclose(f) != 0))
-        return cp_error_set(err, "cannot write %s: %s", path, strerror(errno));
-    return 0;
+    int rc = cp_replay_write_file(path, &r, err);
+    cp_replay_free(&r);
+    return rc;
 }

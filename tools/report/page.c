@@ -25,6 +25,7 @@ static const rp_section sections[] = {
     {"matrices", "Communication matrices", has_calls, rp_section_matrices},
     {"bytes", "Bytes per rank", has_calls, rp_section_bytes},
     {"timing", "Time and waiting", has_timings, rp_section_timing},
+    {"replay", "Replay", rp_has_replay, rp_section_replay},
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 

@@ -69,6 +69,8 @@ int rp_section_summary(const rp_ctx *c);  /* summary.c */
 int rp_section_matrices(const rp_ctx *c); /* matrices.c */
 int rp_section_bytes(const rp_ctx *c);    /* bytes.c */
 int rp_section_timing(const rp_ctx *c);   /* timing.c */
+int rp_section_replay(const rp_ctx *c);   /* replay.c: when replay.json is there */
+bool rp_has_replay(const rp_ctx *c);
 
 /* ------------------------------------------------------ html.c: output */
 

@@ -1,0 +1,309 @@
+/*
+ * replay.json: collprof-replay's results.  Grammar (docs/replay.md):
+ *   {"collprof_replay": 1, "profile": STR, "mpi_library": STR, "ranks": INT,
+ *    "mode": "patterns"|"sequence",
+ *    "options": {"comm": INT|null, "collective": STR, "top": INT,
+ *                "top_by": "time"|"bytes", "scale_counts": NUM,
+ *                "repetitions": INT},
+ *    "note": STR,
+ *    "patterns": [PATTERN...],
+ *    "sequence": {"calls": INT, "seconds": NUM, "recorded": NUM|null} | null}
+ *   PATTERN: {"comm": INT, "remote_comm": INT|null, "ranks": INT,
+ *    "collective": STR, "first_call": INT, "calls": INT,
+ *    "bytes_per_call": INT, "nonblocking": BOOL, "skipped": STR|null,
+ *    and when not skipped: "n_sample": INT, "t_min", "t_avg", "t_max",
+ *    "projected": NUM, "recorded": {"instances": INT, "min", "median",
+ *    "max", "wait": NUM} | null, "nbc": {"t_pure", "t_ovrl", "t_cpu",
+ *    "overlap_percent": NUM} | null}
+ * Times in seconds.  The writer and the parser below follow it.
+ */
+#include "replay_json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "textio.h"
+
+/* ============================================================== writer */
+
+static void num(cp_out *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cp_out_printf(o, "\"%s\":%.9g", key, v);
+    else
+        cp_out_printf(o, "\"%s\":null", key);
+}
+
+static void str(cp_out *o, const char *key, const char *s, size_t max)
+{
+    cp_out_printf(o, "\"%s\":", key);
+    cp_json_write_string(o, s, strnlen(s, max));
+}
+
+static void pattern(cp_out *o, const cp_replay_pattern *p)
+{
+    cp_out_printf(o, "{\"comm\":%lld,\"remote_comm\":", (long long)p->comm);
+    if (p->remote_comm >= 0)
+        cp_out_printf(o, "%lld", (long long)p->remote_comm);
+    else
+        cp_out_printf(o, "null");
+    cp_out_printf(o, ",\"ranks\":%lld,", (long long)p->ranks);
+    str(o, "collective", p->collective, sizeof p->collective);
+    cp_out_printf(o, ",\"first_call\":%lld,\"calls\":%lld,\"bytes_per_call\":%lld,"
+                     "\"nonblocking\":%s,",
+                  (long long)p->first_call, (long long)p->calls, (long long)p->bytes_per_call,
+                  p->nonblocking ? "true" : "false");
+    if (p->skipped) {
+        str(o, "skipped", p->why, sizeof p->why);
+        cp_out_printf(o, "}");
+        return;
+    }
+    cp_out_printf(o, "\"skipped\":null,\"n_sample\":%lld,", (long long)p->n_sample);
+    num(o, "t_min", p->t_min);
+    cp_out_printf(o, ",");
+    num(o, "t_avg", p->t_avg);
+    cp_out_printf(o, ",");
+    num(o, "t_max", p->t_max);
+    cp_out_printf(o, ",");
+    num(o, "projected", p->projected);
+    cp_out_printf(o, ",\"recorded\":");
+    if (p->has_recorded) {
+        cp_out_printf(o, "{\"instances\":%llu,", (unsigned long long)p->rec_instances);
+        num(o, "min", p->rec_min);
+        cp_out_printf(o, ",");
+        num(o, "median", p->rec_median);
+        cp_out_printf(o, ",");
+        num(o, "max", p->rec_max);
+        cp_out_printf(o, ",");
+        num(o, "wait", p->rec_wait);
+        cp_out_printf(o, "}");
+    } else {
+        cp_out_printf(o, "null");
+    }
+    cp_out_printf(o, ",\"nbc\":");
+    if (p->has_nbc) {
+        cp_out_printf(o, "{");
+        num(o, "t_pure", p->t_pure);
+        cp_out_printf(o, ",");
+        num(o, "t_ovrl", p->t_ovrl);
+        cp_out_printf(o, ",");
+        num(o, "t_cpu", p->t_cpu);
+        cp_out_printf(o, ",");
+        num(o, "overlap_percent", p->overlap_percent);
+        cp_out_printf(o, "}");
+    } else {
+        cp_out_printf(o, "null");
+    }
+    cp_out_printf(o, "}");
+}
+
+int cp_replay_write_file(const char *path, const cp_replay *r, cp_error *err)
+{
+    cp_out *o = cp_out_open(path, false, err);
+    if (!o)
+        return -1;
+    cp_out_printf(o, "{\"collprof_replay\":%d,", CP_REPLAY_FORMAT_VERSION);
+    str(o, "profile", r->profile, sizeof r->profile);
+    cp_out_printf(o, ",");
+    str(o, "mpi_library", r->mpi_library, sizeof r->mpi_library);
+    cp_out_printf(o, ",\"ranks\":%lld,\"mode\":\"%s\",\"options\":{\"comm\":", (long long)r->ranks,
+                  r->sequence ? "sequence" : "patterns");
+    if (r->comm >= 0)
+        cp_out_printf(o, "%lld", (long long)r->comm);
+    else
+        cp_out_printf(o, "null");
+    cp_out_printf(o, ",");
+    str(o, "collective", r->collective, sizeof r->collective);
+    cp_out_printf(o, ",\"top\":%lld,\"top_by\":\"%s\",", (long long)r->top,
+                  r->top_by_bytes ? "bytes" : "time");
+    num(o, "scale_counts", r->scale_counts);
+    cp_out_printf(o, ",\"repetitions\":%lld},", (long long)r->repetitions);
+    str(o, "note", r->note, sizeof r->note);
+    cp_out_printf(o, ",\n\"patterns\":[");
+    for (size_t i = 0; i < r->npatterns; i++) {
+        cp_out_printf(o, i ? ",\n" : "\n");
+        pattern(o, &r->patterns[i]);
+    }
+    cp_out_printf(o, "],\n\"sequence\":");
+    if (r->sequence) {
+        cp_out_printf(o, "{\"calls\":%lld,", (long long)r->seq_calls);
+        num(o, "seconds", r->seq_seconds);
+        cp_out_printf(o, ",");
+        if (r->seq_has_recorded)
+            num(o, "recorded", r->seq_recorded);
+        else
+            cp_out_printf(o, "\"recorded\":null");
+        cp_out_printf(o, "}");
+    } else {
+        cp_out_printf(o, "null");
+    }
+    cp_out_printf(o, "}\n");
+    return cp_out_commit(o, err);
+}
+
+/* ============================================================== parser */
+
+/* An optional member that may be null: *out NULL when absent or null. */
+static int nullable(const jctx *cx, const jv *o, const char *key, jv_type want, const jv **out)
+{
+    if (cp_jget_member(cx, o, key, true, out) < 0)
+        return -1;
+    if ((*out)->type == JV_NULL) {
+        *out = NULL;
+        return 0;
+    }
+    if ((*out)->type != want && !(want == JV_NUM && (*out)->type == JV_INT))
+        return cp_jfail(cx, *out, "expected %s or null for \"%s\", found %s",
+                        cp_jtype_name(want), key, cp_jtype_name((*out)->type));
+    return 0;
+}
+
+static int boolean(const jctx *cx, const jv *o, const char *key, bool *out)
+{
+    const jv *v;
+    if (cp_jget_member(cx, o, key, true, &v) < 0)
+        return -1;
+    if (v->type != JV_BOOL)
+        return cp_jfail(cx, v, "expected true or false for \"%s\", found %s", key,
+                        cp_jtype_name(v->type));
+    *out = v->b;
+    return 0;
+}
+
+static int to_pattern(const jctx *cx, const jv *o, cp_replay_pattern *p)
+{
+    const jv *v;
+    if (o->type != JV_OBJ)
+        return cp_jfail(cx, o, "expected an object for a pattern, found %s", cp_jtype_name(o->type));
+    p->remote_comm = -1;
+    if (cp_jget_int(cx, o, "comm", 0, INT64_MAX, &p->comm) < 0 ||
+        nullable(cx, o, "remote_comm", JV_INT, &v) < 0)
+        return -1;
+    if (v && cp_jget_int(cx, o, "remote_comm", 0, INT64_MAX, &p->remote_comm) < 0)
+        return -1;
+    if (cp_jget_int(cx, o, "ranks", 0, INT64_MAX, &p->ranks) < 0 ||
+        cp_jget_str(cx, o, "collective", p->collective, sizeof p->collective) < 0 ||
+        cp_jget_int(cx, o, "first_call", 0, INT64_MAX, &p->first_call) < 0 ||
+        cp_jget_int(cx, o, "calls", 0, INT64_MAX, &p->calls) < 0 ||
+        cp_jget_int(cx, o, "bytes_per_call", 0, INT64_MAX, &p->bytes_per_call) < 0 ||
+        boolean(cx, o, "nonblocking", &p->nonblocking) < 0 ||
+        nullable(cx, o, "skipped", JV_STR, &v) < 0)
+        return -1;
+    if (v) {
+        p->skipped = true;
+        return cp_jget_str(cx, o, "skipped", p->why, sizeof p->why);
+    }
+    const jv *rec, *nbc;
+    if (cp_jget_int(cx, o, "n_sample", 1, INT64_MAX, &p->n_sample) < 0 ||
+        cp_jget_num(cx, o, "t_min", &p->t_min) < 0 || cp_jget_num(cx, o, "t_avg", &p->t_avg) < 0 ||
+        cp_jget_num(cx, o, "t_max", &p->t_max) < 0 ||
+        cp_jget_num(cx, o, "projected", &p->projected) < 0 ||
+        nullable(cx, o, "recorded", JV_OBJ, &rec) < 0 || nullable(cx, o, "nbc", JV_OBJ, &nbc) < 0)
+        return -1;
+    if (rec) {
+        int64_t n;
+        p->has_recorded = true;
+        if (cp_jget_int(cx, rec, "instances", 0, INT64_MAX, &n) < 0 ||
+            cp_jget_num(cx, rec, "min", &p->rec_min) < 0 ||
+            cp_jget_num(cx, rec, "median", &p->rec_median) < 0 ||
+            cp_jget_num(cx, rec, "max", &p->rec_max) < 0 ||
+            cp_jget_num(cx, rec, "wait", &p->rec_wait) < 0)
+            return -1;
+        p->rec_instances = (uint64_t)n;
+    }
+    if (nbc) {
+        p->has_nbc = true;
+        if (cp_jget_num(cx, nbc, "t_pure", &p->t_pure) < 0 ||
+            cp_jget_num(cx, nbc, "t_ovrl", &p->t_ovrl) < 0 ||
+            cp_jget_num(cx, nbc, "t_cpu", &p->t_cpu) < 0 ||
+            cp_jget_num(cx, nbc, "overlap_percent", &p->overlap_percent) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int to_replay(const jctx *cx, const jv *root, cp_replay *r)
+{
+    int64_t version;
+    char mode[16], top_by[8];
+    const jv *opts, *v, *pats, *seq;
+    if (root->type != JV_OBJ)
+        return cp_jfail(cx, root, "expected an object, found %s", cp_jtype_name(root->type));
+    if (cp_jget_int(cx, root, "collprof_replay", 1, INT64_MAX, &version) < 0)
+        return -1;
+    if (version > CP_REPLAY_FORMAT_VERSION)
+        return cp_jfail(cx, root, "expected collprof_replay %d or older, found %lld",
+                        CP_REPLAY_FORMAT_VERSION, (long long)version);
+    if (cp_jget_str(cx, root, "profile", r->profile, sizeof r->profile) < 0 ||
+        cp_jget_str(cx, root, "mpi_library", r->mpi_library, sizeof r->mpi_library) < 0 ||
+        cp_jget_int(cx, root, "ranks", 1, INT64_MAX, &r->ranks) < 0 ||
+        cp_jget_str(cx, root, "mode", mode, sizeof mode) < 0 ||
+        cp_jget_member(cx, root, "options", true, &opts) < 0)
+        return -1;
+    if (strcmp(mode, "patterns") && strcmp(mode, "sequence"))
+        return cp_jfail(cx, root, "expected \"mode\" patterns or sequence, found \"%s\"", mode);
+    r->sequence = strcmp(mode, "sequence") == 0;
+    if (opts->type != JV_OBJ)
+        return cp_jfail(cx, opts, "expected an object for \"options\"");
+    r->comm = -1;
+    if (nullable(cx, opts, "comm", JV_INT, &v) < 0 ||
+        (v && cp_jget_int(cx, opts, "comm", 0, INT64_MAX, &r->comm) < 0) ||
+        cp_jget_str(cx, opts, "collective", r->collective, sizeof r->collective) < 0 ||
+        cp_jget_int(cx, opts, "top", 0, INT64_MAX, &r->top) < 0 ||
+        cp_jget_str(cx, opts, "top_by", top_by, sizeof top_by) < 0 ||
+        cp_jget_num(cx, opts, "scale_counts", &r->scale_counts) < 0 ||
+        cp_jget_int(cx, opts, "repetitions", 0, INT64_MAX, &r->repetitions) < 0 ||
+        cp_jget_str(cx, root, "note", r->note, sizeof r->note) < 0 ||
+        cp_jget_member(cx, root, "patterns", true, &pats) < 0 ||
+        nullable(cx, root, "sequence", JV_OBJ, &seq) < 0)
+        return -1;
+    r->top_by_bytes = strcmp(top_by, "bytes") == 0;
+    if (pats->type != JV_ARR)
+        return cp_jfail(cx, pats, "expected an array for \"patterns\", found %s",
+                        cp_jtype_name(pats->type));
+    r->patterns = calloc(pats->n + 1, sizeof *r->patterns);
+    if (!r->patterns)
+        return cp_jfail(cx, pats, "out of memory");
+    for (size_t i = 0; i < pats->n; i++, r->npatterns++)
+        if (to_pattern(cx, &pats->items[i], &r->patterns[i]) < 0)
+            return -1;
+    if (seq) {
+        if (cp_jget_int(cx, seq, "calls", 0, INT64_MAX, &r->seq_calls) < 0 ||
+            cp_jget_num(cx, seq, "seconds", &r->seq_seconds) < 0 ||
+            nullable(cx, seq, "recorded", JV_NUM, &v) < 0)
+            return -1;
+        r->seq_has_recorded = v != NULL;
+        r->seq_recorded = v ? v->d : 0;
+    }
+    return 0;
+}
+
+int cp_replay_read_file(const char *path, cp_replay *r, cp_error *err)
+{
+    memset(r, 0, sizeof *r);
+    char *data;
+    size_t len;
+    if (cp_read_file(path, &data, &len, err) < 0)
+        return -1;
+    jv root;
+    int rc = cp_json_parse(data, len, path, &root, err);
+    free(data);
+    if (rc == 0) {
+        jctx cx = {path, err};
+        rc = to_replay(&cx, &root, r);
+        cp_jv_free(&root);
+    }
+    if (rc < 0)
+        cp_replay_free(r);
+    return rc;
+}
+
+void cp_replay_free(cp_replay *r)
+{
+    free(r->patterns);
+    r->patterns = NULL;
+    r->npatterns = 0;
+}
