@@ -15,8 +15,8 @@ libdir=$(meson introspect "$build" --buildoptions |
 root=$dest$prefix
 fail() { echo "FAIL: $*"; exit 1; }
 for f in "$libdir/libcollprof.so" include/collprof.h include/collprof/reader.h \
-         include/collprof/profile.h bin/collprof "$libdir/pkgconfig/collprof.pc" \
-         share/doc/collprof/configuration.md; do
+         include/collprof/profile.h bin/collprof bin/collprof-replay "$libdir/pkgconfig/collprof.pc" \
+         share/doc/collprof/configuration.md share/doc/collprof/replay.md; do
     case $f in /*) p=$dest$f ;; *) p=$root/$f ;; esac
     [ -e "$p" ] || fail "not installed: $f"
 done
