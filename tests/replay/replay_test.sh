@@ -1,7 +1,7 @@
 #!/bin/sh
 # collprof-replay with real mpiexec runs (docs/replay.md).
 #
-# usage: replay_test.sh CASE WORKDIR MPIEXEC LIB APP REPLAY CHECK COLLPROF [DIALECT_DIR]
+# usage: replay_test.sh CASE WORKDIR MPIEXEC LIB APP REPLAY CHECK COLLPROF [DIALECT_DIR NEIGHBORS]
 #   exact     replay_app (4 ranks) profiled; its profile replayed under
 #             collprof in both modes: every matrix again (patterns), call
 #             by call in order (--sequence); --json numbers; the checker
@@ -12,6 +12,7 @@
 #             unknown collective, a bad option: one message, every rank
 #             exits non-zero, nobody hangs
 #   dialect   the other tools' count files: world-sized communicators only
+#   neighbors the neighbourhood collectives of tests/mpi/test_neighbors
 set -u
 case_=$1 work=$2 mpiexec=$3 lib=$4
 shift 4
@@ -168,8 +169,29 @@ dialect)
     cat dialect.out
     ;;
 
+neighbors)
+    # test_neighbors (3 ranks): a distributed graph of uneven degrees, a
+    # star, a non-adjacent graph (replayed as distributed graphs) and a
+    # Cartesian grid with borders (listed as skipped): every matrix of the
+    # others must come back.
+    neighbors=$6
+    COLLPROF_OUTPUT_DIR="$work/orig" run app 3 yes "$neighbors"
+    [ "$(cat app.status)" = 0 ] || { fail "test_neighbors failed:"; show app.err; }
+    COLLPROF_OUTPUT_DIR="$work/rep" run rep 3 yes "$replay" "$work/orig" --repetitions 2
+    [ "$(cat rep.status)" = 0 ] || { fail "collprof-replay failed:"; show rep.err; }
+    skipped=$(sed -n 's/^\([0-9]*\) .*skipped: a Cartesian grid with borders.*/\1/p' rep.out | sort -u)
+    [ -n "$skipped" ] || { fail "expected the Cartesian grid skipped:"; show rep.out; }
+    "$check" "$work/orig" "$work/rep" >check.out 2>&1
+    others=$(grep '^missing:' check.out | sed 's/^missing: communicator \([0-9]*\),.*/\1/' | sort -u)
+    [ "$others" = "$skipped" ] ||
+        { fail "matrices missing beyond the skipped communicator $skipped:"; show check.out; }
+    replayed=$(grep -c '^[0-9].* [0-9][0-9]*\.[0-9][0-9]  *[0-9]' rep.out)
+    [ "$replayed" -ge 10 ] || { fail "expected 10 or more patterns replayed, got $replayed:"; show rep.out; }
+    cat rep.out check.out
+    ;;
+
 *)
-    echo "usage: $0 exact|select|bad-input|dialect WORKDIR MPIEXEC LIB APP REPLAY CHECK COLLPROF [DIALECT_DIR]" >&2
+    echo "usage: $0 exact|select|bad-input|dialect|neighbors WORKDIR MPIEXEC LIB APP REPLAY CHECK COLLPROF [DIALECT_DIR]" >&2
     exit 2
     ;;
 esac

@@ -147,6 +147,18 @@ static int aint_displs(int n, const int *d, MPI_Aint **out)
     return 0;
 }
 
+#if MPI_VERSION >= 4
+static int count_array(int n, const int *c, MPI_Count **out)
+{
+    *out = malloc(((size_t)n + 1) * sizeof **out);
+    if (!*out)
+        return -1;
+    for (int i = 0; i < n; i++)
+        (*out)[i] = c[i];
+    return 0;
+}
+#endif
+
 int rpl_args_make(const cp_profile *p, const rpl_comms *c, const rpl_pattern *pt, double scale,
                   rpl_args *a, char *why, size_t whysize)
 {
@@ -218,9 +230,14 @@ int rpl_args_make(const cp_profile *p, const rpl_comms *c, const rpl_pattern *pt
         nomem |= vector(&x, S, r, outdeg, &a->scounts, &a->sdispls, sdt, &st);
         nomem |= vector(&x, R, r, indeg, &a->rcounts, &a->rdispls, rdt, &rt_);
         nomem |= byte_types(outdeg, &a->stypes) | byte_types(indeg, &a->rtypes);
-        if (co->flags & RPL_NEIGHBOR)
+        if (co->flags & RPL_NEIGHBOR) {
             nomem |= aint_displs(outdeg, a->sdispls, &a->sdispls_aint) |
-                       aint_displs(indeg, a->rdispls, &a->rdispls_aint);
+                     aint_displs(indeg, a->rdispls, &a->rdispls_aint);
+#if MPI_VERSION >= 4
+            nomem |= count_array(outdeg, a->scounts, &a->scounts_c) |
+                     count_array(indeg, a->rcounts, &a->rcounts_c);
+#endif
+        }
         a->sbytes = (size_t)st;
         a->rbytes = (size_t)rt_;
         a->sent = st;
@@ -301,5 +318,9 @@ void rpl_args_free(rpl_args *a)
     free(a->rtypes);
     free(a->sdispls_aint);
     free(a->rdispls_aint);
+#if MPI_VERSION >= 4
+    free(a->scounts_c);
+    free(a->rcounts_c);
+#endif
     *a = (rpl_args){0};
 }

@@ -134,13 +134,23 @@ static int neighbor_alltoallv(const rpl_args *a, MPI_Request *req)
          neighbor_alltoallv(a->sbuf, a->scounts, a->sdispls, a->stype, a->rbuf, a->rcounts,
                             a->rdispls, a->rtype, a->comm, req));
 }
-/* Neighbor_alltoallw takes MPI_Aint displacements. */
+/* Neighbor_alltoallw takes MPI_Aint displacements.  With MPI 4 its
+ * large-count form is called: MPICH 4.0.2's int-count binding swaps in- and
+ * out-degree when it converts the count arrays (pmodels/mpich#6233): wrong
+ * data, or a hang, when they differ. */
 static int neighbor_alltoallw(const rpl_args *a, MPI_Request *req)
 {
+#if MPI_VERSION >= 4
+    CALL(Neighbor_alltoallw_c(a->sbuf, a->scounts_c, a->sdispls_aint, a->stypes, a->rbuf,
+                              a->rcounts_c, a->rdispls_aint, a->rtypes, a->comm),
+         neighbor_alltoallw_c(a->sbuf, a->scounts_c, a->sdispls_aint, a->stypes, a->rbuf,
+                              a->rcounts_c, a->rdispls_aint, a->rtypes, a->comm, req));
+#else
     CALL(Neighbor_alltoallw(a->sbuf, a->scounts, a->sdispls_aint, a->stypes, a->rbuf, a->rcounts,
                             a->rdispls_aint, a->rtypes, a->comm),
          neighbor_alltoallw(a->sbuf, a->scounts, a->sdispls_aint, a->stypes, a->rbuf, a->rcounts,
                             a->rdispls_aint, a->rtypes, a->comm, req));
+#endif
 }
 
 const rpl_coll rpl_colls[] = {

@@ -122,6 +122,9 @@ typedef struct rpl_args {
     MPI_Datatype stype, rtype; /* element types (bytes of the recorded size) */
     MPI_Datatype *stypes, *rtypes; /* ..._alltoallw: MPI_BYTE per peer */
     MPI_Aint *sdispls_aint, *rdispls_aint; /* Neighbor_alltoallw */
+#if MPI_VERSION >= 4
+    MPI_Count *scounts_c, *rcounts_c;      /* Neighbor_alltoallw (call.c says why) */
+#endif
     MPI_Op op;                /* reductions */
     size_t sbytes, rbytes;    /* buffer bytes this call needs */
     int64_t sent;             /* bytes this rank sends (IMB's X) */
