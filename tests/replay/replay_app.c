@@ -7,6 +7,8 @@
  *   world      MPI_Ialltoallv with counts changing every step (non-blocking)
  *   halves     MPI_Alltoallv irregular, on ranks {0,2} and {1,3} (a split)
  *   inter      MPI_Alltoallv between the halves (an intercommunicator)
+ *   grid       MPI_Neighbor_alltoallv on a 2 x 2 Cartesian grid, not
+ *              periodic (borders: MPI_PROC_NULL neighbours)
  * Every rank checks what it received: the data are exact.
  */
 #include <stdio.h>
@@ -72,6 +74,9 @@ int main(int argc, char **argv)
     MPI_Comm half, inter;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7, &inter);
+    MPI_Comm grid;
+    int dims[2] = {2, 2}, periods[2] = {0, 0};
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
     for (int step = 0; step < STEPS; step++) {
         int sc[4] = {0}, rc[4] = {0};
         /* stencil: 2 to each neighbour */
@@ -112,7 +117,27 @@ int main(int argc, char **argv)
             hr[p] = 1 + hme + (1 - rank % 2);
         }
         alltoallv(inter, hs, hr, 1, 0);
+        /* grid: to neighbour k (down0, up0, down1, up1), 1 + k + rank */
+        int gs[4], gr[4], gsd[4], grd[4], gsb[40], grb[40], nbr[4];
+        for (int d = 0; d < 2; d++)
+            MPI_Cart_shift(grid, d, 1, &nbr[2 * d], &nbr[2 * d + 1]);
+        for (int k = 0, o = 0; k < 4; o += gs[k], k++) {
+            gs[k] = 1 + k + rank;
+            gsd[k] = o;
+            for (int j = 0; j < gs[k]; j++)
+                gsb[o + j] = rank;
+        }
+        for (int k = 0, o = 0; k < 4; o += gr[k], k++) {
+            /* neighbour k of mine sends to me as its neighbour k^1 */
+            gr[k] = nbr[k] == MPI_PROC_NULL ? 0 : 1 + (k ^ 1) + nbr[k];
+            grd[k] = o;
+        }
+        MPI_Neighbor_alltoallv(gsb, gs, gsd, MPI_INT, grb, gr, grd, MPI_INT, grid);
+        for (int k = 0; k < 4; k++)
+            if (gr[k])
+                check(grb[grd[k]], nbr[k], "Neighbor_alltoallv data");
     }
+    MPI_Comm_free(&grid);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
     int bad = 0;

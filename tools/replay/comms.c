@@ -3,7 +3,8 @@
  * intracommunicator by MPI_Comm_split of MPI_COMM_WORLD (key: the recorded
  * rank, so that communicator ranks are the recorded ones), a topology as a
  * distributed graph with the recorded neighbour lists in their recorded
- * order, an intercommunicator from its two groups' entries with
+ * order (a Cartesian grid with borders as that grid, inferred from its
+ * lists: MPI_PROC_NULL cannot be a graph's neighbour), an intercommunicator from its two groups' entries with
  * MPI_Intercomm_create.  Every rank builds every communicator in the same
  * order (the manifest's), so the splits match.  Without a manifest (the
  * other tools' dialect) the files name no members: a communicator as large
@@ -64,6 +65,76 @@ static bool has_borders(const cp_comm_info *ci)
                 return true;
     }
     return false;
+}
+
+#define MAX_DIMS 16
+
+/* A grid with borders is Cartesian (a graph has no MPI_PROC_NULL
+ * neighbours): its lists are, per dimension, the rank one step down and one
+ * step up (MPI_Cart_shift).  Dimensions and periods follow from them: a
+ * dimension's stride is the smallest step up, its size the stride before
+ * it over its own; periodic when no rank has a border in it.  The grid is
+ * accepted only when every rank's lists are exactly those of that grid, so
+ * that every rank decides the same from the same manifest.  0, or -1. */
+static int infer_grid(const cp_comm_info *ci, int *ndims, int *dims, int *periods)
+{
+    const cp_neighbors *n0 = &ci->neighbors[0];
+    if (n0->nsources % 2 || n0->nsources / 2 > MAX_DIMS || n0->nsources == 0)
+        return -1;
+    int nd = (int)(n0->nsources / 2);
+    int64_t stride[MAX_DIMS + 1], size = ci->size;
+    for (int d = 0; d < nd; d++) {
+        int64_t s = 0;
+        bool border = false;
+        for (int64_t r = 0; r < size; r++) {
+            const cp_neighbors *nb = &ci->neighbors[r];
+            if (nb->nsources != n0->nsources || nb->ndestinations != n0->nsources)
+                return -1;
+            int64_t up = nb->sources[2 * d + 1];
+            border |= nb->sources[2 * d] < 0 || up < 0;
+            if (up > r && (s == 0 || up - r < s))
+                s = up - r;
+        }
+        int64_t before = d ? stride[d - 1] : size;
+        stride[d] = s ? s : before; /* no step up anywhere: a dimension of 1 */
+        if (stride[d] <= 0 || before % stride[d])
+            return -1;
+        dims[d] = (int)(before / stride[d]);
+        periods[d] = !border;
+    }
+    if (stride[nd - 1] != 1)
+        return -1;
+    for (int64_t r = 0; r < size; r++) /* every list as the grid makes it */
+        for (int d = 0; d < nd; d++) {
+            int64_t c = (r / stride[d]) % dims[d], base = r - c * stride[d];
+            int64_t lo = c > 0 ? r - stride[d] : periods[d] ? base + (dims[d] - 1) * stride[d] : -1;
+            int64_t hi = c + 1 < dims[d] ? r + stride[d] : periods[d] ? base : -1;
+            const cp_neighbors *nb = &ci->neighbors[r];
+            if (nb->sources[2 * d] != lo || nb->sources[2 * d + 1] != hi ||
+                nb->destinations[2 * d] != lo || nb->destinations[2 * d + 1] != hi)
+                return -1;
+        }
+    *ndims = nd;
+    return 0;
+}
+
+static int build_grid(const cp_comm_info *ci, rpl_comm *rc)
+{
+    int nd, dims[MAX_DIMS], periods[MAX_DIMS];
+    if (infer_grid(ci, &nd, dims, periods)) {
+        snprintf(rc->why, sizeof rc->why, "neighbour lists with MPI_PROC_NULL that are not a "
+                                          "Cartesian grid's");
+        return MPI_SUCCESS;
+    }
+    if (rc->side < 0)
+        return MPI_SUCCESS;
+    MPI_Comm grid;
+    int mpirc = MPI_Cart_create(rc->comm, nd, dims, periods, 0, &grid);
+    if (mpirc == MPI_SUCCESS) {
+        MPI_Comm_free(&rc->comm);
+        rc->comm = rc->sync = grid;
+    }
+    return mpirc;
 }
 
 static int build_topology(const cp_comm_info *ci, rpl_comm *rc)
@@ -127,12 +198,7 @@ static int from_manifest(const cp_manifest *m, int wrank, rpl_comms *out, cp_err
             rc->sync = rc->comm;
             if (ci->neighbors && mpirc == MPI_SUCCESS) {
                 rc->topology = true;
-                if (has_borders(ci))
-                    snprintf(rc->why, sizeof rc->why,
-                             "a Cartesian grid with borders (MPI_PROC_NULL neighbours) is not "
-                             "rebuilt");
-                else
-                    mpirc = build_topology(ci, rc);
+                mpirc = has_borders(ci) ? build_grid(ci, rc) : build_topology(ci, rc);
             }
             continue;
         }
