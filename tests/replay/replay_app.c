@@ -6,7 +6,9 @@
  *   world      MPI_Gatherv to root 1, MPI_Bcast from root 2 (rooted)
  *   world      MPI_Ialltoallv with counts changing every step (non-blocking)
  *   halves     MPI_Alltoallv irregular, on ranks {0,2} and {1,3} (a split)
- *   inter      MPI_Alltoallv between the halves (an intercommunicator)
+ *   inter      MPI_Alltoallv between the halves (an intercommunicator), and
+ *              rooted: MPI_Bcast from the odd half's rank 0, MPI_Gather to
+ *              the even half's rank 0
  *   grid       MPI_Neighbor_alltoallv on a 2 x 2 Cartesian grid, not
  *              periodic (borders: MPI_PROC_NULL neighbours)
  * Every rank checks what it received: the data are exact.
@@ -117,6 +119,14 @@ int main(int argc, char **argv)
             hr[p] = 1 + hme + (1 - rank % 2);
         }
         alltoallv(inter, hs, hr, 1, 0);
+        int odd = rank % 2, v[4] = {rank, rank, rank, rank}, g[8] = {0};
+        MPI_Bcast(v, 3, MPI_INT, odd ? (hme == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+        if (!odd)
+            check(v[0], 1, "intercommunicator Bcast data");
+        MPI_Gather(v, 2, MPI_INT, g, 2, MPI_INT, odd ? 0 : (hme == 0 ? MPI_ROOT : MPI_PROC_NULL),
+                   inter);
+        if (rank == 0)
+            check(g[2], 3, "intercommunicator Gather data");
         /* grid: to neighbour k (down0, up0, down1, up1), 1 + k + rank */
         int gs[4], gr[4], gsd[4], grd[4], gsb[40], grb[40], nbr[4];
         for (int d = 0; d < 2; d++)

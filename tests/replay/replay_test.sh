@@ -57,8 +57,8 @@ exact)
     "$check" "$work/orig" "$work/sequence" --sequence >seq.out 2>&1 ||
         { fail "sequence mode: the calls were not replayed in order:"; show seq.out; }
     cat seq.out
-    grep -q "^calls replayed: 28 " sequence.out ||
-        { fail "sequence: expected 28 calls on the busiest rank:"; show sequence.out; }
+    grep -q "^calls replayed: 34 " sequence.out ||
+        { fail "sequence: expected 34 calls on the busiest rank:"; show sequence.out; }
     # The JSON: one entry per send matrix of the profile, every call
     # counted once, sound times; the Ialltoallv patterns non-blocking.
     python3 - "$work/r.json" "$work/s.json" <<'PY' || fail "the --json files are wrong (above)"
@@ -67,8 +67,8 @@ r = json.load(open(sys.argv[1]))
 s = json.load(open(sys.argv[2]))
 p = r["patterns"]
 bad = []
-if r["mode"] != "patterns" or r["ranks"] != 4 or len(p) != 12:
-    bad.append("expected 12 patterns on 4 ranks, got %d" % len(p))
+if r["mode"] != "patterns" or r["ranks"] != 4 or len(p) != 14:
+    bad.append("expected 14 patterns on 4 ranks, got %d" % len(p))
 calls = {}
 for x in p:
     k = (x["comm"], x["collective"])
@@ -86,13 +86,13 @@ for x in p:
         bad.append("nbc: %r" % x)
 want = {(0, "Alltoallv"): 9, (0, "Allgatherv"): 3, (0, "Gatherv"): 3, (0, "Bcast"): 3,
         (0, "Allreduce"): 1, (2, "Alltoallv"): 3, (4, "Alltoallv"): 3, (3, "Alltoallv"): 3,
-        (1, "Neighbor_alltoallv"): 3}
+        (1, "Neighbor_alltoallv"): 3, (3, "Bcast"): 3, (3, "Gather"): 3}
 if calls != want:
     bad.append("calls per series %r, expected %r" % (calls, want))
 nb = sorted(x["first_call"] for x in p if x["nonblocking"])
 if nb != [2, 5, 8]:
     bad.append("non-blocking patterns start at %r, expected [2, 5, 8]" % nb)
-if s["mode"] != "sequence" or s["sequence"]["calls"] != 28 or not s["sequence"]["seconds"] > 0 \
+if s["mode"] != "sequence" or s["sequence"]["calls"] != 34 or not s["sequence"]["seconds"] > 0 \
         or not s["sequence"]["recorded"] > 0:
     bad.append("sequence: %r" % s["sequence"])
 for b in bad:
@@ -105,10 +105,10 @@ PY
     "$collprof" report "$work/orig" -o report.html >report.out 2>&1 ||
         { fail "collprof report with replay.json failed:"; show report.out; }
     rows=$(sed -n '/<section id="replay">/,/<\/section>/p' report.html | grep -c '^<tr><td')
-    [ "$rows" = 12 ] || fail "report: expected 12 rows in the replay section, got $rows"
+    [ "$rows" = 14 ] || fail "report: expected 14 rows in the replay section, got $rows"
     cp "$work/s.json" "$work/orig/replay.json"
     "$collprof" report "$work/orig" -o report_seq.html >/dev/null 2>&1 &&
-        grep -q "<p>28 calls replayed (the busiest rank)" report_seq.html ||
+        grep -q "<p>34 calls replayed (the busiest rank)" report_seq.html ||
         fail "report: the sequence replay is not shown"
     echo '{"collprof_replay":1,"profile":3}' >"$work/orig/replay.json"
     "$collprof" report "$work/orig" -o report_bad.html >bad.out 2>&1 &&
@@ -135,7 +135,7 @@ select)
     [ "$(grep -c '^2  *2  *Alltoallv ' top.out)" = 1 ] && [ "$(grep -c '^[0-9]' top.out)" = 1 ] ||
         { fail "--comm 2 --collective alltoallv: expected the one pattern of communicator 2:"; show top.out; }
     run bytes 4 no "$replay" "$work/orig" --top 2 --top-by bytes --repetitions 1
-    [ "$(grep -c '^[0-9]' bytes.out)" = 2 ] && grep -q "^note: .*--top 2: 10 more patterns left out" bytes.out ||
+    [ "$(grep -c '^[0-9]' bytes.out)" = 2 ] && grep -q "^note: .*--top 2: 12 more patterns left out" bytes.out ||
         { fail "--top 2 --top-by bytes: expected 2 patterns and a note:"; show bytes.out; }
     # the two with the most bytes (calls x bytes per call): the grid's
     # Neighbor_alltoallv (3 x 256), then world's Allgatherv (3 x 160)

@@ -193,12 +193,27 @@ int rpl_args_make(const cp_profile *p, const rpl_comms *c, const rpl_pattern *pt
         return 1;
     }
     bool root = false;
-    if (co->flags & RPL_ROOTED) {
-        int64_t rt = S && S->root >= 0 ? S->root : R ? R->root : -1;
-        if (rc->inter) {
-            snprintf(why, whysize, "rooted collectives on intercommunicators are not replayed");
+    if ((co->flags & RPL_ROOTED) && rc->inter) {
+        /* The root's group recorded the root's side of the call (a send
+         * block where the root sends, a receive block where it receives),
+         * the other group the other side; both name the root's rank in its
+         * group.  There the root passes MPI_ROOT, its group MPI_PROC_NULL,
+         * the other group the root's rank (docs/collectives.md). */
+        bool sends = strcmp(co->name, "Bcast") == 0 || strcmp(co->name, "Scatter") == 0 ||
+                     strcmp(co->name, "Scatterv") == 0;
+        int rs = -1;
+        for (int g = 0; g < 2 && rs < 0; g++)
+            if (sends ? pt->send[g] && !pt->recv[g] : pt->recv[g] && !pt->send[g])
+                rs = g;
+        const cp_block *rb = rs < 0 ? NULL : sends ? pt->send[rs] : pt->recv[rs];
+        if (!rb || rb->root < 0 || rb->root >= rc->size[rs]) {
+            snprintf(why, whysize, "no root recorded");
             return 1;
         }
+        root = s == rs && rb->root == r;
+        a->root = s != rs ? (int)rb->root : root ? MPI_ROOT : MPI_PROC_NULL;
+    } else if (co->flags & RPL_ROOTED) {
+        int64_t rt = S && S->root >= 0 ? S->root : R ? R->root : -1;
         if (rt < 0 || rt >= rc->size[0]) {
             snprintf(why, whysize, "no root recorded");
             return 1;
@@ -278,7 +293,9 @@ int rpl_args_make(const cp_profile *p, const rpl_comms *c, const rpl_pattern *pt
         a->sent = root ? (int64_t)a->sbytes * (peers - 1) : 0;
     } else if (strcmp(n, "Reduce") == 0 || strcmp(n, "Allreduce") == 0 || strcmp(n, "Scan") == 0 ||
                strcmp(n, "Exscan") == 0 || strcmp(n, "Reduce_scatter_block") == 0) {
-        a->scount = get(&x, S, r, 0);
+        /* an intercommunicator's root only receives: its count is its
+         * receive row's */
+        a->scount = S && cp_block_row(S, r) ? get(&x, S, r, 0) : get(&x, R, r, 0);
         bool block = strcmp(n, "Reduce_scatter_block") == 0;
         int64_t groups = rc->inter ? (rc->size[0] > rc->size[1] ? rc->size[0] : rc->size[1])
                                    : peers;

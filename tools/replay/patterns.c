@@ -91,8 +91,16 @@ int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options
                                          "manifest.json", p->files[f].path,
                                     (long long)b->comm_id, b->collective);
             }
-            if (side != 0 || !selected(o, rc, b))
-                continue; /* the other group's blocks join their partner's */
+            if (!selected(o, rc, b))
+                continue;
+            /* An intercommunicator's patterns are keyed by the first group's
+             * send matrices; the second group's join them, except where
+             * the first group sent nothing (it holds the root of a
+             * gather, or only receives from the other group's root). */
+            if (side == 1 && (rc->id[1] < 0 ||
+                              cp_profile_find(p, rc->id[0], b->collective, CP_SEND,
+                                              cp_ranges_nth(&b->calls, 0))))
+                continue;
             int coll = rpl_coll_find(b->collective);
             if (coll < 0) {
                 free(times);
@@ -106,16 +114,16 @@ int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options
             snprintf(pt->collective, sizeof pt->collective, "%s", rpl_colls[coll].name);
             pt->first_call = cp_ranges_nth(&b->calls, 0);
             pt->calls = cp_ranges_count(&b->calls);
-            pt->send[0] = b;
-            pt->recv[0] = cp_profile_find(p, b->comm_id, b->collective, CP_RECV, pt->first_call);
-            pt->bytes = cp_profile_call_bytes(p, b);
-            if (rc->inter && rc->id[1] >= 0) {
-                pt->send[1] = cp_profile_find(p, rc->id[1], b->collective, CP_SEND, pt->first_call);
-                pt->recv[1] = cp_profile_find(p, rc->id[1], b->collective, CP_RECV, pt->first_call);
-                if (pt->send[1]) {
-                    int64_t more = cp_profile_call_bytes(p, pt->send[1]);
-                    pt->bytes = more > INT64_MAX - pt->bytes ? INT64_MAX : pt->bytes + more;
-                }
+            pt->key = b;
+            pt->bytes = 0;
+            for (int g = 0; g < (rc->inter && rc->id[1] >= 0 ? 2 : 1); g++) {
+                pt->send[g] = g == side ? b
+                                        : cp_profile_find(p, rc->id[g], b->collective, CP_SEND,
+                                                          pt->first_call);
+                pt->recv[g] = cp_profile_find(p, rc->id[g], b->collective, CP_RECV,
+                                              pt->first_call);
+                int64_t more = pt->send[g] ? cp_profile_call_bytes(p, pt->send[g]) : 0;
+                pt->bytes = more > INT64_MAX - pt->bytes ? INT64_MAX : pt->bytes + more;
             }
             pt->nonblocking = nonblocking(p, b, rpl_comm_lead(p, b->comm_id));
             const cp_pattern_time *t = cp_pattern_time_find(times, ntimes, b);

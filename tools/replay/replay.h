@@ -83,7 +83,8 @@ typedef struct rpl_pattern {
     size_t comm;              /* index into rpl_comms */
     char collective[32];
     int coll;                 /* index into the table of call.c */
-    const cp_block *send[2], *recv[2];
+    const cp_block *send[2], *recv[2]; /* NULL where that group did not record one */
+    const cp_block *key;      /* the send block that defines it (its calls) */
     int64_t calls;            /* calls of the application that moved it */
     int64_t first_call;
     int64_t bytes;            /* bytes one call moves, every rank's sends */

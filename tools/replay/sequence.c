@@ -182,7 +182,9 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
             s->side = rcm->side;
             snprintf(s->coll, sizeof s->coll, "%s", pt->collective);
             s->pats = calloc(ps->n, sizeof *s->pats);
-            if (!s->pats || cp_profile_calls(p, s->id, s->coll, CP_SEND, &s->calls)) {
+            /* either direction: a group may only receive (the leaves of
+             * an intercommunicator's broadcast) */
+            if (!s->pats || cp_profile_calls(p, s->id, s->coll, -1, &s->calls)) {
                 rc = cp_error_set(err, "out of memory");
                 break;
             }
@@ -213,9 +215,9 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
         series *s = heap[0];
         /* the pattern of this call: the one before, or the one holding it */
         size_t pi = s->pats[s->last];
-        if (!cp_ranges_contains(&ps->v[pi].send[0]->calls, s->next)) {
+        if (!cp_ranges_contains(&ps->v[pi].key->calls, s->next)) {
             size_t k = 0;
-            while (k < s->npats && !cp_ranges_contains(&ps->v[s->pats[k]].send[0]->calls, s->next))
+            while (k < s->npats && !cp_ranges_contains(&ps->v[s->pats[k]].key->calls, s->next))
                 k++;
             pi = k < s->npats ? s->pats[k] : SIZE_MAX;
             if (k < s->npats)
