@@ -7,7 +7,8 @@
 #             by call in order (--sequence); --json numbers; the checker
 #             must catch a replay with other counts (--scale-counts 2) and
 #             a replay out of order (patterns mode, checked as a sequence)
-#   select    --comm, --collective, --top, --top-by pick the patterns
+#   select    --comm, --collective, --top, --top-by pick the patterns; a job
+#             larger than the recorded one replays the same
 #   bad-input a missing directory, a smaller job, a corrupt file, an
 #             unknown collective, a bad option: one message, every rank
 #             exits non-zero, nobody hangs
@@ -142,6 +143,11 @@ select)
     top=$(grep '^[0-9]' bytes.out | awk '{printf "%s %s %s;", $1, $3, $5}')
     [ "$top" = "1 Neighbor_alltoallv 3;0 Allgatherv 3;" ] ||
         { fail "--top-by bytes: got '$top':"; show bytes.out; }
+    # a bigger job than the recorded one: the extra rank idles, the same patterns
+    run bigger 5 no "$replay" "$work/orig" --repetitions 1
+    [ "$(cat bigger.status)" = 0 ] && grep -q "^collprof-replay: 14 patterns of .*, 5 ranks" bigger.out &&
+        ! grep -q skipped bigger.out ||
+        { fail "5 ranks on a 4-rank profile:"; show bigger.out; show bigger.err; }
     cat bytes.out
     ;;
 
