@@ -252,6 +252,7 @@ const cp_pattern_time *cp_pattern_time_find(const cp_pattern_time *t, size_t n,
 typedef struct cp_rank_time {
     double run;          /* seconds from MPI_Init to MPI_Finalize */
     double collectives;  /* of those, in its timed collectives (and barrier mode's barriers) */
+    double waiting;      /* of those, waiting (every wait-state pattern) */
     char host[256];
 } cp_rank_time;
 

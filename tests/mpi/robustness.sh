@@ -287,6 +287,48 @@ late-rank)
     for k in share callsite waiting; do
         grep -q "\"kind\":\"$k\"" exp.json || fail "collprof export: no finding of kind $k"
     done
+    # The report's pictures say the same: rank 2 waits least, the late
+    # call's site costs most, the share over the run is a percentage.
+    "$collprof" report "$work/out" -o report.html >report.out 2>&1 ||
+        { fail "collprof report failed:"; show report.out; }
+    python3 - report.html "$late" "$line" <<'PY' || fail "the report's pictures are wrong (above)"
+import re, sys
+html = open(sys.argv[1]).read()
+late, line = sys.argv[2], sys.argv[3]
+bad = []
+def bars(chart):
+    m = re.search(r'<svg id="%s".*?</svg>' % chart, html, re.S)
+    if not m:
+        bad.append("no chart %s" % chart)
+        return []
+    return re.findall(r'<g class="b" data-x="([^"]*)"(?: data-path="\d+")? data-total="([^"]*)"(?: data-part="([^"]*)")?', m.group(0))
+w = bars("chart-waiting")
+if w and min(w, key=lambda b: float(b[2]))[0] != late:
+    bad.append("chart-waiting: the rank waiting least is %s, not %s" % (min(w, key=lambda b: float(b[2]))[0], late))
+cs = bars("chart-callsites")
+if cs and not cs[0][0].startswith("exchange test_late_rank.c:%s" % line):
+    bad.append("chart-callsites: first is %r" % cs[0][0])
+sh = bars("chart-share")
+if len(sh) != 60 or not all(0 <= float(b[1]) <= 100 for b in sh) or max(float(b[1]) for b in sh) < 50:
+    bad.append("chart-share: %r" % sh[:5])
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+    # ... and the page renders in a browser without a console message.
+    chromium=$(command -v chromium || command -v chromium-browser || true)
+    if [ -n "$chromium" ]; then
+        timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --window-size=1000,1400 \
+            --screenshot="$work/report.png" --enable-logging=stderr --v=0 "file://$work/report.html" \
+            >chromium.out 2>chromium.err
+        [ -s "$work/report.png" ] && [ "$(wc -c <"$work/report.png")" -gt 20000 ] ||
+            { fail "chromium wrote no screenshot:"; show chromium.err; }
+        ! grep -q ':CONSOLE' chromium.err ||
+            { fail "the report logs to the console:"; grep ':CONSOLE' chromium.err >&2; }
+        echo "screenshot of the report: $work/report.png"
+    else
+        echo "chromium not found (scripts/install-deps.sh installs it): the rendering is not checked"
+    fi
     sed -n '/^findings/,/^$/p' sum.out
     ;;
 

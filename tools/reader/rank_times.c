@@ -11,6 +11,7 @@
 
 #include "cubex.h"
 #include "reader_internal.h"
+#include "wait_states.h"
 
 int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp_error *err)
 {
@@ -29,6 +30,9 @@ int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp
         rc = cp_error_set(err, "out of memory");
     } else {
         *n = c.nlocations;
+        int64_t wm[CP_NWAIT_PATTERNS];
+        for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+            wm[p] = cp_cube_find_metric(&c, cp_wait_metrics[p].uniq_name);
         for (size_t l = 0; l < c.nlocations; l++) {
             cp_rank_time *r = &(*out)[l];
             int64_t h = c.location_host[l];
@@ -37,6 +41,8 @@ int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp
             for (size_t k = 0; k < c.ncnodes; k++) {
                 double t = cp_cube_get_double(&c, (size_t)time, k, l);
                 double w = late >= 0 ? cp_cube_get_double(&c, (size_t)late, k, l) : 0;
+                for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+                    r->waiting += wm[p] >= 0 ? cp_cube_get_double(&c, (size_t)wm[p], k, l) : 0;
                 r->run += t + w;
                 if (c.cnodes[k].parent >= 0)
                     r->collectives += t + w;

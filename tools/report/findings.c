@@ -28,5 +28,6 @@ int rp_section_findings(const rp_ctx *c)
         rp_printf(c->out, "</ol>\n");
     }
     free(f);
+    rp_findings_charts(c);
     return 0;
 }

@@ -65,6 +65,9 @@ int rp_write_report(FILE *out, const cp_profile *p, const rp_options *opt, rp_st
 
 /* The section writers (one file each). */
 int rp_section_findings(const rp_ctx *c); /* findings.c */
+/* Under the findings: waiting per rank, time per call site, the share of
+ * collectives over the run (findings_charts.c; timed runs only). */
+void rp_findings_charts(const rp_ctx *c);
 int rp_section_summary(const rp_ctx *c);  /* summary.c */
 int rp_section_matrices(const rp_ctx *c); /* matrices.c */
 int rp_section_bytes(const rp_ctx *c);    /* bytes.c */
