@@ -206,3 +206,18 @@ int cli_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows)
     }
     return CLI_OK;
 }
+
+void cli_json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}

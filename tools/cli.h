@@ -101,4 +101,8 @@ int cli_load_callsite(const cli_command *cmd, const char *dir, const char *calls
 /* cp_profile_summarize, printing its error; returns CLI_OK or CLI_BAD_INPUT. */
 int cli_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows);
 
+/* s as a JSON string on stdout (quotes, backslashes and control characters
+ * escaped). */
+void cli_json_string(const char *s);
+
 #endif

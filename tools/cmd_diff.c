@@ -57,6 +57,56 @@ static int series_table(const cp_diff *d)
     return ok ? 0 : -1;
 }
 
+/* Time and waiting per call site (call paths matched by names and lines). */
+static int sites_table(const cp_diff *d)
+{
+    if (!d->has_sites[0] && !d->has_sites[1])
+        return 0;
+    printf("\ncall sites (profile.cubex, summed over the ranks; matched by function path and "
+           "line)%s\n",
+           !d->has_sites[0] ? ": A has no call paths" : !d->has_sites[1] ? ": B has no call paths"
+                                                                       : "");
+    static const char *const headers[] = {"call site",  "calls A",    "calls B",
+                                          "time A (s)", "time B (s)", "B/A",
+                                          "waiting A (s)", "waiting B (s)", "B/A"};
+    static const bool right[] = {false, true, true, true, true, true, true, true, true};
+    cli_table *t = cli_table_new(9, headers, right);
+    int ok = t != NULL;
+    for (size_t i = 0; ok && i < d->nsites; i++) {
+        const cp_diff_site *x = &d->sites[i];
+        char r1[32], r2[32];
+        ok = cli_table_cell(t, "%s", x->key) == 0 &&
+             cli_table_cell(t, x->present[0] ? "%" PRIu64 : "-", x->calls[0]) == 0 &&
+             cli_table_cell(t, x->present[1] ? "%" PRIu64 : "-", x->calls[1]) == 0 &&
+             cli_table_cell(t, "%.6f", x->time[0]) == 0 &&
+             cli_table_cell(t, "%.6f", x->time[1]) == 0 &&
+             cli_table_cell(t, "%s", ratio(x->time[0], x->time[1], r1, sizeof r1)) == 0 &&
+             cli_table_cell(t, "%.6f", x->wait[0]) == 0 &&
+             cli_table_cell(t, "%.6f", x->wait[1]) == 0 &&
+             cli_table_cell(t, "%s", ratio(x->wait[0], x->wait[1], r2, sizeof r2)) == 0;
+    }
+    if (ok)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    return ok ? 0 : -1;
+}
+
+static void json_sites(const cp_diff *d)
+{
+    printf(",\"has_callsites\":[%s,%s],\"callsites\":[", d->has_sites[0] ? "true" : "false",
+           d->has_sites[1] ? "true" : "false");
+    for (size_t i = 0; i < d->nsites; i++) {
+        const cp_diff_site *x = &d->sites[i];
+        printf("%s\n{\"site\":", i ? "," : "");
+        cli_json_string(x->key);
+        printf(",\"present\":[%s,%s],\"calls\":[%" PRIu64 ",%" PRIu64 "],\"time\":[%.9g,%.9g],"
+               "\"wait\":[%.9g,%.9g]}",
+               x->present[0] ? "true" : "false", x->present[1] ? "true" : "false", x->calls[0],
+               x->calls[1], x->time[0], x->time[1], x->wait[0], x->wait[1]);
+    }
+    printf("]");
+}
+
 /* "calls 4,6 (2 calls)" of a block. */
 static void calls_of(const cp_block *b, const char *label)
 {
@@ -148,7 +198,9 @@ static void print_json(const cp_diff *d, const char *a, const char *b)
         }
         printf("]}");
     }
-    printf("]}\n");
+    printf("]");
+    json_sites(d);
+    printf("}\n");
 }
 
 static int run(const cli_command *self, int argc, char **argv)
@@ -199,6 +251,10 @@ static int run(const cli_command *self, int argc, char **argv)
             rc = CLI_BAD_INPUT;
         }
         patterns_text(&d);
+        if (sites_table(&d) < 0) {
+            fprintf(stderr, "collprof: out of memory\n");
+            rc = CLI_BAD_INPUT;
+        }
     }
     cp_diff_free(&d);
     cp_profile_free(&p[0]);
@@ -224,6 +280,8 @@ const cli_command cli_cmd_diff = {
         "in both, and each one new in B or gone from A with its calls and bytes per\n"
         "call; a matrix in both whose number of calls changed is listed with both\n"
         "numbers.  Matrices are compared by content in bytes, whatever the form of\n"
-        "their rows.\n",
+        "their rows.  Then, when the profiles have call paths, time and waiting per\n"
+        "call site (profile.cubex), matched by the functions of the path and the\n"
+        "file:line of the call, with B/A ratios.\n",
     .run = run,
 };

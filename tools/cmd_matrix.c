@@ -36,21 +36,6 @@ static const cp_row **rank_rows(const cp_block *b)
     return rows;
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 /* Rank r's count towards peer k (r has a row; k below its length). */
 static int64_t value(const cp_row *const *rows, size_t r, size_t k)
 {
@@ -95,7 +80,7 @@ static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, b
     size_t n = b->nranks > 0 ? (size_t)b->nranks : 0;
     if (sparse && fmt == FMT_JSON) {
         printf("{\"comm\":%" PRId64 ",\"collective\":", b->comm_id);
-        json_string(b->collective);
+        cli_json_string(b->collective);
         printf(",\"call\":%" PRId64 ",\"direction\":\"%s\",\"datatype_size\":%" PRId64
                ",\"counts_in_bytes\":%s,\"sparse_rows\":[",
                call, recv ? "recv" : "send", b->dtsize, b->counts_in_bytes ? "true" : "false");
@@ -152,7 +137,7 @@ static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, b
         }
     } else {
         printf("{\"comm\":%" PRId64 ",\"collective\":", b->comm_id);
-        json_string(b->collective);
+        cli_json_string(b->collective);
         printf(",\"call\":%" PRId64 ",\"direction\":\"%s\",\"datatype_size\":%" PRId64
                ",\"counts_in_bytes\":%s,\"rows\":[",
                call, recv ? "recv" : "send", b->dtsize, b->counts_in_bytes ? "true" : "false");

@@ -294,10 +294,23 @@ typedef struct cp_diff_series {
     size_t both, added, gone; /* matrices in both, only in B, only in A */
 } cp_diff_series;
 
+/* One call site of either profile, matched by what names it in the code:
+ * the functions of its call path, innermost first ("exchange < main"),
+ * and where the call is ("test.c:46", or "app+0x1234" without a line). */
+typedef struct cp_diff_site {
+    char key[1024];
+    bool present[2];
+    uint64_t calls[2];        /* rank-calls (profile.cubex visits) */
+    double time[2], wait[2];  /* seconds over all ranks */
+} cp_diff_site;
+
 typedef struct cp_diff {
     cp_diff_series *series;   /* by communicator id, then collective */
     size_t nseries;
     bool timed[2];            /* A, B had timings.cpt */
+    cp_diff_site *sites;      /* by key; none where neither has call paths */
+    size_t nsites;
+    bool has_sites[2];        /* A, B had call paths and profile.cubex */
 } cp_diff;
 
 /* The same matrix, whatever the form and grouping of its rows and the

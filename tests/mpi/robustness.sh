@@ -329,6 +329,18 @@ PY
     else
         echo "chromium not found (scripts/install-deps.sh installs it): the rendering is not checked"
     fi
+    # diff against a run where the rank is twice as late: the late call's
+    # site, matched by its functions and line, waits about twice as long.
+    COLLPROF_OUTPUT_DIR="$work/out2" run prog2 $n yes "$app" "$(awk -v d="$delay" 'BEGIN { print 2 * d }')"
+    [ "$(cat prog2.status)" = 0 ] || { fail "test_late_rank (twice the delay) failed:"; show prog2.err; }
+    "$collprof" diff "$work/out" "$work/out2" >diff.out 2>diff.err || { fail "collprof diff failed:"; show diff.err; }
+    r=$(sed -n "s/^exchange\( < [^ ]*\)* at test_late_rank\.c:$line  .* \([0-9.]*\)x$/\2/p" diff.out)
+    [ -n "$r" ] && awk -v r="$r" 'BEGIN { exit !(r >= 1.4 && r <= 3) }' ||
+        { fail "diff: expected the site 'exchange at test_late_rank.c:$line' waiting about 2x as long:"; show diff.out; }
+    "$collprof" diff "$work/out" "$work/out2" --format json >diff.json 2>&1 &&
+        python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); s = [x for x in d["callsites"] if x["site"].startswith("exchange") and ":%s" % sys.argv[2] in x["site"]]; sys.exit(not (d["has_callsites"] == [True, True] and len(s) == 1 and s[0]["present"] == [True, True] and s[0]["wait"][1] > 1.4 * s[0]["wait"][0]))' diff.json "$line" ||
+        { fail "diff --format json: the call site:"; show diff.json; }
+    sed -n '/^call sites/,$p' diff.out
     sed -n '/^findings/,/^$/p' sum.out
     ;;
 

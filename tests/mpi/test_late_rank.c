@@ -6,16 +6,17 @@
  * 10 quick MPI_Allreduce calls elsewhere.  Rank 0 prints the line of the
  * late call and the delay, for the check to compare with the findings:
  *   late-rank: line N delay SECONDS ranks P
+ * usage: test_late_rank [DELAY]   (seconds, default 0.03)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <mpi.h>
 
-#define DELAY 0.03
 #define CALLS 10
 
 static int late_line;
+static double delay = 0.03;
 /* A loop bound the compiler cannot see: an unrolled loop would be several
  * call sites. */
 static volatile int calls = CALLS;
@@ -41,7 +42,7 @@ __attribute__((noinline)) static void exchange(int rank, int n)
         rc[i] = 1 + (rank + i) % 3;
     for (int k = 0; k < calls; k++) {
         if (rank == n - 1)
-            sleep_for(DELAY);
+            sleep_for(delay);
         late_line = __LINE__ + 1;
         MPI_Alltoallv(buf, sc, sd, MPI_INT, rbuf, rc, sd, MPI_INT, MPI_COMM_WORLD);
     }
@@ -63,12 +64,14 @@ int main(int argc, char **argv)
 {
     int rank, n;
     MPI_Init(&argc, &argv);
+    if (argc > 1)
+        delay = atof(argv[1]);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     exchange(rank, n);
     tidy();
     if (rank == 0)
-        printf("late-rank: line %d delay %g ranks %d\n", late_line, DELAY, n);
+        printf("late-rank: line %d delay %g ranks %d\n", late_line, delay, n);
     MPI_Finalize();
     return 0;
 }

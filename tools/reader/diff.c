@@ -257,6 +257,8 @@ int cp_profile_diff(const cp_profile *a, const cp_profile *b, cp_diff *out, cp_e
             x->gone += !y->block[1];
         }
     }
+    if (cp_diff_sites(a, b, out))
+        goto oom;
     rc = 0;
     goto out;
 oom:
@@ -278,5 +280,6 @@ void cp_diff_free(cp_diff *d)
     for (size_t i = 0; i < d->nseries; i++)
         free(d->series[i].matrices);
     free(d->series);
+    free(d->sites);
     memset(d, 0, sizeof *d);
 }

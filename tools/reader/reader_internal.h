@@ -63,4 +63,8 @@ static inline cp_i128 cp_reader_bytes(const cp_block *b, int64_t c)
     return b->counts_in_bytes ? (cp_i128)c : (cp_i128)c * (cp_i128)b->dtsize;
 }
 
+/* diff_sites.c: d's call sites from a's and b's call paths.  0, or -1
+ * (out of memory). */
+int cp_diff_sites(const cp_profile *a, const cp_profile *b, cp_diff *d);
+
 #endif
