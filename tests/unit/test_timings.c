@@ -353,6 +353,38 @@ START_TEST(findings_by_hand)
 }
 END_TEST
 
+/* Calls made but not recorded: numbers missing from the count files (calls
+ * 0-2 before COLLPROF_START_CALL, call 6 paused) are a coverage finding. */
+START_TEST(calls_not_recorded_are_a_finding)
+{
+    tmpdir_make();
+    write_dir();
+    cp_block b = count_block("Alltoall", "3", -1, 4);
+    cp_ranges_free(&b.all_calls);
+    cp_ranges_free(&b.calls);
+    ck_assert_int_eq(cp_ranges_add_range(&b.all_calls, 3, 5), 0);
+    ck_assert_int_eq(cp_ranges_add(&b.all_calls, 7), 0);
+    ck_assert_int_eq(cp_ranges_copy(&b.calls, &b.all_calls), 0);
+    cp_profile p;
+    cp_error err = {{0}};
+    load_with_blocks(&b, 1, &p);
+    cp_finding *x;
+    size_t n;
+    ck_assert_msg(cp_profile_findings(&p, &x, &n, &err) == 0, "%s", err.msg);
+    bool found = false;
+    for (size_t i = 0; i < n; i++)
+        found |= x[i].kind == CP_FINDING_COVERAGE &&
+                 strstr(x[i].text, "coverage: 4 calls in 1 series were made but not recorded "
+                                   "(paused with MPI_Pcontrol(0), or before COLLPROF_START_CALL)"
+                                   ": their numbers are missing from the count files; the most: "
+                                   "communicator 0, Alltoall, 4 calls") != NULL;
+    ck_assert_msg(found, "no finding of the 4 calls not recorded");
+    free(x);
+    cp_profile_free(&p);
+    tmpdir_remove();
+}
+END_TEST
+
 START_TEST(no_timings_is_a_clear_error)
 {
     tmpdir_make();
@@ -397,6 +429,7 @@ int main(void)
     tcase_add_test(tc, every_number_by_hand);
     tcase_add_test(tc, time_per_pattern);
     tcase_add_test(tc, findings_by_hand);
+    tcase_add_test(tc, calls_not_recorded_are_a_finding);
     tcase_add_test(tc, no_timings_is_a_clear_error);
     tcase_add_test(tc, a_corrupt_timings_file_fails_the_load);
     suite_add_tcase(su, tc);

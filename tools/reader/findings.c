@@ -14,7 +14,8 @@
  *              the others (8 ranks or more); counts that change every call
  *              (10 calls or more);
  *   coverage   what the profile leaves out: sampled times, no timings,
- *              partial ranks;
+ *              partial ranks, calls made but not recorded (paused, before
+ *              COLLPROF_START_CALL, past COLLPROF_MAX_CALLS);
  *   callsite   a call path (the code that called the collectives) with 10%
  *              or more of all collective time or of all waiting: where in
  *              the code, its collectives, time and waiting;
@@ -370,6 +371,56 @@ static void callsites(const cp_profile *p, list *l)
     free(rows);
 }
 
+static const char *config_value(const cp_profile *p, const char *key)
+{
+    for (size_t i = 0; p->has_manifest && i < p->manifest.nconfig; i++)
+        if (!strcmp(p->manifest.config[i].key, key))
+            return p->manifest.config[i].value;
+    return NULL;
+}
+
+/* Calls the application made but collprof did not record: their numbers
+ * are missing from the count files (paused with MPI_Pcontrol(0), before
+ * COLLPROF_START_CALL), and series that stopped at COLLPROF_MAX_CALLS. */
+static void not_recorded(const cp_profile *p, const cp_summary_row *rows, size_t nrows, list *l)
+{
+    int64_t gaps = 0, series = 0, capped = 0, worst = 0;
+    const cp_summary_row *w = NULL;
+    const char *maxc = config_value(p, "COLLPROF_MAX_CALLS");
+    int64_t max = maxc && maxc[0] >= '0' && maxc[0] <= '9' ? strtoll(maxc, NULL, 10) : -1;
+    cp_ranges calls = {0};
+    for (size_t i = 0; i < nrows; i++) {
+        if (cp_profile_calls(p, rows[i].comm, rows[i].collective, -1, &calls) || calls.n == 0)
+            continue;
+        int64_t last = calls.v[0].hi;
+        for (size_t k = 1; k < calls.n; k++)
+            last = calls.v[k].hi > last ? calls.v[k].hi : last;
+        int64_t missing = last + 1 - cp_ranges_count(&calls);
+        if (missing > 0) {
+            gaps += missing;
+            series++;
+            if (missing > worst) {
+                worst = missing;
+                w = &rows[i];
+            }
+        }
+        capped += max >= 0 && cp_ranges_count(&calls) == max;
+    }
+    cp_ranges_free(&calls);
+    if (gaps)
+        add(l, CP_FINDING_COVERAGE, 0,
+            "coverage: %" PRId64 " calls in %" PRId64 " series were made but not recorded "
+            "(paused with MPI_Pcontrol(0), or before COLLPROF_START_CALL): their numbers are "
+            "missing from the count files; the most: communicator %" PRId64 ", %s, %" PRId64
+            " calls",
+            gaps, series, w->comm, w->collective, worst);
+    if (capped)
+        add(l, CP_FINDING_COVERAGE, 0,
+            "coverage: %" PRId64 " series recorded COLLPROF_MAX_CALLS=%" PRId64 " calls: any "
+            "later calls were not recorded",
+            capped, max);
+}
+
 static int by_cost(const void *x, const void *y)
 {
     const cp_finding *a = x, *b = y;
@@ -443,6 +494,7 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
             "coverage: %" PRIu64 " rank-calls have their own times, %" PRIu64 " more are in the "
             "totals only; waiting is found in the first only (COLLPROF_TIMING_MAX_CALLS)",
             kept, agg);
+    not_recorded(p, rows, nrows, &l);
     if (p->npartials)
         add(&l, CP_FINDING_COVERAGE, 0,
             "coverage: no MPI_Finalize: the partial profiles of %zu ranks, counts only", p->npartials);
