@@ -384,6 +384,8 @@ static const char *config_value(const cp_profile *p, const char *key)
  * COLLPROF_START_CALL), and series that stopped at COLLPROF_MAX_CALLS. */
 static void not_recorded(const cp_profile *p, const cp_summary_row *rows, size_t nrows, list *l)
 {
+    if (!p->has_manifest)
+        return; /* the other tools number calls across communicators */
     int64_t gaps = 0, series = 0, capped = 0, worst = 0;
     const cp_summary_row *w = NULL;
     const char *maxc = config_value(p, "COLLPROF_MAX_CALLS");
@@ -412,8 +414,8 @@ static void not_recorded(const cp_profile *p, const cp_summary_row *rows, size_t
             "coverage: %" PRId64 " calls in %" PRId64 " series were made but not recorded "
             "(paused with MPI_Pcontrol(0), or before COLLPROF_START_CALL): their numbers are "
             "missing from the count files; the most: communicator %" PRId64 ", %s, %" PRId64
-            " calls",
-            gaps, series, w->comm, w->collective, worst);
+            " call%s",
+            gaps, series, w->comm, w->collective, worst, worst == 1 ? "" : "s");
     if (capped)
         add(l, CP_FINDING_COVERAGE, 0,
             "coverage: %" PRId64 " series recorded COLLPROF_MAX_CALLS=%" PRId64 " calls: any "
