@@ -82,9 +82,18 @@ static int own_paths(tree *t, int64_t *leaf)
 {
     for (uint32_t i = 0, n = cp_callsite_count(); i < n; i++) {
         const cp_callpath *p = cp_callsite_path(i);
-        /* Outermost frame first, down to the innermost: the leaf. */
+        /* Outermost frame first, down to the innermost: the leaf.  A path
+         * starts at the program's main (C's main, Fortran's MAIN__): the C
+         * runtime's frames above it (_start, __libc_start_main, ...) say
+         * nothing about the application and are dropped. */
+        uint32_t top = p->nframes;
+        for (uint32_t k = p->nframes; k-- > 0;)
+            if (!strcmp(p->frames[k].function, "main") || !strcmp(p->frames[k].function, "MAIN__")) {
+                top = k + 1;
+                break;
+            }
         int64_t at = -1;
-        for (uint32_t k = p->nframes; k-- > 0;) {
+        for (uint32_t k = top; k-- > 0;) {
             cp_callsite_node fr = {.address = p->frames[k].address};
             snprintf(fr.module, sizeof fr.module, "%s", p->frames[k].module);
             snprintf(fr.function, sizeof fr.function, "%s", p->frames[k].function);

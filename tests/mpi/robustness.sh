@@ -340,6 +340,12 @@ PY
     "$collprof" diff "$work/out" "$work/out2" --format json >diff.json 2>&1 &&
         python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); s = [x for x in d["callsites"] if x["site"].startswith("exchange") and ":%s" % sys.argv[2] in x["site"]]; sys.exit(not (d["has_callsites"] == [True, True] and len(s) == 1 and s[0]["present"] == [True, True] and s[0]["wait"][1] > 1.4 * s[0]["wait"][0]))' diff.json "$line" ||
         { fail "diff --format json: the call site:"; show diff.json; }
+    # Call paths start at main, however deep they are recorded: the C
+    # runtime's frames above it (_start, __libc_start_main) are dropped.
+    COLLPROF_OUTPUT_DIR="$work/out8" COLLPROF_CALLSITE_DEPTH=8 run prog8 $n yes "$app"
+    "$collprof" callsites "$work/out8" >cs8.out 2>&1 || { fail "collprof callsites (depth 8) failed:"; show cs8.out; }
+    [ "$(awk 'NR > 1 { print $NF, $(NF-1), $(NF-2) }' cs8.out | sort | tr '\n' ';')" = "main < exchange;main < tidy;" ] ||
+        { fail "depth 8: expected the paths 'exchange < main' and 'tidy < main' only:"; show cs8.out; }
     sed -n '/^call sites/,$p' diff.out
     sed -n '/^findings/,/^$/p' sum.out
     ;;
