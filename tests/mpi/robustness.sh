@@ -15,6 +15,8 @@
 #                                        matrix --callsite on a real run, and check
 #   late-rank ... TEST_LATE_RANK COLLPROF_EXE : the findings of a run with one
 #                                        rank late at a known line
+#   cube-tools ... TEST_LATE_RANK CUBE_VALUES : cubelib's cube_dump and
+#                                        cube_sanity read profile.cubex as we do
 # WORKDIR is emptied first; APP is app_exit (a few Alltoallv, one stdout line,
 # returns its argument).
 set -u
@@ -350,8 +352,66 @@ PY
     sed -n '/^findings/,/^$/p' sum.out
     ;;
 
+cube-tools)
+    # cubelib's own tools read profile.cubex as collprof's parser does:
+    # the metrics, the call tree and every value (cube_dump), and its
+    # sanity checks pass (cube_sanity).  Without them: skipped.
+    app=$1 values=$2 n=3
+    tools=$(cd "$(dirname "$0")/../.." && pwd)/../shared/tools/cube/bin
+    dump=${CUBE_DUMP:-$tools/cube_dump}
+    sanity=${CUBE_SANITY:-$(dirname "$dump")/cube_sanity}
+    if [ ! -x "$dump" ] || [ ! -x "$sanity" ]; then
+        echo "cubelib's cube_dump/cube_sanity not found (CUBE_DUMP, or ../shared/tools/cube/bin): skipped"
+        exit 77
+    fi
+    COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_CALLSITE_DEPTH=8 run prog $n yes "$app"
+    [ "$(cat prog.status)" = 0 ] || { fail "test_late_rank failed:"; show prog.err; }
+    cube="$work/out/profile.cubex"
+    "$values" "$cube" >ours.txt 2>ours.err || { fail "our parser:"; show ours.err; }
+    "$dump" -w "$cube" >dump_w.txt 2>dump_w.err || { fail "cube_dump -w failed:"; show dump_w.err; }
+    "$dump" -m all -z excl -s csv2 "$cube" >dump_v.txt 2>dump_v.err ||
+        { fail "cube_dump -m all failed:"; show dump_v.err; }
+    python3 - ours.txt dump_w.txt dump_v.txt <<'PY' || fail "cube_dump reads profile.cubex otherwise (above)"
+import re, sys
+ours = open(sys.argv[1]).read().splitlines()
+dw = open(sys.argv[2]).read()
+dv = open(sys.argv[3]).read().splitlines()
+bad = []
+metrics = [l.split()[1] for l in ours if l.startswith("metric ")]
+theirs = re.findall(r"^\S.*?\( id=\d+, (\S+), ", dw.split("METRIC DIMENSION")[1].split("CALLTREE DIMENSION")[0], re.M)
+if metrics != theirs:
+    bad.append("metrics: ours %r, cube_dump %r" % (metrics, theirs))
+tree = [(int(l.split()[1]), l.split()[2]) for l in ours if l.startswith("cnode ")]
+part = dw.split("CALL TREE")[1].split("SYSTEM DIMENSION")[0]
+ctree = []
+for l in part.splitlines():
+    m = re.match(r"^([ |]*-)?(\S+)\s+\[", l)
+    if m:  # the name after the drawing of the tree; its column gives the depth
+        ctree.append((len(m.group(1) or "") // 2, m.group(2)))
+if [t[1] for t in tree] != [t[1] for t in ctree]:
+    bad.append("call tree: ours %r, cube_dump %r" % (tree, ctree))
+if "_start" in [t[1] for t in ctree] or [t[1] for t in ctree].count("main") < 1:
+    bad.append("call tree: expected main at the top, no _start: %r" % ctree)
+csv_ours = ours[ours.index(next(l for l in ours if l.startswith("Cnode ID"))):]
+if len(csv_ours) != len(dv):
+    bad.append("values: %d lines, cube_dump %d" % (len(csv_ours), len(dv)))
+for a, b in zip(csv_ours[1:], dv[1:]):
+    x, y = [float(v) for v in a.split(",")], [float(v) for v in b.split(",")]
+    if len(x) != len(y) or any(abs(p - q) > 1e-5 * max(1, abs(p)) for p, q in zip(x, y)):
+        bad.append("values: ours %s, cube_dump %s" % (a, b))
+        break
+for b in bad:
+    print(b)
+print("%d metrics, %d call-tree nodes, %d values compared" % (len(metrics), len(tree), (len(csv_ours) - 1) * len(metrics)))
+sys.exit(1 if bad else 0)
+PY
+    "$sanity" "$cube" >sanity.txt 2>&1 || { fail "cube_sanity failed:"; show sanity.txt; }
+    ! grep -qi "fail\|error" sanity.txt || { fail "cube_sanity reports a problem:"; show sanity.txt; }
+    cat sanity.txt
+    ;;
+
 *)
-    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives|callsites|late-rank WORKDIR MPIEXEC LIB [ARGS...]" >&2
+    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives|callsites|late-rank|cube-tools WORKDIR MPIEXEC LIB [ARGS...]" >&2
     exit 2
     ;;
 esac
