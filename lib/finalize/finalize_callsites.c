@@ -1,7 +1,10 @@
 /*
  * Finalize, step 1: the job's call tree.  Every rank holds its call paths,
  * already resolved on that rank to (module, address, function), as a
- * prefix tree (a node per frame: same caller node, module and address).
+ * prefix tree: below the same caller node, the frame that called MPI is
+ * one node per call site (module and address), a frame further out one
+ * node per function (its address 0), so that main is one node whatever
+ * lines in it lead to the collectives.
  * The trees merge up the binomial tree of the world's ranks (transport.h):
  * in round k a rank whose lowest set bit is k sends its tree to rank
  * r - 2^k, which merges it node by node into its own and remembers where
@@ -51,7 +54,8 @@ static int64_t child(tree *t, int64_t parent, const cp_callsite_node *fr)
     int64_t c = parent < 0 ? t->first_root : t->nodes[parent].first_child;
     for (; c >= 0; c = t->nodes[c].next_sibling) {
         const cp_callsite_node *x = &t->nodes[c].info;
-        if (x->address == fr->address && !strcmp(x->module, fr->module))
+        if (x->address == fr->address && !strcmp(x->module, fr->module) &&
+            !strcmp(x->function, fr->function))
             return c;
     }
     if (t->n == t->cap) {
@@ -94,7 +98,11 @@ static int own_paths(tree *t, int64_t *leaf)
             }
         int64_t at = -1;
         for (uint32_t k = top; k-- > 0;) {
-            cp_callsite_node fr = {.address = p->frames[k].address};
+            /* The frame that called MPI is one call site (its address);
+             * a frame further out is its function: main is one node
+             * whatever lines in it lead to the collectives. */
+            bool by_function = k > 0 && p->frames[k].function[0];
+            cp_callsite_node fr = {.address = by_function ? 0 : p->frames[k].address};
             snprintf(fr.module, sizeof fr.module, "%s", p->frames[k].module);
             snprintf(fr.function, sizeof fr.function, "%s", p->frames[k].function);
             if ((at = child(t, at, &fr)) < 0)

@@ -354,8 +354,9 @@ PY
 
 cube-tools)
     # cubelib's own tools read profile.cubex as collprof's parser does:
-    # the metrics, the call tree and every value (cube_dump), and its
-    # sanity checks pass (cube_sanity).  Without them: skipped.
+    # the metrics, the call tree (main once, at the top) and every value
+    # (cube_dump), and its sanity checks pass (cube_sanity).  Without them:
+    # skipped.
     app=$1 values=$2 n=3
     tools=$(cd "$(dirname "$0")/../.." && pwd)/../shared/tools/cube/bin
     dump=${CUBE_DUMP:-$tools/cube_dump}
@@ -390,8 +391,8 @@ for l in part.splitlines():
         ctree.append((len(m.group(1) or "") // 2, m.group(2)))
 if [t[1] for t in tree] != [t[1] for t in ctree]:
     bad.append("call tree: ours %r, cube_dump %r" % (tree, ctree))
-if "_start" in [t[1] for t in ctree] or [t[1] for t in ctree].count("main") < 1:
-    bad.append("call tree: expected main at the top, no _start: %r" % ctree)
+if "_start" in [t[1] for t in ctree] or [t[1] for t in ctree].count("main") != 1:
+    bad.append("call tree: expected main once, at the top, no _start: %r" % ctree)
 csv_ours = ours[ours.index(next(l for l in ours if l.startswith("Cnode ID"))):]
 if len(csv_ours) != len(dv):
     bad.append("values: %d lines, cube_dump %d" % (len(csv_ours), len(dv)))
