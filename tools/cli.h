@@ -45,6 +45,7 @@ extern const cli_command cli_cmd_export;
 extern const cli_command cli_cmd_stat;
 extern const cli_command cli_cmd_timings;
 extern const cli_command cli_cmd_callsites;
+extern const cli_command cli_cmd_complete;
 extern const cli_command cli_cmd_diff;
 
 /* Print "collprof <cmd>: <message>", the usage line and a hint to stderr;

@@ -15,6 +15,7 @@ const cli_command *const cli_commands[] = {
     &cli_cmd_stat,
     &cli_cmd_timings,
     &cli_cmd_callsites,
+    &cli_cmd_complete,
     &cli_cmd_diff,
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];

@@ -247,6 +247,19 @@ int cp_profile_pattern_times(const cp_profile *p, cp_pattern_time **out, size_t 
 const cp_pattern_time *cp_pattern_time_find(const cp_pattern_time *t, size_t n,
                                             const cp_block *b);
 
+/* ---- completing profile.cubex (`collprof complete`) ---- */
+
+typedef struct cp_complete_stats {
+    size_t regions, regions_done;     /* user regions; with their source lines */
+    size_t callsites, callsites_done; /* MPI call sites; with their file and line */
+} cp_complete_stats;
+
+/* Add to dir/profile.cubex the source file, first and last line of each user
+ * region and the file and line of each MPI call site (nm, addr2line), and
+ * write it back (atomically).  Regions that already have lines are kept.
+ * Returns 0, or -1 with err set. */
+int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_error *err);
+
 /* ---- each rank's run and its time in collectives (profile.cubex) ---- */
 
 typedef struct cp_rank_time {
@@ -334,6 +347,12 @@ typedef struct cp_source_line {
  * {"", -1} where unknown.  Returns 0, or -1 when out of memory. */
 int cp_reader_symbolize(const char *module, const uint64_t *addresses, size_t n,
                         cp_source_line *out);
+/* Where each function of names[0..n) is in the source: the file and line
+ * of its first instruction (begin[i]) and the line of its last (end[i]), from
+ * the module's symbol table (nm) and debug information (addr2line);
+ * {"", -1} and -1 where unknown.  Returns 0, or -1 when out of memory. */
+int cp_reader_function_lines(const char *module, const char *const *names, size_t n,
+                             cp_source_line *begin, int64_t *end);
 
 /* One call path that issued collective calls: its innermost node of the
  * manifest's call tree, and what it cost over all ranks (profile.cubex). */

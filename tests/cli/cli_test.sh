@@ -330,6 +330,7 @@ commands:
   stat       the wait-state statistics of a profile.stat, and the worst instances
   timings    time, waiting time per pattern and slowest calls, from timings.cpt
   callsites  where the collectives were called: function, file:line, calls, bytes, time
+  complete   add source lines to profile.cubex: user regions, MPI call sites
   diff       two profiles side by side: what changed in patterns, time and waiting
 
 'collprof help <command>' describes a command and its options.

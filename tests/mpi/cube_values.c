@@ -3,7 +3,8 @@
  * cubelib's `cube_dump -w` and `cube_dump -m all -z excl -s csv2` print it
  * (robustness.sh, case cube-tools, compares the two):
  *   metric UNIQ_NAME                  one per metric, in order
- *   cnode DEPTH REGION                the call tree, depth-first
+ *   cnode DEPTH REGION LINE           the call tree, depth-first (LINE: of
+ *                                     the call site, -1 unknown)
  *   then the CSV: "Cnode ID, Thread ID,<metrics>" and one line per
  *   (cnode, location) with every metric's (exclusive) value.
  * usage: cube_values FILE
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
     for (size_t m = 0; m < c.nmetrics; m++)
         printf("metric %s\n", c.metrics[m].uniq_name);
     for (size_t i = 0; i < c.ncnodes; i++)
-        printf("cnode %d %s\n", depth_of(&c, i), c.regions[c.cnodes[i].region].name);
+        printf("cnode %d %s %lld\n", depth_of(&c, i), c.regions[c.cnodes[i].region].name,
+               (long long)c.cnodes[i].line);
     printf("Cnode ID, Thread ID");
     for (size_t m = 0; m < c.nmetrics; m++)
         printf(",%s", c.metrics[m].uniq_name);

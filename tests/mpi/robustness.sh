@@ -15,7 +15,7 @@
 #                                        matrix --callsite on a real run, and check
 #   late-rank ... TEST_LATE_RANK COLLPROF_EXE : the findings of a run with one
 #                                        rank late at a known line
-#   cube-tools ... TEST_LATE_RANK CUBE_VALUES : cubelib's cube_dump and
+#   cube-tools ... TEST_LATE_RANK CUBE_VALUES COLLPROF_EXE : cubelib's cube_dump and
 #                                        cube_sanity read profile.cubex as we do
 # WORKDIR is emptied first; APP is app_exit (a few Alltoallv, one stdout line,
 # returns its argument).
@@ -257,6 +257,20 @@ callsites)
     "$collprof" summary "$work/out" --callsite 9999 >bad.out 2>&1
     [ $? = 1 ] && grep -q "no call path 9999" bad.out || { fail "summary --callsite 9999:"; show bad.out; }
     "$collprof" check "$work/out" >check.out 2>&1 || { fail "collprof check failed:"; show check.out; }
+    # collprof complete adds the source lines to profile.cubex (f_one,
+    # f_two, f_three, main, cpt_lib_allreduce; four call sites), once;
+    # the profile still checks, and callsites still says the same
+    "$collprof" complete "$work/out" >complete.out 2>&1 &&
+        grep -q "source lines of 5 of 5 user regions, file and line of 4 of 4 MPI call sites" complete.out ||
+        { fail "collprof complete:"; show complete.out; }
+    "$collprof" complete "$work/out" >complete2.out 2>&1 &&
+        grep -q "source lines of 0 of 0 user regions, file and line of 4 of 4 MPI call sites" complete2.out ||
+        { fail "collprof complete, again: the regions should be complete already:"; show complete2.out; }
+    "$collprof" check "$work/out" >check2.out 2>&1 || { fail "collprof check after complete:"; show check2.out; }
+    "$collprof" callsites "$work/out" >cs2.out 2>&1 && cmp -s cs.out cs2.out ||
+        { fail "collprof callsites changed after complete:"; show cs2.out; }
+    "$collprof" complete "$work/nothere" >bad2.out 2>&1
+    [ $? = 1 ] && grep -q "nothere" bad2.out || { fail "complete of a missing directory:"; show bad2.out; }
     cat cs.out
     ;;
 
@@ -357,7 +371,7 @@ cube-tools)
     # the metrics, the call tree (main once, at the top) and every value
     # (cube_dump), and its sanity checks pass (cube_sanity).  Without them:
     # skipped.
-    app=$1 values=$2 n=3
+    app=$1 values=$2 collprof=$3 n=3
     tools=$(cd "$(dirname "$0")/../.." && pwd)/../shared/tools/cube/bin
     dump=${CUBE_DUMP:-$tools/cube_dump}
     sanity=${CUBE_SANITY:-$(dirname "$dump")/cube_sanity}
@@ -368,7 +382,17 @@ cube-tools)
     COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_CALLSITE_DEPTH=8 run prog $n yes "$app"
     [ "$(cat prog.status)" = 0 ] || { fail "test_late_rank failed:"; show prog.err; }
     cube="$work/out/profile.cubex"
+    # completed with the source lines first (collprof complete), as a
+    # Scalasca user's report would be: regions with lines, call sites
+    "$collprof" complete "$work/out" >complete.out 2>&1 &&
+        grep -q "source lines of 3 of 3 user regions, file and line of 2 of 2 MPI call sites" complete.out ||
+        { fail "collprof complete:"; show complete.out; }
+    line=$(sed -n 's/^late-rank: line \([0-9]*\) .*/\1/p' prog.out)
     "$values" "$cube" >ours.txt 2>ours.err || { fail "our parser:"; show ours.err; }
+    grep -q "^cnode 3 MPI_Alltoallv $line\$" ours.txt ||
+        { fail "the MPI_Alltoallv node's call site is not line $line:"; show ours.txt; }
+    "$collprof" callsites "$work/out" | grep -q " exchange  test_late_rank.c:$line " ||
+        fail "collprof callsites disagrees with the Cube file on line $line"
     "$dump" -w "$cube" >dump_w.txt 2>dump_w.err || { fail "cube_dump -w failed:"; show dump_w.err; }
     "$dump" -m all -z excl -s csv2 "$cube" >dump_v.txt 2>dump_v.err ||
         { fail "cube_dump -m all failed:"; show dump_v.err; }
@@ -408,6 +432,11 @@ sys.exit(1 if bad else 0)
 PY
     "$sanity" "$cube" >sanity.txt 2>&1 || { fail "cube_sanity failed:"; show sanity.txt; }
     ! grep -qi "fail\|error" sanity.txt || { fail "cube_sanity reports a problem:"; show sanity.txt; }
+    grep -q "Proper line numbers \.\.\. 3 / 6" sanity.txt ||
+        { fail "cube_sanity: expected proper line numbers for the 3 user regions:"; show sanity.txt; }
+    set -- $(sed -n 's/^\texchange:exchange\t *( id=[0-9]*, \([0-9-]*\), \([0-9-]*\), .*/\1 \2/p' dump_w.txt)
+    [ $# = 2 ] && [ "$1" -le "$line" ] && [ "$line" -le "$2" ] ||
+        fail "cube_dump: the region exchange should span line $line (begin, end: $*)"
     cat sanity.txt
     ;;
 

@@ -29,23 +29,38 @@ static void add_sum(const cp_cube *c, int64_t m, size_t cnode, uint64_t *u, doub
     }
 }
 
+int64_t *cp_cube_call_tree_nodes(const cp_profile *p, const cp_cube *c, cp_error *err)
+{
+    /* The k-th non-MPI cnode after the root is call-tree node k. */
+    int64_t *node_of = malloc((c->ncnodes ? c->ncnodes : 1) * sizeof *node_of);
+    if (!node_of) {
+        cp_error_set(err, "out of memory");
+        return NULL;
+    }
+    int64_t next = 0;
+    for (size_t i = 0; i < c->ncnodes; i++)
+        node_of[i] = c->cnodes[i].parent < 0 || is_mpi(c, i) ? -1 : next++;
+    if ((size_t)next != p->manifest.ncall_tree) {
+        free(node_of);
+        cp_error_set(err, "%s: profile.cubex has %lld call-path nodes, manifest.json %zu", p->dir,
+                     (long long)next, p->manifest.ncall_tree);
+        return NULL;
+    }
+    return node_of;
+}
+
+bool cp_cube_is_mpi(const cp_cube *c, size_t cnode)
+{
+    return is_mpi(c, cnode);
+}
+
 static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *rows, size_t *nrows,
                      cp_error *err)
 {
     const cp_manifest *m = &p->manifest;
-    /* The k-th non-MPI cnode after the root is call-tree node k. */
-    int64_t *node_of = malloc((c->ncnodes ? c->ncnodes : 1) * sizeof *node_of);
+    int64_t *node_of = cp_cube_call_tree_nodes(p, c, err);
     if (!node_of)
-        return cp_error_set(err, "out of memory");
-    int64_t next = 0;
-    for (size_t i = 0; i < c->ncnodes; i++)
-        node_of[i] = c->cnodes[i].parent < 0 || is_mpi(c, i) ? -1 : next++;
-    if ((size_t)next != m->ncall_tree) {
-        free(node_of);
-        return cp_error_set(err,
-                            "%s: profile.cubex has %lld call-path nodes, manifest.json %zu",
-                            p->dir, (long long)next, m->ncall_tree);
-    }
+        return -1;
     int64_t visits = cp_cube_find_metric(c, "visits"), sent = cp_cube_find_metric(c, "bytes_sent"),
             time = cp_cube_find_metric(c, "time");
     for (size_t i = 0; i < c->ncnodes; i++) {

@@ -1,0 +1,105 @@
+/*
+ * Completing profile.cubex with what finalize does not look up (`collprof
+ * complete`), as Scalasca post-processes its reports: the source file and
+ * the first and last line of each user region (nm and addr2line on the
+ * module the runtime recorded), and the file and line of each call of an
+ * MPI function (its cnode's call site, the line `collprof callsites`
+ * gives).  Finalize keeps to the application's time: spawning tools from
+ * inside an MPI job, on every rank, is what it must not do.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cubex.h"
+#include "reader_internal.h"
+
+/* Regions of one module: their names, lines looked up together. */
+static int region_lines(cp_cube *c, const char *module, size_t *done)
+{
+    size_t n = 0;
+    const char **names = calloc(c->nregions + 1, sizeof *names);
+    size_t *which = calloc(c->nregions + 1, sizeof *which);
+    cp_source_line *begin = calloc(c->nregions + 1, sizeof *begin);
+    int64_t *end = calloc(c->nregions + 1, sizeof *end);
+    int rc = names && which && begin && end ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < c->nregions; i++)
+        if (!strcmp(c->regions[i].paradigm, "user") && !strcmp(c->regions[i].mod, module)) {
+            names[n] = c->regions[i].name;
+            which[n++] = i;
+        }
+    if (rc == 0)
+        rc = cp_reader_function_lines(module, names, n, begin, end);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        cp_cube_region *r = &c->regions[which[k]];
+        if (begin[k].line < 0)
+            continue;
+        r->begin = begin[k].line;
+        r->end = end[k];
+        snprintf(r->mod, sizeof r->mod, "%.1000s", begin[k].file);
+        (*done)++;
+    }
+    free(names);
+    free(which);
+    free(begin);
+    free(end);
+    return rc;
+}
+
+int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_error *err)
+{
+    memset(st, 0, sizeof *st);
+    char path[sizeof p->dir + 32];
+    snprintf(path, sizeof path, "%s/profile.cubex", p->dir);
+    if (!p->has_manifest)
+        return cp_error_set(err, "%s: no manifest.json: the call tree's modules are unknown",
+                            p->dir);
+    cp_cube c;
+    if (cp_cubex_read(path, &c, err))
+        return -1;
+    int rc = 0;
+    /* User regions, module by module: a region's mod is its module until
+     * its lines are found (then its source file). */
+    char (*mods)[1024] = calloc(c.nregions + 1, sizeof *mods);
+    size_t nmods = 0;
+    for (size_t i = 0; mods && i < c.nregions; i++) {
+        const cp_cube_region *r = &c.regions[i];
+        if (strcmp(r->paradigm, "user") || !r->mod[0] || r->begin >= 0)
+            continue;
+        st->regions++;
+        bool seen = false;
+        for (size_t k = 0; k < nmods && !seen; k++)
+            seen = !strcmp(mods[k], r->mod);
+        if (!seen)
+            snprintf(mods[nmods++], sizeof mods[0], "%s", r->mod);
+    }
+    if (!mods)
+        rc = cp_error_set(err, "out of memory");
+    for (size_t k = 0; rc == 0 && k < nmods; k++)
+        if (region_lines(&c, mods[k], &st->regions_done))
+            rc = cp_error_set(err, "out of memory");
+    free(mods);
+    /* Each MPI cnode's call site: the line of the frame that called it. */
+    int64_t *node_of = rc ? NULL : cp_cube_call_tree_nodes(p, &c, err);
+    if (rc == 0 && !node_of)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < c.ncnodes; i++) {
+        int64_t parent = c.cnodes[i].parent;
+        if (!cp_cube_is_mpi(&c, i) || parent < 0 || node_of[parent] < 0)
+            continue;
+        const cp_callsite_node *nd = &p->manifest.call_tree[node_of[parent]];
+        cp_source_line at;
+        st->callsites++;
+        if (cp_reader_symbolize(nd->module, &nd->address, 1, &at)) {
+            rc = cp_error_set(err, "out of memory");
+        } else if (at.line > 0) {
+            c.cnodes[i].line = at.line;
+            snprintf(c.cnodes[i].mod, sizeof c.cnodes[i].mod, "%s", at.file);
+            st->callsites_done++;
+        }
+    }
+    free(node_of);
+    if (rc == 0)
+        rc = cp_cubex_write(path, &c, err);
+    cp_cube_free(&c);
+    return rc;
+}
