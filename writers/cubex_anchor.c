@@ -63,22 +63,36 @@ static void put_leaf(cp_bytes *b, const char *indent, const char *tag, const cha
 }
 #define LEAF(b, indent, tag, f) put_leaf((b), (indent), (tag), (f), strnlen((f), sizeof(f)))
 
+/* Metric i and, nested in it, the metrics whose parent it is (the array is
+ * in the tree's pre-order, so ids are array positions). */
+static size_t write_metric(const cp_cube *c, cp_bytes *b, size_t i, int depth)
+{
+    const cp_cube_metric *m = &c->metrics[i];
+    const char *dt = m->dtype == CP_CUBE_UINT64 ? "UINT64" : "DOUBLE";
+    char ind[40];
+    int n = depth < 16 ? 2 * depth : 32;
+    memset(ind, ' ', (size_t)n + 2);
+    ind[n + 2] = '\0';
+    cp_bytes_printf(b, "%.*s<metric id=\"%zu\" type=\"EXCLUSIVE\">\n", n, ind, i);
+    LEAF(b, ind, "disp_name", m->disp_name);
+    LEAF(b, ind, "uniq_name", m->uniq_name);
+    cp_bytes_printf(b, "%s<dtype>%s</dtype>\n", ind, dt);
+    LEAF(b, ind, "uom", m->uom);
+    cp_bytes_printf(b, "%s<val></val>\n", ind);
+    LEAF(b, ind, "url", m->url);
+    LEAF(b, ind, "descr", m->descr);
+    size_t next = i + 1;
+    while (next < c->nmetrics && !strcmp(c->metrics[next].parent, m->uniq_name))
+        next = write_metric(c, b, next, depth + 1);
+    cp_bytes_printf(b, "%.*s</metric>\n", n, ind);
+    return next;
+}
+
 static void write_metrics(const cp_cube *c, cp_bytes *b)
 {
     put(b, "<metrics>\n");
-    for (size_t i = 0; i < c->nmetrics; i++) {
-        const cp_cube_metric *m = &c->metrics[i];
-        const char *dt = m->dtype == CP_CUBE_UINT64 ? "UINT64" : "DOUBLE";
-        cp_bytes_printf(b, "  <metric id=\"%zu\" type=\"EXCLUSIVE\">\n", i);
-        LEAF(b, "    ", "disp_name", m->disp_name);
-        LEAF(b, "    ", "uniq_name", m->uniq_name);
-        cp_bytes_printf(b, "    <dtype>%s</dtype>\n", dt);
-        LEAF(b, "    ", "uom", m->uom);
-        put(b, "    <val></val>\n");
-        LEAF(b, "    ", "url", m->url);
-        LEAF(b, "    ", "descr", m->descr);
-        put(b, "  </metric>\n");
-    }
+    for (size_t i = 0; i < c->nmetrics;)
+        i = write_metric(c, b, i, 1);
     put(b, "</metrics>\n");
 }
 
@@ -276,7 +290,7 @@ static int read_doc(cp_xml *x)
     return cp_xml_is_end(x, "doc") ? 0 : cp_xml_expected(x, "<mirrors> or </doc>");
 }
 
-static int read_metric(cp_xml *x, cp_cube *c, size_t *cap)
+static int read_metric(cp_xml *x, cp_cube *c, size_t *cap, const char *parent, int depth)
 {
     char type[32], dtype[16], val[256];
     int64_t id;
@@ -297,6 +311,7 @@ static int read_metric(cp_xml *x, cp_cube *c, size_t *cap)
         return -1;
     cp_cube_metric *m = &c->metrics[c->nmetrics];
     memset(m, 0, sizeof *m);
+    snprintf(m->parent, sizeof m->parent, "%s", parent);
     cp_xml_field f[] = {{"disp_name", m->disp_name, sizeof m->disp_name, false, 0},
                         {"uniq_name", m->uniq_name, sizeof m->uniq_name, false, 0},
                         {"dtype", dtype, sizeof dtype, false, 0},
@@ -308,14 +323,10 @@ static int read_metric(cp_xml *x, cp_cube *c, size_t *cap)
     int rc = x->empty ? 0 : cp_xml_fields(x, "metric", f, sizeof f / sizeof f[0]);
     if (rc < 0)
         return -1;
-    if (rc > 0)
-        return cp_xml_is_start(x, "metric")
-                   ? CP_XML_TFAIL(x,
-                                  "expected </metric>: nested metrics are not read (collprof keeps "
-                                  "a flat metric list)")
-                   : cp_xml_expected(
-                         x, "</metric> (a <metric> holds <disp_name>, <uniq_name>, <dtype>, "
-                            "<uom>, <val>, <url> and <descr>)");
+    if (rc > 0 && !cp_xml_is_start(x, "metric"))
+        return cp_xml_expected(x, "</metric> (a <metric> holds <disp_name>, <uniq_name>, "
+                                  "<dtype>, <uom>, <val>, <url>, <descr>, then the metrics "
+                                  "below it)");
     if (!f[1].seen || !m->uniq_name[0])
         return cp_xml_fail_at(x, CP_XML_FLINE(f[1], line),
                               "expected a non-empty <uniq_name> in metric %zu", c->nmetrics);
@@ -331,7 +342,21 @@ static int read_metric(cp_xml *x, cp_cube *c, size_t *cap)
                                   "expected a unique <uniq_name>: \"%s\" is also metric %zu",
                                   m->uniq_name, i);
     c->nmetrics++;
-    return 0;
+    if (rc == 0)
+        return 0;
+    /* The metrics below it, each a <metric> in it, up to its </metric>. */
+    char name[sizeof m->uniq_name];
+    snprintf(name, sizeof name, "%s", m->uniq_name);
+    if (depth >= 32)
+        return CP_XML_TFAIL(x, "expected at most 32 levels of nested metrics");
+    for (;;) {
+        if (read_metric(x, c, cap, name, depth + 1) < 0 || cp_xml_next_tag(x) < 0)
+            return -1;
+        if (cp_xml_is_end(x, "metric"))
+            return 0;
+        if (!cp_xml_is_start(x, "metric"))
+            return cp_xml_expected(x, "<metric> or </metric>");
+    }
 }
 
 static int read_region(cp_xml *x, cp_cube *c, size_t *cap)
@@ -649,7 +674,7 @@ static int read_anchor(cp_xml *x, cp_cube *c)
                 return -1;
             if (!cp_xml_is_start(x, "metric"))
                 break;
-            if (read_metric(x, c, &metric_cap) < 0)
+            if (read_metric(x, c, &metric_cap, "", 0) < 0)
                 return -1;
         }
     if (c->nmetrics == 0)

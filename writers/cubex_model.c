@@ -81,7 +81,8 @@ uint64_t cp_cube_get_u64(const cp_cube *c, size_t m, size_t cnode, size_t loc)
 static bool metric_eq(const cp_cube_metric *a, const cp_cube_metric *b)
 {
     return FIELD_EQ(a, b, uniq_name) && FIELD_EQ(a, b, disp_name) && a->dtype == b->dtype &&
-           FIELD_EQ(a, b, uom) && FIELD_EQ(a, b, url) && FIELD_EQ(a, b, descr);
+           FIELD_EQ(a, b, uom) && FIELD_EQ(a, b, url) && FIELD_EQ(a, b, descr) &&
+           FIELD_EQ(a, b, parent);
 }
 
 static bool region_eq(const cp_cube_region *a, const cp_cube_region *b)
@@ -142,6 +143,15 @@ bool cp_cube_equal(const cp_cube *a, const cp_cube *b)
     return true;
 }
 
+double cp_cube_get_incl(const cp_cube *c, size_t m, size_t cnode, size_t loc)
+{
+    double v = cp_cube_get_double(c, m, cnode, loc);
+    for (size_t k = m + 1; m < c->nmetrics && k < c->nmetrics; k++) /* children come later */
+        if (!strcmp(c->metrics[k].parent, c->metrics[m].uniq_name))
+            v += cp_cube_get_incl(c, k, cnode, loc);
+    return v;
+}
+
 int64_t cp_cube_find_metric(const cp_cube *c, const char *uniq_name)
 {
     for (size_t i = 0; uniq_name && i < c->nmetrics; i++)
@@ -194,11 +204,26 @@ static void *new_values(const cp_cube *c)
     return calloc(vb ? vb : 8, 1);
 }
 
+/* Metrics are added in the pre-order of their tree, as Cube numbers them:
+ * a metric's parent is the last metric added or one of its ancestors. */
+static bool preorder_parent(const cp_cube *c, const char *parent)
+{
+    if (!parent[0])
+        return true;
+    for (int64_t k = (int64_t)c->nmetrics - 1; k >= 0;) {
+        if (!strcmp(c->metrics[k].uniq_name, parent))
+            return true;
+        k = c->metrics[k].parent[0] ? cp_cube_find_metric(c, c->metrics[k].parent) : -1;
+    }
+    return false;
+}
+
 int64_t cp_cube_add_metric(cp_cube *c, const cp_cube_metric *m)
 {
     if ((m->dtype != CP_CUBE_DOUBLE && m->dtype != CP_CUBE_UINT64) || !m->uniq_name[0] ||
         !memchr(m->uniq_name, 0, sizeof m->uniq_name) ||
-        cp_cube_find_metric(c, m->uniq_name) >= 0) {
+        cp_cube_find_metric(c, m->uniq_name) >= 0 || !memchr(m->parent, 0, sizeof m->parent) ||
+        !preorder_parent(c, m->parent)) {
         errno = EINVAL;
         return -1;
     }

@@ -371,6 +371,11 @@ typedef struct cp_cube_metric {
     char uom[16];        /* "sec", "occ", "bytes" */
     char url[256];
     char descr[512];
+    /* The uniq_name of the metric it is part of (an earlier metric), "" for
+     * a root of the metric tree.  Values are stored exclusive of the
+     * children, as Cube reads them: a parent's value includes its
+     * children's only in its inclusive value (cp_cube_get_incl). */
+    char parent[64];
 } cp_cube_metric;
 
 typedef struct cp_cube_region {
@@ -422,6 +427,9 @@ typedef struct cp_cube {
 void cp_cube_free(cp_cube *c);
 /* Value accessors (m, c, l within bounds). */
 double cp_cube_get_double(const cp_cube *c, size_t m, size_t cnode, size_t loc);
+/* A DOUBLE metric's value with every metric below it in the metric tree
+ * added (the value Cube shows for a collapsed metric). */
+double cp_cube_get_incl(const cp_cube *c, size_t m, size_t cnode, size_t loc);
 uint64_t cp_cube_get_u64(const cp_cube *c, size_t m, size_t cnode, size_t loc);
 
 /* -------------------------------------------------- raw timings (.cpt) */

@@ -19,7 +19,7 @@
 #include "runtime.h"
 #include "stat.h"
 
-enum { M_VISITS, M_TIME, M_LATE, M_SENT, M_RECV, M_WAIT0 };
+enum { M_VISITS, M_TIME, M_MPI, M_COLL, M_SYNC, M_LATE, M_SENT, M_RECV, M_WAIT0 };
 
 static const char *role_of(int k)
 {
@@ -32,11 +32,12 @@ static const char *role_of(int k)
     }
 }
 
-static int64_t add_metric(cp_cube *c, const char *uniq, const char *disp, cp_cube_dtype dt,
-                          const char *uom, const char *descr)
+static int64_t add_metric(cp_cube *c, const char *parent, const char *uniq, const char *disp,
+                          cp_cube_dtype dt, const char *uom, const char *descr)
 {
     cp_cube_metric m;
     memset(&m, 0, sizeof m);
+    snprintf(m.parent, sizeof m.parent, "%s", parent);
     snprintf(m.uniq_name, sizeof m.uniq_name, "%s", uniq);
     snprintf(m.disp_name, sizeof m.disp_name, "%s", disp);
     m.dtype = dt;
@@ -200,6 +201,44 @@ out:
     return rc;
 }
 
+/* Where wait-state pattern p sits in the metric tree: under the collective
+ * time it is part of, or, in barrier mode, the waiting before a call (not
+ * a barrier's), under collprof's barrier (late_arrival), where it happens. */
+static int wait_parent(int p, bool barrier)
+{
+    if (p == CP_BARRIER_WAIT || p == CP_BARRIER_COMPLETION)
+        return M_SYNC;
+    if (barrier && p != CP_NXN_COMPLETION)
+        return M_LATE;
+    return M_COLL;
+}
+
+/* One site's times, exclusive along the metric tree, so that Time's
+ * inclusive value there is the call's time plus collprof's barrier before it
+ * (late arrival) and every node adds up: the wait states as measured, and
+ * each parent what is left of its own.  A wait before the call (entry to
+ * the last entry) ends before the call starts in barrier mode and inside it
+ * otherwise; completion (after the first exit) is inside the call: the
+ * parents never go below 0 but for rounding, which is cut. */
+static void add_times(cp_cube *c, const int64_t metric[], bool barrier, uint32_t coll,
+                      size_t cn, size_t loc, const cp_coll_sums *s)
+{
+    bool is_barrier = coll < CP_NCOLLECTIVES &&
+                      cp_wait_family(cp_collective_names[coll]) == CP_FAMILY_BARRIER;
+    double left[M_WAIT0] = {0};
+    left[is_barrier ? M_SYNC : M_COLL] = s->time;
+    left[M_LATE] = s->late;
+    for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
+        if (metric[M_WAIT0 + p] < 0)
+            continue;
+        cp_cube_add_double(c, (size_t)metric[M_WAIT0 + p], cn, loc, s->wait[p]);
+        left[wait_parent(p, barrier)] -= s->wait[p];
+    }
+    for (int m = M_COLL; m <= M_LATE; m++)
+        if (metric[m] >= 0)
+            cp_cube_add_double(c, (size_t)metric[m], cn, loc, left[m] > 0 ? left[m] : 0);
+}
+
 /* metric[] maps the enum above to metric ids (-1: not in this profile). */
 static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c,
                       int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS], site_cnodes *sc)
@@ -221,27 +260,56 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
 
     for (int i = 0; i < M_WAIT0 + CP_NWAIT_PATTERNS; i++)
         metric[i] = -1;
-    metric[M_VISITS] = add_metric(c, "visits", "Visits", CP_CUBE_UINT64, "occ",
+    /* The metric tree, as in Scalasca's reports (docs/formats.md): Time >
+     * MPI > collective communication and synchronization > the wait states
+     * in them; in barrier mode the waiting before a call happens in
+     * collprof's barrier: Time > MPI > late arrival > those wait states.
+     * Visits and bytes are roots of their own.  Added in pre-order. */
+    bool barrier = cp_rt.cfg.timing == CP_TIMING_BARRIER;
+    metric[M_VISITS] = add_metric(c, "", "visits", "Visits", CP_CUBE_UINT64, "occ",
                                   "Number of calls recorded");
-    if (rt->timing)
-        metric[M_TIME] = add_metric(c, "time", "Time", CP_CUBE_DOUBLE, "sec",
-                                    "Time in the MPI call (after the barrier in barrier mode); "
-                                    "at the root: time outside the timed collectives");
-    if (cp_rt.cfg.timing == CP_TIMING_BARRIER)
-        metric[M_LATE] = add_metric(c, "late_arrival", "Late arrival (barrier mode)",
+    if (rt->timing) {
+        metric[M_TIME] = add_metric(c, "", "time", "Time", CP_CUBE_DOUBLE, "sec",
+                                    "Time of the run: at the root, outside the timed "
+                                    "collectives; below, in them");
+        metric[M_MPI] = add_metric(c, "time", "mpi", "MPI", CP_CUBE_DOUBLE, "sec",
+                                   "Time in the timed MPI collectives");
+        metric[M_COLL] = add_metric(c, "mpi", "mpi_collective", "Collective communication",
                                     CP_CUBE_DOUBLE, "sec",
-                                    "Time in the barrier collprof adds before each blocking "
-                                    "call in barrier mode: waiting for the other ranks");
-    metric[M_SENT] = add_metric(c, "bytes_sent", "Bytes sent", CP_CUBE_UINT64, "bytes",
+                                    "Time in the MPI call of collectives other than barriers "
+                                    "(after collprof's barrier in barrier mode)");
+        for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+            if (wait_parent(p, barrier) == M_COLL)
+                metric[M_WAIT0 + p] = add_metric(c, "mpi_collective", cp_wait_metrics[p].uniq_name,
+                                                 cp_wait_metrics[p].disp_name, CP_CUBE_DOUBLE,
+                                                 "sec", cp_wait_metrics[p].descr);
+        metric[M_SYNC] = add_metric(c, "mpi", "mpi_sync_collective", "Collective synchronization",
+                                    CP_CUBE_DOUBLE, "sec", "Time in MPI_Barrier");
+        for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+            if (wait_parent(p, barrier) == M_SYNC)
+                metric[M_WAIT0 + p] = add_metric(c, "mpi_sync_collective",
+                                                 cp_wait_metrics[p].uniq_name,
+                                                 cp_wait_metrics[p].disp_name, CP_CUBE_DOUBLE,
+                                                 "sec", cp_wait_metrics[p].descr);
+        if (barrier) {
+            metric[M_LATE] = add_metric(c, "mpi", "late_arrival", "Late arrival (barrier mode)",
+                                        CP_CUBE_DOUBLE, "sec",
+                                        "Time in the barrier collprof adds before each blocking "
+                                        "call in barrier mode: waiting for the other ranks");
+            for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+                if (wait_parent(p, barrier) == M_LATE)
+                    metric[M_WAIT0 + p] = add_metric(c, "late_arrival",
+                                                     cp_wait_metrics[p].uniq_name,
+                                                     cp_wait_metrics[p].disp_name,
+                                                     CP_CUBE_DOUBLE, "sec",
+                                                     cp_wait_metrics[p].descr);
+        }
+    }
+    metric[M_SENT] = add_metric(c, "", "bytes_sent", "Bytes sent", CP_CUBE_UINT64, "bytes",
                                 "Bytes the rank's send counts ask to move");
-    metric[M_RECV] = add_metric(c, "bytes_received", "Bytes received", CP_CUBE_UINT64, "bytes",
+    metric[M_RECV] = add_metric(c, "", "bytes_received", "Bytes received", CP_CUBE_UINT64, "bytes",
                                 "Bytes the rank's receive counts ask to move");
-    for (int p = 0; p < CP_NWAIT_PATTERNS && rt->timing; p++)
-        metric[M_WAIT0 + p] = add_metric(c, cp_wait_metrics[p].uniq_name,
-                                         cp_wait_metrics[p].disp_name, CP_CUBE_DOUBLE, "sec",
-                                         cp_wait_metrics[p].descr);
-    size_t wanted = 3 + (rt->timing ? 1 + CP_NWAIT_PATTERNS : 0) +
-                    (cp_rt.cfg.timing == CP_TIMING_BARRIER);
+    size_t wanted = 3 + (rt->timing ? 4 + CP_NWAIT_PATTERNS : 0) + (rt->timing && barrier);
     if (c->nmetrics != wanted)
         return -1; /* out of memory */
 
@@ -265,13 +333,7 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
             cp_cube_add_u64(c, (size_t)metric[M_SENT], (size_t)cn, loc, s->bytes_sent);
             cp_cube_add_u64(c, (size_t)metric[M_RECV], (size_t)cn, loc, s->bytes_recv);
             if (metric[M_TIME] >= 0)
-                cp_cube_add_double(c, (size_t)metric[M_TIME], (size_t)cn, loc, s->time);
-            if (metric[M_LATE] >= 0)
-                cp_cube_add_double(c, (size_t)metric[M_LATE], (size_t)cn, loc, s->late);
-            for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-                if (metric[M_WAIT0 + p] >= 0)
-                    cp_cube_add_double(c, (size_t)metric[M_WAIT0 + p], (size_t)cn, loc,
-                                       s->wait[p]);
+                add_times(c, metric, barrier, rt->sites[i].coll, (size_t)cn, loc, s);
             outside -= s->time + s->late;
         }
         if (metric[M_TIME] >= 0)

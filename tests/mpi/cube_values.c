@@ -2,7 +2,8 @@
  * profile.cubex as collprof's own parser reads it, printed the way
  * cubelib's `cube_dump -w` and `cube_dump -m all -z excl -s csv2` print it
  * (robustness.sh, case cube-tools, compares the two):
- *   metric UNIQ_NAME                  one per metric, in order
+ *   metric UNIQ_NAME DEPTH            one per metric, in order (DEPTH in
+ *                                     the metric tree, 0: a root)
  *   cnode DEPTH REGION LINE           the call tree, depth-first (LINE: of
  *                                     the call site, -1 unknown)
  *   then the CSV: "Cnode ID, Thread ID,<metrics>" and one line per
@@ -34,8 +35,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "cube_values: %s\n", err.msg);
         return 1;
     }
-    for (size_t m = 0; m < c.nmetrics; m++)
-        printf("metric %s\n", c.metrics[m].uniq_name);
+    for (size_t m = 0; m < c.nmetrics; m++) {
+        int depth = 0;
+        for (int64_t p = cp_cube_find_metric(&c, c.metrics[m].parent); p >= 0;
+             p = cp_cube_find_metric(&c, c.metrics[p].parent))
+            depth++;
+        printf("metric %s %d\n", c.metrics[m].uniq_name, depth);
+    }
     for (size_t i = 0; i < c.ncnodes; i++)
         printf("cnode %d %s %lld\n", depth_of(&c, i), c.regions[c.cnodes[i].region].name,
                (long long)c.cnodes[i].line);

@@ -368,7 +368,8 @@ PY
 
 cube-tools)
     # cubelib's own tools read profile.cubex as collprof's parser does:
-    # the metrics, the call tree (main once, at the top) and every value
+    # the metric tree (Time > MPI > collective communication > the wait
+    # states), the call tree (main once, at the top) and every value
     # (cube_dump), and its sanity checks pass (cube_sanity).  Without them:
     # skipped.
     app=$1 values=$2 collprof=$3 n=3
@@ -402,10 +403,16 @@ ours = open(sys.argv[1]).read().splitlines()
 dw = open(sys.argv[2]).read()
 dv = open(sys.argv[3]).read().splitlines()
 bad = []
-metrics = [l.split()[1] for l in ours if l.startswith("metric ")]
-theirs = re.findall(r"^\S.*?\( id=\d+, (\S+), ", dw.split("METRIC DIMENSION")[1].split("CALLTREE DIMENSION")[0], re.M)
+metrics = [(l.split()[1], int(l.split()[2])) for l in ours if l.startswith("metric ")]
+theirs = []
+for l in dw.split("METRIC DIMENSION")[1].split("CALLTREE DIMENSION")[0].splitlines():
+    m = re.search(r"\( id=\d+, (\S+), ", l)
+    if m:  # the depth from the drawing of the tree: "|-" two columns a level
+        theirs.append((m.group(1), l.index("|-") // 2 if "|-" in l else 0))
 if metrics != theirs:
-    bad.append("metrics: ours %r, cube_dump %r" % (metrics, theirs))
+    bad.append("metric tree: ours %r, cube_dump %r" % (metrics, theirs))
+if ("mpi_wait_nxn", 3) not in metrics:
+    bad.append("metric tree: expected Time > MPI > collective communication > mpi_wait_nxn")
 tree = [(int(l.split()[1]), l.split()[2]) for l in ours if l.startswith("cnode ")]
 part = dw.split("CALL TREE")[1].split("SYSTEM DIMENSION")[0]
 ctree = []

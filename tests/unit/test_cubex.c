@@ -395,6 +395,70 @@ START_TEST(round_trip_file)
 }
 END_TEST
 
+/* A metric tree (Time > MPI > collective > a wait pattern; Visits a root):
+ * written nested in pre-order, read back the same; inclusive values add
+ * the children's; a parent that is not on the current path is refused. */
+START_TEST(metric_tree_round_trip)
+{
+    cp_cube c, d;
+    ck_assert_int_eq(cp_cube_init(&c, 2), 0);
+    static const struct {
+        const char *name, *parent;
+    } tree[] = {{"visits", ""}, {"time", ""}, {"mpi", "time"}, {"mpi_collective", "mpi"},
+                {"mpi_wait_nxn", "mpi_collective"}, {"mpi_nxn_completion", "mpi_collective"},
+                {"bytes_sent", ""}};
+    for (size_t i = 0; i < sizeof tree / sizeof tree[0]; i++) {
+        cp_cube_metric m = {.dtype = i == 0 || i == 6 ? CP_CUBE_UINT64 : CP_CUBE_DOUBLE};
+        snprintf(m.uniq_name, sizeof m.uniq_name, "%s", tree[i].name);
+        snprintf(m.disp_name, sizeof m.disp_name, "%s", tree[i].name);
+        snprintf(m.parent, sizeof m.parent, "%s", tree[i].parent);
+        ck_assert_int_eq(cp_cube_add_metric(&c, &m), (int64_t)i);
+    }
+    cp_cube_metric late = {.dtype = CP_CUBE_DOUBLE};
+    snprintf(late.uniq_name, sizeof late.uniq_name, "late");
+    snprintf(late.parent, sizeof late.parent, "mpi"); /* mpi's subtree is closed */
+    ck_assert_int_eq(cp_cube_add_metric(&c, &late), -1);
+    snprintf(late.parent, sizeof late.parent, "nope");
+    ck_assert_int_eq(cp_cube_add_metric(&c, &late), -1);
+    int64_t host = cp_cube_add_host(&c, "node");
+    cp_cube_set_location_host(&c, 0, host);
+    cp_cube_set_location_host(&c, 1, host);
+    cp_cube_region r = {.begin = -1, .end = -1};
+    snprintf(r.name, sizeof r.name, "main");
+    int64_t reg = cp_cube_add_region(&c, &r);
+    int64_t h = cp_cube_tree_add(&c, -1, reg, -1, NULL), id;
+    ck_assert_int_eq(cp_cube_tree_finish(&c, &id), 0);
+    (void)h;
+    for (size_t l = 0; l < 2; l++) {
+        cp_cube_add_double(&c, 1, (size_t)id, l, 1.0);       /* time outside */
+        cp_cube_add_double(&c, 3, (size_t)id, l, 0.25);      /* collective, excl */
+        cp_cube_add_double(&c, 4, (size_t)id, l, 0.5 + l);   /* waiting */
+        cp_cube_add_double(&c, 5, (size_t)id, l, 0.125);     /* completion */
+    }
+    void *data;
+    size_t len;
+    cp_error err;
+    ck_assert_msg(cp_cubex_format(&c, &data, &len, &err) == 0, "%s", err.msg);
+    const char *anchor = memmem(data, len, "<metrics>", 9);
+    ck_assert_ptr_nonnull(anchor);
+    ck_assert_ptr_nonnull(strstr(anchor, "<uniq_name>mpi</uniq_name>\n      <dtype>DOUBLE</dtype>"));
+    ck_assert_ptr_nonnull(strstr(anchor, "        <metric id=\"4\" type=\"EXCLUSIVE\">\n"
+                                         "          <disp_name>mpi_wait_nxn</disp_name>"));
+    ck_assert_msg(cp_cubex_parse_mem(data, len, "tree.cubex", &d, &err) == 0, "%s", err.msg);
+    free(data);
+    ck_assert(cp_cube_equal(&c, &d));
+    ck_assert_str_eq(d.metrics[4].parent, "mpi_collective");
+    ck_assert_str_eq(d.metrics[6].parent, "");
+    /* time, collapsed: 1 + 0.25 + (0.5 + l) + 0.125 */
+    ck_assert(cp_cube_get_incl(&d, 1, (size_t)id, 0) == 1.875);
+    ck_assert(cp_cube_get_incl(&d, 1, (size_t)id, 1) == 2.875);
+    ck_assert(cp_cube_get_incl(&d, 3, (size_t)id, 1) == 1.875);
+    ck_assert(cp_cube_get_double(&d, 1, (size_t)id, 1) == 1.0);
+    cp_cube_free(&d);
+    cp_cube_free(&c);
+}
+END_TEST
+
 START_TEST(round_trip_memory)
 {
     cp_cube c, d;
@@ -1034,8 +1098,9 @@ static const struct {
      "23: expected <dtype>DOUBLE</dtype> or <dtype>UINT64</dtype> in metric 1"},
     {"type=\"EXCLUSIVE\">\n    <disp_name>Time",
      "type=\"INCLUSIVE\">\n    <disp_name>Time", "20: expected type=\"EXCLUSIVE\" in <metric>"},
+    /* metric 1 nested in metric 0, which is then never closed */
     {"  </metric>\n  <metric id=\"1\"", "  <metric id=\"1\"",
-     "19: expected </metric>: nested metrics are not read"},
+     "46: expected <metric> or </metric>, found </metrics>"},
     {"<uniq_name>time</uniq_name>", "<uniq_name>visits</uniq_name>",
      "22: expected a unique <uniq_name>: \"visits\" is also metric 0"},
     {"</cube>\n", "</cube>\n<cube>", "154: expected the end of anchor.xml after </cube>, found "
@@ -1418,6 +1483,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, builder_renumbers_depth_first);
     tcase_add_test(tc, round_trip_file);
+    tcase_add_test(tc, metric_tree_round_trip);
     tcase_add_test(tc, round_trip_memory);
     tcase_add_test(tc, round_trip_minimal_dense);
     tcase_add_test(tc, archive_layout);

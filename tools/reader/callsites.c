@@ -62,7 +62,7 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
     if (!node_of)
         return -1;
     int64_t visits = cp_cube_find_metric(c, "visits"), sent = cp_cube_find_metric(c, "bytes_sent"),
-            time = cp_cube_find_metric(c, "time");
+            time = cp_cube_find_metric(c, "time"), late = cp_cube_find_metric(c, "late_arrival");
     for (size_t i = 0; i < c->ncnodes; i++) {
         int64_t parent = c->cnodes[i].parent;
         if (!is_mpi(c, i) || parent < 0 || node_of[parent] < 0)
@@ -87,7 +87,13 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
                  name);
         add_sum(c, visits, i, &r->calls, NULL);
         add_sum(c, sent, i, &r->bytes_sent, NULL);
-        add_sum(c, time, i, NULL, &r->time);
+        /* the call's time: Time collapsed, less collprof's barrier before
+         * it (late arrival, barrier mode), as before the metric tree */
+        for (size_t l = 0; time >= 0 && l < c->nlocations; l++)
+            r->time += cp_cube_get_incl(c, (size_t)time, i, l) -
+                       (late >= 0 && c->metrics[late].parent[0]
+                            ? cp_cube_get_incl(c, (size_t)late, i, l)
+                            : 0);
         for (int w = 0; w < CP_NWAIT_PATTERNS; w++)
             add_sum(c, cp_cube_find_metric(c, cp_wait_metrics[w].uniq_name), i, NULL,
                     &r->waiting);
