@@ -213,6 +213,17 @@ static int wait_parent(int p, bool barrier)
     return M_COLL;
 }
 
+/* The wait-state metrics that sit under parent (one of M_COLL, M_SYNC,
+ * M_LATE), as its children. */
+static void add_waits(cp_cube *c, int64_t metric[], bool barrier, int parent, const char *name)
+{
+    for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+        if (wait_parent(p, barrier) == parent)
+            metric[M_WAIT0 + p] = add_metric(c, name, cp_wait_metrics[p].uniq_name,
+                                             cp_wait_metrics[p].disp_name, CP_CUBE_DOUBLE, "sec",
+                                             cp_wait_metrics[p].descr);
+}
+
 /* One site's times, exclusive along the metric tree, so that Time's
  * inclusive value there is the call's time plus collprof's barrier before it
  * (late arrival) and every node adds up: the wait states as measured, and
@@ -278,31 +289,16 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
                                     CP_CUBE_DOUBLE, "sec",
                                     "Time in the MPI call of collectives other than barriers "
                                     "(after collprof's barrier in barrier mode)");
-        for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-            if (wait_parent(p, barrier) == M_COLL)
-                metric[M_WAIT0 + p] = add_metric(c, "mpi_collective", cp_wait_metrics[p].uniq_name,
-                                                 cp_wait_metrics[p].disp_name, CP_CUBE_DOUBLE,
-                                                 "sec", cp_wait_metrics[p].descr);
+        add_waits(c, metric, barrier, M_COLL, "mpi_collective");
         metric[M_SYNC] = add_metric(c, "mpi", "mpi_sync_collective", "Collective synchronization",
                                     CP_CUBE_DOUBLE, "sec", "Time in MPI_Barrier");
-        for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-            if (wait_parent(p, barrier) == M_SYNC)
-                metric[M_WAIT0 + p] = add_metric(c, "mpi_sync_collective",
-                                                 cp_wait_metrics[p].uniq_name,
-                                                 cp_wait_metrics[p].disp_name, CP_CUBE_DOUBLE,
-                                                 "sec", cp_wait_metrics[p].descr);
+        add_waits(c, metric, barrier, M_SYNC, "mpi_sync_collective");
         if (barrier) {
             metric[M_LATE] = add_metric(c, "mpi", "late_arrival", "Late arrival (barrier mode)",
                                         CP_CUBE_DOUBLE, "sec",
                                         "Time in the barrier collprof adds before each blocking "
                                         "call in barrier mode: waiting for the other ranks");
-            for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-                if (wait_parent(p, barrier) == M_LATE)
-                    metric[M_WAIT0 + p] = add_metric(c, "late_arrival",
-                                                     cp_wait_metrics[p].uniq_name,
-                                                     cp_wait_metrics[p].disp_name,
-                                                     CP_CUBE_DOUBLE, "sec",
-                                                     cp_wait_metrics[p].descr);
+            add_waits(c, metric, barrier, M_LATE, "late_arrival");
         }
     }
     metric[M_SENT] = add_metric(c, "", "bytes_sent", "Bytes sent", CP_CUBE_UINT64, "bytes",

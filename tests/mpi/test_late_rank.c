@@ -6,7 +6,7 @@
  * 10 quick MPI_Allreduce calls elsewhere.  Rank 0 prints the line of the
  * late call and the delay, for the check to compare with the findings:
  *   late-rank: line N delay SECONDS ranks P
- * usage: test_late_rank [DELAY]   (seconds, default 0.03)
+ * usage: test_late_rank [DELAY]   (seconds, default 0.05)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@
 #define CALLS 10
 
 static int late_line;
-static double delay = 0.03;
+static double delay = 0.05;
 /* A loop bound the compiler cannot see: an unrolled loop would be several
  * call sites. */
 static volatile int calls = CALLS;
