@@ -143,12 +143,12 @@ bool cp_cube_equal(const cp_cube *a, const cp_cube *b)
     return true;
 }
 
-double cp_cube_get_incl(const cp_cube *c, size_t m, size_t cnode, size_t loc)
+double cp_cube_get_excl(const cp_cube *c, size_t m, size_t cnode, size_t loc)
 {
     double v = cp_cube_get_double(c, m, cnode, loc);
     for (size_t k = m + 1; m < c->nmetrics && k < c->nmetrics; k++) /* children come later */
         if (!strcmp(c->metrics[k].parent, c->metrics[m].uniq_name))
-            v += cp_cube_get_incl(c, k, cnode, loc);
+            v -= cp_cube_get_double(c, k, cnode, loc);
     return v;
 }
 

@@ -372,9 +372,9 @@ typedef struct cp_cube_metric {
     char url[256];
     char descr[512];
     /* The uniq_name of the metric it is part of (an earlier metric), "" for
-     * a root of the metric tree.  Values are stored exclusive of the
-     * children, as Cube reads them: a parent's value includes its
-     * children's only in its inclusive value (cp_cube_get_incl). */
+     * a root of the metric tree.  Values are stored inclusive along the
+     * metric tree, as Cube stores them: a parent's value includes its
+     * children's; what is its own alone is cp_cube_get_excl. */
     char parent[64];
 } cp_cube_metric;
 
@@ -427,9 +427,9 @@ typedef struct cp_cube {
 void cp_cube_free(cp_cube *c);
 /* Value accessors (m, c, l within bounds). */
 double cp_cube_get_double(const cp_cube *c, size_t m, size_t cnode, size_t loc);
-/* A DOUBLE metric's value with every metric below it in the metric tree
- * added (the value Cube shows for a collapsed metric). */
-double cp_cube_get_incl(const cp_cube *c, size_t m, size_t cnode, size_t loc);
+/* A DOUBLE metric's own value, its children's in the metric tree taken
+ * out (what Cube shows for an expanded metric). */
+double cp_cube_get_excl(const cp_cube *c, size_t m, size_t cnode, size_t loc);
 uint64_t cp_cube_get_u64(const cp_cube *c, size_t m, size_t cnode, size_t loc);
 
 /* -------------------------------------------------- raw timings (.cpt) */

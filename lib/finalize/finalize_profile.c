@@ -224,30 +224,29 @@ static void add_waits(cp_cube *c, int64_t metric[], bool barrier, int parent, co
                                              cp_wait_metrics[p].descr);
 }
 
-/* One site's times, exclusive along the metric tree, so that Time's
- * inclusive value there is the call's time plus collprof's barrier before it
- * (late arrival) and every node adds up: the wait states as measured, and
- * each parent what is left of its own.  A wait before the call (entry to
- * the last entry) ends before the call starts in barrier mode and inside it
- * otherwise; completion (after the first exit) is inside the call: the
- * parents never go below 0 but for rounding, which is cut. */
-static void add_times(cp_cube *c, const int64_t metric[], bool barrier, uint32_t coll,
-                      size_t cn, size_t loc, const cp_coll_sums *s)
+/* One site's times, inclusive along the metric tree as Cube stores them:
+ * Time and MPI hold the call's time plus collprof's barrier before it
+ * (late arrival, barrier mode), collective communication or synchronization
+ * the call's time, late arrival collprof's barrier, each wait state what was
+ * measured.  What Cube shows as a parent's own (exclusive) value is then
+ * never below 0: a wait before the call (entry to the last entry) ends
+ * before the call starts in barrier mode and within it otherwise, and
+ * completion (after the first exit) is within the call. */
+static void add_times(cp_cube *c, const int64_t metric[], uint32_t coll, size_t cn, size_t loc,
+                      const cp_coll_sums *s)
 {
     bool is_barrier = coll < CP_NCOLLECTIVES &&
                       cp_wait_family(cp_collective_names[coll]) == CP_FAMILY_BARRIER;
-    double left[M_WAIT0] = {0};
-    left[is_barrier ? M_SYNC : M_COLL] = s->time;
-    left[M_LATE] = s->late;
-    for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
-        if (metric[M_WAIT0 + p] < 0)
-            continue;
-        cp_cube_add_double(c, (size_t)metric[M_WAIT0 + p], cn, loc, s->wait[p]);
-        left[wait_parent(p, barrier)] -= s->wait[p];
-    }
-    for (int m = M_COLL; m <= M_LATE; m++)
+    double v[M_WAIT0] = {0};
+    v[M_TIME] = v[M_MPI] = s->time + s->late;
+    v[is_barrier ? M_SYNC : M_COLL] = s->time;
+    v[M_LATE] = s->late;
+    for (int m = M_TIME; m <= M_LATE; m++)
         if (metric[m] >= 0)
-            cp_cube_add_double(c, (size_t)metric[m], cn, loc, left[m] > 0 ? left[m] : 0);
+            cp_cube_add_double(c, (size_t)metric[m], cn, loc, v[m]);
+    for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+        if (metric[M_WAIT0 + p] >= 0)
+            cp_cube_add_double(c, (size_t)metric[M_WAIT0 + p], cn, loc, s->wait[p]);
 }
 
 /* metric[] maps the enum above to metric ids (-1: not in this profile). */
@@ -329,7 +328,7 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
             cp_cube_add_u64(c, (size_t)metric[M_SENT], (size_t)cn, loc, s->bytes_sent);
             cp_cube_add_u64(c, (size_t)metric[M_RECV], (size_t)cn, loc, s->bytes_recv);
             if (metric[M_TIME] >= 0)
-                add_times(c, metric, barrier, rt->sites[i].coll, (size_t)cn, loc, s);
+                add_times(c, metric, rt->sites[i].coll, (size_t)cn, loc, s);
             outside -= s->time + s->late;
         }
         if (metric[M_TIME] >= 0)

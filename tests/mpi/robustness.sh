@@ -439,6 +439,10 @@ sys.exit(1 if bad else 0)
 PY
     "$sanity" "$cube" >sanity.txt 2>&1 || { fail "cube_sanity failed:"; show sanity.txt; }
     ! grep -qi "fail\|error" sanity.txt || { fail "cube_sanity reports a problem:"; show sanity.txt; }
+    # Cube's own exclusive values (a parent less its children) are never
+    # negative: the metric tree is stored inclusive, as Cube stores it
+    grep -Eq "No negative exclusive metrics \.\.\. ([0-9]+) / \1[^0-9]" sanity.txt ||
+        { fail "cube_sanity: negative exclusive values:"; show sanity.txt; }
     grep -q "Proper line numbers \.\.\. 3 / 6" sanity.txt ||
         { fail "cube_sanity: expected proper line numbers for the 3 user regions:"; show sanity.txt; }
     set -- $(sed -n 's/^\texchange:exchange\t *( id=[0-9]*, \([0-9-]*\), \([0-9-]*\), .*/\1 \2/p' dump_w.txt)

@@ -85,15 +85,14 @@ static void check_cpt(const cp_cpt_file *f, int n)
 }
 
 /* A metric of rank r summed over every call path to MPI_Alltoall (the
- * compiler may make two call sites of the loop's one call); a time
- * collapsed, with the metrics below it in the metric tree. */
+ * compiler may make two call sites of the loop's one call). */
 static double sum_over_paths(const cp_cube *c, int64_t m, int r, bool u64)
 {
     double sum = 0;
     for (size_t i = 0; i < c->ncnodes; i++)
         if (!strcmp(c->regions[c->cnodes[i].region].name, "MPI_Alltoall"))
             sum += u64 ? (double)cp_cube_get_u64(c, (size_t)m, i, (size_t)r)
-                       : cp_cube_get_incl(c, (size_t)m, i, (size_t)r);
+                       : cp_cube_get_double(c, (size_t)m, i, (size_t)r);
     return sum;
 }
 

@@ -396,8 +396,9 @@ START_TEST(round_trip_file)
 END_TEST
 
 /* A metric tree (Time > MPI > collective > a wait pattern; Visits a root):
- * written nested in pre-order, read back the same; inclusive values add
- * the children's; a parent that is not on the current path is refused. */
+ * written nested in pre-order, read back the same; a parent's own value is
+ * its stored (inclusive) value less its children's; a parent that is not
+ * on the current path is refused. */
 START_TEST(metric_tree_round_trip)
 {
     cp_cube c, d;
@@ -429,9 +430,11 @@ START_TEST(metric_tree_round_trip)
     int64_t h = cp_cube_tree_add(&c, -1, reg, -1, NULL), id;
     ck_assert_int_eq(cp_cube_tree_finish(&c, &id), 0);
     (void)h;
+    /* stored inclusive along the metric tree, as Cube stores them */
     for (size_t l = 0; l < 2; l++) {
-        cp_cube_add_double(&c, 1, (size_t)id, l, 1.0);       /* time outside */
-        cp_cube_add_double(&c, 3, (size_t)id, l, 0.25);      /* collective, excl */
+        cp_cube_add_double(&c, 1, (size_t)id, l, 2.875 + l); /* time */
+        cp_cube_add_double(&c, 2, (size_t)id, l, 1.875 + l); /* mpi */
+        cp_cube_add_double(&c, 3, (size_t)id, l, 1.875 + l); /* collective */
         cp_cube_add_double(&c, 4, (size_t)id, l, 0.5 + l);   /* waiting */
         cp_cube_add_double(&c, 5, (size_t)id, l, 0.125);     /* completion */
     }
@@ -449,11 +452,14 @@ START_TEST(metric_tree_round_trip)
     ck_assert(cp_cube_equal(&c, &d));
     ck_assert_str_eq(d.metrics[4].parent, "mpi_collective");
     ck_assert_str_eq(d.metrics[6].parent, "");
-    /* time, collapsed: 1 + 0.25 + (0.5 + l) + 0.125 */
-    ck_assert(cp_cube_get_incl(&d, 1, (size_t)id, 0) == 1.875);
-    ck_assert(cp_cube_get_incl(&d, 1, (size_t)id, 1) == 2.875);
-    ck_assert(cp_cube_get_incl(&d, 3, (size_t)id, 1) == 1.875);
-    ck_assert(cp_cube_get_double(&d, 1, (size_t)id, 1) == 1.0);
+    /* own values: time 1 (outside MPI), mpi 0, the collective 1.25 less
+     * its children's 0.625 + l, a leaf its value */
+    ck_assert(cp_cube_get_excl(&d, 1, (size_t)id, 0) == 1.0);
+    ck_assert(cp_cube_get_excl(&d, 2, (size_t)id, 1) == 0.0);
+    ck_assert(cp_cube_get_excl(&d, 3, (size_t)id, 0) == 1.25);
+    ck_assert(cp_cube_get_excl(&d, 3, (size_t)id, 1) == 1.25);
+    ck_assert(cp_cube_get_excl(&d, 4, (size_t)id, 1) == 1.5);
+    ck_assert(cp_cube_get_double(&d, 1, (size_t)id, 1) == 3.875);
     cp_cube_free(&d);
     cp_cube_free(&c);
 }

@@ -87,12 +87,12 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
                  name);
         add_sum(c, visits, i, &r->calls, NULL);
         add_sum(c, sent, i, &r->bytes_sent, NULL);
-        /* the call's time: Time collapsed, less collprof's barrier before
-         * it (late arrival, barrier mode), as before the metric tree */
+        /* the call's time: Time, less collprof's barrier before it that
+         * the metric tree puts in it (late arrival, barrier mode) */
         for (size_t l = 0; time >= 0 && l < c->nlocations; l++)
-            r->time += cp_cube_get_incl(c, (size_t)time, i, l) -
+            r->time += cp_cube_get_double(c, (size_t)time, i, l) -
                        (late >= 0 && c->metrics[late].parent[0]
-                            ? cp_cube_get_incl(c, (size_t)late, i, l)
+                            ? cp_cube_get_double(c, (size_t)late, i, l)
                             : 0);
         for (int w = 0; w < CP_NWAIT_PATTERNS; w++)
             add_sum(c, cp_cube_find_metric(c, cp_wait_metrics[w].uniq_name), i, NULL,

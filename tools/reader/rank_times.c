@@ -39,10 +39,10 @@ int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp
             snprintf(r->host, sizeof r->host, "%s",
                      h >= 0 && (size_t)h < c.nhosts ? c.hosts[h].name : "");
             for (size_t k = 0; k < c.ncnodes; k++) {
-                /* Time collapsed: with the metrics below it (MPI, the wait
-                 * states, late arrival); a file of a flat metric list
-                 * (before the metric tree) has late arrival beside it. */
-                double t = cp_cube_get_incl(&c, (size_t)time, k, l);
+                /* Time holds the metrics below it (MPI, late arrival); a
+                 * file of a flat metric list (before the metric tree) has
+                 * late arrival beside it. */
+                double t = cp_cube_get_double(&c, (size_t)time, k, l);
                 double w = late >= 0 && !c.metrics[late].parent[0]
                                ? cp_cube_get_double(&c, (size_t)late, k, l)
                                : 0;
