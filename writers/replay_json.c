@@ -37,6 +37,16 @@ static void num(cp_out *o, const char *key, double v)
         cp_out_printf(o, "\"%s\":null", key);
 }
 
+/* "k0":v0,"k1":v1,... */
+static void nums(cp_out *o, const char *const *keys, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            cp_out_printf(o, ",");
+        num(o, keys[i], v[i]);
+    }
+}
+
 static void str(cp_out *o, const char *key, const char *s, size_t max)
 {
     cp_out_printf(o, "\"%s\":", key);
@@ -62,23 +72,14 @@ static void pattern(cp_out *o, const cp_replay_pattern *p)
         return;
     }
     cp_out_printf(o, "\"skipped\":null,\"n_sample\":%lld,", (long long)p->n_sample);
-    num(o, "t_min", p->t_min);
-    cp_out_printf(o, ",");
-    num(o, "t_avg", p->t_avg);
-    cp_out_printf(o, ",");
-    num(o, "t_max", p->t_max);
-    cp_out_printf(o, ",");
-    num(o, "projected", p->projected);
+    static const char *const times[] = {"t_min", "t_avg", "t_max", "projected"};
+    static const char *const rec[] = {"min", "median", "max", "wait"};
+    static const char *const nbc[] = {"t_pure", "t_ovrl", "t_cpu", "overlap_percent"};
+    nums(o, times, (const double[]){p->t_min, p->t_avg, p->t_max, p->projected}, 4);
     cp_out_printf(o, ",\"recorded\":");
     if (p->has_recorded) {
         cp_out_printf(o, "{\"instances\":%llu,", (unsigned long long)p->rec_instances);
-        num(o, "min", p->rec_min);
-        cp_out_printf(o, ",");
-        num(o, "median", p->rec_median);
-        cp_out_printf(o, ",");
-        num(o, "max", p->rec_max);
-        cp_out_printf(o, ",");
-        num(o, "wait", p->rec_wait);
+        nums(o, rec, (const double[]){p->rec_min, p->rec_median, p->rec_max, p->rec_wait}, 4);
         cp_out_printf(o, "}");
     } else {
         cp_out_printf(o, "null");
@@ -86,13 +87,7 @@ static void pattern(cp_out *o, const cp_replay_pattern *p)
     cp_out_printf(o, ",\"nbc\":");
     if (p->has_nbc) {
         cp_out_printf(o, "{");
-        num(o, "t_pure", p->t_pure);
-        cp_out_printf(o, ",");
-        num(o, "t_ovrl", p->t_ovrl);
-        cp_out_printf(o, ",");
-        num(o, "t_cpu", p->t_cpu);
-        cp_out_printf(o, ",");
-        num(o, "overlap_percent", p->overlap_percent);
+        nums(o, nbc, (const double[]){p->t_pure, p->t_ovrl, p->t_cpu, p->overlap_percent}, 4);
         cp_out_printf(o, "}");
     } else {
         cp_out_printf(o, "null");

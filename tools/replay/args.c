@@ -159,10 +159,9 @@ static int count_array(int n, const int *c, MPI_Count **out)
 }
 #endif
 
-int rpl_args_make(const cp_profile *p, const rpl_comms *c, const rpl_pattern *pt, double scale,
-                  rpl_args *a, char *why, size_t whysize)
+int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_args *a,
+                  char *why, size_t whysize)
 {
-    (void)p;
     *a = (rpl_args){.coll = pt->coll, .comm = MPI_COMM_NULL, .stype = MPI_BYTE,
                     .rtype = MPI_BYTE, .op = MPI_OP_NULL};
     const rpl_comm *rc = &c->v[pt->comm];

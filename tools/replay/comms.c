@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "replay.h"
 
@@ -196,10 +197,8 @@ static int from_manifest(const cp_manifest *m, int wrank, rpl_comms *out, cp_err
             rc->side = pos >= 0 ? 0 : -1;
             rc->rank = pos;
             rc->sync = rc->comm;
-            if (ci->neighbors && mpirc == MPI_SUCCESS) {
-                rc->topology = true;
+            if (ci->neighbors && mpirc == MPI_SUCCESS)
                 mpirc = has_borders(ci) ? build_grid(ci, rc) : build_topology(ci, rc);
-            }
             continue;
         }
         rc->inter = true;
@@ -316,6 +315,18 @@ int64_t rpl_comm_lead(const cp_profile *p, int64_t id)
         if (p->manifest.comms[i].id == id)
             return p->manifest.comms[i].lead;
     return -1;
+}
+
+const cp_cpt_series *rpl_timed_series(const cp_profile *p, int64_t rank, int64_t id,
+                                      const char *coll)
+{
+    if (!p->has_timings || rank < 0 || (uint64_t)rank >= p->timings.world_size)
+        return NULL;
+    const cp_cpt_chunk *ch = &p->timings.chunks[rank];
+    for (size_t i = 0; i < ch->nseries; i++)
+        if (ch->series[i].comm_id == id && strcasecmp(ch->series[i].collective, coll) == 0)
+            return &ch->series[i];
+    return NULL;
 }
 
 void rpl_comms_free(rpl_comms *c)

@@ -17,17 +17,10 @@
  * non-blocking (I... or persistent)?  timings.cpt's sample of that rank. */
 static bool nonblocking(const cp_profile *p, const cp_block *b, int64_t lead)
 {
-    if (!p->has_timings || lead < 0 || (uint64_t)lead >= p->timings.world_size)
-        return false;
-    const cp_cpt_chunk *ch = &p->timings.chunks[lead];
-    for (size_t i = 0; i < ch->nseries; i++) {
-        const cp_cpt_series *s = &ch->series[i];
-        if (s->comm_id != b->comm_id || strcasecmp(s->collective, b->collective) != 0)
-            continue;
-        for (uint64_t k = 0; k < s->n; k++)
-            if ((s->flags[k] & CP_CPT_NONBLOCKING) && cp_ranges_contains(&b->calls, (int64_t)s->call[k]))
-                return true;
-    }
+    const cp_cpt_series *s = rpl_timed_series(p, lead, b->comm_id, b->collective);
+    for (uint64_t k = 0; s && k < s->n; k++)
+        if ((s->flags[k] & CP_CPT_NONBLOCKING) && cp_ranges_contains(&b->calls, (int64_t)s->call[k]))
+            return true;
     return false;
 }
 

@@ -49,7 +49,6 @@ typedef struct rpl_comm {
     int64_t id[2];            /* recorded ids of its groups; id[1] = -1 unless inter */
     int64_t size[2];          /* their sizes */
     bool inter;
-    bool topology;            /* recorded with neighbour lists: a dist graph */
     int side;                 /* this rank's group (0 or 1), -1: not a member */
     int64_t rank;             /* this rank's rank in its group */
     MPI_Comm comm;            /* MPI_COMM_NULL where side < 0 */
@@ -70,6 +69,10 @@ typedef struct rpl_comms {
  * MPI_COMM_WORLD).  0, or -1 with err set (the same outcome on every rank). */
 int rpl_comms_build(const cp_profile *p, rpl_comms *out, cp_error *err);
 void rpl_comms_free(rpl_comms *c);
+/* World rank `rank`'s timed calls of (recorded communicator id, coll) in
+ * timings.cpt (a rank has one series of each), or NULL. */
+const cp_cpt_series *rpl_timed_series(const cp_profile *p, int64_t rank, int64_t id,
+                                      const char *coll);
 /* World rank of recorded communicator id's rank 0 (manifest), or -1. */
 int64_t rpl_comm_lead(const cp_profile *p, int64_t id);
 /* The communicator holding recorded id and its group (side), or NULL. */
@@ -135,8 +138,8 @@ typedef struct rpl_args {
 /* This rank's arguments of pattern pt, counts multiplied by scale.  0; 1
  * when it cannot be replayed (why set: a count beyond int, ...); -1 out
  * of memory. */
-int rpl_args_make(const cp_profile *p, const rpl_comms *c, const rpl_pattern *pt, double scale,
-                  rpl_args *a, char *why, size_t whysize);
+int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_args *a,
+                  char *why, size_t whysize);
 void rpl_args_free(rpl_args *a);
 /* The datatypes and the reduction operation made for the arguments. */
 void rpl_types_free(void);

@@ -24,7 +24,6 @@
 typedef struct series {
     size_t comm;               /* rpl_comms index */
     int64_t id;                /* recorded id (group 0) */
-    int side;
     char coll[32];
     cp_ranges calls;
     size_t ri;                 /* iterator: range, next call */
@@ -117,22 +116,10 @@ static void sift_down(series **h, size_t n, size_t i)
     }
 }
 
-static const cp_cpt_series *timed_series(const cp_profile *p, int64_t lead, int64_t id,
-                                         const char *coll)
-{
-    if (!p->has_timings || lead < 0 || (uint64_t)lead >= p->timings.world_size)
-        return NULL;
-    const cp_cpt_chunk *ch = &p->timings.chunks[lead];
-    for (size_t i = 0; i < ch->nseries; i++)
-        if (ch->series[i].comm_id == id && strcasecmp(ch->series[i].collective, coll) == 0)
-            return &ch->series[i];
-    return NULL;
-}
-
 /* This rank's recorded seconds in its calls of (id, coll). */
 static double recorded(const cp_profile *p, int wrank, int64_t id, const char *coll)
 {
-    const cp_cpt_series *s = timed_series(p, wrank, id, coll);
+    const cp_cpt_series *s = rpl_timed_series(p, wrank, id, coll);
     if (!s)
         return 0;
     double t = s->agg_time;
@@ -179,7 +166,6 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
             s = &sv[ns++];
             s->comm = pt->comm;
             s->id = rcm->id[0];
-            s->side = rcm->side;
             snprintf(s->coll, sizeof s->coll, "%s", pt->collective);
             s->pats = calloc(ps->n, sizeof *s->pats);
             /* either direction: a group may only receive (the leaves of
@@ -189,7 +175,7 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
                 break;
             }
             s->ncalls = cp_ranges_count(&s->calls);
-            s->ts = timed_series(p, rpl_comm_lead(p, s->id), s->id, s->coll);
+            s->ts = rpl_timed_series(p, rpl_comm_lead(p, s->id), s->id, s->coll);
             mine_recorded += recorded(p, wrank, rcm->id[rcm->side], s->coll);
         }
         s->pats[s->npats++] = i;
@@ -225,7 +211,7 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
         }
         if (pi != SIZE_MAX && made[pi] == 0) {
             char why[160];
-            int m = rpl_args_make(p, c, &ps->v[pi], o->scale, &args[pi], why, sizeof why);
+            int m = rpl_args_make(c, &ps->v[pi], o->scale, &args[pi], why, sizeof why);
             made[pi] = m == 0 ? 1 : -1;
             args[pi].sbuf = sbuf;
             args[pi].rbuf = rbuf;
