@@ -64,14 +64,6 @@ void cp_wait_family_patterns(int family, int pattern[2])
     }
 }
 
-/* Waiting from `from` until `until`, never past the rank's own exit. */
-static double wait(double from, double until, double exit)
-{
-    if (until > exit)
-        until = exit;
-    return until > from ? until - from : 0;
-}
-
 void cp_wait_states_call(int family, size_t n, const double *enter, const double *exit,
                          int64_t root, double *sev0, double *sev1)
 {
@@ -93,7 +85,7 @@ void cp_wait_states_call(int family, size_t n, const double *enter, const double
                 first_out = exit[r];
         }
         for (size_t r = 0; r < n; r++) {
-            sev0[r] = wait(enter[r], last_in, exit[r]);
+            sev0[r] = cp_wait_until(enter[r], last_in, exit[r]);
             sev1[r] = exit[r] > first_out ? exit[r] - first_out : 0;
         }
         break;
@@ -101,20 +93,20 @@ void cp_wait_states_call(int family, size_t n, const double *enter, const double
     case CP_FAMILY_ONE_TO_N:
         for (size_t r = 0; r < n; r++)
             if ((int64_t)r != root)
-                sev0[r] = wait(enter[r], enter[root], exit[r]);
+                sev0[r] = cp_wait_until(enter[r], enter[root], exit[r]);
         break;
     case CP_FAMILY_N_TO_ONE: {
         double last_in = -1e300;
         for (size_t r = 0; r < n; r++)
             if ((int64_t)r != root && enter[r] > last_in)
                 last_in = enter[r];
-        sev0[root] = wait(enter[root], last_in, exit[root]);
+        sev0[root] = cp_wait_until(enter[root], last_in, exit[root]);
         break;
     }
     case CP_FAMILY_SCAN: {
         double last_lower = enter[0];
         for (size_t r = 1; r < n; r++) {
-            sev0[r] = wait(enter[r], last_lower, exit[r]);
+            sev0[r] = cp_wait_until(enter[r], last_lower, exit[r]);
             if (enter[r] > last_lower)
                 last_lower = enter[r];
         }

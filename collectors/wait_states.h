@@ -52,6 +52,15 @@ typedef struct cp_wait_metric {
 } cp_wait_metric;
 extern const cp_wait_metric cp_wait_metrics[CP_NWAIT_PATTERNS];
 
+/* Waiting from `from` until `until`, never past the waiting rank's own
+ * exit: the one rule of every pattern. */
+static inline double cp_wait_until(double from, double until, double exit)
+{
+    if (until > exit)
+        until = exit;
+    return until > from ? until - from : 0;
+}
+
 /* The family of a collective, by its name ("Alltoallv"; case-insensitive). */
 int cp_wait_family(const char *collective);
 

@@ -51,6 +51,7 @@ typedef struct fin {
     size_t nblocks[2];
     char final[2][4200];
     char cpt_part[4300];  /* timings.cpt before renaming, "" if not made */
+    bool trees_ok;    /* every rank holds every communicator (cp_fin_exchange) */
     struct cp_run_times *rt; /* the timing stages' sums (finalize_timing.h) */
 } fin;
 

@@ -501,6 +501,7 @@ void cp_fin_exchange(fin *f)
     bool room = H.v && reqs && bufs;
     int complete = room && cp_registry_complete(), all = 0;
     cp_tp_allreduce(&complete, &all, 1, MPI_INT, MPI_MIN, f->w);
+    f->trees_ok = all != 0; /* the wait states' trees need the same */
     if (!room) {
         cp_fin_fail(f, "out of memory while sending counts");
         cp_mail m = {.failed = true}; /* still counted in, so nobody waits */

@@ -347,10 +347,11 @@ static int build_stat(cp_run_times *rt, const int64_t metric[], const site_cnode
     if (!st->patterns)
         return -1;
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
-        if (rt->nvalues[p] == 0)
+        if (rt->stat[p].n == 0)
             continue;
         cp_stat_pattern *sp = &st->patterns[st->npatterns++];
-        cp_stat_summarize(sp, rt->values[p], rt->nvalues[p]);
+        if (cp_wstat_summarize(&rt->stat[p], sp))
+            return -1;
         snprintf(sp->name, sizeof sp->name, "%s", cp_wait_metrics[p].uniq_name);
         sp->metric_id = st->layout == CP_STAT_LAYOUT_DOCUMENTED ? metric[M_WAIT0 + p] : -1;
         sp->nevents = 0;
@@ -384,7 +385,10 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
         cp_fin_missing(f, "profile.cubex", err.msg, true);
     else
         names[n++] = "profile.cubex";
-    if (rt->timing) {
+    if (rt->timing && rt->stats_lost) {
+        cp_fin_missing(f, "profile.stat",
+                       "the wait-state statistics of some ranks could not be computed", true);
+    } else if (rt->timing) {
         cp_stat_file st;
         if (build_stat(rt, metric, &sc, &st)) {
             cp_fin_missing(f, "profile.stat", "out of memory while building the statistics", true);

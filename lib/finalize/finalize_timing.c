@@ -219,63 +219,6 @@ static void timing_sums(cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_sl
 
 /* ----------------------------------------------------- to world rank 0 */
 
-static void pack_event(cp_wbuf *b, const cp_stat_event *e)
-{
-    cp_put_i64(b, e->cnode);
-    cp_put(b, &e->enter, sizeof e->enter);
-    cp_put(b, &e->exit, sizeof e->exit);
-    cp_put(b, &e->duration, sizeof e->duration);
-    cp_put_i64(b, e->rank);
-}
-
-/* One rank's waiting time at one site in one pattern. */
-typedef struct wait_sum {
-    uint64_t rank;
-    uint32_t coll, path, pattern;
-    double v;
-} wait_sum;
-
-static int cmp_wait_sum(const void *a, const void *b)
-{
-    const wait_sum *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    if (x->coll != y->coll)
-        return x->coll < y->coll ? -1 : 1;
-    if (x->path != y->path)
-        return x->path < y->path ? -1 : 1;
-    return (x->pattern > y->pattern) - (x->pattern < y->pattern);
-}
-
-/* The lead's instances summed per (rank, site, pattern): what rank 0 needs
- * of them besides their values. */
-static int pack_wait_sums(cp_wbuf *b, const cp_found *fd)
-{
-    wait_sum *w = malloc((fd->nsums ? fd->nsums : 1) * sizeof *w);
-    if (!w)
-        return -1;
-    cp_rbuf rb = {.p = fd->sums.p, .len = fd->sums.len};
-    for (uint64_t i = 0; i < fd->nsums; i++) {
-        w[i].rank = cp_get_u64(&rb);
-        w[i].coll = cp_get_u32(&rb);
-        w[i].path = cp_get_u32(&rb);
-        w[i].pattern = cp_get_u32(&rb);
-        cp_get(&rb, &w[i].v, sizeof w[i].v);
-    }
-    qsort(w, fd->nsums, sizeof *w, cmp_wait_sum);
-    size_t n = 0;
-    for (uint64_t i = 0; i < fd->nsums; i++) {
-        if (n && !cmp_wait_sum(&w[n - 1], &w[i]))
-            w[n - 1].v += w[i].v;
-        else
-            w[n++] = w[i];
-    }
-    cp_put_u64(b, n);
-    cp_put(b, w, n * sizeof *w);
-    free(w);
-    return 0;
-}
-
 static int cmp_site(const void *a, const void *b)
 {
     const cp_site *x = a, *y = b;
@@ -286,8 +229,8 @@ static int cmp_site(const void *a, const void *b)
     return (x->path > y->path) - (x->path < y->path);
 }
 
-static int pack_for_rank0(cp_wbuf *b, sites *st, double wall, const cp_cpt_slow *slow,
-                          size_t nslow, const cp_found *fd)
+static void pack_for_rank0(cp_wbuf *b, sites *st, double wall, const cp_cpt_slow *slow,
+                           size_t nslow)
 {
     const cp_location *loc = &cp_rt.loc;
     cp_put_str(b, loc->hostname);
@@ -305,17 +248,6 @@ static int pack_for_rank0(cp_wbuf *b, sites *st, double wall, const cp_cpt_slow 
         cp_put_u64(b, slow[i].call);
         cp_put(b, &slow[i].duration, sizeof slow[i].duration);
     }
-    /* What this rank found as a lead. */
-    if (pack_wait_sums(b, fd))
-        return -1;
-    for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
-        cp_put_u64(b, fd->nvalues[p]);
-        cp_put(b, fd->values[p], fd->nvalues[p] * sizeof(double));
-        cp_put_u32(b, (uint32_t)fd->top[p].nevents);
-        for (size_t e = 0; e < fd->top[p].nevents; e++)
-            pack_event(b, &fd->top[p].events[e]);
-    }
-    return 0;
 }
 
 static int grow_sites(cp_run_times *rt, size_t more)
@@ -330,21 +262,6 @@ static int grow_sites(cp_run_times *rt, size_t more)
         return -1;
     rt->sites = ns;
     rt->capsites = cap;
-    return 0;
-}
-
-static int grow_values(cp_run_times *rt, int p, size_t more)
-{
-    if (rt->nvalues[p] + more <= rt->capvalues[p])
-        return 0;
-    size_t cap = rt->capvalues[p] ? rt->capvalues[p] : 256;
-    while (cap < rt->nvalues[p] + more)
-        cap *= 2;
-    double *nv = realloc(rt->values[p], cap * sizeof *nv);
-    if (!nv)
-        return -1;
-    rt->values[p] = nv;
-    rt->capvalues[p] = cap;
     return 0;
 }
 
@@ -368,7 +285,6 @@ static void unpack_at_rank0(fin *f, cp_run_times *rt, int64_t r, cp_rbuf *b)
         cp_get(b, x, sizeof *x);
         if (x->coll >= CP_NCOLLECTIVES || x->rank != r)
             b->bad = true;
-        memset(x->s.wait, 0, sizeof x->s.wait); /* from the leads, below */
         rt->nsites++;
     }
     uint32_t nslow = cp_get_u32(b);
@@ -379,43 +295,6 @@ static void unpack_at_rank0(fin *f, cp_run_times *rt, int64_t r, cp_rbuf *b)
         s.call = cp_get_u64(b);
         cp_get(b, &s.duration, sizeof s.duration);
         cp_cpt_slow_offer(rt->slowest, &rt->nslowest, CP_SLOWEST, &s);
-    }
-    uint64_t nsums = cp_get_u64(b);
-    if (!cp_rbuf_has(b, nsums, sizeof(wait_sum))) {
-        b->bad = true;
-        return;
-    }
-    wait_sum *nw = realloc(rt->waits, (rt->nwaits + nsums + 1) * sizeof *nw);
-    if (!nw) {
-        cp_fin_fail(f, "out of memory while gathering wait states");
-        return;
-    }
-    rt->waits = nw;
-    cp_get(b, nw + rt->nwaits, nsums * sizeof *nw);
-    rt->nwaits += nsums;
-    for (int p = 0; p < CP_NWAIT_PATTERNS && !b->bad; p++) {
-        uint64_t n = cp_get_u64(b);
-        if (!cp_rbuf_has(b, n, sizeof(double))) {
-            b->bad = true;
-            break;
-        }
-        if (grow_values(rt, p, n)) {
-            cp_fin_fail(f, "out of memory while gathering wait states");
-            b->bad = true;
-            break;
-        }
-        cp_get(b, rt->values[p] + rt->nvalues[p], n * sizeof(double));
-        rt->nvalues[p] += n;
-        uint32_t ne = cp_get_u32(b);
-        for (uint32_t e = 0; e < ne && !b->bad; e++) {
-            cp_stat_event ev;
-            ev.cnode = cp_get_i64(b);
-            cp_get(b, &ev.enter, sizeof ev.enter);
-            cp_get(b, &ev.exit, sizeof ev.exit);
-            cp_get(b, &ev.duration, sizeof ev.duration);
-            ev.rank = cp_get_i64(b);
-            cp_stat_offer_event(&rt->top[p], &ev);
-        }
     }
 }
 
@@ -435,18 +314,6 @@ static void gather_at_rank0(fin *f, cp_run_times *rt, const cp_wbuf *mine)
             cp_fin_fail(f, "out of memory while gathering timings");
     }
     cp_fin_gather(f, mine, "timings", from_rank, rt);
-    if (f->rank != 0 || f->failed)
-        return;
-    /* The leads' waits into the sites (both sorted by rank, site). */
-    wait_sum *w = rt->waits;
-    qsort(w, rt->nwaits, sizeof *w, cmp_wait_sum);
-    for (size_t i = 0, j = 0; i < rt->nwaits; i++) {
-        cp_site key = {.rank = (int64_t)w[i].rank, .coll = w[i].coll, .path = w[i].path};
-        while (j < rt->nsites && cmp_site(&rt->sites[j], &key) < 0)
-            j++;
-        if (j < rt->nsites && !cmp_site(&rt->sites[j], &key) && w[i].pattern < CP_NWAIT_PATTERNS)
-            rt->sites[j].s.wait[w[i].pattern] += w[i].v;
-    }
 }
 
 /* How the ranks stamped their calls, for the manifest; ranks whose counter
@@ -502,14 +369,27 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     if (st.oom)
         cp_fin_fail(f, "out of memory while summing timings");
 
-    /* Enter/exit to the leads; wait states there. */
+    /* Each rank's own waiting times, by reductions; the statistics of the
+     * instances to rank 0. */
     cp_found fd;
     cp_fin_find_waits(f, rt->timing, &fd);
+    for (size_t i = 0; i < fd.nown; i++) {
+        cp_coll_sums *s = site_get(&st, (int)fd.own[i].coll, fd.own[i].path);
+        if (s && fd.own[i].pattern < CP_NWAIT_PATTERNS)
+            s->wait[fd.own[i].pattern] += fd.own[i].v;
+    }
+    if (st.oom)
+        cp_fin_fail(f, "out of memory while summing timings");
+    if (f->rank == 0) {
+        memcpy(rt->stat, fd.stat, sizeof rt->stat);
+        memset(fd.stat, 0, sizeof fd.stat);
+        memcpy(rt->top, fd.top, sizeof rt->top);
+        rt->stats_lost = fd.stats_lost;
+    }
 
     double wall = cp_clock_align(fin_at) - cp_clock_align(cp_clock_start_time());
     cp_wbuf mine = {0};
-    if (pack_for_rank0(&mine, &st, wall, slow, nslow, &fd))
-        mine.failed = true;
+    pack_for_rank0(&mine, &st, wall, slow, nslow);
     gather_at_rank0(f, rt, &mine);
     cp_wbuf_free(&mine);
     free(st.v);
@@ -521,8 +401,7 @@ void cp_run_times_free(cp_run_times *rt)
     free(rt->loc);
     free(rt->wall);
     free(rt->sites);
-    free(rt->waits);
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-        free(rt->values[p]);
+        cp_wstat_free(&rt->stat[p]);
     memset(rt, 0, sizeof *rt);
 }

@@ -3,10 +3,10 @@
  * contribute to the run-wide files (profile.cubex, profile.stat,
  * timings.cpt).
  *
- * finalize_timing.c: every rank aligns its times to world rank 0's clock and
- * sends the enter/exit times of its blocking calls to each communicator's
- * lead, which finds the wait-state instances; then every rank sends world
- * rank 0 its own sums per collective and, when it leads, the instances.
+ * finalize_timing.c: every rank aligns its times to world rank 0's clock,
+ * finds its own wait-state instances by reductions over each communicator
+ * (finalize_waits.c), and sends world rank 0 its sums per site; the
+ * instances' statistics merge up a tree to rank 0.
  * finalize_profile.c: rank 0 turns that into the Cube profile and the
  * statistics.  finalize_cpt.c: all ranks write timings.cpt.
  */
@@ -18,6 +18,7 @@
 #include "pack.h"
 #include "location.h"
 #include "wait_states.h"
+#include "wait_stats.h"
 
 #define TAG_TIMING 0x6371
 /* Slowest calls kept per rank, and job-wide in rank 0's aggregates. */
@@ -63,36 +64,38 @@ typedef struct cp_run_times {
     double *wall;                  /* per rank: seconds from its start to finalize */
     cp_site *sites;                /* sorted by rank, collective, path */
     size_t nsites, capsites;
-    struct wait_sum *waits;        /* the leads' waits, folded into sites */
-    size_t nwaits;
-    /* Instances of each pattern (severities) and the most severe ones, whose
-     * cnode is cp_site_key(collective, path) until finalize_profile.c maps it. */
-    double *values[CP_NWAIT_PATTERNS];
-    size_t nvalues[CP_NWAIT_PATTERNS], capvalues[CP_NWAIT_PATTERNS];
+    /* The statistics of each pattern's instances (bounded, wait_stats.h)
+     * and the most severe ones, whose cnode is cp_site_key(collective,
+     * path) until finalize_profile.c maps it; stats_lost: they could not be
+     * computed (the profile.stat is missing). */
+    cp_wstat stat[CP_NWAIT_PATTERNS];
     cp_stat_pattern top[CP_NWAIT_PATTERNS];
+    bool stats_lost;
     cp_cpt_slow slowest[CP_SLOWEST]; /* job-wide, slowest first */
     size_t nslowest;
 } cp_run_times;
 
-/* What a lead found of the communicators it leads (finalize_waits.c). */
+/* One rank's waiting time at one site in one pattern. */
+typedef struct cp_own_wait {
+    uint32_t coll, path, pattern;
+    double v;
+} cp_own_wait;
+
+/* What the wait-state stage found (finalize_waits.c): on every rank its own
+ * waiting per site and pattern; on rank 0 the job's statistics. */
 typedef struct cp_found {
-    cp_wbuf sums;   /* per (member, site, pattern): world rank u64, collective u32,
-                       path u32, pattern u32, summed waiting time f64 */
-    uint64_t nsums;
-    double *values[CP_NWAIT_PATTERNS]; /* every instance's waiting time */
-    size_t nvalues[CP_NWAIT_PATTERNS], cap[CP_NWAIT_PATTERNS];
+    cp_own_wait *own;
+    size_t nown, capown;
+    cp_wstat stat[CP_NWAIT_PATTERNS];       /* rank 0: every rank's, merged */
     cp_stat_pattern top[CP_NWAIT_PATTERNS]; /* most severe; cnode = cp_site_key */
+    bool stats_lost;                        /* rank 0: some rank's are missing */
     bool oom;
 } cp_found;
 
-/* Every rank: blocking calls' times to the leads (timing: there are any);
- * the leads fill *fd.  Every rank takes part. */
+/* Every rank: wait states by reductions over each communicator (timing:
+ * there are any); fills *fd.  Every rank takes part. */
 void cp_fin_find_waits(fin *f, bool timing, cp_found *fd);
 void cp_found_free(cp_found *fd);
-
-/* t->paths: the call path (call-tree id) of each of a table's timed calls,
- * from the call sequence.  Returns 0, or -1 when out of memory. */
-
 
 /* Align, analyse and gather (every rank).  On rank 0 fills *rt. */
 void cp_fin_timing(fin *f, cp_run_times *rt);
@@ -100,7 +103,7 @@ void cp_run_times_free(cp_run_times *rt);
 
 /* Rank 0: build the Cube profile and the statistics from *rt and write
  * them under their final names (after every rank agreed that all went
- * well).  Sorts rt's instance values.  Each file stands on its own: one
+ * well).  Each file stands on its own: one
  * that cannot be written is reported (cp_fin_missing) and the other still
  * is.  Returns how many of names[2] were written. */
 size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2]);

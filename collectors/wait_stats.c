@@ -1,0 +1,260 @@
+/* Mergeable statistics of a pattern's instances (see wait_stats.h). */
+#include "wait_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stat.h"
+
+/* Bins: value v > 0 falls in bin i = ceil(log(v) / log(g)), the values in
+ * (g^(i-1), g^i]; g = (1 + a) / (1 - a), whose representative
+ * 2 g^i / (g + 1) is within a of every value in it.  Values <= 0 (none in
+ * practice: instances wait a positive time) share bin INT32_MIN, value 0. */
+static double gamma_(void)
+{
+    return (1 + CP_WSTAT_ACCURACY) / (1 - CP_WSTAT_ACCURACY);
+}
+
+static int32_t bin_of(double v)
+{
+    if (!(v > 0))
+        return INT32_MIN;
+    double i = ceil(log(v) / log(gamma_()));
+    return i < -2e9 ? -2000000000 : i > 2e9 ? 2000000000 : (int32_t)i;
+}
+
+static double value_of(int32_t i)
+{
+    double g = gamma_();
+    return i == INT32_MIN ? 0 : 2 * pow(g, i) / (g + 1);
+}
+
+static void bin_add(cp_wstat *w, int32_t i, uint64_t count)
+{
+    size_t lo = 0, hi = w->nbins;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->bin[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < w->nbins && w->bin[lo] == i) {
+        w->cnt[lo] += count;
+        return;
+    }
+    if (w->nbins == w->capbins) {
+        size_t cap = w->capbins ? 2 * w->capbins : 64;
+        int32_t *nb = realloc(w->bin, cap * sizeof *nb);
+        if (nb)
+            w->bin = nb;
+        uint64_t *nc = nb ? realloc(w->cnt, cap * sizeof *nc) : NULL;
+        if (!nc) {
+            w->oom = true;
+            return;
+        }
+        w->cnt = nc;
+        w->capbins = cap;
+    }
+    memmove(w->bin + lo + 1, w->bin + lo, (w->nbins - lo) * sizeof *w->bin);
+    memmove(w->cnt + lo + 1, w->cnt + lo, (w->nbins - lo) * sizeof *w->cnt);
+    w->bin[lo] = i;
+    w->cnt[lo] = count;
+    w->nbins++;
+}
+
+/* The kept values into bins. */
+static void to_bins(cp_wstat *w)
+{
+    if (w->binned)
+        return;
+    w->binned = true;
+    size_t n = (size_t)(w->n < w->capvals ? w->n : w->capvals);
+    for (size_t i = 0; i < n && w->vals; i++)
+        bin_add(w, bin_of(w->vals[i]), 1);
+    free(w->vals);
+    w->vals = NULL;
+    w->capvals = 0;
+}
+
+/* Room for `more` values beside the kept ones; false: bin instead. */
+static bool keep_room(cp_wstat *w, uint64_t have, uint64_t more)
+{
+    if (w->binned || have + more > CP_WSTAT_EXACT)
+        return false;
+    if (have + more <= w->capvals)
+        return true;
+    size_t cap = w->capvals ? w->capvals : 16;
+    while (cap < have + more)
+        cap *= 2;
+    double *nv = realloc(w->vals, cap * sizeof *nv);
+    if (!nv)
+        return false;
+    w->vals = nv;
+    w->capvals = cap;
+    return true;
+}
+
+/* Count, sum, extremes, mean and m2 of the union (Chan et al.). */
+static void moments(cp_wstat *a, uint64_t nb, double sum, double mean, double m2, double mn,
+                    double mx)
+{
+    if (nb == 0)
+        return;
+    uint64_t na = a->n, n = na + nb;
+    double delta = mean - a->mean;
+    a->mean += delta * (double)nb / (double)n;
+    a->m2 += m2 + delta * delta * (double)na * (double)nb / (double)n;
+    a->sum += sum;
+    a->min = na == 0 || mn < a->min ? mn : a->min;
+    a->max = na == 0 || mx > a->max ? mx : a->max;
+    a->n = n;
+}
+
+void cp_wstat_add(cp_wstat *w, double v)
+{
+    uint64_t have = w->n;
+    if (keep_room(w, have, 1)) {
+        w->vals[have] = v;
+    } else {
+        to_bins(w);
+        bin_add(w, bin_of(v), 1);
+    }
+    moments(w, 1, v, v, 0, v, v);
+}
+
+void cp_wstat_merge(cp_wstat *into, const cp_wstat *from)
+{
+    uint64_t have = into->n;
+    if (from->n == 0)
+        return;
+    if (!from->binned && keep_room(into, have, from->n)) {
+        memcpy(into->vals + have, from->vals, from->n * sizeof *into->vals);
+    } else {
+        to_bins(into);
+        for (uint64_t i = 0; !from->binned && i < from->n; i++)
+            bin_add(into, bin_of(from->vals[i]), 1);
+        for (size_t i = 0; from->binned && i < from->nbins; i++)
+            bin_add(into, from->bin[i], from->cnt[i]);
+    }
+    into->oom |= from->oom;
+    moments(into, from->n, from->sum, from->mean, from->m2, from->min, from->max);
+}
+
+void cp_wstat_free(cp_wstat *w)
+{
+    free(w->vals);
+    free(w->bin);
+    free(w->cnt);
+    memset(w, 0, sizeof *w);
+}
+
+void cp_wstat_pack(cp_wbuf *b, const cp_wstat *w)
+{
+    cp_put_u64(b, w->n);
+    double m[5] = {w->sum, w->mean, w->m2, w->min, w->max};
+    cp_put(b, m, sizeof m);
+    cp_put_u32(b, (uint32_t)w->binned | (uint32_t)w->oom << 1);
+    if (!w->binned) {
+        cp_put(b, w->vals, w->n * sizeof *w->vals);
+        return;
+    }
+    cp_put_u64(b, w->nbins);
+    cp_put(b, w->bin, w->nbins * sizeof *w->bin);
+    cp_put(b, w->cnt, w->nbins * sizeof *w->cnt);
+}
+
+int cp_wstat_unpack(cp_rbuf *b, cp_wstat *w)
+{
+    memset(w, 0, sizeof *w);
+    w->n = cp_get_u64(b);
+    double m[5];
+    cp_get(b, m, sizeof m);
+    w->sum = m[0], w->mean = m[1], w->m2 = m[2], w->min = m[3], w->max = m[4];
+    uint32_t flags = cp_get_u32(b);
+    w->binned = flags & 1;
+    w->oom = flags & 2;
+    if (!w->binned) {
+        if (b->bad || w->n > CP_WSTAT_EXACT || !cp_rbuf_has(b, w->n, sizeof(double)))
+            b->bad = true;
+        else if (w->n && !(w->vals = malloc(w->n * sizeof *w->vals)))
+            return -1;
+        if (!b->bad)
+            cp_get(b, w->vals, w->n * sizeof *w->vals);
+        w->capvals = w->n;
+    } else {
+        uint64_t nb = cp_get_u64(b);
+        if (b->bad || !cp_rbuf_has(b, nb, sizeof(int32_t) + sizeof(uint64_t)))
+            b->bad = true;
+        else if (nb && (!(w->bin = malloc(nb * sizeof *w->bin)) ||
+                        !(w->cnt = malloc(nb * sizeof *w->cnt))))
+            return cp_wstat_free(w), -1;
+        if (!b->bad) {
+            cp_get(b, w->bin, nb * sizeof *w->bin);
+            cp_get(b, w->cnt, nb * sizeof *w->cnt);
+            w->nbins = w->capbins = nb;
+        }
+        uint64_t total = 0;
+        for (size_t i = 0; i < w->nbins; i++) {
+            total += w->cnt[i];
+            if (i && w->bin[i] <= w->bin[i - 1])
+                b->bad = true;
+        }
+        if (total != w->n && !w->oom)
+            b->bad = true;
+    }
+    if (b->bad)
+        cp_wstat_free(w);
+    return b->bad ? -1 : 0;
+}
+
+/* The k-th smallest value (0-based) as the bins know it. */
+static double nth(const cp_wstat *w, uint64_t k)
+{
+    if (k == 0)
+        return w->min;
+    if (k + 1 >= w->n)
+        return w->max;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < w->nbins; i++) {
+        seen += w->cnt[i];
+        if (k < seen) {
+            double v = value_of(w->bin[i]);
+            return v < w->min ? w->min : v > w->max ? w->max : v;
+        }
+    }
+    return w->max;
+}
+
+static double quantile(const cp_wstat *w, double q)
+{
+    double h = q * (double)(w->n - 1), i = floor(h);
+    double lo = nth(w, (uint64_t)i), hi = nth(w, (uint64_t)i + 1);
+    return lo + (h - i) * (hi - lo);
+}
+
+int cp_wstat_summarize(const cp_wstat *w, cp_stat_pattern *p)
+{
+    if (!w->binned) {
+        double *v = malloc((w->n ? w->n : 1) * sizeof *v);
+        if (!v)
+            return -1;
+        memcpy(v, w->vals, w->n * sizeof *v);
+        cp_stat_summarize(p, v, w->n);
+        free(v);
+        return 0;
+    }
+    if (w->oom)
+        return -1;
+    p->count = w->n;
+    p->sum = w->sum;
+    p->mean = w->n ? w->sum / (double)w->n : 0;
+    p->minimum = w->min;
+    p->maximum = w->max;
+    p->variance = w->n >= 2 ? w->m2 / (double)(w->n - 1) : 0;
+    p->median = w->n ? quantile(w, 0.5) : 0;
+    p->q25 = w->n >= 5 ? quantile(w, 0.25) : 0;
+    p->q75 = w->n >= 5 ? quantile(w, 0.75) : 0;
+    return 0;
+}

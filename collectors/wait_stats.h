@@ -1,0 +1,55 @@
+/*
+ * The statistics of a wait-state pattern's instances (profile.stat: count,
+ * sum, mean, variance, minimum, maximum, median, quartiles), kept so that
+ * they merge up finalize's tree of ranks in bounded size.
+ *
+ * Count, sum, minimum and maximum are exact; mean and variance merge with
+ * Chan's pairwise update (exact up to rounding).  The quantiles are exact
+ * while the instances number at most CP_WSTAT_EXACT (the values are kept
+ * as they are); beyond that the values go into logarithmic bins of ratio
+ * (1 + a) / (1 - a), a = CP_WSTAT_ACCURACY, and each quantile is within a
+ * relative error a of the exact one (the bin's representative, between the
+ * minimum and the maximum).  Bins of severities from 1 ns to 1 day: at
+ * most about 3,200, whatever the number of instances.
+ */
+#ifndef COLLPROF_WAIT_STATS_H
+#define COLLPROF_WAIT_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collprof/profile.h"
+#include "pack.h"
+
+#define CP_WSTAT_EXACT 4096
+#define CP_WSTAT_ACCURACY 0.005
+
+typedef struct cp_wstat {
+    uint64_t n;
+    double sum, mean, m2, min, max;
+    bool binned;            /* the values went into bins */
+    double *vals;           /* not binned: the n values */
+    size_t capvals;
+    int32_t *bin;           /* binned: bin indices, ascending */
+    uint64_t *cnt;          /* and the values in each */
+    size_t nbins, capbins;
+    bool oom;               /* memory ran out: the quantiles are lost */
+} cp_wstat;
+
+void cp_wstat_add(cp_wstat *w, double v);
+/* into += from.  (from unchanged.) */
+void cp_wstat_merge(cp_wstat *into, const cp_wstat *from);
+void cp_wstat_free(cp_wstat *w);
+
+void cp_wstat_pack(cp_wbuf *b, const cp_wstat *w);
+/* Returns 0, or -1 (b->bad: malformed; or out of memory). */
+int cp_wstat_unpack(cp_rbuf *b, cp_wstat *w);
+
+/* The statistics into p (count, mean, median, minimum, maximum, sum,
+ * variance, q25, q75 with cp_stat_summarize's definitions and rules; the
+ * name, metric_id and events are left alone).  Returns 0, or -1 when
+ * memory ran out. */
+int cp_wstat_summarize(const cp_wstat *w, cp_stat_pattern *p);
+
+#endif
