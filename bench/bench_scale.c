@@ -1,6 +1,7 @@
 /*
- * bench_scale: the counts stage of finalize for P virtual ranks in one
- * process, to see how it grows with the job before a job that size exists.
+ * bench_scale: the counts and wait-state stages of finalize for P virtual
+ * ranks in one process, to see how they grow with the job before a job
+ * that size exists.
  *
  * Each virtual rank's counts table is built by the real collector from the
  * dense count arrays an application would pass (cp_counts_signature,
@@ -15,11 +16,13 @@
  * held at once, as each rank would hold its own.  The files are parsed
  * back and every rank's row of every call compared with what it passed.
  *
- * The other finalize stages (call paths, wait states, Cube) are not
- * simulated here.
+ * The wait-state stage (scale_waits.c) then runs for every communicator:
+ * each member's sampled calls up and down the same tree, each member's own
+ * waiting times checked against the generator, the statistics up the
+ * world's tree to rank 0.  The call-path and Cube stages are not simulated.
  *
  * usage: bench_scale --ranks P --workload halo|uniform|sparse|subcomms
- *                    [--calls N] [--dir D]
+ *                    [--calls N] [--sampled S] [--dir D]
  *   halo      MPI_Alltoallv on MPI_COMM_WORLD: 8 elements to r-1, r+1,
  *             r-k, r+k (k = floor(sqrt(P)); no wrap at the ends)
  *   uniform   MPI_Alltoall on MPI_COMM_WORLD: one count
@@ -28,20 +31,26 @@
  *   subcomms  the row and the column communicators of an s x s grid
  *             (s = floor(sqrt(P)), P taken as s*s), each with its own
  *             MPI_Alltoallv, dense (an FFT's transposes)
- * Calls alternate between two matrices (seeds 0 and 1), N calls (20).
+ * Calls alternate between two matrices (seeds 0 and 1), N calls (20).  The
+ * wait-state stage times S calls of every series (1024: a full sample at
+ * the default COLLPROF_TIMING_SAMPLE).
  *
  * Output, one line: key=value pairs
  *   ranks= workload= calls= comms= busiest_rank= busiest_peak_mib=
  *   busiest_recv_mib= busiest_cpu_s= most_recv_rank= most_recv_mib=
  *   most_cpu_rank= most_cpu_s= lead_recv_mib= lead_cpu_s= output_bytes=
- *   stages=counts exact=yes|no
+ *   waits_busiest_rank= waits_peak_mib= waits_recv_mib= waits_cpu_s=
+ *   waits_lead_recv_mib= waits_exact=yes|no stages=counts,waits exact=yes|no
  * busiest_*: the world rank that held the most memory at once in this
- * stage (its own table and tree, each message it received, the merge, and
- * for a lead the blocks), over all its communicators: that peak, the bytes
+ * run (its own table and tree, each message it received, the merge, and
+ * for a lead the blocks; in the wait-state stage its lists), over all its
+ * communicators and both stages: that peak, the bytes
  * it received and the CPU seconds of its own work (leaf, pack, unpack,
  * merge, blocks, rows, files); most_recv_* and most_cpu_*: the rank that
  * received the most bytes, and the one that worked longest; lead_*: world
- * rank 0; output_bytes: every count file (send and receive) of every lead.
+ * rank 0; output_bytes: every count file (send and receive) of every lead;
+ * waits_*: the same for the wait-state stage alone (its busiest rank, and
+ * what rank 0 received in it); exact: both stages exact.
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -58,6 +67,7 @@
 #include "counts_merge.h"
 #include "counts_tree.h"
 #include "pack.h"
+#include "scale_sim.h"
 
 enum workload { HALO, UNIFORM, SPARSE, SUBCOMMS };
 static const char *const workload_names[] = {"halo", "uniform", "sparse", "subcomms"};
@@ -65,16 +75,10 @@ static const char *const workload_names[] = {"halo", "uniform", "sparse", "subco
 #define SPARSE_PEERS 8
 #define HALO_COUNT 8
 
-typedef struct comm {
-    int64_t n;
-    int64_t first, stride; /* world rank of member i: first + i * stride */
-    bool single;           /* MPI_Alltoall: one count */
-} comm;
-
 static enum workload wl;
 static int64_t P, K; /* world size; halo stride */
 
-static double cpu_now(void)
+double sim_cpu_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -87,7 +91,7 @@ static size_t heap_now(void)
     return mi.uordblks + mi.hblkhd;
 }
 
-static uint64_t mix(uint64_t x)
+uint64_t sim_mix(uint64_t x)
 {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
@@ -112,11 +116,11 @@ static size_t sends(const comm *c, int64_t r, int s, int64_t *peer, int64_t *cou
         }
     } else if (wl == SPARSE) {
         /* 8 distinct peers from a pseudo-random start and step */
-        int64_t start = (int64_t)(mix((uint64_t)r * 2 + 1) % (uint64_t)c->n);
-        int64_t step = 1 + (int64_t)(mix((uint64_t)r * 2 + 2) % (uint64_t)(c->n / SPARSE_PEERS));
+        int64_t start = (int64_t)(sim_mix((uint64_t)r * 2 + 1) % (uint64_t)c->n);
+        int64_t step = 1 + (int64_t)(sim_mix((uint64_t)r * 2 + 2) % (uint64_t)(c->n / SPARSE_PEERS));
         for (int i = 0; i < SPARSE_PEERS && i < c->n; i++) {
             peer[k] = (start + i * step) % c->n;
-            count[k++] = 1 + (int64_t)(mix((uint64_t)(r * 16 + i) ^ (uint64_t)s << 40) % 100);
+            count[k++] = 1 + (int64_t)(sim_mix((uint64_t)(r * 16 + i) ^ (uint64_t)s << 40) % 100);
         }
         /* sort by peer (8 items) */
         for (size_t i = 1; i < k; i++)
@@ -188,9 +192,8 @@ static size_t recvs(const comm *c, int64_t r, int s, int64_t *peer, int64_t *cou
 
 static double total_output; /* bytes of every count file written */
 
-/* Per world rank: what finalize's counts stage cost it. */
-static double *rank_recv, *rank_cpu;
-static size_t *rank_peak;
+double *rank_recv, *rank_cpu;
+size_t *rank_peak;
 
 /* The generator's state for one communicator. */
 typedef struct gen {
@@ -199,11 +202,6 @@ typedef struct gen {
     int *dense_s, *dense_r; /* the arrays the application passes */
     int64_t *pp, *pc;
 } gen;
-
-static int64_t world_of(const comm *c, int64_t i)
-{
-    return c->first + i * c->stride;
-}
 
 static void note_peak(int64_t w, size_t base)
 {
@@ -247,7 +245,7 @@ static cp_tree *leaf(gen *g, int64_t v, int64_t w, size_t base)
     }
     cp_seq_finish(&t.seq);
     note_peak(w, base);
-    double t0 = cpu_now();
+    double t0 = sim_cpu_now();
     cp_counts_view view = {t.vecs, t.nvecs, t.sigs, t.nsigs, &t.seq};
     cp_tree *tr = malloc(sizeof *tr);
     if (!tr || cp_tree_leaf(tr, &view, v, n, true)) {
@@ -256,7 +254,7 @@ static cp_tree *leaf(gen *g, int64_t v, int64_t w, size_t base)
     }
     note_peak(w, base);
     cp_counts_free(&t);
-    rank_cpu[w] += cpu_now() - t0;
+    rank_cpu[w] += sim_cpu_now() - t0;
     return tr;
 }
 
@@ -265,20 +263,20 @@ static cp_tree *leaf(gen *g, int64_t v, int64_t w, size_t base)
  * would be by the time it sends), unpacked and merged.  Returns v's tree. */
 static cp_tree *node(gen *g, int64_t v, int64_t span)
 {
-    int64_t w = world_of(g->c, v);
+    int64_t w = sim_world_of(g->c, v);
     size_t base = heap_now();
     cp_tree *acc = leaf(g, v, w, base);
     for (int64_t step = 1; step < span && v + step < g->c->n; step *= 2) {
         cp_tree *child = node(g, v + step, step);
-        int64_t cw = world_of(g->c, v + step);
-        double t0 = cpu_now();
+        int64_t cw = sim_world_of(g->c, v + step);
+        double t0 = sim_cpu_now();
         cp_wbuf b = {0};
         cp_tree_pack(&b, child);
         cp_tree_free(child);
         free(child);
-        rank_cpu[cw] += cpu_now() - t0;
+        rank_cpu[cw] += sim_cpu_now() - t0;
         /* v's side */
-        t0 = cpu_now();
+        t0 = sim_cpu_now();
         rank_recv[w] += (double)b.len;
         note_peak(w, base);
         cp_rbuf rb = {b.p, b.len, 0, false};
@@ -298,7 +296,7 @@ static cp_tree *node(gen *g, int64_t v, int64_t span)
         cp_tree_free(acc);
         free(acc);
         acc = m;
-        rank_cpu[w] += cpu_now() - t0;
+        rank_cpu[w] += sim_cpu_now() - t0;
     }
     return acc;
 }
@@ -308,7 +306,7 @@ static cp_tree *node(gen *g, int64_t v, int64_t span)
  * generator. */
 static void run_comm(const comm *c, int64_t id, int calls, const char *dir, bool *exact)
 {
-    int64_t n = c->n, lead = world_of(c, 0);
+    int64_t n = c->n, lead = sim_world_of(c, 0);
     gen g = {.c = c, .calls = calls};
     g.dense_s = calloc((size_t)n, sizeof *g.dense_s);
     g.dense_r = calloc((size_t)n, sizeof *g.dense_r);
@@ -333,7 +331,7 @@ static void run_comm(const comm *c, int64_t id, int calls, const char *dir, bool
     cp_counts_file out[2];
     memset(out, 0, sizeof out);
     char path[2][4200];
-    double t0 = cpu_now();
+    double t0 = sim_cpu_now();
     cp_block tmpl;
     memset(&tmpl, 0, sizeof tmpl);
     tmpl.comm_id = id;
@@ -363,7 +361,7 @@ static void run_comm(const comm *c, int64_t id, int calls, const char *dir, bool
         if (stat(path[d], &sb) == 0)
             total_output += (double)sb.st_size;
     }
-    rank_cpu[lead] += cpu_now() - t0;
+    rank_cpu[lead] += sim_cpu_now() - t0;
     cp_counts_file_free(&out[0]);
     cp_counts_file_free(&out[1]);
 
@@ -424,15 +422,18 @@ int main(int argc, char **argv)
 {
     const char *w = arg(argc, argv, "--workload", NULL), *ranks = arg(argc, argv, "--ranks", NULL);
     int calls = atoi(arg(argc, argv, "--calls", "20"));
+    /* The wait-state stage's sample: the runtime's default, every series
+     * at COLLPROF_TIMING_SAMPLE kept calls. */
+    int sampled = atoi(arg(argc, argv, "--sampled", "1024"));
     const char *dir = arg(argc, argv, "--dir", "/tmp");
     int wi = -1;
     for (int i = 0; w && i < 4; i++)
         if (strcmp(w, workload_names[i]) == 0)
             wi = i;
     P = ranks ? atoll(ranks) : 0;
-    if (wi < 0 || P < 16 || calls < 1) {
+    if (wi < 0 || P < 16 || calls < 1 || sampled < 1) {
         fprintf(stderr, "usage: bench_scale --ranks P (16 or more) --workload "
-                        "halo|uniform|sparse|subcomms [--calls N] [--dir D]\n");
+                        "halo|uniform|sparse|subcomms [--calls N] [--sampled S] [--dir D]\n");
         return 2;
     }
     wl = (enum workload)wi;
@@ -455,17 +456,26 @@ int main(int argc, char **argv)
     }
     bool exact = true;
     int64_t ncomms = 0;
+    wait_sim ws;
+    sim_waits_init(&ws, P, sampled);
     if (wl == SUBCOMMS) {
         /* every rank is in its row and its column */
         for (int64_t i = 0; i < K; i++)
             for (int col = 0; col < 2; col++) {
                 comm c = {.n = K, .first = col ? i : i * K, .stride = col ? K : 1};
                 run_comm(&c, ncomms++, calls, tmp, &exact);
+                sim_waits_comm(&ws, &c);
             }
     } else {
         comm c = {.n = P, .first = 0, .stride = 1, .single = wl == UNIFORM};
         run_comm(&c, ncomms++, calls, tmp, &exact);
+        sim_waits_comm(&ws, &c);
     }
+    sim_waits_stats(&ws);
+    int64_t wmost = 0; /* the wait-state stage's own busiest */
+    for (int64_t r = 1; r < P; r++)
+        if (ws.peak[r] > ws.peak[wmost])
+            wmost = r;
     rmdir(tmp);
     int64_t busiest = 0, most_recv = 0, most_cpu = 0;
     for (int64_t r = 1; r < P; r++) {
@@ -480,11 +490,16 @@ int main(int argc, char **argv)
            " busiest_peak_mib=%.3f busiest_recv_mib=%.3f busiest_cpu_s=%.3f"
            " most_recv_rank=%" PRId64 " most_recv_mib=%.3f most_cpu_rank=%" PRId64
            " most_cpu_s=%.3f lead_recv_mib=%.3f lead_cpu_s=%.3f output_bytes=%.0f"
-           " stages=counts exact=%s\n",
+           " waits_busiest_rank=%" PRId64 " waits_peak_mib=%.3f waits_recv_mib=%.3f"
+           " waits_cpu_s=%.3f waits_lead_recv_mib=%.3f waits_exact=%s"
+           " stages=counts,waits exact=%s\n",
            P, workload_names[wl], calls, ncomms, busiest, (double)rank_peak[busiest] / 1048576.0,
            rank_recv[busiest] / 1048576.0, rank_cpu[busiest], most_recv,
            rank_recv[most_recv] / 1048576.0, most_cpu, rank_cpu[most_cpu],
-           rank_recv[0] / 1048576.0, rank_cpu[0], total_output, exact ? "yes" : "no");
+           rank_recv[0] / 1048576.0, rank_cpu[0], total_output, wmost,
+           (double)ws.peak[wmost] / 1048576.0, ws.recv[wmost] / 1048576.0, ws.cpu[wmost],
+           ws.recv[0] / 1048576.0, ws.exact ? "yes" : "no", exact && ws.exact ? "yes" : "no");
+    sim_waits_free(&ws);
     for (int i = 0; i < 2; i++) {
         free(sparse_t[i].start);
         free(sparse_t[i].peer);

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The counts stage of finalize at 1,000, 10,000 and 100,000 virtual ranks
-# (bench_scale.c), every workload: one Markdown table for
+# The counts and wait-state stages of finalize at 1,000, 10,000 and 100,000
+# virtual ranks (bench_scale.c), every workload: two Markdown tables for
 # docs/performance.md.
 #
 # usage: bench/scale.sh BUILDDIR [CALLS]
@@ -15,15 +15,31 @@ exe=$build/bench/bench_scale
 [ -x "$exe" ] || { echo "scale.sh: $exe not built (ninja -C $build)" >&2; exit 1; }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| ranks | workload | busiest rank | its peak | its received | its CPU | most received | lead received | count files | exact |"
-echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"
+lines=$(mktemp)
+trap 'rm -f "$lines"' EXIT
 for p in 1000 10000 100000; do
     for w in halo uniform sparse subcomms; do
-        line=$("$exe" --ranks "$p" --workload "$w" --calls "$calls")
-        get() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-        echo "| $(get ranks) | $w | $(get busiest_rank) | $(get busiest_peak_mib) MiB |" \
-            "$(get busiest_recv_mib) MiB | $(get busiest_cpu_s) s |" \
-            "$(get most_recv_mib) MiB (rank $(get most_recv_rank)) | $(get lead_recv_mib) MiB |" \
-            "$(get output_bytes) B | $(get exact) |"
+        "$exe" --ranks "$p" --workload "$w" --calls "$calls" >>"$lines"
     done
 done
+get() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+echo "All stages:"
+echo
+echo "| ranks | workload | busiest rank | its peak | its received | its CPU | most received | lead received | count files | exact |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|"
+while read -r line; do
+    echo "| $(get ranks) | $(get workload) | $(get busiest_rank) | $(get busiest_peak_mib) MiB |" \
+        "$(get busiest_recv_mib) MiB | $(get busiest_cpu_s) s |" \
+        "$(get most_recv_mib) MiB (rank $(get most_recv_rank)) | $(get lead_recv_mib) MiB |" \
+        "$(get output_bytes) B | $(get exact) |"
+done <"$lines"
+echo
+echo "The wait-state stage alone:"
+echo
+echo "| ranks | workload | busiest rank | its peak | its received | its CPU | rank 0 received | waits exact |"
+echo "|---:|---|---:|---:|---:|---:|---:|---|"
+while read -r line; do
+    echo "| $(get ranks) | $(get workload) | $(get waits_busiest_rank) | $(get waits_peak_mib) MiB |" \
+        "$(get waits_recv_mib) MiB | $(get waits_cpu_s) s | $(get waits_lead_recv_mib) MiB |" \
+        "$(get waits_exact) |"
+done <"$lines"

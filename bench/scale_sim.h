@@ -1,0 +1,60 @@
+/*
+ * The scale simulator's shared parts (bench_scale.c runs the stages;
+ * scale_waits.c is the wait-state stage): the virtual communicators and
+ * what each virtual rank's finalize cost it.
+ */
+#ifndef COLLPROF_SCALE_SIM_H
+#define COLLPROF_SCALE_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct comm {
+    int64_t n;
+    int64_t first, stride; /* world rank of member i: first + i * stride */
+    bool single;           /* MPI_Alltoall: one count */
+} comm;
+
+/* Per world rank, over every stage: bytes received, CPU seconds of its own
+ * work, the most memory it held at once. */
+extern double *rank_recv, *rank_cpu;
+extern size_t *rank_peak;
+
+double sim_cpu_now(void);
+uint64_t sim_mix(uint64_t x);
+
+static inline int64_t sim_world_of(const comm *c, int64_t i)
+{
+    return c->first + i * c->stride;
+}
+
+/* The wait-state stage (scale_waits.c). */
+typedef struct wait_truth {
+    comm c;
+    uint64_t salt;
+    double *max_enter, *min_exit; /* the generator's, per sampled call */
+} wait_truth;
+
+typedef struct wait_sim {
+    int64_t P;
+    int calls;              /* sampled calls per series */
+    wait_truth *truth;      /* per communicator */
+    size_t ntruth;
+    double expect_sum;      /* the generator's total waiting time */
+    uint64_t expect_n;      /* and number of instances */
+    double *recv, *cpu;     /* per world rank: this stage's alone */
+    size_t *peak;
+    bool exact;
+} wait_sim;
+
+void sim_waits_init(wait_sim *s, int64_t P, int calls);
+/* One communicator's series: every member's sampled calls up and down its
+ * binomial tree, each member's own waiting times checked against the
+ * generator. */
+void sim_waits_comm(wait_sim *s, const comm *c);
+/* The statistics up the world's tree to rank 0, checked there. */
+void sim_waits_stats(wait_sim *s);
+void sim_waits_free(wait_sim *s);
+
+#endif
