@@ -167,7 +167,7 @@ static uint64_t hash_sig(const cp_sig *s)
     return cp_hash_mix(
         cp_hash_mix(cp_hash_mix(cp_hash_mix(0x13198A2E03707344ull, s->send), s->recv),
                     (uint64_t)s->root),
-        s->callpath);
+        (uint64_t)s->callpath << 8 | s->form);
 }
 
 struct sig_ctx {
@@ -180,16 +180,16 @@ static bool sig_match_cb(const void *ctx, uint32_t id)
     const struct sig_ctx *c = ctx;
     const cp_sig *a = &c->t->sigs[id];
     return a->send == c->s->send && a->recv == c->s->recv && a->root == c->s->root &&
-           a->callpath == c->s->callpath;
+           a->callpath == c->s->callpath && a->form == c->s->form;
 }
 
 static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *send, const cp_vec_arg *recv,
-                             int64_t root, uint32_t callpath)
+                             int64_t root, uint32_t callpath, int form)
 {
     if (id == CP_SEQ_NONE)
         return false;
     const cp_sig *s = &t->sigs[id];
-    if (s->root != root || s->callpath != callpath || (s->send != CP_SEQ_NONE) != send->present ||
+    if (s->root != root || s->callpath != callpath || s->form != form || (s->send != CP_SEQ_NONE) != send->present ||
         (s->recv != CP_SEQ_NONE) != recv->present)
         return false;
     if (send->present && !vec_matches(&t->vecs[s->send], send))
@@ -202,16 +202,22 @@ static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *se
 uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
                              int64_t root, uint32_t callpath)
 {
+    return cp_counts_signature_form(t, send, recv, root, callpath, 0);
+}
+
+uint32_t cp_counts_signature_form(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
+                                  int64_t root, uint32_t callpath, int form)
+{
     if (t->partial)
         return CP_SEQ_NONE;
-    if (sig_id_matches(t, t->last_sig, send, recv, root, callpath))
+    if (sig_id_matches(t, t->last_sig, send, recv, root, callpath, form))
         return t->last_sig;
     uint32_t hint = t->last_sig == CP_SEQ_NONE ? CP_SEQ_NONE : t->sigs[t->last_sig].next;
-    if (sig_id_matches(t, hint, send, recv, root, callpath)) {
+    if (sig_id_matches(t, hint, send, recv, root, callpath, form)) {
         t->last_sig = hint;
         return hint;
     }
-    cp_sig s = {.root = root, .callpath = callpath};
+    cp_sig s = {.root = root, .callpath = callpath, .form = (uint8_t)form};
     if (vector_id(t, send, &s.send) || vector_id(t, recv, &s.recv))
         goto oom;
     uint64_t h = hash_sig(&s);

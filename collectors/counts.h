@@ -58,6 +58,8 @@ typedef struct cp_sig {
     int64_t root;
     uint32_t callpath; /* callsite collector's path id, CP_SEQ_NONE when off;
                           at finalize, the job-wide call-tree id */
+    uint8_t form;      /* enum cp_form (writers/mpi_names.h): the function
+                          called; 0 when not told */
     uint32_t next; /* the signature that followed this one last time: checked
                       before hashing, so cycles of patterns cost a compare */
 } cp_sig;
@@ -84,6 +86,10 @@ void cp_counts_free(cp_counts *t);
  * memory ran out (t->partial is set). */
 uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
                              int64_t root, uint32_t callpath);
+/* The same, for a call of a given form (enum cp_form): calls of different
+ * forms have different signatures (the series still groups them). */
+uint32_t cp_counts_signature_form(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
+                                  int64_t root, uint32_t callpath, int form);
 /* Give back the room the tables' arrays hold beyond what they use (MPI
  * freed the communicator: they will grow little more, if at all). */
 void cp_counts_compact(cp_counts *t);

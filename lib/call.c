@@ -43,8 +43,8 @@ static void record(cp_comm *c, cp_call *call)
     uint32_t sig = CP_SEQ_NONE;
     bool rec = recording(t->ncalls);
     if (rec)
-        sig = cp_counts_signature(t, &call->send, &call->recv, call->root,
-                                  callpath_of(t, call->ra));
+        sig = cp_counts_signature_form(t, &call->send, &call->recv, call->root,
+                                       callpath_of(t, call->ra), call->form);
     call->idx = cp_counts_record(t, sig);
     call->sig = sig;
     call->timed = false;
@@ -93,9 +93,9 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
     if (rc == MPI_SUCCESS && request && (x = cp_comm_tables(c, call->coll)) != NULL) {
         /* The counts are fixed at creation: resolve the signature now. */
         /* The path of the _init call: where the request was made. */
-        uint32_t sig = cp_counts_signature(&x->counts, &call->send, &call->recv,
-                                           call->root,
-                                           callpath_of(&x->counts, call->ra));
+        uint32_t sig = cp_counts_signature_form(&x->counts, &call->send, &call->recv,
+                                                call->root, callpath_of(&x->counts, call->ra),
+                                                call->form);
         cp_persistent_add(*request, c, call->coll, sig);
     }
     cp_busy_leave();

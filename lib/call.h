@@ -11,6 +11,7 @@
 
 #include "comm_registry.h"
 #include "counts.h"
+#include "mpi_names.h"
 #include "clock.h"
 #include "runtime.h"
 #include "signals.h"
@@ -21,6 +22,7 @@ typedef struct cp_call {
     int64_t root;    /* communicator-local root, -1 when not rooted */
     cp_vec_arg send, recv;
     void *ra;        /* the wrapper's return address (callsite collector) */
+    int form;        /* enum cp_form: which of the collective's functions */
     bool timed;      /* record its times (timing on, call recorded) */
     uint64_t idx;    /* its call index */
     uint32_t sig;    /* its signature (counts collector), CP_SEQ_NONE: none */
@@ -31,7 +33,7 @@ typedef struct cp_call {
 #include "capture.h"
 
 /* NULL when the profiler is off: the wrapper is then a plain pass-through. */
-static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, void *ra)
+static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, void *ra)
 {
     int state = atomic_load_explicit(&cp_state, memory_order_relaxed);
     if (__builtin_expect(state != CP_STATE_ON, 0)) {
@@ -47,6 +49,7 @@ static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, voi
     call->coll = coll;
     call->root = -1;
     call->ra = ra;
+    call->form = form;
     call->timed = false;
     cp_busy_enter();
     cp_comm *c = cp_comm_get(comm);

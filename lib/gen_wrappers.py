@@ -139,12 +139,14 @@ def wrapper(fn, form, is_large, coll, params, capture):
     capture = capture.replace("CP_W", width)
     args = arg_names(params)
     enum = "CP_COLL_" + coll.upper()
+    # enum cp_form (writers/mpi_names.h): Cube names the region after it.
+    form_code = "CP_FORM_" + form.upper() + (" + CP_FORM_LARGE" if is_large else "")
     if form == "persistent":
         return f"""
 CP_EXPORT int {fn}({params})
 {{
     cp_call call;
-    cp_comm *c = cp_call_begin(&call, comm, {enum}, __builtin_return_address(0));
+    cp_comm *c = cp_call_begin(&call, comm, {enum}, {form_code}, __builtin_return_address(0));
     if (c)
         {capture};
     int rc = P{fn}({args});
@@ -158,7 +160,7 @@ CP_EXPORT int {fn}({params})
 CP_EXPORT int {fn}({params})
 {{
     cp_call call;
-    cp_comm *c = cp_call_begin(&call, comm, {enum}, __builtin_return_address(0));
+    cp_comm *c = cp_call_begin(&call, comm, {enum}, {form_code}, __builtin_return_address(0));
     if (c) {{
         {capture};
         cp_call_record(c, &call);

@@ -16,6 +16,7 @@
 #include "collprof_config.h"
 #include "cubex.h"
 #include "finalize_timing.h"
+#include "mpi_names.h"
 #include "runtime.h"
 #include "stat.h"
 
@@ -119,7 +120,7 @@ static int distinct_sites(const cp_run_times *rt, site_cnodes *sc)
     if (!sc->key || !sc->cnode)
         return -1;
     for (size_t i = 0; i < rt->nsites; i++)
-        sc->key[i] = cp_site_key(rt->sites[i].coll, rt->sites[i].path);
+        sc->key[i] = cp_site_key(rt->sites[i].coll, rt->sites[i].form, rt->sites[i].path);
     qsort(sc->key, rt->nsites, sizeof *sc->key, cmp_i64);
     for (size_t i = 0; i < rt->nsites; i++)
         if (sc->n == 0 || sc->key[sc->n - 1] != sc->key[i])
@@ -165,27 +166,34 @@ static int build_tree(const cp_manifest *man, cp_cube *c,
         if (frame_h[i] < 0)
             goto out;
     }
-    /* One region per collective called, in collprof's order of collectives. */
-    bool used[CP_NCOLLECTIVES] = {false};
+    /* One region per MPI function called (a collective in one of its
+     * forms), in collprof's order of collectives, then of forms. */
+    bool used[CP_NCOLLECTIVES][CP_NFORMS];
+    memset(used, 0, sizeof used);
     for (size_t i = 0; i < sc->n; i++)
-        if ((sc->key[i] & 0xff) < CP_NCOLLECTIVES)
-            used[sc->key[i] & 0xff] = true;
-    int64_t coll_region[CP_NCOLLECTIVES];
-    for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-        coll_region[k] = -1;
-        if (!used[k])
-            continue;
-        char name[64];
-        snprintf(name, sizeof name, "MPI_%s", cp_collective_names[k]);
-        if ((coll_region[k] = add_region(c, name, "MPI", "mpi", role_of(k),
-                                         "MPI collective (all forms)")) < 0)
-            goto out;
-    }
+        if (cp_site_key_coll(sc->key[i]) < CP_NCOLLECTIVES &&
+            cp_site_key_form(sc->key[i]) < CP_NFORMS)
+            used[cp_site_key_coll(sc->key[i])][cp_site_key_form(sc->key[i])] = true;
+    int64_t coll_region[CP_NCOLLECTIVES][CP_NFORMS];
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        for (int form = 0; form < CP_NFORMS; form++) {
+            coll_region[k][form] = -1;
+            if (!used[k][form])
+                continue;
+            char name[64];
+            cp_mpi_function_name(cp_collective_names[k], form, name, sizeof name);
+            if ((coll_region[k][form] =
+                     add_region(c, name, "MPI", "mpi", role_of(k),
+                                form == CP_FORM_ANY ? "MPI collective (all forms)"
+                                                    : "MPI collective")) < 0)
+                goto out;
+        }
     for (size_t i = 0; i < sc->n; i++) {
-        uint32_t k = (uint32_t)(sc->key[i] & 0xff), path = (uint32_t)(sc->key[i] >> 8);
+        uint32_t k = cp_site_key_coll(sc->key[i]), form = cp_site_key_form(sc->key[i]);
+        uint32_t path = cp_site_key_path(sc->key[i]);
         int64_t parent = path < man->ncall_tree ? frame_h[path] : root_h;
-        if (k >= CP_NCOLLECTIVES || coll_region[k] < 0 ||
-            (sc->cnode[i] = cp_cube_tree_add(c, parent, coll_region[k], -1, "")) < 0)
+        if (k >= CP_NCOLLECTIVES || form >= CP_NFORMS || coll_region[k][form] < 0 ||
+            (sc->cnode[i] = cp_cube_tree_add(c, parent, coll_region[k][form], -1, "")) < 0)
             goto out;
     }
     handles[0] = root_h;
@@ -321,7 +329,8 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
         cp_cube_add_u64(c, (size_t)metric[M_VISITS], (size_t)root, loc, 1);
         for (; (size_t)i < rt->nsites && rt->sites[i].rank == r; i++) {
             const cp_coll_sums *s = &rt->sites[i].s;
-            int64_t cn = site_cnode(sc, cp_site_key(rt->sites[i].coll, rt->sites[i].path));
+            int64_t cn = site_cnode(sc, cp_site_key(rt->sites[i].coll, rt->sites[i].form,
+                                                    rt->sites[i].path));
             if (cn < 0)
                 continue;
             cp_cube_add_u64(c, (size_t)metric[M_VISITS], (size_t)cn, loc, s->visits);

@@ -27,6 +27,11 @@ static uint32_t path_of_sig(const cp_counts *t, uint32_t id)
     return id != CP_SEQ_NONE && id < t->nsigs ? t->sigs[id].callpath : CP_SEQ_NONE;
 }
 
+static uint8_t form_of_sig(const cp_counts *t, uint32_t id)
+{
+    return id != CP_SEQ_NONE && id < t->nsigs ? t->sigs[id].form : 0;
+}
+
 static int32_t root_of_sig(const cp_counts *t, uint32_t id)
 {
     if (id == CP_SEQ_NONE || id >= t->nsigs)
@@ -79,6 +84,7 @@ static int expand(const cp_counts *c, cp_timing *t)
                                           .start = cp_clock_align(start),
                                           .exit = cp_clock_align(exit),
                                           .root = root_of_sig(c, id),
+                                          .form = form_of_sig(c, id),
                                           .flags = (uint8_t)(s->enter >> CP_SAMPLE_FLAG_SHIFT)};
     }
     uint64_t timed = 0;
@@ -126,10 +132,10 @@ typedef struct sites {
     bool oom;
 } sites;
 
-static cp_coll_sums *site_get(sites *st, int k, uint32_t path)
+static cp_coll_sums *site_get(sites *st, int k, uint32_t form, uint32_t path)
 {
     for (size_t i = 0; i < st->n; i++)
-        if (st->v[i].coll == (uint32_t)k && st->v[i].path == path)
+        if (st->v[i].coll == (uint32_t)k && st->v[i].path == path && st->v[i].form == form)
             return &st->v[i].s;
     if (st->n == st->cap) {
         size_t cap = st->cap ? 2 * st->cap : 16;
@@ -141,7 +147,8 @@ static cp_coll_sums *site_get(sites *st, int k, uint32_t path)
         st->v = nv;
         st->cap = cap;
     }
-    st->v[st->n] = (cp_site){.rank = cp_rt.world_rank, .coll = (uint32_t)k, .path = path};
+    st->v[st->n] = (cp_site){.rank = cp_rt.world_rank, .coll = (uint32_t)k, .form = form,
+                             .path = path};
     return &st->v[st->n++].s;
 }
 
@@ -160,7 +167,7 @@ static void count_sums(const cp_comm *c, int k, sites *st)
         if (left == UINT64_MAX)
             break;
         cp_coll_sums *s = id != CP_SEQ_NONE && id < t->nsigs
-                              ? site_get(st, k, path_of_sig(t, id)) : NULL;
+                              ? site_get(st, k, form_of_sig(t, id), path_of_sig(t, id)) : NULL;
         if (s) {
             s->visits += left;
             s->bytes_sent += left * vec_bytes(t, t->sigs[id].send, k, out);
@@ -184,7 +191,7 @@ static void timing_sums(cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_sl
         const cp_timing_agg *a = &t->agg[i];
         if (a->n == 0)
             continue;
-        cp_coll_sums *s = site_get(st, k, path_of_sig(cn, i));
+        cp_coll_sums *s = site_get(st, k, form_of_sig(cn, i), path_of_sig(cn, i));
         if (!s) {
             st->oom = true;
             return;
@@ -199,7 +206,7 @@ static void timing_sums(cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_sl
     }
     for (size_t i = 0; i < t->n; i++) {
         const cp_timing_rec *r = &t->recs[i];
-        cp_coll_sums *s = site_get(st, k, t->paths[i]);
+        cp_coll_sums *s = site_get(st, k, r->form, t->paths[i]);
         if (!s) {
             st->oom = true;
             return;
@@ -226,6 +233,8 @@ static int cmp_site(const void *a, const void *b)
         return x->rank < y->rank ? -1 : 1;
     if (x->coll != y->coll)
         return x->coll < y->coll ? -1 : 1;
+    if (x->form != y->form)
+        return x->form < y->form ? -1 : 1;
     return (x->path > y->path) - (x->path < y->path);
 }
 
@@ -374,7 +383,7 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     cp_found fd;
     cp_fin_find_waits(f, rt->timing, &fd);
     for (size_t i = 0; i < fd.nown; i++) {
-        cp_coll_sums *s = site_get(&st, (int)fd.own[i].coll, fd.own[i].path);
+        cp_coll_sums *s = site_get(&st, (int)fd.own[i].coll, fd.own[i].form, fd.own[i].path);
         if (s && fd.own[i].pattern < CP_NWAIT_PATTERNS)
             s->wait[fd.own[i].pattern] += fd.own[i].v;
     }

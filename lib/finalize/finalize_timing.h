@@ -38,19 +38,26 @@ typedef struct cp_coll_sums {
     double wait[CP_NWAIT_PATTERNS]; /* severities of this rank's instances */
 } cp_coll_sums;
 
-/* A site: collective and call path (call-tree id, CP_SEQ_NONE: none). */
+/* A site: collective, the form of it that was called (enum cp_form: the
+ * MPI function, a Cube region of its own) and call path (call-tree id,
+ * CP_SEQ_NONE: none). */
 typedef struct cp_site {
     int64_t rank;        /* world rank */
     uint32_t coll;
+    uint32_t form;
     uint32_t path;
     cp_coll_sums s;
 } cp_site;
 
-/* The placeholder cnode of an instance until the Cube call tree exists. */
-static inline int64_t cp_site_key(uint32_t coll, uint32_t path)
+/* A site as one number, in the order (path, collective, form); also the
+ * placeholder cnode of an instance until the Cube call tree exists. */
+static inline int64_t cp_site_key(uint32_t coll, uint32_t form, uint32_t path)
 {
-    return (int64_t)((uint64_t)path << 8 | coll);
+    return (int64_t)((uint64_t)path << 16 | (uint64_t)(coll & 0xff) << 8 | (form & 0xff));
 }
+static inline uint32_t cp_site_key_coll(int64_t key) { return (uint32_t)(key >> 8 & 0xff); }
+static inline uint32_t cp_site_key_form(int64_t key) { return (uint32_t)(key & 0xff); }
+static inline uint32_t cp_site_key_path(int64_t key) { return (uint32_t)((uint64_t)key >> 16); }
 
 /* Everything world rank 0 learns (rank 0 only, after cp_fin_timing). */
 typedef struct cp_run_times {
@@ -77,7 +84,7 @@ typedef struct cp_run_times {
 
 /* One rank's waiting time at one site in one pattern. */
 typedef struct cp_own_wait {
-    uint32_t coll, path, pattern;
+    uint32_t coll, form, path, pattern;
     double v;
 } cp_own_wait;
 

@@ -256,10 +256,12 @@ typedef struct own_ctx {
     const series *s;
 } own_ctx;
 
-static void add_own(cp_found *fd, uint32_t k, uint32_t path, uint32_t pattern, double v)
+static void add_own(cp_found *fd, uint32_t k, uint32_t form, uint32_t path, uint32_t pattern,
+                    double v)
 {
     for (size_t i = 0; i < fd->nown; i++)
-        if (fd->own[i].coll == k && fd->own[i].path == path && fd->own[i].pattern == pattern) {
+        if (fd->own[i].coll == k && fd->own[i].form == form && fd->own[i].path == path &&
+            fd->own[i].pattern == pattern) {
             fd->own[i].v += v;
             return;
         }
@@ -273,7 +275,7 @@ static void add_own(cp_found *fd, uint32_t k, uint32_t path, uint32_t pattern, d
         fd->own = n;
         fd->capown = cap;
     }
-    fd->own[fd->nown++] = (cp_own_wait){k, path, pattern, v};
+    fd->own[fd->nown++] = (cp_own_wait){k, form, path, pattern, v};
 }
 
 static void on_own(void *vctx, int p, size_t i, double sev)
@@ -281,9 +283,9 @@ static void on_own(void *vctx, int p, size_t i, double sev)
     own_ctx *x = vctx;
     const cp_timing_rec *r = &x->s->t->recs[i];
     uint32_t path = x->s->t->paths[i];
-    add_own(x->fd, (uint32_t)x->s->k, path, (uint32_t)p, sev);
+    add_own(x->fd, (uint32_t)x->s->k, r->form, path, (uint32_t)p, sev);
     cp_wstat_add(&x->fd->stat[p], sev);
-    cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->s->k, path), .enter = r->enter,
+    cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->s->k, r->form, path), .enter = r->enter,
                        .exit = r->exit, .duration = sev, .rank = cp_rt.world_rank};
     cp_stat_offer_event(&x->fd->top[p], &e);
 }

@@ -17,8 +17,83 @@
  *   7 Ialltoall MPI_IN_PLACE
  * On a dup of world, persistent requests started in the same MPI_Startall as
  * world's: Alltoallv 0 blocking, 1 startall: pd, 2 start(pd).
+ *
+ * profile.cubex names each call's region after the function called: every
+ * rank's visits of MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_c,
+ * MPI_Ialltoallv_c, MPI_Alltoallv_init and MPI_Alltoallv_init_c (and
+ * Alltoall's) are the calls above made through it; the regions are of
+ * paradigm "mpi".
  */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cubex.h"
 #include "harness.h"
+
+/* Calls per rank through each function (the plan above). */
+static const struct {
+    const char *region;
+    uint64_t calls;
+} through[] = {
+    {"MPI_Alltoallv", 4},        /* world 0, 5, 12; dup 0 */
+    {"MPI_Ialltoallv", 2},       /* 1, 10 */
+    {"MPI_Alltoallv_c", 1},      /* 2 */
+    {"MPI_Ialltoallv_c", 1},     /* 3 */
+    {"MPI_Alltoallv_init", 7},   /* pv: 4, 6, 7; pv2: 11, 13; pd: dup 1, 2 */
+    {"MPI_Alltoallv_init_c", 2}, /* pvc: 8, 9 */
+    {"MPI_Alltoall", 1},         /* 0 */
+    {"MPI_Ialltoall", 2},        /* 1, 7 */
+    {"MPI_Alltoall_c", 1},       /* 2 */
+    {"MPI_Ialltoall_c", 1},      /* 4 */
+    {"MPI_Alltoall_init", 2},    /* pa: 3, 5 */
+    {"MPI_Alltoall_init_c", 1},  /* pac: 6 */
+};
+
+static int check_regions(int n)
+{
+    const char *dir = getenv("COLLPROF_OUTPUT_DIR");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/profile.cubex", dir ? dir : ".");
+    cp_cube c;
+    cp_error err;
+    if (cp_cubex_read(path, &c, &err)) {
+        printf("test_forms: FAIL: %s\n", err.msg);
+        return 1;
+    }
+    int bad = 0;
+    int64_t visits = -1;
+    for (size_t m = 0; m < c.nmetrics; m++)
+        if (!strcmp(c.metrics[m].uniq_name, "visits"))
+            visits = (int64_t)m;
+    size_t nmpi = 0;
+    for (size_t r = 0; r < c.nregions; r++)
+        nmpi += !strcmp(c.regions[r].paradigm, "mpi");
+    if (nmpi != sizeof through / sizeof *through) {
+        printf("test_forms: FAIL: %zu MPI regions, expected %zu\n", nmpi,
+               sizeof through / sizeof *through);
+        bad++;
+    }
+    for (size_t i = 0; i < sizeof through / sizeof *through; i++)
+        for (int l = 0; l < n; l++) {
+            uint64_t got = 0;
+            for (size_t cn = 0; cn < c.ncnodes && visits >= 0; cn++) {
+                const cp_cube_region *reg = &c.regions[c.cnodes[cn].region];
+                if (!strcmp(reg->name, through[i].region) && !strcmp(reg->paradigm, "mpi"))
+                    got += cp_cube_get_u64(&c, (size_t)visits, cn, (size_t)l);
+            }
+            if (got != through[i].calls) {
+                printf("test_forms: FAIL: rank %d: %" PRIu64 " visits of %s, expected %" PRIu64
+                       "\n", l, got, through[i].region, through[i].calls);
+                bad++;
+            }
+        }
+    cp_cube_free(&c);
+    if (!bad)
+        printf("test_forms: PASS: each call's region is the function it called\n");
+    return bad != 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -74,5 +149,8 @@ int main(int argc, char **argv)
     cpt_persistent_free(&pd);
     MPI_Comm_free(&dupc);
     MPI_Finalize();
-    return cpt_verify();
+    int rc = cpt_verify();
+    if (cpt_world_rank() == 0 && check_regions(n))
+        rc = 1;
+    return rc;
 }

@@ -3,8 +3,9 @@
  *
  * The runtime counts one visit of a collective for every call a rank
  * records (lib/finalize_timing.c), at the call-tree nodes of that
- * collective: region "MPI_<Collective>" of paradigm "mpi", one node per
- * call path.  A rank has a row in a block for each recorded call in which
+ * collective: region "MPI_<Collective>" (or one of its forms,
+ * "MPI_I<collective>", ..._init, ..._c) of paradigm "mpi", one node per call
+ * path and form.  A rank has a row in a block for each recorded call in which
  * it passed counts in that direction; a rank that passes none (MPI_PROC_NULL
  * at an intercommunicator's root) records the call without a row.  So, per
  * world rank and collective, summed over its communicators,
@@ -23,6 +24,7 @@
 
 #include "check_internal.h"
 #include "cubex.h"
+#include "mpi_names.h"
 
 typedef struct tally {
     char (*names)[32]; /* the collectives, case-insensitively distinct */
@@ -52,22 +54,25 @@ static int add_name(tally *t, const char *name)
     return 0;
 }
 
-/* The collective of a call-tree node, or NULL. */
-static const char *collective_of(const cp_cube *cube, size_t cnode)
+/* The collective of a call-tree node ("Alltoallv" for MPI_Ialltoallv_c:
+ * the count files group the forms), or NULL. */
+static const char *collective_of(const cp_cube *cube, size_t cnode, char *buf, size_t len)
 {
     int64_t r = cube->cnodes[cnode].region;
     if (r < 0 || (uint64_t)r >= cube->nregions)
         return NULL;
     const cp_cube_region *reg = &cube->regions[r];
-    if (strcmp(reg->paradigm, "mpi") != 0 || strncmp(reg->name, "MPI_", 4) != 0)
+    int form;
+    if (strcmp(reg->paradigm, "mpi") != 0 || !cp_mpi_function_parse(reg->name, buf, len, &form))
         return NULL;
-    return reg->name + 4;
+    return buf;
 }
 
 static int collect_names(tally *t, const cp_profile *p, const cp_cube *cube)
 {
     for (size_t c = 0; c < cube->ncnodes; c++) {
-        const char *name = collective_of(cube, c);
+        char buf[64];
+        const char *name = collective_of(cube, c, buf, sizeof buf);
         if (name && add_name(t, name) < 0)
             return -1;
     }
@@ -82,7 +87,8 @@ static void add_visits(tally *t, const cp_cube *cube, size_t metric)
 {
     bool u64 = cube->metrics[metric].dtype == CP_CUBE_UINT64;
     for (size_t c = 0; c < cube->ncnodes; c++) {
-        const char *name = collective_of(cube, c);
+        char buf[64];
+        const char *name = collective_of(cube, c, buf, sizeof buf);
         if (!name)
             continue;
         size_t k = (size_t)find_name(t, name);

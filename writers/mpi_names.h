@@ -1,0 +1,38 @@
+/*
+ * The names of the MPI functions collprof wraps, as profile.cubex's MPI
+ * regions carry them: one collective (the count series' name, "Alltoallv")
+ * in each of its forms.  Writer and parser side by side: the runtime names
+ * a region from (collective, form), the reader finds the collective of a
+ * region from its name.
+ *
+ *   blocking      MPI_Alltoallv          nonblocking   MPI_Ialltoallv
+ *   persistent    MPI_Alltoallv_init     large count   ..._c of each
+ *
+ * CP_FORM_ANY names the collective alone (MPI_Alltoallv): calls whose
+ * form was not told apart.
+ */
+#ifndef COLLPROF_MPI_NAMES_H
+#define COLLPROF_MPI_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum cp_form {
+    CP_FORM_ANY = 0,
+    CP_FORM_BLOCKING = 1,
+    CP_FORM_NONBLOCKING = 2,
+    CP_FORM_PERSISTENT = 3,
+    CP_FORM_LARGE = 4, /* added to one of the three: the _c function */
+    CP_NFORMS = 8
+};
+
+/* "MPI_Ialltoallv_c" of ("Alltoallv", CP_FORM_NONBLOCKING + CP_FORM_LARGE),
+ * into out[len]. */
+void cp_mpi_function_name(const char *collective, int form, char *out, size_t len);
+
+/* The collective ("Alltoallv", capitalised) and form of a function's name;
+ * false when the name is not "MPI_" followed by a name of that shape.  The
+ * blocking name gives CP_FORM_BLOCKING. */
+bool cp_mpi_function_parse(const char *name, char *collective, size_t len, int *form);
+
+#endif
