@@ -335,7 +335,10 @@ def main():
         h.write("static const char *const cp_collective_names[CP_NCOLLECTIVES] = {\n")
         for c in colls:
             h.write(f'    "{c}",\n')
-        h.write("};\n\n#endif\n")
+        h.write("};\n\n")
+        h.write("/* The prefix of the persistent forms in this MPI library (MPIX_ before\n"
+                " * MPI 4.0): Cube names their regions as the application called them. */\n")
+        h.write(f'#define CP_PERSISTENT_PREFIX "{build.persistent_prefix}"\n\n#endif\n')
 
     with open(out_forms, "w", encoding="utf-8") as f:
         f.write(forms_header(funcs, build))

@@ -27,9 +27,11 @@ static bool ends_with(const char *s, size_t n, const char *tail)
 
 bool cp_mpi_function_parse(const char *name, char *collective, size_t len, int *form)
 {
-    if (strncmp(name, "MPI_", 4) || !isalpha((unsigned char)name[4]) || len < 2)
+    /* MPIX_: persistent forms before MPI 4.0 (Open MPI 4.1). */
+    size_t pre = !strncmp(name, "MPI_", 4) ? 4 : !strncmp(name, "MPIX_", 5) ? 5 : 0;
+    if (!pre || !isalpha((unsigned char)name[pre]) || len < 2)
         return false;
-    const char *s = name + 4;
+    const char *s = name + pre;
     size_t n = strlen(s);
     int f = CP_FORM_BLOCKING;
     if (ends_with(s, n, "_c")) {

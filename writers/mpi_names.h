@@ -31,8 +31,9 @@ enum cp_form {
 void cp_mpi_function_name(const char *collective, int form, char *out, size_t len);
 
 /* The collective ("Alltoallv", capitalised) and form of a function's name;
- * false when the name is not "MPI_" followed by a name of that shape.  The
- * blocking name gives CP_FORM_BLOCKING. */
+ * false when the name is not "MPI_" (or "MPIX_", the persistent forms
+ * before MPI 4.0) followed by a name of that shape.  The blocking name gives
+ * CP_FORM_BLOCKING. */
 bool cp_mpi_function_parse(const char *name, char *collective, size_t len, int *form);
 
 #endif

@@ -51,6 +51,34 @@ static const struct {
     {"MPI_Alltoall_init_c", 1},  /* pac: 6 */
 };
 
+/* mpi_forms.h maps the persistent names to MPIX_ where the library has
+ * only those (before MPI 4.0). */
+#ifdef MPI_Alltoallv_init
+#define PERSISTENT_PREFIX "MPIX_"
+#else
+#define PERSISTENT_PREFIX "MPI_"
+#endif
+
+/* What the application called: without large-count functions (MPI 3.1)
+ * the harness calls the int forms instead; persistent ones may be MPIX_. */
+static void expected(const char *region, char *name, size_t len, uint64_t *calls)
+{
+    snprintf(name, len, "%s", region);
+    size_t l = strlen(region);
+    if (!CP_HAVE_LARGE && l > 2 && !strcmp(region + l - 2, "_c")) {
+        *calls = 0;
+        return;
+    }
+    if (!CP_HAVE_LARGE) /* the _c calls went here */
+        for (size_t i = 0; i < sizeof through / sizeof *through; i++) {
+            size_t m = strlen(through[i].region);
+            if (m == l + 2 && !strncmp(through[i].region, region, l))
+                *calls += through[i].calls;
+        }
+    if (l > 5 && !strcmp(region + l - 5, "_init") && strcmp(PERSISTENT_PREFIX, "MPI_"))
+        snprintf(name, len, "%s%s", PERSISTENT_PREFIX, region + 4);
+}
+
 static int check_regions(int n)
 {
     const char *dir = getenv("COLLPROF_OUTPUT_DIR");
@@ -67,28 +95,32 @@ static int check_regions(int n)
     for (size_t m = 0; m < c.nmetrics; m++)
         if (!strcmp(c.metrics[m].uniq_name, "visits"))
             visits = (int64_t)m;
-    size_t nmpi = 0;
+    size_t nmpi = 0, want = 0;
     for (size_t r = 0; r < c.nregions; r++)
         nmpi += !strcmp(c.regions[r].paradigm, "mpi");
-    if (nmpi != sizeof through / sizeof *through) {
-        printf("test_forms: FAIL: %zu MPI regions, expected %zu\n", nmpi,
-               sizeof through / sizeof *through);
-        bad++;
-    }
-    for (size_t i = 0; i < sizeof through / sizeof *through; i++)
+    for (size_t i = 0; i < sizeof through / sizeof *through; i++) {
+        char name[64];
+        uint64_t calls = through[i].calls;
+        expected(through[i].region, name, sizeof name, &calls);
+        want += calls > 0;
         for (int l = 0; l < n; l++) {
             uint64_t got = 0;
             for (size_t cn = 0; cn < c.ncnodes && visits >= 0; cn++) {
                 const cp_cube_region *reg = &c.regions[c.cnodes[cn].region];
-                if (!strcmp(reg->name, through[i].region) && !strcmp(reg->paradigm, "mpi"))
+                if (!strcmp(reg->name, name) && !strcmp(reg->paradigm, "mpi"))
                     got += cp_cube_get_u64(&c, (size_t)visits, cn, (size_t)l);
             }
-            if (got != through[i].calls) {
+            if (got != calls) {
                 printf("test_forms: FAIL: rank %d: %" PRIu64 " visits of %s, expected %" PRIu64
-                       "\n", l, got, through[i].region, through[i].calls);
+                       "\n", l, got, name, calls);
                 bad++;
             }
         }
+    }
+    if (nmpi != want) {
+        printf("test_forms: FAIL: %zu MPI regions, expected %zu\n", nmpi, want);
+        bad++;
+    }
     cp_cube_free(&c);
     if (!bad)
         printf("test_forms: PASS: each call's region is the function it called\n");

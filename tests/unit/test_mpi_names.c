@@ -54,6 +54,9 @@ START_TEST(refused)
     ck_assert(!cp_mpi_function_parse("MPI_Alltoallv", c, 4, &f)); /* no room */
     ck_assert(cp_mpi_function_parse("MPI_Alltoallv", c, sizeof c, &f));
     ck_assert_int_eq(f, CP_FORM_BLOCKING);
+    ck_assert(cp_mpi_function_parse("MPIX_Alltoallv_init", c, sizeof c, &f));
+    ck_assert_str_eq(c, "Alltoallv");
+    ck_assert_int_eq(f, CP_FORM_PERSISTENT);
 }
 END_TEST
 
