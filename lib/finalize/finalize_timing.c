@@ -238,8 +238,7 @@ static int cmp_site(const void *a, const void *b)
     return (x->path > y->path) - (x->path < y->path);
 }
 
-static void pack_for_rank0(cp_wbuf *b, sites *st, double wall, const cp_cpt_slow *slow,
-                           size_t nslow)
+static void pack_for_rank0(cp_wbuf *b, sites *st, double wall)
 {
     const cp_location *loc = &cp_rt.loc;
     cp_put_str(b, loc->hostname);
@@ -250,13 +249,6 @@ static void pack_for_rank0(cp_wbuf *b, sites *st, double wall, const cp_cpt_slow
     qsort(st->v, st->n, sizeof *st->v, cmp_site);
     cp_put_u64(b, st->n);
     cp_put(b, st->v, st->n * sizeof *st->v);
-    cp_put_u32(b, (uint32_t)nslow);
-    for (size_t i = 0; i < nslow; i++) {
-        cp_put_str(b, slow[i].collective);
-        cp_put_i64(b, slow[i].comm_id);
-        cp_put_u64(b, slow[i].call);
-        cp_put(b, &slow[i].duration, sizeof slow[i].duration);
-    }
 }
 
 static int grow_sites(cp_run_times *rt, size_t more)
@@ -295,15 +287,6 @@ static void unpack_at_rank0(fin *f, cp_run_times *rt, int64_t r, cp_rbuf *b)
         if (x->coll >= CP_NCOLLECTIVES || x->rank != r)
             b->bad = true;
         rt->nsites++;
-    }
-    uint32_t nslow = cp_get_u32(b);
-    for (uint32_t i = 0; i < nslow && !b->bad; i++) {
-        cp_cpt_slow s = {.rank = r};
-        cp_get_str(b, s.collective, sizeof s.collective);
-        s.comm_id = cp_get_i64(b);
-        s.call = cp_get_u64(b);
-        cp_get(b, &s.duration, sizeof s.duration);
-        cp_cpt_slow_offer(rt->slowest, &rt->nslowest, CP_SLOWEST, &s);
     }
 }
 
@@ -381,7 +364,7 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     /* Each rank's own waiting times, by reductions; the statistics of the
      * instances to rank 0. */
     cp_found fd;
-    cp_fin_find_waits(f, rt->timing, &fd);
+    cp_fin_find_waits(f, rt->timing, slow, nslow, &fd);
     for (size_t i = 0; i < fd.nown; i++) {
         cp_coll_sums *s = site_get(&st, (int)fd.own[i].coll, fd.own[i].form, fd.own[i].path);
         if (s && fd.own[i].pattern < CP_NWAIT_PATTERNS)
@@ -393,12 +376,14 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
         memcpy(rt->stat, fd.stat, sizeof rt->stat);
         memset(fd.stat, 0, sizeof fd.stat);
         memcpy(rt->top, fd.top, sizeof rt->top);
+        memcpy(rt->slowest, fd.slowest, fd.nslowest * sizeof *fd.slowest);
+        rt->nslowest = fd.nslowest;
         rt->stats_lost = fd.stats_lost;
     }
 
     double wall = cp_clock_align(fin_at) - cp_clock_align(cp_clock_start_time());
     cp_wbuf mine = {0};
-    pack_for_rank0(&mine, &st, wall, slow, nslow);
+    pack_for_rank0(&mine, &st, wall);
     gather_at_rank0(f, rt, &mine);
     cp_wbuf_free(&mine);
     free(st.v);

@@ -95,13 +95,18 @@ typedef struct cp_found {
     size_t nown, capown;
     cp_wstat stat[CP_NWAIT_PATTERNS];       /* rank 0: every rank's, merged */
     cp_stat_pattern top[CP_NWAIT_PATTERNS]; /* most severe; cnode = cp_site_key */
+    cp_cpt_slow slowest[CP_SLOWEST];        /* this rank's, then (rank 0) the job's */
+    size_t nslowest;
     bool stats_lost;                        /* rank 0: some rank's are missing */
     bool oom;
 } cp_found;
 
 /* Every rank: wait states by reductions over each communicator (timing:
- * there are any); fills *fd.  Every rank takes part. */
-void cp_fin_find_waits(fin *f, bool timing, cp_found *fd);
+ * there are any); fills *fd.  Its slowest calls (slow[0..nslow)) merge up
+ * the world's tree with the statistics: rank 0 ends with the job's.  Every
+ * rank takes part. */
+void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslow,
+                       cp_found *fd);
 void cp_found_free(cp_found *fd);
 
 /* Align, analyse and gather (every rank).  On rank 0 fills *rt. */

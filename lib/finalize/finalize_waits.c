@@ -15,8 +15,9 @@
  * collective is needed between rounds and none can deadlock.
  *
  * Then the statistics of every pattern's instances (collectors/wait_stats.h,
- * bounded) and the most severe instances merge up the world's binomial tree
- * to rank 0, which writes profile.stat.  Each rank's own waiting sums stay
+ * bounded), the most severe instances and the slowest calls (timings.cpt's
+ * list) merge up the world's binomial tree to rank 0, which writes
+ * profile.stat: rank 0 receives ceil(log2 P) messages of bounded size.  Each rank's own waiting sums stay
  * with it and reach rank 0 with its other sums per site.
  *
  * The trees need every member to hold every communicator; when memory ran
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpt.h"
 #include "finalize_timing.h"
 #include "log.h"
 #include "runtime.h"
@@ -295,6 +297,8 @@ static void on_own(void *vctx, int p, size_t i, double sev)
 static void pack_stats(cp_wbuf *b, const cp_found *fd, bool failed)
 {
     cp_put_u32(b, failed);
+    cp_put_u32(b, (uint32_t)fd->nslowest); /* kept even when the rest failed */
+    cp_put(b, fd->slowest, fd->nslowest * sizeof *fd->slowest);
     for (int p = 0; p < CP_NWAIT_PATTERNS && !failed; p++) {
         cp_wstat_pack(b, &fd->stat[p]);
         cp_put_u32(b, (uint32_t)fd->top[p].nevents);
@@ -305,7 +309,16 @@ static void pack_stats(cp_wbuf *b, const cp_found *fd, bool failed)
 static bool merge_stats(cp_found *fd, const char *buf, size_t len)
 {
     cp_rbuf rb = {.p = buf, .len = len};
-    if (cp_get_u32(&rb) != 0)
+    bool failed = cp_get_u32(&rb) != 0;
+    uint32_t ns = cp_get_u32(&rb);
+    for (uint32_t i = 0; i < ns && i < CP_SLOWEST && !rb.bad; i++) {
+        cp_cpt_slow s;
+        cp_get(&rb, &s, sizeof s);
+        s.collective[sizeof s.collective - 1] = '\0';
+        if (!rb.bad)
+            cp_cpt_slow_offer(fd->slowest, &fd->nslowest, CP_SLOWEST, &s);
+    }
+    if (failed || ns > CP_SLOWEST)
         return false;
     for (int p = 0; p < CP_NWAIT_PATTERNS && !rb.bad; p++) {
         cp_wstat w;
@@ -335,7 +348,7 @@ static void stats_to_rank0(fin *f, cp_found *fd, bool ok)
             continue;
         size_t len;
         char *buf = cp_tp_recv_message(f->rank + (1 << k), TAG_WAIT_STATS, f->w, NULL, &len);
-        if (!buf || !ok || !merge_stats(fd, buf, len))
+        if (!buf || !merge_stats(fd, buf, len))
             ok = false;
         free(buf);
     }
@@ -405,11 +418,14 @@ static size_t children(const series *s)
     return n;
 }
 
-void cp_fin_find_waits(fin *f, bool timing, cp_found *fd)
+void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslow,
+                       cp_found *fd)
 {
     memset(fd, 0, sizeof *fd);
     if (!timing)
         return; /* the same on every rank */
+    for (size_t i = 0; i < nslow; i++)
+        cp_cpt_slow_offer(fd->slowest, &fd->nslowest, CP_SLOWEST, &slow[i]);
     all_series S = {0};
     MPI_Request *reqs = NULL;
     cp_wbuf *bufs = NULL;

@@ -277,11 +277,19 @@ callsites)
 late-rank)
     # test_late_rank: the last rank sleeps before each of 10 Alltoallv at one
     # line; the findings must name that rank, that line, and the waiting.
-    app=$1 collprof=$2 n=3
+    app=$1 collprof=$2 slowest=$3 n=3
     COLLPROF_OUTPUT_DIR="$work/out" run prog $n yes "$app"
     [ "$(cat prog.status)" = 0 ] || { fail "test_late_rank failed:"; show prog.err; }
     set -- $(sed -n 's/^late-rank: line \([0-9]*\) delay \([0-9.]*\) ranks.*/\1 \2/p' prog.out)
     line=${1:-none} delay=${2:-0} late=$((n - 1))
+    # timings.cpt's slowest calls of the job, merged up a tree of the ranks:
+    # the 10 slowest are Alltoallv calls in which ranks 0 and 1 waited about
+    # the delay (20 such calls), from both ranks, slowest first.
+    "$slowest" "$work/out/timings.cpt" >slow.out 2>&1 || { fail "cpt_slowest failed:"; show slow.out; }
+    awk -v d="$delay" '$1 == "slow" { n++; if ($2 != "Alltoallv" || $4 < 0.8 * d || $3 == 2) bad++;
+                                       if (n > 1 && $4 > prev) bad++; prev = $4; r[$3] = 1 }
+                       END { exit !(n == 10 && !bad && (0 in r) && (1 in r)) }' slow.out ||
+        { fail "the job's slowest calls are not the 10 waits of ranks 0 and 1 in Alltoallv:"; show slow.out; }
     "$collprof" summary "$work/out" --all >sum.out 2>sum.err || { fail "collprof summary failed:"; show sum.err; }
     # The share of the run: the late rank spends least of its run in collectives.
     grep -q "^  share: .* least world rank $late (host [^)]*) [0-9.]*%, most world rank [01] " sum.out ||
