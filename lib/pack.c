@@ -19,7 +19,8 @@ void cp_put(cp_wbuf *b, const void *data, size_t len)
         b->p = np;
         b->cap = ncap;
     }
-    memcpy(b->p + b->len, data, len);
+    if (len) /* data may be NULL then: an empty array */
+        memcpy(b->p + b->len, data, len);
     b->len += len;
 }
 
@@ -31,6 +32,8 @@ void cp_wbuf_free(cp_wbuf *b)
 
 void cp_get(cp_rbuf *b, void *out, size_t len)
 {
+    if (len == 0) /* out may be NULL: an empty array */
+        return;
     if (b->bad || b->len - b->off < len) {
         b->bad = true;
         memset(out, 0, len);
