@@ -14,13 +14,15 @@
  * down the same tree: each rank sends each child the ids of the nodes that
  * child sent.  Every rank then renames the paths in its signatures, so that
  * the count files, the Cube call tree and profile.stat all speak of the
- * same ids.  No rank receives more than ceil(log2 P) trees.
+ * same ids.  No rank receives more than ceil(log2 P) trees.  The tree
+ * itself (no MPI): collectors/callsite_tree.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "callsite.h"
+#include "callsite_tree.h"
 #include "finalize.h"
 #include "pack.h"
 #include "runtime.h"
@@ -28,61 +30,9 @@
 
 enum { TAG_PATHS_UP = 0x6372, TAG_PATHS_DOWN = 0x6373 };
 
-typedef struct node {
-    int64_t parent;       /* index into nodes, -1 for a root */
-    cp_callsite_node info;
-    int64_t first_child, next_sibling, last_child; /* creation order */
-    int64_t id;           /* depth-first number */
-} node;
-
-typedef struct tree {
-    node *nodes;
-    size_t n, cap;
-    int64_t first_root, last_root;
-} tree;
-
-/* A child's tree as received: where each of its nodes went in ours. */
-typedef struct sub {
-    int rank;
-    int64_t *to_mine;
-    uint64_t n;
-} sub;
-
-/* The child of parent (-1: a root) for this frame, created when new. */
-static int64_t child(tree *t, int64_t parent, const cp_callsite_node *fr)
-{
-    int64_t c = parent < 0 ? t->first_root : t->nodes[parent].first_child;
-    for (; c >= 0; c = t->nodes[c].next_sibling) {
-        const cp_callsite_node *x = &t->nodes[c].info;
-        if (x->address == fr->address && !strcmp(x->module, fr->module) &&
-            !strcmp(x->function, fr->function))
-            return c;
-    }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        node *nn = realloc(t->nodes, cap * sizeof *nn);
-        if (!nn)
-            return -1;
-        t->nodes = nn;
-        t->cap = cap;
-    }
-    int64_t i = (int64_t)t->n++;
-    t->nodes[i] = (node){.parent = parent, .info = *fr, .first_child = -1, .next_sibling = -1,
-                         .last_child = -1, .id = -1};
-    int64_t *last = parent < 0 ? &t->last_root : &t->nodes[parent].last_child;
-    if (*last >= 0)
-        t->nodes[*last].next_sibling = i;
-    else if (parent < 0)
-        t->first_root = i;
-    else
-        t->nodes[parent].first_child = i;
-    *last = i;
-    return i;
-}
-
 /* This rank's own paths into t; leaf[i]: the innermost node of path i (-1:
  * an empty path). */
-static int own_paths(tree *t, int64_t *leaf)
+static int own_paths(cp_ptree *t, int64_t *leaf)
 {
     for (uint32_t i = 0, n = cp_callsite_count(); i < n; i++) {
         const cp_callpath *p = cp_callsite_path(i);
@@ -105,89 +55,11 @@ static int own_paths(tree *t, int64_t *leaf)
             cp_callsite_node fr = {.address = by_function ? 0 : p->frames[k].address};
             snprintf(fr.module, sizeof fr.module, "%s", p->frames[k].module);
             snprintf(fr.function, sizeof fr.function, "%s", p->frames[k].function);
-            if ((at = child(t, at, &fr)) < 0)
+            if ((at = cp_ptree_child(t, at, &fr)) < 0)
                 return -1;
         }
         leaf[i] = p->nframes ? at : -1;
     }
-    return 0;
-}
-
-/* The tree as sent: failed, then its nodes in creation order (parents
- * before children), each its parent's index and its frame. */
-static void pack_tree(cp_wbuf *b, const tree *t, bool failed)
-{
-    cp_put_u32(b, failed);
-    cp_put_u64(b, failed ? 0 : t->n);
-    for (size_t i = 0; !failed && i < t->n; i++) {
-        const node *nd = &t->nodes[i];
-        cp_put_i64(b, nd->parent);
-        cp_put_str(b, nd->info.module);
-        cp_put_u64(b, nd->info.address);
-        cp_put_str(b, nd->info.function);
-    }
-}
-
-/* A child's tree merged into t; s records where its nodes went.  Returns
- * false when it failed (its own failure, malformed, or memory). */
-static bool merge_child(tree *t, const char *buf, size_t len, sub *s)
-{
-    cp_rbuf b = {.p = buf, .len = len};
-    bool failed = cp_get_u32(&b) != 0;
-    uint64_t n = cp_get_u64(&b);
-    if (b.bad || failed || !cp_rbuf_has(&b, n, 18) ||
-        !(s->to_mine = malloc((n ? n : 1) * sizeof *s->to_mine)))
-        return false;
-    for (; s->n < n; s->n++) {
-        int64_t parent = cp_get_i64(&b);
-        cp_callsite_node fr = {0};
-        cp_get_str(&b, fr.module, sizeof fr.module);
-        fr.address = cp_get_u64(&b);
-        cp_get_str(&b, fr.function, sizeof fr.function);
-        if (b.bad || parent < -1 || parent >= (int64_t)s->n)
-            return false;
-        int64_t at = child(t, parent < 0 ? -1 : s->to_mine[parent], &fr);
-        if (at < 0)
-            return false;
-        s->to_mine[s->n] = at;
-    }
-    return !b.bad;
-}
-
-/* Depth-first numbering, children in the order they were first seen. */
-static int number(tree *t, cp_manifest *m)
-{
-    m->call_tree = calloc(t->n ? t->n : 1, sizeof *m->call_tree);
-    if (!m->call_tree)
-        return -1;
-    int64_t *stack = malloc((t->n ? t->n : 1) * sizeof *stack), top = 0, next = 0;
-    if (!stack)
-        return -1;
-    /* Siblings are pushed in reverse, so that the first is numbered first. */
-    int64_t *tmp = malloc((t->n ? t->n : 1) * sizeof *tmp);
-    if (!tmp) {
-        free(stack);
-        return -1;
-    }
-    int64_t k = 0;
-    for (int64_t c = t->first_root; c >= 0; c = t->nodes[c].next_sibling)
-        tmp[k++] = c;
-    while (k > 0)
-        stack[top++] = tmp[--k];
-    while (top > 0) {
-        int64_t v = stack[--top];
-        node *nd = &t->nodes[v];
-        nd->id = next++;
-        m->call_tree[nd->id] = nd->info;
-        m->call_tree[nd->id].parent = nd->parent < 0 ? -1 : t->nodes[nd->parent].id;
-        for (int64_t c = nd->first_child; c >= 0; c = t->nodes[c].next_sibling)
-            tmp[k++] = c;
-        while (k > 0)
-            stack[top++] = tmp[--k];
-    }
-    m->ncall_tree = t->n;
-    free(tmp);
-    free(stack);
     return 0;
 }
 
@@ -208,7 +80,7 @@ static void rename_paths(const uint32_t *map, uint32_t n)
 }
 
 /* The ids of a child's nodes, sent down to it (or, failed, none). */
-static void send_ids(fin *f, const tree *t, const sub *s, bool failed, cp_wbuf *b,
+static void send_ids(fin *f, const cp_ptree *t, const cp_psub *s, bool failed, cp_wbuf *b,
                      MPI_Request *r, size_t *nr)
 {
     cp_put_u32(b, failed);
@@ -227,13 +99,13 @@ void cp_fin_callsites(fin *f)
 {
     if (cp_rt.cfg.callsite_depth == 0)
         return; /* the same on every rank */
-    tree t = {.first_root = -1, .last_root = -1};
+    cp_ptree t = {.first_root = -1, .last_root = -1};
     uint32_t npaths = cp_callsite_count();
     int rounds = cp_tree_rounds(f->size), up = cp_tree_send_round(f->rank);
     int64_t *leaf = malloc((npaths ? npaths : 1) * sizeof *leaf);
     /* At most one child per round, 63 rounds: on the stack, so that no
      * failure here can keep a message from going (a rank would wait). */
-    sub subs[64];
+    cp_psub subs[64];
     cp_wbuf bufs[65];
     MPI_Request reqs[65];
     memset(bufs, 0, sizeof bufs);
@@ -247,8 +119,8 @@ void cp_fin_callsites(fin *f)
         size_t len;
         int src = f->rank + (1 << k);
         char *buf = cp_tp_recv_message(src, TAG_PATHS_UP, f->w, NULL, &len);
-        sub s = {.rank = src};
-        if (!buf || !ok || !merge_child(&t, buf, len, &s))
+        cp_psub s = {.rank = src};
+        if (!buf || !ok || !cp_ptree_merge(&t, buf, len, &s))
             ok = false;
         subs[nsubs++] = s;
         free(buf);
@@ -257,12 +129,12 @@ void cp_fin_callsites(fin *f)
     bool down_ok = ok;
     if (up >= 0) {
         cp_wbuf *b = &bufs[64];
-        pack_tree(b, &t, !ok);
+        cp_ptree_pack(b, &t, !ok);
         int parent = f->rank - (1 << up);
         if (b->failed) { /* a failed tree is 12 bytes */
             cp_wbuf_free(b);
             *b = (cp_wbuf){0};
-            pack_tree(b, &t, true);
+            cp_ptree_pack(b, &t, true);
             ok = false;
         }
         if (cp_isend_bytes(b->p, b->len, parent, TAG_PATHS_UP, f->w, &reqs[nreqs]) == MPI_SUCCESS)
@@ -280,7 +152,7 @@ void cp_fin_callsites(fin *f)
         free(buf);
     } else {
         /* Rank 0: the job's tree, numbered; the manifest's call tree. */
-        down_ok = ok && number(&t, &f->man) == 0 &&
+        down_ok = ok && cp_ptree_number(&t, &f->man) == 0 &&
                   (ids = malloc((t.n ? t.n : 1) * sizeof *ids)) != NULL;
         for (size_t i = 0; down_ok && i < t.n; i++)
             ids[i] = t.nodes[i].id;
