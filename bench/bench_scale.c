@@ -19,7 +19,9 @@
  * The wait-state stage (scale_waits.c) then runs for every communicator:
  * each member's sampled calls up and down the same tree, each member's own
  * waiting times checked against the generator, the statistics up the
- * world's tree to rank 0.  The call-path and Cube stages are not simulated.
+ * world's tree to rank 0.  The call-path stage (scale_paths.c) runs the
+ * world's tree of call paths up to rank 0 and the ids back down.  The Cube
+ * stage is not simulated.
  *
  * usage: bench_scale --ranks P --workload halo|uniform|sparse|subcomms
  *                    [--calls N] [--sampled S] [--dir D]
@@ -40,7 +42,8 @@
  *   busiest_recv_mib= busiest_cpu_s= most_recv_rank= most_recv_mib=
  *   most_cpu_rank= most_cpu_s= lead_recv_mib= lead_cpu_s= output_bytes=
  *   waits_busiest_rank= waits_peak_mib= waits_recv_mib= waits_cpu_s=
- *   waits_lead_recv_mib= waits_exact=yes|no stages=counts,waits exact=yes|no
+ *   waits_lead_recv_mib= waits_exact=yes|no paths_nodes= paths_lead_recv_kib=
+ *   paths_exact=yes|no stages=counts,waits,paths exact=yes|no
  * busiest_*: the world rank that held the most memory at once in this
  * run (its own table and tree, each message it received, the merge, and
  * for a lead the blocks; in the wait-state stage its lists), over all its
@@ -50,7 +53,9 @@
  * received the most bytes, and the one that worked longest; lead_*: world
  * rank 0; output_bytes: every count file (send and receive) of every lead;
  * waits_*: the same for the wait-state stage alone (its busiest rank, and
- * what rank 0 received in it); exact: both stages exact.
+ * what rank 0 received in it); paths_*: the distinct call-tree nodes rank 0
+ * numbered, the bytes it received, every rank's paths back with its ids;
+ * exact: every stage exact.
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -472,6 +477,10 @@ int main(int argc, char **argv)
         sim_waits_comm(&ws, &c);
     }
     sim_waits_stats(&ws);
+    double paths_lead = 0;
+    size_t paths_nodes = 0;
+    bool paths_exact = false;
+    sim_paths(&ws, P, &paths_lead, &paths_nodes, &paths_exact);
     int64_t wmost = 0; /* the wait-state stage's own busiest */
     for (int64_t r = 1; r < P; r++)
         if (ws.peak[r] > ws.peak[wmost])
@@ -492,13 +501,15 @@ int main(int argc, char **argv)
            " most_cpu_s=%.3f lead_recv_mib=%.3f lead_cpu_s=%.3f output_bytes=%.0f"
            " waits_busiest_rank=%" PRId64 " waits_peak_mib=%.3f waits_recv_mib=%.3f"
            " waits_cpu_s=%.3f waits_lead_recv_mib=%.3f waits_exact=%s"
-           " stages=counts,waits exact=%s\n",
+           " paths_nodes=%zu paths_lead_recv_kib=%.3f paths_exact=%s"
+           " stages=counts,waits,paths exact=%s\n",
            P, workload_names[wl], calls, ncomms, busiest, (double)rank_peak[busiest] / 1048576.0,
            rank_recv[busiest] / 1048576.0, rank_cpu[busiest], most_recv,
            rank_recv[most_recv] / 1048576.0, most_cpu, rank_cpu[most_cpu],
            rank_recv[0] / 1048576.0, rank_cpu[0], total_output, wmost,
            (double)ws.peak[wmost] / 1048576.0, ws.recv[wmost] / 1048576.0, ws.cpu[wmost],
-           ws.recv[0] / 1048576.0, ws.exact ? "yes" : "no", exact && ws.exact ? "yes" : "no");
+           ws.recv[0] / 1048576.0, ws.exact ? "yes" : "no", paths_nodes, paths_lead / 1024.0,
+           paths_exact ? "yes" : "no", exact && ws.exact && paths_exact ? "yes" : "no");
     sim_waits_free(&ws);
     for (int i = 0; i < 2; i++) {
         free(sparse_t[i].start);

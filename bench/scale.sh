@@ -1,7 +1,7 @@
 #!/bin/sh
-# The counts and wait-state stages of finalize at 1,000, 10,000 and 100,000
-# virtual ranks (bench_scale.c), every workload: two Markdown tables for
-# docs/performance.md.
+# The counts, wait-state and call-path stages of finalize at 1,000, 10,000
+# and 100,000 virtual ranks (bench_scale.c), every workload: three Markdown
+# tables for docs/performance.md.
 #
 # usage: bench/scale.sh BUILDDIR [CALLS]
 #   CALLS: calls per workload (default 4: both matrices, twice).  The
@@ -42,4 +42,13 @@ while read -r line; do
     echo "| $(get ranks) | $(get workload) | $(get waits_busiest_rank) | $(get waits_peak_mib) MiB |" \
         "$(get waits_recv_mib) MiB | $(get waits_cpu_s) s | $(get waits_lead_recv_mib) MiB |" \
         "$(get waits_exact) |"
+done <"$lines"
+echo
+echo "The call-path stage (the same paths for every workload):"
+echo
+echo "| ranks | workload | distinct nodes at rank 0 | rank 0 received | paths exact |"
+echo "|---:|---|---:|---:|---|"
+while read -r line; do
+    echo "| $(get ranks) | $(get workload) | $(get paths_nodes) | $(get paths_lead_recv_kib) KiB |" \
+        "$(get paths_exact) |"
 done <"$lines"

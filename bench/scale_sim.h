@@ -57,4 +57,10 @@ void sim_waits_comm(wait_sim *s, const comm *c);
 void sim_waits_stats(wait_sim *s);
 void sim_waits_free(wait_sim *s);
 
+/* The call-path stage (scale_paths.c): every rank's paths up the world's
+ * tree, numbered at rank 0, the ids back down; *nodes: rank 0's distinct
+ * nodes, *lead_recv: bytes rank 0 received; *exact: every rank's paths got
+ * rank 0's ids.  Charges rank_recv/rank_cpu/rank_peak. */
+void sim_paths(wait_sim *s, int64_t P, double *lead_recv, size_t *nodes, bool *exact);
+
 #endif
