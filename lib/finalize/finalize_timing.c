@@ -246,7 +246,8 @@ static void pack_for_rank0(cp_wbuf *b, sites *st, double wall)
     cp_put(b, &loc->pid, sizeof loc->pid);
     cp_put_u32(b, loc->node);
     cp_put(b, &wall, sizeof wall);
-    qsort(st->v, st->n, sizeof *st->v, cmp_site);
+    if (st->n)
+        qsort(st->v, st->n, sizeof *st->v, cmp_site);
     cp_put_u64(b, st->n);
     cp_put(b, st->v, st->n * sizeof *st->v);
 }
