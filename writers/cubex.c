@@ -54,12 +54,33 @@ static bool row_nonzero(const cp_cube *c, size_t m, size_t cnode)
     return false;
 }
 
+/* Where the rows come from: the model's values, or a caller's function. */
+typedef struct rows_src {
+    const uint8_t *nonzero;   /* [m * ncnodes + cnode]; NULL: from the values */
+    cp_cubex_row_fn row;
+    void *ctx;
+    uint64_t *buf;            /* one row */
+} rows_src;
+
+static bool has_row(const cp_cube *c, const rows_src *src, size_t m, size_t cnode)
+{
+    return src->nonzero ? src->nonzero[m * c->ncnodes + cnode] != 0 : row_nonzero(c, m, cnode);
+}
+
+static int values_row(void *ctx, size_t m, size_t cnode, uint64_t *raw)
+{
+    const cp_cube *c = ctx;
+    for (size_t l = 0; l < c->nlocations; l++)
+        raw[l] = cp_cube_raw_value(c, m, cnode, l);
+    return 0;
+}
+
 /* N.index and N.data of metric m. */
-static int put_metric(cp_tar_out *s, const cp_cube *c, size_t m)
+static int put_metric(cp_tar_out *s, const cp_cube *c, size_t m, const rows_src *src)
 {
     size_t nrows = 0;
     for (size_t i = 0; i < c->ncnodes; i++)
-        nrows += row_nonzero(c, m, i);
+        nrows += has_row(c, src, m, i);
     bool dense = nrows == c->ncnodes;
     if (nrows > UINT32_MAX)
         return -1; /* Cube's index counts in uint32 */
@@ -72,7 +93,7 @@ static int put_metric(cp_tar_out *s, const cp_cube *c, size_t m)
     if (!dense) {
         cp_bytes_le32(&idx, (uint32_t)nrows);
         for (size_t i = 0; i < c->ncnodes; i++)
-            if (row_nonzero(c, m, i))
+            if (has_row(c, src, m, i))
                 cp_bytes_le32(&idx, (uint32_t)i);
     }
     char name[32];
@@ -90,10 +111,12 @@ static int put_metric(cp_tar_out *s, const cp_cube *c, size_t m)
     unsigned char buf[8192];
     size_t fill = 0;
     for (size_t i = 0; i < c->ncnodes; i++) {
-        if (!dense && !row_nonzero(c, m, i))
+        if (!dense && !has_row(c, src, m, i))
             continue;
+        if (src->row(src->ctx, m, i, src->buf) < 0)
+            return -1;
         for (size_t l = 0; l < c->nlocations; l++) {
-            cp_store_le64(buf + fill, cp_cube_raw_value(c, m, i, l));
+            cp_store_le64(buf + fill, src->buf[l]);
             if ((fill += 8) == sizeof buf) {
                 if (cp_tar_put(s, buf, fill) < 0)
                     return -1;
@@ -107,7 +130,7 @@ static int put_metric(cp_tar_out *s, const cp_cube *c, size_t m)
 }
 
 /* The whole archive of a checked cube. */
-static int emit(cp_tar_out *s, const cp_cube *c)
+static int emit(cp_tar_out *s, const cp_cube *c, const rows_src *src)
 {
     cp_bytes anchor = {0};
     int rc = cp_cubex_anchor_write(c, &anchor);
@@ -117,8 +140,20 @@ static int emit(cp_tar_out *s, const cp_cube *c)
         rc = cp_tar_add(s, "anchor.xml", anchor.p, anchor.len);
     cp_bytes_free(&anchor);
     for (size_t m = 0; rc == 0 && m < c->nmetrics; m++)
-        rc = put_metric(s, c, m);
+        rc = put_metric(s, c, m, src);
     return rc == 0 ? cp_tar_end(s) : -1;
+}
+
+/* The rows from the model's values, through the same path. */
+static int emit_values(cp_tar_out *s, const cp_cube *c)
+{
+    rows_src src = {NULL, values_row, (void *)c,
+                    malloc((c->nlocations ? c->nlocations : 1) * sizeof(uint64_t))};
+    int rc = src.buf ? emit(s, c, &src) : -1;
+    if (!src.buf)
+        s->oom = true;
+    free(src.buf);
+    return rc;
 }
 
 int cp_cubex_format(const cp_cube *c, void **data, size_t *len, cp_error *err)
@@ -128,7 +163,7 @@ int cp_cubex_format(const cp_cube *c, void **data, size_t *len, cp_error *err)
     *len = 0;
     if (cp_cubex_check(c, err) < 0)
         return cp_error_set(err, "cannot write a Cube profile: %s", err ? err->msg : "");
-    if (emit(&s, c) < 0) {
+    if (emit_values(&s, c) < 0) {
         cp_bytes_free(&s.mem);
         return cp_error_set(err, "cannot write a Cube profile: out of memory");
     }
@@ -145,9 +180,35 @@ int cp_cubex_write(const char *path, const cp_cube *c, cp_error *err)
     s.out = cp_out_open(path, false, err);
     if (!s.out)
         return -1;
-    if (emit(&s, c) < 0) {
+    if (emit_values(&s, c) < 0) {
         if (s.oom || cp_out_status(s.out, err) == 0)
             cp_error_set(err, "%s: out of memory", path);
+        cp_out_abort(s.out);
+        return -1;
+    }
+    return cp_out_commit(s.out, err);
+}
+
+int cp_cubex_write_rows(const char *path, const cp_cube *c, const uint8_t *nonzero,
+                        cp_cubex_row_fn row, void *ctx, cp_error *err)
+{
+    if (cp_cubex_check_meta(c, false, err) < 0)
+        return cp_error_set(err, "%s: %s", path, err ? err->msg : "");
+    cp_tar_out s = {0};
+    rows_src src = {nonzero, row, ctx,
+                    malloc((c->nlocations ? c->nlocations : 1) * sizeof(uint64_t))};
+    if (!src.buf)
+        return cp_error_set(err, "%s: out of memory", path);
+    s.out = cp_out_open(path, false, err);
+    if (!s.out) {
+        free(src.buf);
+        return -1;
+    }
+    int rc = emit(&s, c, &src);
+    free(src.buf);
+    if (rc < 0) {
+        if (s.oom || cp_out_status(s.out, err) == 0)
+            cp_error_set(err, "%s: the rows could not be had", path);
         cp_out_abort(s.out);
         return -1;
     }

@@ -62,6 +62,10 @@ int64_t cp_cube_tree_add(cp_cube *c, int64_t parent, int64_t region, int64_t lin
  * per handle, may be NULL) receives the cnode id of every handle.  Returns
  * 0, or -1 when out of memory or called twice (errno EINVAL). */
 int cp_cube_tree_finish(cp_cube *c, int64_t *handle_to_id);
+/* The same without the values: for a profile whose rows are written as
+ * they come (cp_cubex_write_rows), never all held at once.  Afterwards
+ * c->values stays NULL and c->finished is set. */
+int cp_cube_tree_finish_meta(cp_cube *c, int64_t *handle_to_id);
 
 /* values[m][cnode][loc] += v, for a DOUBLE / a UINT64 metric (after
  * cp_cube_tree_finish).  Out-of-range indices and the wrong dtype are
@@ -88,6 +92,19 @@ bool cp_cube_equal(const cp_cube *a, const cp_cube *b);
 /* Write c as profile.cubex to path, atomically: to "<path>.tmp.<pid>.<random>",
  * renamed on success; on error nothing is left behind. */
 int cp_cubex_write(const char *path, const cp_cube *c, cp_error *err);
+/* Row m, cnode of a profile written as it comes: raw[l] the value of
+ * location l, 8 bytes as the metric's dtype (a double's bits).  Returns 0,
+ * or -1 to stop writing (err set by the writer). */
+typedef int (*cp_cubex_row_fn)(void *ctx, size_t m, size_t cnode, uint64_t *raw);
+
+/* Write c's metadata (finished with cp_cube_tree_finish_meta, or with
+ * values, which are then not used) and each metric's rows from row(),
+ * called in the file's order: metric by metric, cnode ids ascending, only
+ * the rows with nonzero[m * ncnodes + cnode] set (the rows every location
+ * holds 0 in are left out, as cp_cubex_write leaves them out).  The file is
+ * the same as cp_cubex_write's of the same values.  Atomic like it. */
+int cp_cubex_write_rows(const char *path, const cp_cube *c, const uint8_t *nonzero,
+                        cp_cubex_row_fn row, void *ctx, cp_error *err);
 /* The same archive in memory (*data malloc'ed, free with free()). */
 int cp_cubex_format(const cp_cube *c, void **data, size_t *len, cp_error *err);
 

@@ -78,17 +78,24 @@ static int check_tree(const cp_cube *c, cp_error *err)
 
 int cp_cubex_check(const cp_cube *c, cp_error *err)
 {
+    return cp_cubex_check_meta(c, true, err);
+}
+
+int cp_cubex_check_meta(const cp_cube *c, bool values, cp_error *err)
+{
     if (!c->nmetrics || !c->nregions || !c->ncnodes || !c->nlocations)
         return cp_error_set(err, "Cube needs at least one metric, region, cnode and location "
                                  "(%zu, %zu, %zu, %zu)",
                             c->nmetrics, c->nregions, c->ncnodes, c->nlocations);
-    if (!cp_cube_values_bytes(c) || !c->values || !c->location_host)
+    if (values && (!cp_cube_values_bytes(c) || !c->values))
         return cp_error_set(err, "no values (cp_cube_tree_finish not called?)");
+    if (!c->location_host || !(c->values || c->finished))
+        return cp_error_set(err, "no call tree (cp_cube_tree_finish not called?)");
     for (size_t i = 0; i < c->nmetrics; i++) {
         const cp_cube_metric *m = &c->metrics[i];
         if (m->dtype != CP_CUBE_DOUBLE && m->dtype != CP_CUBE_UINT64)
             return cp_error_set(err, "metric %zu: unknown dtype %d", i, (int)m->dtype);
-        if (!c->values[i])
+        if (values && !c->values[i])
             return cp_error_set(err, "metric %zu: no values", i);
         if (!m->uniq_name[0] || !TERMINATED(m->uniq_name))
             return cp_error_set(err, "metric %zu: empty uniq_name", i);

@@ -35,6 +35,9 @@ uint64_t cp_cube_raw_value(const cp_cube *c, size_t m, size_t cnode, size_t loc)
 /* Check c as the writer needs it (cubex.h lists what is refused); 0, or -1
  * with err set. */
 int cp_cubex_check(const cp_cube *c, cp_error *err);
+/* The same; values false: everything but the values (a profile whose rows
+ * come from elsewhere, cp_cubex_write_rows). */
+int cp_cubex_check_meta(const cp_cube *c, bool values, cp_error *err);
 
 /* ----------------------------------------------------- cubex_anchor.c */
 

@@ -288,7 +288,7 @@ int cp_cube_add_attr(cp_cube *c, const char *key, const char *value)
 int64_t cp_cube_tree_add(cp_cube *c, int64_t parent, int64_t region, int64_t line,
                          const char *mod)
 {
-    if (c->values || parent < -1 || (parent >= 0 && (uint64_t)parent >= c->ncnodes) ||
+    if (c->values || c->finished || parent < -1 || (parent >= 0 && (uint64_t)parent >= c->ncnodes) ||
         region < 0 || (uint64_t)region >= c->nregions) {
         errno = EINVAL;
         return -1;
@@ -355,18 +355,18 @@ static int preorder(const cp_cube *c, int64_t *id)
     return 0;
 }
 
-int cp_cube_tree_finish(cp_cube *c, int64_t *handle_to_id)
+static int finish(cp_cube *c, int64_t *handle_to_id, bool with_values)
 {
-    if (c->values) {
+    if (c->values || c->finished) {
         errno = EINVAL;
         return -1;
     }
     size_t n = c->ncnodes;
     int64_t *id = malloc((n ? n : 1) * sizeof *id);
     cp_cube_cnode *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    void **values = calloc(c->nmetrics ? c->nmetrics : 1, sizeof *values);
-    int rc = id && sorted && values && preorder(c, id) == 0 ? 0 : -1;
-    for (size_t m = 0; rc == 0 && m < c->nmetrics; m++)
+    void **values = with_values ? calloc(c->nmetrics ? c->nmetrics : 1, sizeof *values) : NULL;
+    int rc = id && sorted && (values || !with_values) && preorder(c, id) == 0 ? 0 : -1;
+    for (size_t m = 0; rc == 0 && values && m < c->nmetrics; m++)
         if (!(values[m] = new_values(c)))
             rc = -1;
     if (rc == 0) {
@@ -380,6 +380,7 @@ int cp_cube_tree_finish(cp_cube *c, int64_t *handle_to_id)
         if (n)
             memcpy(c->cnodes, sorted, n * sizeof *sorted);
         c->values = values;
+        c->finished = true;
         values = NULL;
     }
     for (size_t m = 0; values && m < c->nmetrics; m++)
@@ -388,6 +389,16 @@ int cp_cube_tree_finish(cp_cube *c, int64_t *handle_to_id)
     free(sorted);
     free(id);
     return rc;
+}
+
+int cp_cube_tree_finish(cp_cube *c, int64_t *handle_to_id)
+{
+    return finish(c, handle_to_id, true);
+}
+
+int cp_cube_tree_finish_meta(cp_cube *c, int64_t *handle_to_id)
+{
+    return finish(c, handle_to_id, false);
 }
 
 /* values[m][cnode][loc] of the given dtype, or NULL. */

@@ -422,6 +422,7 @@ typedef struct cp_cube {
      * values[m][c * nlocations + l]; read as uint64_t for UINT64 metrics
      * (the array holds either doubles or uint64_t, by the metric's dtype). */
     void **values;
+    bool finished;           /* the tree is numbered (with or without values) */
 } cp_cube;
 
 void cp_cube_free(cp_cube *c);

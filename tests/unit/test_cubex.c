@@ -395,6 +395,62 @@ START_TEST(round_trip_file)
 }
 END_TEST
 
+/* Rows written as they come (cp_cubex_write_rows, the runtime's way at
+ * scale): from a cube that holds no values, the same file as from the
+ * values; a row that cannot be had stops the writer and leaves nothing. */
+static int rows_from(void *ctx, size_t m, size_t cnode, uint64_t *raw)
+{
+    const cp_cube *c = ctx;
+    for (size_t l = 0; l < c->nlocations; l++)
+        memcpy(&raw[l], (const char *)c->values[m] + (cnode * c->nlocations + l) * 8, 8);
+    return 0;
+}
+
+static int rows_fail(void *ctx, size_t m, size_t cnode, uint64_t *raw)
+{
+    (void)ctx, (void)raw;
+    return m == 2 && cnode == 1 ? -1 : 0;
+}
+
+START_TEST(rows_streamed)
+{
+    tmpdir_make();
+    cp_cube c, d;
+    int64_t ids[NHANDLES];
+    rich_cube(&c, ids);
+    /* The metadata alone: what rank 0 holds at scale. */
+    cp_cube meta = c;
+    meta.values = NULL;
+    meta.finished = true;
+    uint8_t *nonzero = calloc(c.nmetrics * c.ncnodes, 1);
+    for (size_t m = 0; m < c.nmetrics; m++)
+        for (size_t i = 0; i < c.ncnodes; i++)
+            for (size_t l = 0; l < c.nlocations; l++) {
+                uint64_t v;
+                memcpy(&v, (const char *)c.values[m] + (i * c.nlocations + l) * 8, 8);
+                nonzero[m * c.ncnodes + i] |= v != 0;
+            }
+    char path[8192];
+    snprintf(path, sizeof path, "%s/profile.cubex", tmpdir);
+    cp_error err;
+    ck_assert_msg(cp_cubex_write_rows(path, &meta, nonzero, rows_from, &c, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_msg(cp_cubex_read(path, &d, &err) == 0, "%s", err.msg);
+    ck_assert(cp_cube_equal(&c, &d));
+    cp_cube_free(&d);
+    remove(path);
+    ck_assert_int_eq(cp_cubex_write_rows(path, &meta, nonzero, rows_fail, NULL, &err), -1);
+    ck_assert_int_eq(tmpdir_entries(), 0);
+    /* Metadata that was never finished is refused. */
+    meta.finished = false;
+    ck_assert_int_eq(cp_cubex_write_rows(path, &meta, nonzero, rows_from, &c, &err), -1);
+    ck_assert_int_eq(tmpdir_entries(), 0);
+    free(nonzero);
+    cp_cube_free(&c);
+    tmpdir_remove();
+}
+END_TEST
+
 /* A metric tree (Time > MPI > collective > a wait pattern; Visits a root):
  * written nested in pre-order, read back the same; a parent's own value is
  * its stored (inclusive) value less its children's; a parent that is not
@@ -1489,6 +1545,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, builder_renumbers_depth_first);
     tcase_add_test(tc, round_trip_file);
+    tcase_add_test(tc, rows_streamed);
     tcase_add_test(tc, metric_tree_round_trip);
     tcase_add_test(tc, round_trip_memory);
     tcase_add_test(tc, round_trip_minimal_dense);
