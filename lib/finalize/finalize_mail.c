@@ -157,3 +157,35 @@ void cp_fin_gather(fin *f, const cp_wbuf *mine, const char *what,
     free(displs);
     free(ulens);
 }
+
+bool cp_fin_up_tree(fin *f, int tag, void (*pack)(void *ctx, cp_wbuf *b, bool failed),
+                    bool (*merge)(void *ctx, const char *buf, size_t len), void *ctx, bool ok)
+{
+    int rounds = cp_tree_rounds(f->size), up = cp_tree_send_round(f->rank);
+    for (int k = 0; k < rounds && (up < 0 || k < up); k++) {
+        if (!cp_tree_has_child(f->rank, f->size, k))
+            continue;
+        size_t len;
+        char *buf = cp_tp_recv_message(f->rank + (1 << k), tag, f->w, NULL, &len);
+        if (!buf || !merge(ctx, buf, len))
+            ok = false;
+        free(buf);
+    }
+    if (up >= 0) {
+        cp_wbuf b = {0};
+        pack(ctx, &b, !ok);
+        if (b.failed || !cp_bytes_fit(b.len)) { /* what still can go */
+            cp_wbuf_free(&b);
+            b = (cp_wbuf){0};
+            pack(ctx, &b, true);
+            ok = false;
+        }
+        static const char lost[4] = {1};
+        MPI_Request r;
+        if (cp_isend_bytes(b.failed ? lost : b.p, b.failed ? sizeof lost : b.len,
+                           f->rank - (1 << up), tag, f->w, &r) == MPI_SUCCESS)
+            cp_tp_wait(&r, NULL);
+        cp_wbuf_free(&b);
+    }
+    return ok;
+}

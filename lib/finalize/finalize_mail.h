@@ -42,4 +42,14 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
 void cp_fin_gather(fin *f, const cp_wbuf *mine, const char *what,
                    void (*deliver)(fin *f, void *ctx, int rank, cp_rbuf *rb), void *ctx);
 
+/* A reduction of byte buffers up the world's binomial tree (transport.h) to
+ * rank 0: each rank hands what each child sends to merge(ctx, bytes) (false:
+ * that part is lost), then packs its own, merged, for its parent
+ * (pack(ctx, b, failed): when failed, what still can go).  No rank receives
+ * more than ceil(log2 P) messages, each as big as what pack makes.  Returns
+ * false when a part was lost at or below this rank (ok false: this rank's
+ * own). */
+bool cp_fin_up_tree(fin *f, int tag, void (*pack)(void *ctx, cp_wbuf *b, bool failed),
+                    bool (*merge)(void *ctx, const char *buf, size_t len), void *ctx, bool ok);
+
 #endif

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cpt.h"
+#include "finalize_mail.h"
 #include "finalize_timing.h"
 #include "log.h"
 #include "runtime.h"
@@ -339,33 +340,22 @@ static bool merge_stats(cp_found *fd, const char *buf, size_t len)
     return !rb.bad;
 }
 
-/* Up the world's binomial tree (as the call paths go, finalize_callsites.c). */
+static void pack_stats_cb(void *ctx, cp_wbuf *b, bool failed)
+{
+    pack_stats(b, ctx, failed);
+}
+
+static bool merge_stats_cb(void *ctx, const char *buf, size_t len)
+{
+    return merge_stats(ctx, buf, len);
+}
+
+/* Up the world's binomial tree (cp_fin_up_tree), as the call paths go. */
 static void stats_to_rank0(fin *f, cp_found *fd, bool ok)
 {
-    int rounds = cp_tree_rounds(f->size), up = cp_tree_send_round(f->rank);
-    for (int k = 0; k < rounds && (up < 0 || k < up); k++) {
-        if (!cp_tree_has_child(f->rank, f->size, k))
-            continue;
-        size_t len;
-        char *buf = cp_tp_recv_message(f->rank + (1 << k), TAG_WAIT_STATS, f->w, NULL, &len);
-        if (!buf || !merge_stats(fd, buf, len))
-            ok = false;
-        free(buf);
-    }
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
         ok &= !fd->stat[p].oom;
-    if (up >= 0) {
-        cp_wbuf b = {0};
-        pack_stats(&b, fd, !ok);
-        if (b.failed || !cp_bytes_fit(b.len)) {
-            cp_wbuf_free(&b);
-            b = (cp_wbuf){0};
-            pack_stats(&b, fd, true);
-        }
-        cp_tp_send(b.p, (int)b.len, MPI_BYTE, f->rank - (1 << up), TAG_WAIT_STATS, f->w);
-        cp_wbuf_free(&b);
-    }
-    if (!ok)
+    if (!cp_fin_up_tree(f, TAG_WAIT_STATS, pack_stats_cb, merge_stats_cb, fd, ok))
         fd->stats_lost = true;
 }
 
