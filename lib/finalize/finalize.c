@@ -284,14 +284,15 @@ static void fill_manifest(fin *f, bool partial, const char *const *run_files, si
     free(listed);
 }
 
-/* Rank 0's run-wide files: the raw timings (cpt_reason: why some rank's
- * part of it failed, or NULL), the Cube profile, its statistics.  Returns
- * how many of names[] were written. */
+/* The run-wide files, every rank taking part: the raw timings (rank 0
+ * renames them; cpt_reason: why some rank's part of it failed, or NULL),
+ * the Cube profile (rank 0 writes it with every rank's rows), its
+ * statistics.  Returns (rank 0) how many of names[] were written. */
 static size_t write_run_files(fin *f, cp_run_times *rt, const char *cpt_reason,
                               const char *names[3])
 {
     size_t n = 0;
-    if (cp_rt.cfg.timing != CP_TIMING_OFF) {
+    if (f->rank == 0 && cp_rt.cfg.timing != CP_TIMING_OFF) {
         char final[4200];
         snprintf(final, sizeof final, "%s/timings.cpt", f->dir);
         if (cpt_reason) {
@@ -375,10 +376,10 @@ static void conclude(fin *f, double t0, cp_run_times *rt)
         reason_to_root(f, lowest[2], &f->cpt_err, cpt_reason, sizeof cpt_reason);
     if (lowest[1] < f->size)
         cp_tp_barrier(f->w);
-    if (f->rank != 0)
-        return;
     const char *run_files[3];
     size_t nrun = write_run_files(f, rt, lowest[2] < f->size ? cpt_reason : NULL, run_files);
+    if (f->rank != 0)
+        return;
     fill_manifest(f, any_partial != 0, run_files, nrun, rt, lowest[1] < f->size, lowest[1],
                   counts_reason);
     char path[4200];

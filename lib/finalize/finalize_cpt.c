@@ -88,25 +88,13 @@ static int add_aggregates(cp_cpt_chunk *ch, const cp_run_times *rt)
     if (!a->colls || !a->slowest)
         return -1;
     for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-        cp_cpt_coll_stat cs = {.min = 0};
-        double time = 0;
-        bool any = false;
-        for (size_t i = 0; i < rt->nsites; i++) {
-            if (rt->sites[i].coll != (uint32_t)k)
-                continue;
-            const cp_coll_sums *s = &rt->sites[i].s;
-            cs.calls += s->ntimed;
-            time += s->time;
-            if (s->nrecords == 0)
-                continue;
-            cs.min = !any || s->min < cs.min ? s->min : cs.min;
-            cs.max = !any || s->max > cs.max ? s->max : cs.max;
-            any = true;
-        }
-        if (cs.calls == 0)
+        const cp_coll_agg *g = &rt->colls[k]; /* every rank's sites (finalize_sites.c) */
+        if (g->calls == 0)
             continue;
+        cp_cpt_coll_stat cs = {.calls = g->calls, .min = g->any ? g->min : 0,
+                               .max = g->any ? g->max : 0};
         snprintf(cs.collective, sizeof cs.collective, "%s", cp_collective_names[k]);
-        cs.avg = time / (double)cs.calls;
+        cs.avg = g->time / (double)g->calls;
         a->colls[a->ncolls++] = cs;
     }
     memcpy(a->slowest, rt->slowest, rt->nslowest * sizeof *a->slowest);

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "mpi_names.h"
 #include "runtime.h"
 #include "stat.h"
+#include "transport.h"
 
 enum { M_VISITS, M_TIME, M_MPI, M_COLL, M_SYNC, M_LATE, M_SENT, M_RECV, M_WAIT0 };
 
@@ -113,18 +115,15 @@ static int64_t site_cnode(const site_cnodes *sc, int64_t key)
     return k ? sc->cnode[k - sc->key] : -1;
 }
 
+/* The job's sites, already distinct and ascending (finalize_sites.c). */
 static int distinct_sites(const cp_run_times *rt, site_cnodes *sc)
 {
-    sc->key = malloc((rt->nsites ? rt->nsites : 1) * sizeof *sc->key);
-    sc->cnode = malloc((rt->nsites ? rt->nsites : 1) * sizeof *sc->cnode);
+    sc->key = malloc((rt->nkeys ? rt->nkeys : 1) * sizeof *sc->key);
+    sc->cnode = malloc((rt->nkeys ? rt->nkeys : 1) * sizeof *sc->cnode);
     if (!sc->key || !sc->cnode)
         return -1;
-    for (size_t i = 0; i < rt->nsites; i++)
-        sc->key[i] = cp_site_key(rt->sites[i].coll, rt->sites[i].form, rt->sites[i].path);
-    qsort(sc->key, rt->nsites, sizeof *sc->key, cmp_i64);
-    for (size_t i = 0; i < rt->nsites; i++)
-        if (sc->n == 0 || sc->key[sc->n - 1] != sc->key[i])
-            sc->key[sc->n++] = sc->key[i];
+    memcpy(sc->key, rt->keys, rt->nkeys * sizeof *sc->key);
+    sc->n = rt->nkeys;
     return 0;
 }
 
@@ -201,7 +200,7 @@ static int build_tree(const cp_manifest *man, cp_cube *c,
             goto out;
     }
     handles[0] = root_h;
-    if (cp_cube_tree_finish(c, ids))
+    if (cp_cube_tree_finish_meta(c, ids)) /* the values come row by row */
         goto out;
     *root = ids[root_h];
     for (size_t i = 0; i < sc->n; i++)
@@ -244,7 +243,42 @@ static void add_waits(cp_cube *c, int64_t metric[], bool barrier, int parent, co
  * never below 0: a wait before the call (entry to the last entry) ends
  * before the call starts in barrier mode and within it otherwise, and
  * completion (after the first exit) is within the call. */
-static void add_times(cp_cube *c, const int64_t metric[], uint32_t coll, size_t cn, size_t loc,
+/* One rank's values: raw[m * ncnodes + cnode], 8 bytes as metric m's
+ * dtype (a double's bits); the rank's column of every row. */
+typedef struct column {
+    uint64_t *raw;
+    size_t nmetrics, ncnodes;
+    const cp_cube_metric *metrics;
+} column;
+
+static void col_u64(column *k, int64_t m, size_t cn, uint64_t v)
+{
+    if (m >= 0 && (size_t)m < k->nmetrics && cn < k->ncnodes &&
+        k->metrics[m].dtype == CP_CUBE_UINT64)
+        k->raw[(size_t)m * k->ncnodes + cn] += v;
+}
+
+static void col_double(column *k, int64_t m, size_t cn, double v)
+{
+    if (m < 0 || (size_t)m >= k->nmetrics || cn >= k->ncnodes ||
+        k->metrics[m].dtype != CP_CUBE_DOUBLE)
+        return;
+    uint64_t *at = &k->raw[(size_t)m * k->ncnodes + cn];
+    double d;
+    memcpy(&d, at, sizeof d);
+    d += v;
+    memcpy(at, &d, sizeof d);
+}
+
+/* One site's times, inclusive along the metric tree as Cube stores them:
+ * Time and MPI hold the call's time plus collprof's barrier before it
+ * (late arrival, barrier mode), collective communication or synchronization
+ * the call's time, late arrival collprof's barrier, each wait state what was
+ * measured.  What Cube shows as a parent's own (exclusive) value is then
+ * never below 0: a wait before the call (entry to the last entry) ends
+ * before the call starts in barrier mode and within it otherwise, and
+ * completion (after the first exit) is within the call. */
+static void add_times(column *k, const int64_t metric[], uint32_t coll, size_t cn,
                       const cp_coll_sums *s)
 {
     bool is_barrier = coll < CP_NCOLLECTIVES &&
@@ -254,32 +288,16 @@ static void add_times(cp_cube *c, const int64_t metric[], uint32_t coll, size_t 
     v[is_barrier ? M_SYNC : M_COLL] = s->time;
     v[M_LATE] = s->late;
     for (int m = M_TIME; m <= M_LATE; m++)
-        if (metric[m] >= 0)
-            cp_cube_add_double(c, (size_t)metric[m], cn, loc, v[m]);
+        col_double(k, metric[m], cn, v[m]);
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-        if (metric[M_WAIT0 + p] >= 0)
-            cp_cube_add_double(c, (size_t)metric[M_WAIT0 + p], cn, loc, s->wait[p]);
+        col_double(k, metric[M_WAIT0 + p], cn, s->wait[p]);
 }
 
-/* metric[] maps the enum above to metric ids (-1: not in this profile). */
-static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c,
-                      int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS], site_cnodes *sc)
+/* The metrics, the same on every rank (they depend on the configuration
+ * alone).  metric[] maps the enum above to metric ids (-1: not in this
+ * profile).  Returns 0, or -1 when out of memory. */
+static int add_metrics(cp_cube *c, bool timing, int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS])
 {
-    if (cp_cube_init(c, (size_t)rt->nranks) || add_hosts(rt, c))
-        return -1;
-    snprintf(c->machine, sizeof c->machine, "job %.200s", cp_rt.job);
-    char aggregated[32];
-    uint64_t nagg = 0;
-    for (size_t i = 0; i < rt->nsites; i++)
-        nagg += rt->sites[i].s.naggregated;
-    snprintf(aggregated, sizeof aggregated, "%" PRIu64, nagg);
-    if (add_attr(c, "collprof version", COLLPROF_VERSION) ||
-        add_attr(c, "MPI library", cp_rt.mpi_version) || add_attr(c, "job", cp_rt.job) ||
-        add_attr(c, "start time", cp_rt.start_iso) ||
-        add_attr(c, "timing", cp_timing_mode_name(cp_rt.cfg.timing)) ||
-        add_attr(c, "calls timed in aggregate only", aggregated))
-        return -1;
-
     for (int i = 0; i < M_WAIT0 + CP_NWAIT_PATTERNS; i++)
         metric[i] = -1;
     /* The metric tree, as in Scalasca's reports (docs/formats.md): Time >
@@ -290,7 +308,7 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
     bool barrier = cp_rt.cfg.timing == CP_TIMING_BARRIER;
     metric[M_VISITS] = add_metric(c, "", "visits", "Visits", CP_CUBE_UINT64, "occ",
                                   "Number of calls recorded");
-    if (rt->timing) {
+    if (timing) {
         metric[M_TIME] = add_metric(c, "", "time", "Time", CP_CUBE_DOUBLE, "sec",
                                     "Time of the run: at the root, outside the timed "
                                     "collectives; below, in them");
@@ -316,39 +334,54 @@ static int build_cube(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
                                 "Bytes the rank's send counts ask to move");
     metric[M_RECV] = add_metric(c, "", "bytes_received", "Bytes received", CP_CUBE_UINT64, "bytes",
                                 "Bytes the rank's receive counts ask to move");
-    size_t wanted = 3 + (rt->timing ? 4 + CP_NWAIT_PATTERNS : 0) + (rt->timing && barrier);
-    if (c->nmetrics != wanted)
-        return -1; /* out of memory */
+    size_t wanted = 3 + (timing ? 4 + CP_NWAIT_PATTERNS : 0) + (timing && barrier);
+    return c->nmetrics == wanted ? 0 : -1;
+}
 
-    int64_t root;
-    if (distinct_sites(rt, sc) || build_tree(man, c, sc, &root))
+/* Rank 0: everything of profile.cubex but its values. */
+static int build_meta(const cp_run_times *rt, const cp_manifest *man, cp_cube *c,
+                      int64_t metric[M_WAIT0 + CP_NWAIT_PATTERNS], site_cnodes *sc,
+                      int64_t *root)
+{
+    if (cp_cube_init(c, (size_t)rt->nranks) || add_hosts(rt, c))
+        return -1;
+    snprintf(c->machine, sizeof c->machine, "job %.200s", cp_rt.job);
+    char aggregated[32];
+    snprintf(aggregated, sizeof aggregated, "%" PRIu64, rt->naggregated);
+    if (add_attr(c, "collprof version", COLLPROF_VERSION) ||
+        add_attr(c, "MPI library", cp_rt.mpi_version) || add_attr(c, "job", cp_rt.job) ||
+        add_attr(c, "start time", cp_rt.start_iso) ||
+        add_attr(c, "timing", cp_timing_mode_name(cp_rt.cfg.timing)) ||
+        add_attr(c, "calls timed in aggregate only", aggregated))
+        return -1;
+    if (add_metrics(c, rt->timing, metric) || distinct_sites(rt, sc) ||
+        build_tree(man, c, sc, root))
         return -1;
     for (int64_t i = 0; i < rt->nranks; i++)
         c->location_host[i] = rt->loc[i].node;
-    /* Sites are sorted by rank: each rank's time outside them goes to the
-     * root once its sites are done. */
-    for (int64_t r = 0, i = 0; r < rt->nranks; r++) {
-        size_t loc = (size_t)r;
-        double outside = rt->wall[r];
-        cp_cube_add_u64(c, (size_t)metric[M_VISITS], (size_t)root, loc, 1);
-        for (; (size_t)i < rt->nsites && rt->sites[i].rank == r; i++) {
-            const cp_coll_sums *s = &rt->sites[i].s;
-            int64_t cn = site_cnode(sc, cp_site_key(rt->sites[i].coll, rt->sites[i].form,
-                                                    rt->sites[i].path));
-            if (cn < 0)
-                continue;
-            cp_cube_add_u64(c, (size_t)metric[M_VISITS], (size_t)cn, loc, s->visits);
-            cp_cube_add_u64(c, (size_t)metric[M_SENT], (size_t)cn, loc, s->bytes_sent);
-            cp_cube_add_u64(c, (size_t)metric[M_RECV], (size_t)cn, loc, s->bytes_recv);
-            if (metric[M_TIME] >= 0)
-                add_times(c, metric, rt->sites[i].coll, (size_t)cn, loc, s);
-            outside -= s->time + s->late;
-        }
-        if (metric[M_TIME] >= 0)
-            cp_cube_add_double(c, (size_t)metric[M_TIME], (size_t)root, loc,
-                               outside > 0 ? outside : 0);
-    }
     return 0;
+}
+
+/* Every rank: its column.  The root holds its time outside the timed
+ * collectives and one visit (the run); each site its sums. */
+static void fill_column(const cp_run_times *rt, column *k, const int64_t metric[],
+                        const site_cnodes *sc, int64_t root)
+{
+    double outside = rt->wall;
+    col_u64(k, metric[M_VISITS], (size_t)root, 1);
+    for (size_t i = 0; i < rt->nmine; i++) {
+        const cp_site *x = &rt->mine[i];
+        int64_t cn = site_cnode(sc, cp_site_key(x->coll, x->form, x->path));
+        if (cn < 0)
+            continue;
+        col_u64(k, metric[M_VISITS], (size_t)cn, x->s.visits);
+        col_u64(k, metric[M_SENT], (size_t)cn, x->s.bytes_sent);
+        col_u64(k, metric[M_RECV], (size_t)cn, x->s.bytes_recv);
+        if (metric[M_TIME] >= 0)
+            add_times(k, metric, x->coll, (size_t)cn, &x->s);
+        outside -= x->s.time + x->s.late;
+    }
+    col_double(k, metric[M_TIME], (size_t)root, outside > 0 ? outside : 0);
 }
 
 static int build_stat(cp_run_times *rt, const int64_t metric[], const site_cnodes *sc,
@@ -378,6 +411,98 @@ static int build_stat(cp_run_times *rt, const int64_t metric[], const site_cnode
     return 0;
 }
 
+/* ------------------------------------------ profile.cubex, row by row */
+
+/* Rank 0 holds at most this many bytes of rows at once (P values each). */
+#define ROWS_BYTES ((uint64_t)64 << 20)
+
+/* The rows every rank walks in the file's order (metric by metric, cnode
+ * ids ascending, the rows some rank has a non-zero value in), a batch at a
+ * time: each rank gives its values of the batch's rows, rank 0 gathers them
+ * (MPI_Gather) and the writer takes them row by row. */
+typedef struct stream {
+    fin *f;
+    const column *k;
+    const uint8_t *nz;       /* [m * ncnodes + cnode] */
+    size_t rows, per_batch;  /* rows in all, rows per batch */
+    size_t done;             /* rows gathered so far (every rank) */
+    size_t cur;              /* the cursor: next (m * ncnodes + cnode) to look at */
+    size_t start, n;         /* rank 0: the batch held, rows [start, start + n) */
+    size_t next;             /* rank 0: the next row the writer takes */
+    uint64_t *mine, *all;    /* this rank's values of the batch; rank 0: every rank's */
+    bool failed;             /* a gather failed: the rows are not there */
+} stream;
+
+static void gather_batch(stream *x)
+{
+    size_t n = x->rows - x->done < x->per_batch ? x->rows - x->done : x->per_batch;
+    size_t cells = x->k->nmetrics * x->k->ncnodes;
+    for (size_t i = 0; i < n; i++) {
+        while (x->cur < cells && !x->nz[x->cur])
+            x->cur++;
+        x->mine[i] = x->cur < cells ? x->k->raw[x->cur] : 0;
+        x->cur++;
+    }
+    if (cp_tp_gather(x->mine, (int)n, MPI_UINT64_T, x->all, (int)n, MPI_UINT64_T, 0,
+                     x->f->w) != MPI_SUCCESS)
+        x->failed = true;
+    x->start = x->done;
+    x->n = n;
+    x->done += n;
+}
+
+/* cp_cubex_row_fn at rank 0: the writer asks for the rows in the order the
+ * batches hold them. */
+static int next_row(void *ctx, size_t m, size_t cnode, uint64_t *raw)
+{
+    stream *x = ctx;
+    (void)m, (void)cnode;
+    if (x->next == x->start + x->n) {
+        if (x->done == x->rows)
+            return -1; /* the writer wants more rows than there are: a bug */
+        gather_batch(x);
+    }
+    if (x->failed)
+        return -1;
+    size_t i = x->next++ - x->start;
+    for (int l = 0; l < x->f->size; l++)
+        raw[l] = x->all[(size_t)l * x->n + i];
+    return 0;
+}
+
+/* What rank 0 tells every rank of the Cube's call tree. */
+typedef struct meta_head {
+    int32_t ok;
+    int32_t pad;
+    uint64_t ncnodes, nkeys;
+    int64_t root;
+} meta_head;
+
+/* Every rank: the call tree's size, root and site -> cnode map from rank
+ * 0 (sc filled on every rank), in chunks of a fixed size so that a rank
+ * without room for the map still takes part, into scratch.  False when
+ * rank 0 has no profile to write or this rank could not take the map. */
+static bool share_meta(fin *f, meta_head *h, site_cnodes *sc)
+{
+    enum { CHUNK = 4096 };
+    cp_tp_bcast(h, (int)sizeof *h, MPI_BYTE, 0, f->w);
+    if (!h->ok)
+        return false;
+    if (f->rank != 0) {
+        sc->n = (size_t)h->nkeys;
+        sc->key = malloc((sc->n ? sc->n : 1) * sizeof *sc->key);
+        sc->cnode = malloc((sc->n ? sc->n : 1) * sizeof *sc->cnode);
+    }
+    bool room = sc->key && sc->cnode;
+    static int64_t scratch[CHUNK];
+    for (uint64_t at = 0; at < h->nkeys; at += CHUNK) {
+        int n = (int)(h->nkeys - at < CHUNK ? h->nkeys - at : CHUNK);
+        cp_tp_bcast(room ? sc->key + at : scratch, n, MPI_INT64_T, 0, f->w);
+        cp_tp_bcast(room ? sc->cnode + at : scratch, n, MPI_INT64_T, 0, f->w);
+    }
+    return room;
+}
+
 size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
 {
     cp_cube cube;
@@ -387,34 +512,94 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
     char path[4200];
     cp_error err;
     size_t n = 0;
-    if (build_cube(rt, &f->man, &cube, metric, &sc)) {
-        cp_fin_missing(f, "profile.cubex", "out of memory while building the Cube profile", true);
-        if (rt->timing)
-            cp_fin_missing(f, "profile.stat", "out of memory while building the Cube profile", true);
-        goto out;
+    const char *why = "out of memory while building the Cube profile";
+    meta_head h = {0};
+    if (f->rank == 0) {
+        if (rt->sites_lost)
+            why = "the call sites of some ranks did not reach rank 0";
+        else if (build_meta(rt, &f->man, &cube, metric, &sc, &h.root) == 0)
+            h = (meta_head){.ok = 1, .ncnodes = cube.ncnodes, .nkeys = sc.n, .root = h.root};
     }
-    snprintf(path, sizeof path, "%s/profile.cubex", f->dir);
-    if (cp_cubex_write(path, &cube, &err))
-        cp_fin_missing(f, "profile.cubex", err.msg, true);
-    else
-        names[n++] = "profile.cubex";
-    if (rt->timing && rt->stats_lost) {
+    bool ok = share_meta(f, &h, &sc);
+
+    /* Every rank: its column (the metrics are the same everywhere: they
+     * depend on the configuration alone). */
+    cp_cube scratch;
+    memset(&scratch, 0, sizeof scratch);
+    int64_t m2[M_WAIT0 + CP_NWAIT_PATTERNS];
+    bool have_metrics =
+        cp_cube_init(&scratch, 1) == 0 && add_metrics(&scratch, rt->timing, m2) == 0;
+    size_t nm = scratch.nmetrics, cells = nm * (size_t)h.ncnodes;
+    column k = {calloc(cells ? cells : 1, sizeof(uint64_t)), nm, (size_t)h.ncnodes,
+                scratch.metrics};
+    uint8_t *nz = calloc(cells ? cells : 1, 1), *any = calloc(cells ? cells : 1, 1);
+    /* A batch of rows: at most ROWS_BYTES at rank 0, one row at least. */
+    uint64_t cap = ROWS_BYTES / (8 * (uint64_t)f->size);
+    size_t cap_rows = cap < 1 ? 1 : cap < cells ? (size_t)cap : (cells ? cells : 1);
+    if (cap_rows > INT_MAX)
+        cap_rows = INT_MAX;
+    stream x = {.f = f, .k = &k, .nz = any};
+    x.mine = malloc(cap_rows * sizeof *x.mine);
+    x.all = f->rank == 0 ? malloc((size_t)f->size * cap_rows * sizeof *x.all) : NULL;
+    if (h.ok) {
+        /* Whether every rank has room (one maximum), then which rows anyone
+         * has a value in (another): the same counts on every rank. */
+        int failed = !(ok && have_metrics && k.raw && nz && any && x.mine &&
+                       (f->rank != 0 || x.all)), anyone = 1;
+        cp_tp_allreduce(&failed, &anyone, 1, MPI_INT, MPI_MAX, f->w);
+        ok = !anyone;
+        if (ok) {
+            fill_column(rt, &k, m2, &sc, h.root);
+            for (size_t i = 0; i < cells; i++)
+                nz[i] = k.raw[i] != 0;
+            ok = cp_tp_allreduce(nz, any, (int)cells, MPI_UNSIGNED_CHAR, MPI_MAX, f->w) ==
+                 MPI_SUCCESS;
+        }
+        if (!ok)
+            why = "a rank ran out of memory for its values of the Cube profile";
+    }
+
+    /* The rows, a batch at a time; rank 0 writes them as they come. */
+    for (size_t i = 0; ok && i < cells; i++)
+        x.rows += any[i];
+    x.per_batch = x.rows < cap_rows ? (x.rows ? x.rows : 1) : cap_rows;
+    if (ok && f->rank == 0) {
+        snprintf(path, sizeof path, "%s/profile.cubex", f->dir);
+        if (cp_cubex_write_rows(path, &cube, any, next_row, &x, &err))
+            cp_fin_missing(f, "profile.cubex", err.msg, true);
+        else
+            names[n++] = "profile.cubex";
+    }
+    while (ok && x.done < x.rows) /* the other ranks; rank 0 after a failure */
+        gather_batch(&x);
+    if (f->rank == 0 && !ok) {
+        cp_fin_missing(f, "profile.cubex", why, true);
+        if (rt->timing)
+            cp_fin_missing(f, "profile.stat", why, true);
+    }
+
+    if (f->rank == 0 && ok && rt->timing && rt->stats_lost) {
         cp_fin_missing(f, "profile.stat",
                        "the wait-state statistics of some ranks could not be computed", true);
-    } else if (rt->timing) {
+    } else if (f->rank == 0 && ok && rt->timing) {
         cp_stat_file st;
         if (build_stat(rt, metric, &sc, &st)) {
             cp_fin_missing(f, "profile.stat", "out of memory while building the statistics", true);
-            goto out;
+        } else {
+            snprintf(path, sizeof path, "%s/profile.stat", f->dir);
+            if (cp_stat_write(path, &st, &err))
+                cp_fin_missing(f, "profile.stat", err.msg, true);
+            else
+                names[n++] = "profile.stat";
         }
-        snprintf(path, sizeof path, "%s/profile.stat", f->dir);
-        if (cp_stat_write(path, &st, &err))
-            cp_fin_missing(f, "profile.stat", err.msg, true);
-        else
-            names[n++] = "profile.stat";
         cp_stat_file_free(&st);
     }
-out:
+    free(x.mine);
+    free(x.all);
+    free(k.raw);
+    free(nz);
+    free(any);
+    cp_cube_free(&scratch);
     cp_cube_free(&cube);
     free(sc.key);
     free(sc.cnode);

@@ -238,75 +238,41 @@ static int cmp_site(const void *a, const void *b)
     return (x->path > y->path) - (x->path < y->path);
 }
 
-static void pack_for_rank0(cp_wbuf *b, sites *st, double wall)
+/* This rank's location, for the Cube profile's system tree at rank 0. */
+static void pack_location(cp_wbuf *b)
 {
     const cp_location *loc = &cp_rt.loc;
     cp_put_str(b, loc->hostname);
     cp_put(b, &loc->core, sizeof loc->core);
     cp_put(b, &loc->pid, sizeof loc->pid);
     cp_put_u32(b, loc->node);
-    cp_put(b, &wall, sizeof wall);
-    if (st->n)
-        qsort(st->v, st->n, sizeof *st->v, cmp_site);
-    cp_put_u64(b, st->n);
-    cp_put(b, st->v, st->n * sizeof *st->v);
 }
 
-static int grow_sites(cp_run_times *rt, size_t more)
+static void from_rank(fin *f, void *ctx, int r, cp_rbuf *b)
 {
-    if (rt->nsites + more <= rt->capsites)
-        return 0;
-    size_t cap = rt->capsites ? rt->capsites : 64;
-    while (cap < rt->nsites + more)
-        cap *= 2;
-    cp_site *ns = realloc(rt->sites, cap * sizeof *ns);
-    if (!ns)
-        return -1;
-    rt->sites = ns;
-    rt->capsites = cap;
-    return 0;
-}
-
-static void unpack_at_rank0(fin *f, cp_run_times *rt, int64_t r, cp_rbuf *b)
-{
+    cp_run_times *rt = ctx;
+    (void)f;
     cp_location *loc = &rt->loc[r];
     cp_get_str(b, loc->hostname, sizeof loc->hostname);
     cp_get(b, &loc->core, sizeof loc->core);
     cp_get(b, &loc->pid, sizeof loc->pid);
     loc->node = cp_get_u32(b);
-    cp_get(b, &rt->wall[r], sizeof rt->wall[r]);
-    uint64_t nsites = cp_get_u64(b);
-    if (!cp_rbuf_has(b, nsites, sizeof(cp_site)) || grow_sites(rt, nsites)) {
-        b->bad = !cp_rbuf_has(b, nsites, sizeof(cp_site));
-        if (!b->bad)
-            cp_fin_fail(f, "out of memory while gathering timings");
-        return;
-    }
-    for (uint64_t i = 0; i < nsites && !b->bad; i++) {
-        cp_site *x = &rt->sites[rt->nsites];
-        cp_get(b, x, sizeof *x);
-        if (x->coll >= CP_NCOLLECTIVES || x->rank != r)
-            b->bad = true;
-        rt->nsites++;
-    }
 }
 
-static void from_rank(fin *f, void *ctx, int r, cp_rbuf *rb)
-{
-    unpack_at_rank0(f, ctx, r, rb);
-}
-
-/* Rank 0's tables, then every rank's buffer unpacked into them. */
-static void gather_at_rank0(fin *f, cp_run_times *rt, const cp_wbuf *mine)
+/* Every rank's location at rank 0: O(P) there, as the file's system tree
+ * is (one location per rank); a few hundred bytes each. */
+static void gather_locations(fin *f, cp_run_times *rt)
 {
     if (f->rank == 0) {
         rt->nranks = f->size;
         rt->loc = calloc((size_t)f->size, sizeof *rt->loc);
-        rt->wall = calloc((size_t)f->size, sizeof *rt->wall);
-        if (!rt->loc || !rt->wall)
-            cp_fin_fail(f, "out of memory while gathering timings");
+        if (!rt->loc)
+            cp_fin_fail(f, "out of memory while gathering the ranks' locations");
     }
-    cp_fin_gather(f, mine, "timings", from_rank, rt);
+    cp_wbuf mine = {0};
+    pack_location(&mine);
+    cp_fin_gather(f, &mine, "locations", from_rank, rt);
+    cp_wbuf_free(&mine);
 }
 
 /* How the ranks stamped their calls, for the manifest; ranks whose counter
@@ -382,20 +348,23 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
         rt->stats_lost = fd.stats_lost;
     }
 
-    double wall = cp_clock_align(fin_at) - cp_clock_align(cp_clock_start_time());
-    cp_wbuf mine = {0};
-    pack_for_rank0(&mine, &st, wall);
-    gather_at_rank0(f, rt, &mine);
-    cp_wbuf_free(&mine);
-    free(st.v);
+    /* This rank keeps its sites (its column of the Cube profile); rank 0
+     * learns where the ranks ran and the job's sites. */
+    rt->wall = cp_clock_align(fin_at) - cp_clock_align(cp_clock_start_time());
+    if (st.n)
+        qsort(st.v, st.n, sizeof *st.v, cmp_site);
+    rt->mine = st.v;
+    rt->nmine = st.n;
+    gather_locations(f, rt);
+    cp_fin_job_sites(f, rt);
     cp_found_free(&fd);
 }
 
 void cp_run_times_free(cp_run_times *rt)
 {
     free(rt->loc);
-    free(rt->wall);
-    free(rt->sites);
+    free(rt->mine);
+    free(rt->keys);
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
         cp_wstat_free(&rt->stat[p]);
     memset(rt, 0, sizeof *rt);

@@ -59,7 +59,16 @@ static inline uint32_t cp_site_key_coll(int64_t key) { return (uint32_t)(key >> 
 static inline uint32_t cp_site_key_form(int64_t key) { return (uint32_t)(key & 0xff); }
 static inline uint32_t cp_site_key_path(int64_t key) { return (uint32_t)((uint64_t)key >> 16); }
 
-/* Everything world rank 0 learns (rank 0 only, after cp_fin_timing). */
+/* Per collective over all ranks and sites, for timings.cpt's aggregates. */
+typedef struct cp_coll_agg {
+    uint64_t calls;   /* timed calls */
+    double time;      /* their execution time */
+    double min, max;  /* over the sites whose calls have their own records */
+    uint32_t any;     /* min and max are set */
+} cp_coll_agg;
+
+/* What the timing stage leaves: on every rank its own sites (its column of
+ * the Cube profile); on rank 0 what it learns of the job. */
 typedef struct cp_run_times {
     bool timing;                   /* COLLPROF_TIMING was not off */
     int64_t nranks;
@@ -67,10 +76,15 @@ typedef struct cp_run_times {
     int64_t max_drift_ppm;         /* the largest |drift| of their counters */
     int64_t drifted_ranks;         /* how many beyond CP_CLOCK_DRIFT_BOUND_PPM */
     int64_t first_drifted;         /* the lowest of them, -1 when none */
-    cp_location *loc;              /* per rank */
-    double *wall;                  /* per rank: seconds from its start to finalize */
-    cp_site *sites;                /* sorted by rank, collective, path */
-    size_t nsites, capsites;
+    cp_location *loc;              /* rank 0: per rank */
+    cp_site *mine;                 /* this rank's sites, sorted by collective, form, path */
+    size_t nmine;
+    double wall;                   /* this rank's seconds from its start to finalize */
+    int64_t *keys;                 /* rank 0: the job's sites (cp_site_key), ascending */
+    size_t nkeys;
+    uint64_t naggregated;          /* rank 0: calls timed in aggregate only, job-wide */
+    cp_coll_agg colls[CP_NCOLLECTIVES]; /* rank 0: per collective, job-wide */
+    bool sites_lost;               /* rank 0: some rank's sites did not arrive */
     /* The statistics of each pattern's instances (bounded, wait_stats.h)
      * and the most severe ones, whose cnode is cp_site_key(collective,
      * path) until finalize_profile.c maps it; stats_lost: they could not be
@@ -109,15 +123,21 @@ void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslo
                        cp_found *fd);
 void cp_found_free(cp_found *fd);
 
-/* Align, analyse and gather (every rank).  On rank 0 fills *rt. */
+/* Align, analyse and gather (every rank).  Fills *rt (see above). */
 void cp_fin_timing(fin *f, cp_run_times *rt);
+
+/* Every rank: the job's site keys and aggregates up the world's tree to
+ * rank 0 (finalize_sites.c), from rt->mine. */
+void cp_fin_job_sites(fin *f, cp_run_times *rt);
 void cp_run_times_free(cp_run_times *rt);
 
-/* Rank 0: build the Cube profile and the statistics from *rt and write
- * them under their final names (after every rank agreed that all went
- * well).  Each file stands on its own: one
- * that cannot be written is reported (cp_fin_missing) and the other still
- * is.  Returns how many of names[2] were written. */
+/* Every rank (collective): rank 0 builds the Cube profile's metadata, each
+ * rank its own column of values, and rank 0 writes profile.cubex row by row
+ * as the rows come from the ranks (a batch of rows at a time, never all);
+ * then rank 0 writes the statistics.  Under their final names, after every
+ * rank agreed that all went well.  Each file stands on its own: one that
+ * cannot be written is reported (cp_fin_missing) and the other still is.
+ * Returns (rank 0) how many of names[2] were written. */
 size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2]);
 
 /* All ranks: write this rank's chunk of timings.cpt (rank 0 with the header
