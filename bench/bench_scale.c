@@ -20,8 +20,9 @@
  * each member's sampled calls up and down the same tree, each member's own
  * waiting times checked against the generator, the statistics up the
  * world's tree to rank 0.  The call-path stage (scale_paths.c) runs the
- * world's tree of call paths up to rank 0 and the ids back down.  The Cube
- * stage is not simulated.
+ * world's tree of call paths up to rank 0 and the ids back down; the Cube
+ * stage (scale_cube.c) writes profile.cubex of P locations as finalize
+ * streams it, a batch of rows at a time.
  *
  * usage: bench_scale --ranks P --workload halo|uniform|sparse|subcomms
  *                    [--calls N] [--sampled S] [--dir D]
@@ -43,7 +44,9 @@
  *   most_cpu_rank= most_cpu_s= lead_recv_mib= lead_cpu_s= output_bytes=
  *   waits_busiest_rank= waits_peak_mib= waits_recv_mib= waits_cpu_s=
  *   waits_lead_recv_mib= waits_exact=yes|no paths_nodes= paths_lead_recv_kib=
- *   paths_exact=yes|no stages=counts,waits,paths exact=yes|no
+ *   paths_exact=yes|no cube_bytes= cube_lead_recv_mib= cube_lead_peak_mib=
+ *   cube_lead_cpu_s= cube_exact=yes|no stages=counts,waits,paths,cube
+ *   exact=yes|no
  * busiest_*: the world rank that held the most memory at once in this
  * run (its own table and tree, each message it received, the merge, and
  * for a lead the blocks; in the wait-state stage its lists), over all its
@@ -55,7 +58,8 @@
  * waits_*: the same for the wait-state stage alone (its busiest rank, and
  * what rank 0 received in it); paths_*: the distinct call-tree nodes rank 0
  * numbered, the bytes it received, every rank's paths back with its ids;
- * exact: every stage exact.
+ * cube_*: profile.cubex's size, what rank 0 received and held at most for
+ * it and its CPU, every value read back equal; exact: every stage exact.
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -481,6 +485,9 @@ int main(int argc, char **argv)
     size_t paths_nodes = 0;
     bool paths_exact = false;
     sim_paths(&ws, P, &paths_lead, &paths_nodes, &paths_exact);
+    double cube_bytes = 0, cube_recv = 0, cube_peak = 0, cube_cpu = 0;
+    bool cube_exact = false;
+    sim_cube(P, tmp, &cube_bytes, &cube_recv, &cube_peak, &cube_cpu, &cube_exact);
     int64_t wmost = 0; /* the wait-state stage's own busiest */
     for (int64_t r = 1; r < P; r++)
         if (ws.peak[r] > ws.peak[wmost])
@@ -502,14 +509,17 @@ int main(int argc, char **argv)
            " waits_busiest_rank=%" PRId64 " waits_peak_mib=%.3f waits_recv_mib=%.3f"
            " waits_cpu_s=%.3f waits_lead_recv_mib=%.3f waits_exact=%s"
            " paths_nodes=%zu paths_lead_recv_kib=%.3f paths_exact=%s"
-           " stages=counts,waits,paths exact=%s\n",
+           " cube_bytes=%.0f cube_lead_recv_mib=%.3f cube_lead_peak_mib=%.3f cube_lead_cpu_s=%.3f"
+           " cube_exact=%s stages=counts,waits,paths,cube exact=%s\n",
            P, workload_names[wl], calls, ncomms, busiest, (double)rank_peak[busiest] / 1048576.0,
            rank_recv[busiest] / 1048576.0, rank_cpu[busiest], most_recv,
            rank_recv[most_recv] / 1048576.0, most_cpu, rank_cpu[most_cpu],
            rank_recv[0] / 1048576.0, rank_cpu[0], total_output, wmost,
            (double)ws.peak[wmost] / 1048576.0, ws.recv[wmost] / 1048576.0, ws.cpu[wmost],
            ws.recv[0] / 1048576.0, ws.exact ? "yes" : "no", paths_nodes, paths_lead / 1024.0,
-           paths_exact ? "yes" : "no", exact && ws.exact && paths_exact ? "yes" : "no");
+           paths_exact ? "yes" : "no", cube_bytes, cube_recv, cube_peak, cube_cpu,
+           cube_exact ? "yes" : "no",
+           exact && ws.exact && paths_exact && cube_exact ? "yes" : "no");
     sim_waits_free(&ws);
     for (int i = 0; i < 2; i++) {
         free(sparse_t[i].start);

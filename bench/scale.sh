@@ -1,7 +1,7 @@
 #!/bin/sh
-# The counts, wait-state and call-path stages of finalize at 1,000, 10,000
-# and 100,000 virtual ranks (bench_scale.c), every workload: three Markdown
-# tables for docs/performance.md.
+# The counts, wait-state, call-path and Cube stages of finalize at 1,000,
+# 10,000 and 100,000 virtual ranks (bench_scale.c), every workload: three
+# Markdown tables for docs/performance.md.
 #
 # usage: bench/scale.sh BUILDDIR [CALLS]
 #   CALLS: calls per workload (default 4: both matrices, twice).  The
@@ -44,11 +44,12 @@ while read -r line; do
         "$(get waits_exact) |"
 done <"$lines"
 echo
-echo "The call-path stage (the same paths for every workload):"
+echo "The call-path and Cube stages (the same for every workload):"
 echo
-echo "| ranks | workload | distinct nodes at rank 0 | rank 0 received | paths exact |"
-echo "|---:|---|---:|---:|---|"
+echo "| ranks | workload | call-tree nodes at rank 0 | rank 0 received | profile.cubex | rank 0 received | rank 0 held | rank 0 CPU | exact |"
+echo "|---:|---|---:|---:|---:|---:|---:|---:|---|"
 while read -r line; do
     echo "| $(get ranks) | $(get workload) | $(get paths_nodes) | $(get paths_lead_recv_kib) KiB |" \
-        "$(get paths_exact) |"
+        "$(get cube_bytes) B | $(get cube_lead_recv_mib) MiB | $(get cube_lead_peak_mib) MiB |" \
+        "$(get cube_lead_cpu_s) s | $(get paths_exact)/$(get cube_exact) |"
 done <"$lines"

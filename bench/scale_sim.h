@@ -63,4 +63,10 @@ void sim_waits_free(wait_sim *s);
  * rank 0's ids.  Charges rank_recv/rank_cpu/rank_peak. */
 void sim_paths(wait_sim *s, int64_t P, double *lead_recv, size_t *nodes, bool *exact);
 
+/* The Cube stage (scale_cube.c): profile.cubex of P ranks written into dir
+ * as finalize streams it; its bytes, what rank 0 received and held at
+ * most, its CPU; every value read back equal (exact). */
+void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
+              double *lead_peak_mib, double *lead_cpu, bool *exact);
+
 #endif
