@@ -416,7 +416,9 @@ static const struct {
     {"tables to leads", cp_fin_exchange},  /* finalize_exchange.c: counts to each lead */
     {"numbering", cp_fin_number},          /* finalize_ids.c: job-wide communicator ids */
     {"count files", cp_fin_merge_and_write}, /* finalize_merge.c: leads merge and write */
-    {"timing", stage_timing},              /* finalize_timing.c: sums, waits, Cube, .stat */
+    {"timing", stage_timing},              /* finalize_timing.c: sums; finalize_waits.c: wait
+                                              states; finalize_sites.c: the job's sites (the
+                                              Cube and .stat are written in conclude) */
     {"timings.cpt", stage_cpt},            /* finalize_cpt.c: every rank's chunk */
 };
 
