@@ -430,6 +430,7 @@ typedef struct stream {
     size_t start, n;         /* rank 0: the batch held, rows [start, start + n) */
     size_t next;             /* rank 0: the next row the writer takes */
     uint64_t *mine, *all;    /* this rank's values of the batch; rank 0: every rank's */
+    size_t *cell;            /* the batch's rows (m * ncnodes + cnode) */
     bool failed;             /* a gather failed: the rows are not there */
 } stream;
 
@@ -441,7 +442,7 @@ static void gather_batch(stream *x)
         while (x->cur < cells && !x->nz[x->cur])
             x->cur++;
         x->mine[i] = x->cur < cells ? x->k->raw[x->cur] : 0;
-        x->cur++;
+        x->cell[i] = x->cur++;
     }
     if (cp_tp_gather(x->mine, (int)n, MPI_UINT64_T, x->all, (int)n, MPI_UINT64_T, 0,
                      x->f->w) != MPI_SUCCESS)
@@ -456,15 +457,14 @@ static void gather_batch(stream *x)
 static int next_row(void *ctx, size_t m, size_t cnode, uint64_t *raw)
 {
     stream *x = ctx;
-    (void)m, (void)cnode;
     if (x->next == x->start + x->n) {
         if (x->done == x->rows)
             return -1; /* the writer wants more rows than there are: a bug */
         gather_batch(x);
     }
-    if (x->failed)
-        return -1;
     size_t i = x->next++ - x->start;
+    if (x->failed || x->cell[i] != m * x->k->ncnodes + cnode)
+        return -1; /* not the row the batches hold: a bug, said as a failed write */
     for (int l = 0; l < x->f->size; l++)
         raw[l] = x->all[(size_t)l * x->n + i];
     return 0;
@@ -540,11 +540,12 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
         cap_rows = INT_MAX;
     stream x = {.f = f, .k = &k, .nz = any};
     x.mine = malloc(cap_rows * sizeof *x.mine);
+    x.cell = malloc(cap_rows * sizeof *x.cell);
     x.all = f->rank == 0 ? malloc((size_t)f->size * cap_rows * sizeof *x.all) : NULL;
     if (h.ok) {
         /* Whether every rank has room (one maximum), then which rows anyone
          * has a value in (another): the same counts on every rank. */
-        int failed = !(ok && have_metrics && k.raw && nz && any && x.mine &&
+        int failed = !(ok && have_metrics && k.raw && nz && any && x.mine && x.cell &&
                        (f->rank != 0 || x.all)), anyone = 1;
         cp_tp_allreduce(&failed, &anyone, 1, MPI_INT, MPI_MAX, f->w);
         ok = !anyone;
@@ -595,6 +596,7 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
         cp_stat_file_free(&st);
     }
     free(x.mine);
+    free(x.cell);
     free(x.all);
     free(k.raw);
     free(nz);
