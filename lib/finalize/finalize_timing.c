@@ -252,6 +252,8 @@ static void from_rank(fin *f, void *ctx, int r, cp_rbuf *b)
 {
     cp_run_times *rt = ctx;
     (void)f;
+    if (!rt->loc)
+        return; /* rank 0 had no room: already failed */
     cp_location *loc = &rt->loc[r];
     cp_get_str(b, loc->hostname, sizeof loc->hostname);
     cp_get(b, &loc->core, sizeof loc->core);
