@@ -3,7 +3,8 @@
  * the Cube profile's metadata and timings.cpt's aggregates, without
  * gathering the sites: the sorted set of site keys (collective, form, call
  * path) of the job, the number of calls timed in aggregate only, and per
- * collective the timed calls, their time and the shortest and longest call.
+ * collective the timed calls, their time and the shortest and longest call;
+ * and how the ranks stamped their calls (the manifest's clock).
  * Reduced up the world's binomial tree (cp_fin_up_tree): identical keys
  * collapse at every step, so rank 0 receives ceil(log2 P) messages of
  * O(distinct sites), not P lists.  Each rank keeps its own sites: its
@@ -23,8 +24,17 @@ typedef struct job {
     size_t n;
     uint64_t naggregated;
     cp_coll_agg colls[CP_NCOLLECTIVES];
+    int64_t clock[4]; /* sums, sums, maximum, maximum (cp_run_times.clock) */
     bool oom;
 } job;
+
+static void add_clock(int64_t a[4], const int64_t b[4])
+{
+    a[0] += b[0];
+    a[1] += b[1];
+    a[2] = b[2] > a[2] ? b[2] : a[2];
+    a[3] = b[3] > a[3] ? b[3] : a[3];
+}
 
 /* keys := keys U add (both ascending, distinct). */
 static void add_keys(job *j, const int64_t *add, size_t n)
@@ -69,6 +79,7 @@ static void pack(void *ctx, cp_wbuf *b, bool failed)
         return;
     cp_put_u64(b, j->naggregated);
     cp_put(b, j->colls, sizeof j->colls);
+    cp_put(b, j->clock, sizeof j->clock);
     cp_put_u64(b, j->n);
     cp_put(b, j->keys, j->n * sizeof *j->keys);
 }
@@ -82,6 +93,8 @@ static bool merge(void *ctx, const char *buf, size_t len)
     uint64_t nagg = cp_get_u64(&rb);
     cp_coll_agg colls[CP_NCOLLECTIVES];
     cp_get(&rb, colls, sizeof colls);
+    int64_t clock[4];
+    cp_get(&rb, clock, sizeof clock);
     uint64_t n = cp_get_u64(&rb);
     if (rb.bad || !cp_rbuf_has(&rb, n, sizeof(int64_t)))
         return false;
@@ -99,6 +112,7 @@ static bool merge(void *ctx, const char *buf, size_t len)
         j->naggregated += nagg;
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             add_coll(&j->colls[k], &colls[k]);
+        add_clock(j->clock, clock);
     }
     free(keys);
     return sorted && !rb.bad && !j->oom;
@@ -113,6 +127,7 @@ static int cmp_i64(const void *a, const void *b)
 void cp_fin_job_sites(fin *f, cp_run_times *rt)
 {
     job j = {0};
+    memcpy(j.clock, rt->clock, sizeof j.clock);
     int64_t *own = malloc((rt->nmine ? rt->nmine : 1) * sizeof *own);
     bool ok = own != NULL;
     for (size_t i = 0; own && i < rt->nmine; i++) {
@@ -140,6 +155,7 @@ void cp_fin_job_sites(fin *f, cp_run_times *rt)
         rt->nkeys = j.n;
         rt->naggregated = j.naggregated;
         memcpy(rt->colls, j.colls, sizeof rt->colls);
+        memcpy(rt->clock, j.clock, sizeof rt->clock);
         rt->sites_lost = !ok;
         j.keys = NULL;
     }

@@ -280,21 +280,27 @@ static void gather_locations(fin *f, cp_run_times *rt)
 /* How the ranks stamped their calls, for the manifest; ranks whose counter
  * did not tick evenly are reported once (their times were converted with
  * the rate measured over the run, the best there is, but may be off). */
-static void agree_on_clocks(fin *f, cp_run_times *rt)
+/* This rank's part of them, for the reduction up the world's tree with
+ * the job's sites (finalize_sites.c): only rank 0 needs the result. */
+static void own_clock(fin *f, cp_run_times *rt)
 {
     int64_t drift = cp_clock_drift_ppm();
     if (drift < 0)
         drift = -drift;
     bool drifted = cp_clock_tsc && drift > CP_CLOCK_DRIFT_BOUND_PPM;
-    int64_t in[2] = {cp_clock_tsc, drifted}, sums[2] = {0, 0};
-    int64_t mx[2] = {cp_clock_tsc ? drift : 0, drifted ? -(int64_t)f->rank : INT64_MIN};
-    int64_t maxes[2] = {0, INT64_MIN};
-    cp_tp_allreduce(in, sums, 2, MPI_INT64_T, MPI_SUM, f->w);
-    cp_tp_allreduce(mx, maxes, 2, MPI_INT64_T, MPI_MAX, f->w);
-    rt->tsc_ranks = sums[0];
-    rt->drifted_ranks = sums[1];
-    rt->max_drift_ppm = maxes[0];
-    rt->first_drifted = sums[1] ? -maxes[1] : -1;
+    rt->clock[0] = cp_clock_tsc;
+    rt->clock[1] = drifted;
+    rt->clock[2] = cp_clock_tsc ? drift : 0;
+    rt->clock[3] = drifted ? -(int64_t)f->rank : INT64_MIN;
+}
+
+/* Rank 0, once the reduction is done. */
+static void say_clocks(fin *f, cp_run_times *rt)
+{
+    rt->tsc_ranks = rt->clock[0];
+    rt->drifted_ranks = rt->clock[1];
+    rt->max_drift_ppm = rt->clock[2];
+    rt->first_drifted = rt->clock[1] ? -rt->clock[3] : -1;
     if (f->rank == 0 && rt->drifted_ranks)
         cp_log("the time-stamp counter of %" PRId64 " rank(s) (first: rank %" PRId64
                ") ran %.2f%% off its calibration over the run (more than %.1f%%): their call "
@@ -311,7 +317,7 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     double fin_at = cp_clock_now();
     if (cp_clock_measure(&cp_rt.loc, true))
         cp_fin_fail(f, "cannot compare the clocks of the ranks");
-    agree_on_clocks(f, rt);
+    own_clock(f, rt);
     if (expand_all())
         cp_fin_fail(f, "out of memory while reading the timing sample");
 
@@ -358,7 +364,9 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     rt->mine = st.v;
     rt->nmine = st.n;
     gather_locations(f, rt);
-    cp_fin_job_sites(f, rt);
+    cp_fin_job_sites(f, rt); /* and the clocks: rt->clock at rank 0 is the job's */
+    if (f->rank == 0)
+        say_clocks(f, rt);
     cp_found_free(&fd);
 }
 

@@ -85,6 +85,9 @@ typedef struct cp_run_times {
     uint64_t naggregated;          /* rank 0: calls timed in aggregate only, job-wide */
     cp_coll_agg colls[CP_NCOLLECTIVES]; /* rank 0: per collective, job-wide */
     bool sites_lost;               /* rank 0: some rank's sites did not arrive */
+    int64_t clock[4];              /* counter ranks, drifted ranks (sums), the largest
+                                      drift, -(first drifted rank) (maxima): this
+                                      rank's, then at rank 0 the job's */
     /* The statistics of each pattern's instances (bounded, wait_stats.h)
      * and the most severe ones, whose cnode is cp_site_key(collective,
      * path) until finalize_profile.c maps it; stats_lost: they could not be
