@@ -186,7 +186,7 @@ static int agree_directory(fin *f)
 
 /* --------------------------------------------- agree, rename, report */
 
-static int cmp_i64(const void *a, const void *b)
+int cp_fin_cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -253,13 +253,13 @@ static void fill_manifest(fin *f, bool partial, const char *const *run_files, si
     }
     for (size_t i = 0; i < m->ncomms; i++)
         leads[i] = m->comms[i].lead;
-    qsort(leads, m->ncomms, sizeof *leads, cmp_i64);
+    qsort(leads, m->ncomms, sizeof *leads, cp_fin_cmp_i64);
     for (size_t i = 0; i < m->ncomms; i++)
         if (nleads == 0 || leads[nleads - 1] != leads[i])
             leads[nleads++] = leads[i];
     for (size_t i = 0; i < m->ncomms; i++) {
         int64_t lead = m->comms[i].lead;
-        const int64_t *at = bsearch(&lead, leads, nleads, sizeof *leads, cmp_i64);
+        const int64_t *at = bsearch(&lead, leads, nleads, sizeof *leads, cp_fin_cmp_i64);
         if (!at || listed[at - leads])
             continue;
         listed[at - leads] = true;

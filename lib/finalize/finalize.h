@@ -66,6 +66,8 @@ int64_t cp_fin_comm_id(const fin *f, const cp_comm *c);
 /* Record the first failure of this rank that spoils the whole profile
  * (the tables did not reach the leads, memory ran out while merging). */
 void cp_fin_fail(fin *f, const char *msg);
+/* qsort/bsearch order of int64_t (keys, ranks). */
+int cp_fin_cmp_i64(const void *a, const void *b);
 /* Record the first failure of this rank's part of timings.cpt: that file
  * alone is missing. */
 void cp_fin_cpt_fail(fin *f, const char *msg);

@@ -103,15 +103,9 @@ typedef struct site_cnodes {
     size_t n;
 } site_cnodes;
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static int64_t site_cnode(const site_cnodes *sc, int64_t key)
 {
-    const int64_t *k = bsearch(&key, sc->key, sc->n, sizeof *sc->key, cmp_i64);
+    const int64_t *k = bsearch(&key, sc->key, sc->n, sizeof *sc->key, cp_fin_cmp_i64);
     return k ? sc->cnode[k - sc->key] : -1;
 }
 

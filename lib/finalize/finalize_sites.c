@@ -118,12 +118,6 @@ static bool merge(void *ctx, const char *buf, size_t len)
     return sorted && !rb.bad && !j->oom;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 void cp_fin_job_sites(fin *f, cp_run_times *rt)
 {
     job j = {0};
@@ -141,7 +135,7 @@ void cp_fin_job_sites(fin *f, cp_run_times *rt)
         }
     }
     if (own) {
-        qsort(own, rt->nmine, sizeof *own, cmp_i64);
+        qsort(own, rt->nmine, sizeof *own, cp_fin_cmp_i64);
         size_t n = 0;
         for (size_t i = 0; i < rt->nmine; i++)
             if (n == 0 || own[n - 1] != own[i])
