@@ -100,6 +100,20 @@ static size_t heap_now(void)
     return mi.uordblks + mi.hblkhd;
 }
 
+void sim_charge(int64_t w, double recv, double cpu, size_t held)
+{
+    rank_recv[w] += recv;
+    rank_cpu[w] += cpu;
+    if (held > rank_peak[w])
+        rank_peak[w] = held;
+}
+
+_Noreturn void sim_die(const char *what)
+{
+    fprintf(stderr, "bench_scale: %s\n", what);
+    exit(1);
+}
+
 uint64_t sim_mix(uint64_t x)
 {
     x ^= x >> 33;
@@ -484,7 +498,7 @@ int main(int argc, char **argv)
     double paths_lead = 0;
     size_t paths_nodes = 0;
     bool paths_exact = false;
-    sim_paths(&ws, P, &paths_lead, &paths_nodes, &paths_exact);
+    sim_paths(P, &paths_lead, &paths_nodes, &paths_exact);
     double cube_bytes = 0, cube_recv = 0, cube_peak = 0, cube_cpu = 0;
     bool cube_exact = false;
     sim_cube(P, tmp, &cube_bytes, &cube_recv, &cube_peak, &cube_cpu, &cube_exact);

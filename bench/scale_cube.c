@@ -23,12 +23,6 @@
 
 enum { M_VISITS, M_TIME, M_BYTES, NMETRICS };
 
-static void die(const char *what)
-{
-    fprintf(stderr, "bench_scale: %s\n", what);
-    exit(1);
-}
-
 /* Rank r's value of metric m at cnode id c (0 root, 1 main, 2 the call). */
 static uint64_t value(int64_t r, int m, size_t c)
 {
@@ -84,7 +78,7 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
     double t0 = sim_cpu_now();
     cp_cube c;
     if (cp_cube_init(&c, (size_t)P))
-        die("out of memory for the Cube metadata");
+        sim_die("out of memory for the Cube metadata");
     static const struct { const char *name; cp_cube_dtype dt; } ms[NMETRICS] = {
         {"visits", CP_CUBE_UINT64}, {"time", CP_CUBE_DOUBLE}, {"bytes_sent", CP_CUBE_UINT64}};
     for (int m = 0; m < NMETRICS; m++) {
@@ -94,7 +88,7 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
         snprintf(mt.disp_name, sizeof mt.disp_name, "%s", ms[m].name);
         mt.dtype = ms[m].dt;
         if (cp_cube_add_metric(&c, &mt) < 0)
-            die("metric");
+            sim_die("metric");
     }
     static const char *const regs[3] = {"app", "main", "MPI_Alltoallv"};
     for (int i = 0; i < 3; i++) {
@@ -104,20 +98,20 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
         snprintf(rg.paradigm, sizeof rg.paradigm, "%s", i == 2 ? "mpi" : "user");
         rg.begin = rg.end = -1;
         if (cp_cube_add_region(&c, &rg) < 0)
-            die("region");
+            sim_die("region");
     }
     for (int64_t h = 0; h * RANKS_PER_HOST < P; h++) {
         char name[32];
         snprintf(name, sizeof name, "node%05" PRId64, h);
         if (cp_cube_add_host(&c, name) < 0)
-            die("host");
+            sim_die("host");
     }
     for (int64_t r = 0; r < P; r++)
         cp_cube_set_location_host(&c, (size_t)r, r / RANKS_PER_HOST);
     int64_t root = cp_cube_tree_add(&c, -1, 0, -1, "");
     int64_t mn = cp_cube_tree_add(&c, root, 1, -1, "");
     if (cp_cube_tree_add(&c, mn, 2, -1, "") < 0 || cp_cube_tree_finish_meta(&c, NULL))
-        die("call tree");
+        sim_die("call tree");
     /* The non-zero rows (the maximum over the ranks' columns). */
     cube_sim x = {.P = P, .ncnodes = c.ncnodes};
     uint8_t nz[NMETRICS * 3] = {0};
@@ -133,12 +127,12 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
     x.per_batch = cap < 1 ? 1 : cap < x.rows ? (size_t)cap : x.rows;
     x.all = malloc((size_t)P * x.per_batch * sizeof *x.all);
     if (!x.all)
-        die("out of memory for a batch");
+        sim_die("out of memory for a batch");
     char path[4200];
     snprintf(path, sizeof path, "%s/profile.cubex", dir);
     cp_error err;
     if (cp_cubex_write_rows(path, &c, nz, row, &x, &err))
-        die(err.msg);
+        sim_die(err.msg);
     *lead_cpu = sim_cpu_now() - t0;
     struct stat st;
     *bytes = stat(path, &st) == 0 ? (double)st.st_size : 0;
@@ -165,11 +159,7 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
     if (*exact)
         cp_cube_free(&back);
     remove(path);
-    rank_recv[0] += x.recv;
-    rank_cpu[0] += *lead_cpu;
-    size_t held = (size_t)(*lead_peak_mib * 1048576.0);
-    if (held > rank_peak[0])
-        rank_peak[0] = held;
+    sim_charge(0, x.recv, *lead_cpu, (size_t)(*lead_peak_mib * 1048576.0));
     free(x.all);
     cp_cube_free(&c);
 }

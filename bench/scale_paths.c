@@ -37,12 +37,6 @@ static const frame_def path_norm[] = {{"main", 0}, {"solve", 0}, {"norm", 0x2210
 static const frame_def path_checkpoint[] = {{"main", 0}, {"checkpoint", 0x3010}};
 #define NFRAMES(p) (sizeof p / sizeof p[0])
 
-static void die(const char *what)
-{
-    fprintf(stderr, "bench_scale: %s\n", what);
-    exit(1);
-}
-
 static int64_t add_path(cp_ptree *t, const frame_def *p, size_t n)
 {
     int64_t at = -1;
@@ -51,7 +45,7 @@ static int64_t add_path(cp_ptree *t, const frame_def *p, size_t n)
         snprintf(fr.module, sizeof fr.module, "%s", MODULE);
         snprintf(fr.function, sizeof fr.function, "%s", p[i].function);
         if ((at = cp_ptree_child(t, at, &fr)) < 0)
-            die("out of memory for a call path");
+            sim_die("out of memory for a call path");
     }
     return at;
 }
@@ -65,18 +59,8 @@ static void own_tree(int64_t r, cp_ptree *t, int64_t leaf[3])
     leaf[2] = r % 1000 == 0 ? add_path(t, path_checkpoint, NFRAMES(path_checkpoint)) : -1;
 }
 
-static void note(wait_sim *s, int64_t w, double recv, double cpu, size_t held)
-{
-    rank_recv[w] += recv;
-    rank_cpu[w] += cpu;
-    if (held > rank_peak[w])
-        rank_peak[w] = held;
-    (void)s;
-}
-
 typedef struct psim {
     int64_t P;
-    wait_sim *s;
     double lead_recv;
     bool exact;
     int64_t want[3]; /* rank 0's ids of the three paths */
@@ -105,12 +89,12 @@ static void up(psim *x, int64_t r, int64_t span, cp_ptree *t, cp_psub *subs, int
         t0 = sim_cpu_now();
         cp_psub s = {.rank = (int)(r + step)};
         if (b.failed || !cp_ptree_merge(t, b.p, b.len, &s))
-            die("cannot merge a call tree");
+            sim_die("cannot merge a call tree");
         cpu += sim_cpu_now() - t0;
         held_subs += s.n * sizeof(int64_t);
         if (account) {
-            note(x->s, r + step, 0, pack, 0);
-            note(x->s, r, (double)b.len, 0, t->n * sizeof(cp_pnode) + b.len + held_subs);
+            sim_charge(r + step, 0, pack, 0);
+            sim_charge(r, (double)b.len, 0, t->n * sizeof(cp_pnode) + b.len + held_subs);
             if (r == 0)
                 x->lead_recv += (double)b.len;
         }
@@ -123,7 +107,7 @@ static void up(psim *x, int64_t r, int64_t span, cp_ptree *t, cp_psub *subs, int
     if (nsubs)
         *nsubs = k;
     if (account)
-        note(x->s, r, 0, cpu, 0);
+        sim_charge(r, 0, cpu, 0);
 }
 
 /* Rank r got the ids of its tree's nodes (ids[i]: node i's). */
@@ -144,15 +128,15 @@ static void down(psim *x, int64_t r, int64_t span, const int64_t *ids, size_t ni
         if (leaf[i] >= 0 && ((size_t)leaf[i] >= nids || ids[leaf[i]] != x->want[i]))
             x->exact = false;
     free(mine.nodes);
-    note(x->s, r, (double)nids * sizeof(int64_t), 0, t.n * sizeof(cp_pnode));
+    sim_charge(r, (double)nids * sizeof(int64_t), 0, t.n * sizeof(cp_pnode));
     for (int k = nk - 1; k >= 0; k--) {
         double t0 = sim_cpu_now();
         int64_t *cids = malloc((subs[k].n ? subs[k].n : 1) * sizeof *cids);
         if (!cids)
-            die("out of memory");
+            sim_die("out of memory");
         for (uint64_t i = 0; i < subs[k].n; i++)
             cids[i] = ids[subs[k].to_mine[i]];
-        note(x->s, r, 0, sim_cpu_now() - t0, 0);
+        sim_charge(r, 0, sim_cpu_now() - t0, 0);
         down(x, r + ((int64_t)1 << k), (int64_t)1 << k, cids, subs[k].n);
         free(cids);
         free(subs[k].to_mine);
@@ -175,9 +159,9 @@ static int64_t id_of(const cp_manifest *m, const frame_def *p, size_t n)
     return at;
 }
 
-void sim_paths(wait_sim *s, int64_t P, double *lead_recv, size_t *nodes, bool *exact)
+void sim_paths(int64_t P, double *lead_recv, size_t *nodes, bool *exact)
 {
-    psim x = {.P = P, .s = s, .exact = true};
+    psim x = {.P = P, .exact = true};
     int64_t span = 1;
     while (span < P)
         span *= 2;
@@ -187,8 +171,8 @@ void sim_paths(wait_sim *s, int64_t P, double *lead_recv, size_t *nodes, bool *e
     memset(&m, 0, sizeof m);
     double t0 = sim_cpu_now();
     if (cp_ptree_number(&t, &m))
-        die("out of memory numbering");
-    note(s, 0, 0, sim_cpu_now() - t0, 0);
+        sim_die("out of memory numbering");
+    sim_charge(0, 0, sim_cpu_now() - t0, 0);
     *nodes = m.ncall_tree;
     x.want[0] = id_of(&m, path_exchange, NFRAMES(path_exchange));
     x.want[1] = id_of(&m, path_norm, NFRAMES(path_norm));
@@ -197,7 +181,7 @@ void sim_paths(wait_sim *s, int64_t P, double *lead_recv, size_t *nodes, bool *e
         x.exact = false;
     int64_t *ids = malloc((t.n ? t.n : 1) * sizeof *ids);
     if (!ids)
-        die("out of memory");
+        sim_die("out of memory");
     for (size_t i = 0; i < t.n; i++)
         ids[i] = t.nodes[i].id;
     down(&x, 0, span, ids, t.n);

@@ -23,6 +23,11 @@ extern size_t *rank_peak;
 
 double sim_cpu_now(void);
 uint64_t sim_mix(uint64_t x);
+/* World rank w received recv bytes, worked cpu seconds, held `held` bytes
+ * at once (the largest counts). */
+void sim_charge(int64_t w, double recv, double cpu, size_t held);
+/* The simulator cannot go on: says why on stderr, exits 1. */
+_Noreturn void sim_die(const char *what);
 
 static inline int64_t sim_world_of(const comm *c, int64_t i)
 {
@@ -60,8 +65,8 @@ void sim_waits_free(wait_sim *s);
 /* The call-path stage (scale_paths.c): every rank's paths up the world's
  * tree, numbered at rank 0, the ids back down; *nodes: rank 0's distinct
  * nodes, *lead_recv: bytes rank 0 received; *exact: every rank's paths got
- * rank 0's ids.  Charges rank_recv/rank_cpu/rank_peak. */
-void sim_paths(wait_sim *s, int64_t P, double *lead_recv, size_t *nodes, bool *exact);
+ * rank 0's ids.  Charges each rank (sim_charge). */
+void sim_paths(int64_t P, double *lead_recv, size_t *nodes, bool *exact);
 
 /* The Cube stage (scale_cube.c): profile.cubex of P ranks written into dir
  * as finalize streams it; its bytes, what rank 0 received and held at

@@ -36,12 +36,6 @@ typedef struct series {
     cp_timing_rec *recs;                /* scratch: one member's records */
 } series;
 
-static void die(const char *what)
-{
-    fprintf(stderr, "bench_scale: %s\n", what);
-    exit(1);
-}
-
 static void times(uint64_t salt, int64_t w, int j, double *enter, double *exit)
 {
     uint64_t h = sim_mix(salt ^ ((uint64_t)w << 20) ^ (uint64_t)j);
@@ -49,16 +43,14 @@ static void times(uint64_t salt, int64_t w, int j, double *enter, double *exit)
     *exit = j + 0.01 + 1e-6 * (double)((h >> 20) % 100);
 }
 
+/* Charged to the stage's own tables and the run's (sim_charge). */
 static void note(wait_sim *s, int64_t w, double recv, double cpu, size_t held)
 {
     s->recv[w] += recv;
     s->cpu[w] += cpu;
-    rank_recv[w] += recv;
-    rank_cpu[w] += cpu;
     if (held > s->peak[w])
         s->peak[w] = held;
-    if (held > rank_peak[w])
-        rank_peak[w] = held;
+    sim_charge(w, recv, cpu, held);
 }
 
 static void leaf(series *x, int64_t v, cp_wlist *own)
@@ -71,7 +63,7 @@ static void leaf(series *x, int64_t v, cp_wlist *own)
         r->start = r->enter;
     }
     if (cp_wlist_leaf(own, x->recs, (size_t)x->s->calls, v))
-        die("out of memory for a leaf");
+        sim_die("out of memory for a leaf");
 }
 
 /* One list from one member to another, as bytes. */
@@ -84,7 +76,7 @@ static size_t ship(const cp_wlist *l, bool down, cp_wlist *out, double *pack_cpu
     double t1 = sim_cpu_now();
     cp_rbuf rb = {b.p, b.len, 0, false};
     if (b.failed || cp_wlist_unpack(&rb, out, down))
-        die("cannot unpack a wait-state list");
+        sim_die("cannot unpack a wait-state list");
     *pack_cpu = t1 - t0;
     *unpack_cpu = sim_cpu_now() - t1;
     size_t len = b.len;
@@ -110,7 +102,7 @@ static void up(series *x, int64_t v, int64_t span, cp_wlist *acc, cp_wlist *kids
     cp_wlist own;
     leaf(x, v, &own);
     if (cp_wlist_copy(acc, &own))
-        die("out of memory");
+        sim_die("out of memory");
     double cpu = sim_cpu_now() - t0;
     int r = 0;
     cp_wlist held[64];
@@ -123,7 +115,7 @@ static void up(series *x, int64_t v, int64_t span, cp_wlist *acc, cp_wlist *kids
         cp_wlist_free(&child);
         t0 = sim_cpu_now();
         if (cp_wlist_merge(acc, &got))
-            die("out of memory merging");
+            sim_die("out of memory merging");
         cpu += uc + sim_cpu_now() - t0;
         if (account) {
             note(x->s, sim_world_of(x->c, v + step), 0, pc, 0);
@@ -184,7 +176,7 @@ static void down(series *x, int64_t v, int64_t span, const cp_wlist *mine, size_
         cp_wlist l, got;
         t0 = sim_cpu_now();
         if (cp_wlist_for_child(&l, mine, &own, kids, r))
-            die("out of memory");
+            sim_die("out of memory");
         cpu += sim_cpu_now() - t0;
         double pc, uc;
         size_t len = ship(&l, true, &got, &pc, &uc);
@@ -212,14 +204,14 @@ void sim_waits_init(wait_sim *s, int64_t P, int calls)
     s->cpu = calloc((size_t)P, sizeof *s->cpu);
     s->peak = calloc((size_t)P, sizeof *s->peak);
     if (!s->recv || !s->cpu || !s->peak)
-        die("out of memory for the wait-state stage");
+        sim_die("out of memory for the wait-state stage");
 }
 
 void sim_waits_comm(wait_sim *s, const comm *c)
 {
     wait_truth *nt = realloc(s->truth, (s->ntruth + 1) * sizeof *nt);
     if (!nt)
-        die("out of memory");
+        sim_die("out of memory");
     s->truth = nt;
     wait_truth *t = &s->truth[s->ntruth++];
     *t = (wait_truth){.c = *c, .salt = sim_mix((uint64_t)c->first * 1000003u + (uint64_t)c->stride)};
@@ -228,7 +220,7 @@ void sim_waits_comm(wait_sim *s, const comm *c)
     series x = {.s = s, .c = c, .salt = t->salt, .max_enter = t->max_enter,
                 .min_exit = t->min_exit, .recs = malloc((size_t)s->calls * sizeof *x.recs)};
     if (!t->max_enter || !t->min_exit || !x.recs)
-        die("out of memory");
+        sim_die("out of memory");
     /* The generator's truth: latest enter and first exit of each call. */
     for (int j = 0; j < s->calls; j++) {
         t->max_enter[j] = -INFINITY;
@@ -308,7 +300,7 @@ static void stats_node(wait_sim *s, int64_t r, int64_t span, cp_wstat acc[2])
         for (int q = 0; q < 2; q++) {
             cp_wstat got;
             if (b.failed || cp_wstat_unpack(&rb, &got))
-                die("cannot unpack statistics");
+                sim_die("cannot unpack statistics");
             cp_wstat_merge(&acc[q], &got);
             held += wstat_bytes(&acc[q]) + wstat_bytes(&got);
             cp_wstat_free(&got);
@@ -335,7 +327,7 @@ void sim_waits_stats(wait_sim *s)
         cp_stat_pattern p;
         memset(&p, 0, sizeof p);
         if (cp_wstat_summarize(&all[q], &p))
-            die("out of memory summarizing");
+            sim_die("out of memory summarizing");
         n += p.count;
         sum += p.sum;
         if (p.count && !(p.minimum <= p.median && p.median <= p.maximum))
