@@ -367,12 +367,18 @@ typedef struct cp_callsite_row {
     double waiting;              /* seconds of every wait-state pattern in those calls */
 } cp_callsite_row;
 
-/* Every call path of dir/profile.cubex, by call-tree id.  The Cube call tree
- * holds the manifest's nodes in the same depth-first order (the k-th cnode of
- * a non-MPI region is call-tree node k), with the collectives below the
- * innermost node.  Returns 0, or -1 with err set. */
+/* Every call path of dir/profile.cubex, by call-tree id (joined with
+ * cp_cube_callsite_of).  Returns 0, or -1 with err set. */
 int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows, size_t *nrows,
                          cp_error *err);
+
+/* For each cnode of c (p's profile.cubex), the call site it stands for: the
+ * manifest call-tree id of an MPI cnode's call, -1 for the other cnodes and
+ * for MPI cnodes called from no known path.  In the Cube a function is one
+ * node however many lines in it call MPI; each MPI cnode below it is one
+ * call site (docs/formats.md, "Call tree").  malloc'ed (c->ncnodes
+ * entries), or NULL with err set when the two files disagree. */
+int64_t *cp_cube_callsite_of(const cp_profile *p, const cp_cube *c, cp_error *err);
 
 /* The file and line of each of rows[0..n) (what lines=true gives), for a
  * few rows picked from a list made without them.  0, or -1 (out of memory). */

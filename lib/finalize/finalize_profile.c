@@ -16,6 +16,8 @@
 
 #include "collprof_config.h"
 #include "cubex.h"
+#include "cubex_callsites.h"
+#include "hash_index.h"
 #include "finalize_timing.h"
 #include "mpi_names.h"
 #include "runtime.h"
@@ -62,17 +64,6 @@ static int64_t add_region(cp_cube *c, const char *name, const char *mod, const c
     snprintf(r.role, sizeof r.role, "%s", role);
     snprintf(r.descr, sizeof r.descr, "%s", descr);
     return cp_cube_add_region(c, &r);
-}
-
-static int add_attr(cp_cube *c, const char *key, const char *value)
-{
-    cp_kv *na = realloc(c->attrs, (c->nattrs + 1) * sizeof *na);
-    if (!na)
-        return -1;
-    c->attrs = na;
-    na[c->nattrs].key = strdup(key);
-    na[c->nattrs].value = strdup(value);
-    return na[c->nattrs++].key && na[c->nattrs - 1].value ? 0 : -1;
 }
 
 /* Hosts of the system tree, by node index. */
@@ -135,28 +126,65 @@ static int64_t frame_region(cp_cube *c, const cp_callsite_node *n)
     return add_region(c, name, n->module, "user", "function", "");
 }
 
-/* Call tree: root (the program) -> the job's call paths -> the collectives
- * called from each (from the root directly when there is no call path).
- * Nodes are added in any order; the builder numbers them depth-first. */
+/* Siblings of one function are one node: (parent handle, region) -> the
+ * handle of the first frame that made it. */
+typedef struct frame_nodes {
+    cp_index ix;
+    const int64_t *parent, *region, *handle; /* by manifest node */
+    int64_t want_parent, want_region;
+} frame_nodes;
+
+static bool same_frame(const void *ctx, uint32_t id)
+{
+    const frame_nodes *f = ctx;
+    return f->parent[id] == f->want_parent && f->region[id] == f->want_region;
+}
+
+/* The cnode handle of manifest node i: its function's node under its
+ * caller's, made on first sight.  -1 when out of memory. */
+static int64_t frame_node(cp_cube *c, frame_nodes *f, int64_t *parent, int64_t *region,
+                          int64_t *handle, size_t i)
+{
+    uint64_t h = cp_hash_mix(cp_hash_mix(0, (uint64_t)parent[i]), (uint64_t)region[i]);
+    f->want_parent = parent[i];
+    f->want_region = region[i];
+    uint32_t k = cp_index_find(&f->ix, h, same_frame, f);
+    if (k != CP_INDEX_EMPTY)
+        return handle[k];
+    int64_t nh = cp_cube_tree_add(c, parent[i], region[i], -1, "");
+    return nh < 0 || cp_index_put(&f->ix, h, (uint32_t)i) ? -1 : nh;
+}
+
+/* Call tree: root (the program) -> one node per function on the job's call
+ * paths (a prefix tree: a function calling MPI from several lines is one
+ * node) -> below it one node per call site and MPI function (collective and
+ * form) called there; calls without a path hang from the root.  Which call
+ * site each MPI node stands for goes into the file's "collprof call sites"
+ * attributes (cubex_callsites.h).  Nodes are added in any order; the
+ * builder numbers them depth-first. */
 static int build_tree(const cp_manifest *man, cp_cube *c,
                       site_cnodes *sc, int64_t *root)
 {
     int64_t program = add_region(c, program_invocation_short_name, "", "user", "function",
                                  "The application");
-    size_t nh = 1 + man->ncall_tree + sc->n;
+    size_t nt = man->ncall_tree, nh = 1 + 3 * nt + sc->n;
     int64_t *handles = malloc(nh * sizeof *handles), *ids = malloc(nh * sizeof *ids);
+    int64_t *sites = malloc((sc->n ? sc->n : 1) * sizeof *sites);
+    frame_nodes f;
+    memset(&f, 0, sizeof f);
     int rc = -1;
-    if (!handles || !ids || program < 0)
+    if (!handles || !ids || !sites || program < 0 || nt >= CP_INDEX_EMPTY)
         goto out;
     int64_t root_h = cp_cube_tree_add(c, -1, program, -1, "");
-    int64_t *frame_h = handles + 1;
-    for (size_t i = 0; i < man->ncall_tree; i++) {
+    int64_t *frame_h = handles + 1, *fparent = frame_h + nt, *fregion = fparent + nt;
+    f.parent = fparent;
+    f.region = fregion;
+    f.handle = frame_h;
+    for (size_t i = 0; i < nt; i++) {
         const cp_callsite_node *n = &man->call_tree[i];
-        int64_t reg = frame_region(c, n);
-        frame_h[i] = reg < 0 ? -1
-                             : cp_cube_tree_add(c, n->parent < 0 ? root_h : frame_h[n->parent],
-                                                reg, -1, n->module);
-        if (frame_h[i] < 0)
+        fparent[i] = n->parent < 0 ? root_h : frame_h[n->parent];
+        fregion[i] = frame_region(c, n);
+        if (fregion[i] < 0 || (frame_h[i] = frame_node(c, &f, fparent, fregion, frame_h, i)) < 0)
             goto out;
     }
     /* One region per MPI function called (a collective in one of its
@@ -188,21 +216,35 @@ static int build_tree(const cp_manifest *man, cp_cube *c,
     for (size_t i = 0; i < sc->n; i++) {
         uint32_t k = cp_site_key_coll(sc->key[i]), form = cp_site_key_form(sc->key[i]);
         uint32_t path = cp_site_key_path(sc->key[i]);
-        int64_t parent = path < man->ncall_tree ? frame_h[path] : root_h;
+        int64_t parent = path < nt ? frame_h[path] : root_h;
         if (k >= CP_NCOLLECTIVES || form >= CP_NFORMS || coll_region[k][form] < 0 ||
             (sc->cnode[i] = cp_cube_tree_add(c, parent, coll_region[k][form], -1, "")) < 0)
             goto out;
     }
-    handles[0] = root_h;
     if (cp_cube_tree_finish_meta(c, ids)) /* the values come row by row */
         goto out;
     *root = ids[root_h];
-    for (size_t i = 0; i < sc->n; i++)
+    /* (cnode, call site) pairs, cnode ids ascending as the attribute
+     * lists them (the sites are in path order, which merged functions
+     * interleave in the tree). */
+    size_t ns = 0;
+    for (size_t i = 0; i < sc->n; i++) {
         sc->cnode[i] = ids[sc->cnode[i]];
-    rc = 0;
+        if (cp_site_key_path(sc->key[i]) < nt)
+            sites[ns++] = sc->cnode[i] << 32 | cp_site_key_path(sc->key[i]);
+    }
+    qsort(sites, ns, sizeof *sites, cp_fin_cmp_i64);
+    int64_t *cn = ids, *path = handles; /* reused: the tree is numbered */
+    for (size_t i = 0; i < ns; i++) {
+        cn[i] = sites[i] >> 32;
+        path[i] = sites[i] & 0xffffffff;
+    }
+    rc = cp_cube_put_callsites(c, cn, path, ns);
 out:
+    cp_index_free(&f.ix);
     free(handles);
     free(ids);
+    free(sites);
     return rc;
 }
 
@@ -342,11 +384,12 @@ static int build_meta(const cp_run_times *rt, const cp_manifest *man, cp_cube *c
     snprintf(c->machine, sizeof c->machine, "job %.200s", cp_rt.job);
     char aggregated[32];
     snprintf(aggregated, sizeof aggregated, "%" PRIu64, rt->naggregated);
-    if (add_attr(c, "collprof version", COLLPROF_VERSION) ||
-        add_attr(c, "MPI library", cp_rt.mpi_version) || add_attr(c, "job", cp_rt.job) ||
-        add_attr(c, "start time", cp_rt.start_iso) ||
-        add_attr(c, "timing", cp_timing_mode_name(cp_rt.cfg.timing)) ||
-        add_attr(c, "calls timed in aggregate only", aggregated))
+    if (cp_cube_add_attr(c, "collprof version", COLLPROF_VERSION) ||
+        cp_cube_add_attr(c, "MPI library", cp_rt.mpi_version) ||
+        cp_cube_add_attr(c, "job", cp_rt.job) ||
+        cp_cube_add_attr(c, "start time", cp_rt.start_iso) ||
+        cp_cube_add_attr(c, "timing", cp_timing_mode_name(cp_rt.cfg.timing)) ||
+        cp_cube_add_attr(c, "calls timed in aggregate only", aggregated))
         return -1;
     if (add_metrics(c, rt->timing, metric) || distinct_sites(rt, sc) ||
         build_tree(man, c, sc, root))

@@ -235,15 +235,19 @@ bad-collectives)
 
 callsites)
     # test_callsites: Allreduce from f_one (call 0), f_two (1-2), f_three
-    # (3-5) and a shared library (6-9), each with its own count.
+    # (3-5), a shared library (6-9) and two lines of f_four (10, 11-12),
+    # each with its own count.
     app=$1 collprof=$2
     COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_CALLSITE_DEPTH=2 run prog 2 yes "$app"
     [ "$(cat prog.status)" = 0 ] || { fail "test_callsites failed:"; show prog.err; }
     "$collprof" callsites "$work/out" >cs.out 2>cs.err || { fail "collprof callsites failed:"; show cs.err; }
     for f in "f_one  *test_callsites.c:[0-9]* .* 2 " "f_two  *test_callsites.c:[0-9]* .* 4 " \
-             "f_three  *test_callsites.c:[0-9]* .* 6 " "cpt_lib_allreduce  *callsite_lib.c:[0-9]* *libcptcallsite.so .* 8 "; do
+             "f_three  *test_callsites.c:[0-9]* .* 6 " "cpt_lib_allreduce  *callsite_lib.c:[0-9]* *libcptcallsite.so .* 8 " \
+             "f_four  *test_callsites.c:[0-9]* .* 2 " "f_four  *test_callsites.c:[0-9]* .* 4 "; do
         grep -q -- "$f" cs.out || { fail "collprof callsites: no line matching '$f':"; show cs.out; }
     done
+    [ "$(awk '$2 == "f_four" { print $3 }' cs.out | sort -u | wc -l)" = 2 ] ||
+        { fail "collprof callsites: f_four's two calls are not on two lines:"; show cs.out; }
     id=$(awk '$2 == "f_two" { print $1 }' cs.out)
     "$collprof" summary "$work/out" --callsite "$id" >sum.out 2>&1 || fail "summary --callsite $id failed"
     grep -q "Allreduce  *2  *1  *1  *32  *2 calls (1-2)" sum.out ||
@@ -258,13 +262,13 @@ callsites)
     [ $? = 1 ] && grep -q "no call path 9999" bad.out || { fail "summary --callsite 9999:"; show bad.out; }
     "$collprof" check "$work/out" >check.out 2>&1 || { fail "collprof check failed:"; show check.out; }
     # collprof complete adds the source lines to profile.cubex (f_one,
-    # f_two, f_three, main, cpt_lib_allreduce; four call sites), once;
+    # f_two, f_three, f_four, main, cpt_lib_allreduce; six call sites), once;
     # the profile still checks, and callsites still says the same
     "$collprof" complete "$work/out" >complete.out 2>&1 &&
-        grep -q "source lines of 5 of 5 user regions, file and line of 4 of 4 MPI call sites" complete.out ||
+        grep -q "source lines of 6 of 6 user regions, file and line of 6 of 6 MPI call sites" complete.out ||
         { fail "collprof complete:"; show complete.out; }
     "$collprof" complete "$work/out" >complete2.out 2>&1 &&
-        grep -q "source lines of 0 of 0 user regions, file and line of 4 of 4 MPI call sites" complete2.out ||
+        grep -q "source lines of 0 of 0 user regions, file and line of 6 of 6 MPI call sites" complete2.out ||
         { fail "collprof complete, again: the regions should be complete already:"; show complete2.out; }
     "$collprof" check "$work/out" >check2.out 2>&1 || { fail "collprof check after complete:"; show check2.out; }
     "$collprof" callsites "$work/out" >cs2.out 2>&1 && cmp -s cs.out cs2.out ||
@@ -380,7 +384,7 @@ cube-tools)
     # states), the call tree (main once, at the top) and every value
     # (cube_dump), and its sanity checks pass (cube_sanity).  Without them:
     # skipped.
-    app=$1 values=$2 collprof=$3 n=3
+    app=$1 values=$2 collprof=$3 callsites=${4:-} n=3
     tools=$(cd "$(dirname "$0")/../.." && pwd)/../shared/tools/cube/bin
     dump=${CUBE_DUMP:-$tools/cube_dump}
     sanity=${CUBE_SANITY:-$(dirname "$dump")/cube_sanity}
@@ -457,6 +461,54 @@ PY
     [ $# = 2 ] && [ "$1" -le "$line" ] && [ "$line" -le "$2" ] ||
         fail "cube_dump: the region exchange should span line $line (begin, end: $*)"
     cat sanity.txt
+    # A function calling MPI from two lines (test_callsites' f_four) is one
+    # node, with one MPI node per call site below it, each with its line
+    # after collprof complete; cubelib reads the tree so and finds it sane
+    [ -n "$callsites" ] || { fail "cube-tools: no test_callsites given"; exit 1; }
+    COLLPROF_OUTPUT_DIR="$work/cs" COLLPROF_CALLSITE_DEPTH=2 run cs 2 yes "$callsites"
+    [ "$(cat cs.status)" = 0 ] || { fail "test_callsites failed:"; show cs.err; }
+    "$collprof" complete "$work/cs" >cs_complete.out 2>&1 || { fail "complete:"; show cs_complete.out; }
+    "$dump" -w "$work/cs/profile.cubex" >cs_dump.txt 2>&1 || { fail "cube_dump -w:"; show cs_dump.txt; }
+    "$values" "$work/cs/profile.cubex" >cs_ours.txt 2>&1 || { fail "our parser:"; show cs_ours.txt; }
+    "$collprof" callsites "$work/cs" >cs_sites.txt 2>&1 || { fail "callsites:"; show cs_sites.txt; }
+    python3 - cs_dump.txt cs_ours.txt cs_sites.txt <<'PY' || fail "f_four in the Cube call tree (above)"
+import re, sys
+dump = open(sys.argv[1]).read().split("CALL TREE")[-1].split("SYSTEM DIMENSION")[0]
+tree = []
+for l in dump.splitlines():
+    m = re.match(r"^([ |]*-)?(\S+)\s+\[", l)
+    if m:
+        tree.append((len(m.group(1) or "") // 2, m.group(2)))
+bad = []
+if [n for _, n in tree].count("f_four") != 1:
+    bad.append("cube_dump: f_four %d times, expected once: %r" % ([n for _, n in tree].count("f_four"), tree))
+else:
+    i = [n for _, n in tree].index("f_four")
+    d = tree[i][0]
+    kids = []
+    for depth, name in tree[i + 1:]:
+        if depth <= d:
+            break
+        if depth == d + 1:
+            kids.append(name)
+    if kids != ["MPI_Allreduce", "MPI_Allreduce"]:
+        bad.append("cube_dump: below f_four %r, expected two MPI_Allreduce (one per line)" % kids)
+ours = [l.split() for l in open(sys.argv[2]) if l.startswith("cnode ")]
+names = [c[2] for c in ours]
+lines = []
+if "f_four" in names:
+    i = names.index("f_four")
+    lines = sorted(int(c[3]) for c in ours[i + 1:i + 3] if c[2] == "MPI_Allreduce")
+sites = sorted(int(l.split()[2].split(":")[1]) for l in open(sys.argv[3]) if len(l.split()) > 2 and l.split()[1] == "f_four")
+if len(sites) != 2 or lines != sites:
+    bad.append("the MPI nodes below f_four are at lines %r, collprof callsites says %r" % (lines, sites))
+for b in bad:
+    print(b)
+print("f_four: once, MPI_Allreduce at lines %r" % lines)
+sys.exit(1 if bad else 0)
+PY
+    "$sanity" "$work/cs/profile.cubex" >cs_sanity.txt 2>&1 && ! grep -qi "fail\|error" cs_sanity.txt ||
+        { fail "cube_sanity on test_callsites' profile:"; show cs_sanity.txt; }
     ;;
 
 *)

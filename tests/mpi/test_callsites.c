@@ -1,16 +1,18 @@
 /*
- * Call paths: the same collective issued from three functions of this
- * program and from a shared library, on every rank (address-space layout
- * randomisation on: the addresses differ between ranks).  Run with
- * COLLPROF_CALLSITE_DEPTH=2.  Rank 0 checks after MPI_Finalize that
- *  - the manifest's call tree has exactly one node per calling function
- *    (every rank resolved its own addresses to the same module + address),
- *    with main as its caller, in the right module;
+ * Call paths: the same collective issued from four functions of this
+ * program (one of them calls it from two lines) and from a shared library,
+ * on every rank (address-space layout randomisation on: the addresses
+ * differ between ranks).  Run with COLLPROF_CALLSITE_DEPTH=2.  Rank 0
+ * checks after MPI_Finalize that
+ *  - the manifest's call tree has exactly one node per call site (every
+ *    rank resolved its own addresses to the same module + address), with
+ *    main as its caller, in the right module;
  *  - addr2line on (module, address - 1) gives the file and line of the call;
  *  - each count block lists the call path that issued its calls (each
  *    function passes its own count, so each has its own block);
- *  - profile.cubex has the collective under each path with the right visits
- *    on every rank;
+ *  - profile.cubex has each function once under main (f_four too: a prefix
+ *    tree of functions), the collective under it once per call site with
+ *    the right visits on every rank, joined to its call site;
  *  - profile.stat's instance for the delayed call points at that cnode.
  * CPT_SABOTAGE=line expects the wrong lines: passes only if that is caught.
  */
@@ -29,7 +31,7 @@
 
 #define DELAY 0.2
 static int nerrors;
-static int line_one, line_two, line_three;
+static int line_one, line_two, line_three, line_four_a, line_four_b;
 /* Loop bounds the compiler cannot see: an unrolled loop would be several
  * call sites (which collprof rightly tells apart). */
 static volatile int two = 2, three = 3, four = 4;
@@ -70,7 +72,20 @@ __attribute__((noinline)) void f_three(int rank)
     }
 }
 
-/* The functions in call order, their counts (= rows), calls and lines. */
+/* Two call sites of one collective in one function: one Cube node
+ * f_four, two MPI_Allreduce nodes below it. */
+__attribute__((noinline)) void f_four(void)
+{
+    int in[8] = {0}, out[8];
+    line_four_a = __LINE__ + 1;
+    MPI_Allreduce(in, out, 5, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < two; i++) {
+        line_four_b = __LINE__ + 1;
+        MPI_Allreduce(in, out, 6, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    }
+}
+
+/* The call sites in call order, their counts (= rows), calls and lines. */
 typedef struct site {
     const char *function, *file;
     int count, ncalls, first_call;
@@ -84,6 +99,8 @@ static site sites[] = {
     {"f_two", "test_callsites.c", 2, 2, 1, &line_two, -1, -1},
     {"f_three", "test_callsites.c", 3, 3, 3, &line_three, -1, -1},
     {"cpt_lib_allreduce", "callsite_lib.c", 4, 4, 6, &cpt_lib_line, -1, -1},
+    {"f_four", "test_callsites.c", 5, 1, 10, &line_four_a, -1, -1},
+    {"f_four", "test_callsites.c", 6, 2, 11, &line_four_b, -1, -1},
 };
 #define NSITES (sizeof sites / sizeof sites[0])
 
@@ -120,13 +137,14 @@ static void check_tree(const cp_manifest *m, bool sabotage)
         self[0] = '\0';
     for (size_t s = 0; s < NSITES; s++) {
         site *x = &sites[s];
-        int found = 0;
+        int found = 0, nodes = 0, want = *x->line + (sabotage ? 1 : 0), sites_of_fn = 0;
+        for (size_t k = 0; k < NSITES; k++)
+            sites_of_fn += !strcmp(sites[k].function, x->function);
         for (size_t i = 0; i < m->ncall_tree; i++) {
             const cp_callsite_node *n = &m->call_tree[i];
             if (strcmp(n->function, x->function))
                 continue;
-            found++;
-            x->node = (int64_t)i;
+            nodes++;
             if (n->parent < 0 || strcmp(m->call_tree[n->parent].function, "main"))
                 FAIL("%s: called from '%s', expected main", x->function,
                      n->parent < 0 ? "(nothing)" : m->call_tree[n->parent].function);
@@ -134,20 +152,22 @@ static void check_tree(const cp_manifest *m, bool sabotage)
             if (!realpath(n->module, mod))
                 snprintf(mod, sizeof mod, "%s", n->module);
             bool in_lib = strstr(mod, "libcptcallsite") != NULL;
-            if (s == NSITES - 1 ? !in_lib : strcmp(mod, self))
+            bool lib = !strcmp(x->file, "callsite_lib.c");
+            if (lib ? !in_lib : strcmp(mod, self))
                 FAIL("%s: module %s, expected %s", x->function, n->module,
-                     s == NSITES - 1 ? "the shared library" : self);
+                     lib ? "the shared library" : self);
             char file[1024];
-            int line = -1, want = *x->line + (sabotage ? 1 : 0);
-            if (addr2line(n->module, n->address, file, sizeof file, &line) ||
-                strcmp(file, x->file) || line != want)
-                FAIL("%s: addr2line says %s:%d, expected %s:%d", x->function,
-                     line < 0 ? "?" : file, line, x->file, want);
+            int line = -1;
+            if (addr2line(n->module, n->address, file, sizeof file, &line) == 0 &&
+                !strcmp(file, x->file) && line == want) {
+                found++;
+                x->node = (int64_t)i;
+            }
         }
-        if (found != 1)
-            FAIL("%s: %d call-tree nodes, expected exactly 1 (every rank's addresses resolved "
-                 "to one module + address)",
-                 x->function, found);
+        if (found != 1 || nodes != sites_of_fn)
+            FAIL("%s: %d call-tree nodes at %s:%d of %d in the function, expected 1 of %d (every "
+                 "rank's addresses resolved to one module + address per call site)",
+                 x->function, found, x->file, want, nodes, sites_of_fn);
     }
 }
 
@@ -173,29 +193,49 @@ static void check_blocks(const cp_profile *p)
     }
 }
 
-static void check_cube(const cp_cube *c, int n)
+static void check_cube(const cp_profile *p, const cp_cube *c, int n)
 {
     int64_t visits = cp_cube_find_metric(c, "visits");
     if (visits < 0)
         FAIL("profile.cubex has no metric visits");
+    /* a prefix tree of functions: each once under main */
+    for (size_t s = 0; s < NSITES; s++) {
+        int nodes = 0;
+        for (size_t i = 0; i < c->ncnodes; i++)
+            nodes += !strcmp(c->regions[c->cnodes[i].region].name, sites[s].function);
+        if (nodes != 1)
+            FAIL("profile.cubex: %d nodes of %s, expected 1", nodes, sites[s].function);
+    }
+    cp_error err;
+    int64_t *site_of = cp_cube_callsite_of(p, c, &err);
+    if (!site_of) {
+        FAIL("%s", err.msg);
+        return;
+    }
     for (size_t s = 0; s < NSITES && visits >= 0; s++) {
         site *x = &sites[s];
         for (size_t i = 0; i < c->ncnodes; i++) {
             const cp_cube_cnode *cn = &c->cnodes[i];
-            if (strcmp(c->regions[cn->region].name, "MPI_Allreduce") || cn->parent < 0 ||
-                strcmp(c->regions[c->cnodes[cn->parent].region].name, x->function))
+            if (site_of[i] != x->node || x->node < 0)
                 continue;
+            if (x->cnode >= 0 || strcmp(c->regions[cn->region].name, "MPI_Allreduce") ||
+                cn->parent < 0 ||
+                strcmp(c->regions[c->cnodes[cn->parent].region].name, x->function))
+                FAIL("profile.cubex: cnode %zu (%s) stands for the call in %s at line %d",
+                     i, c->regions[cn->region].name, x->function, *x->line);
             x->cnode = (int64_t)i;
             for (int r = 0; r < n; r++)
                 if (cp_cube_get_u64(c, (size_t)visits, i, (size_t)r) != (uint64_t)x->ncalls)
-                    FAIL("profile.cubex: rank %d: %llu visits of MPI_Allreduce from %s, "
+                    FAIL("profile.cubex: rank %d: %llu visits of MPI_Allreduce from %s:%d, "
                          "expected %d",
                          r, (unsigned long long)cp_cube_get_u64(c, (size_t)visits, i, (size_t)r),
-                         x->function, x->ncalls);
+                         x->function, *x->line, x->ncalls);
         }
         if (x->cnode < 0)
-            FAIL("profile.cubex: no MPI_Allreduce under %s", x->function);
+            FAIL("profile.cubex: no MPI_Allreduce node for the call in %s at line %d",
+                 x->function, *x->line);
     }
+    free(site_of);
 }
 
 static void check_stat(const cp_stat_file *st)
@@ -229,19 +269,26 @@ static void check_reader(const cp_profile *p, int n, bool sabotage)
     }
     if (nrows != NSITES)
         FAIL("collprof callsites: %zu call paths, expected %zu", nrows, NSITES);
-    for (size_t i = 0; i < nrows && i < NSITES; i++) {
-        const cp_callsite_row *r = &rows[i];
+    for (size_t i = 0; i < NSITES; i++) {
         const site *x = &sites[i];
+        const cp_callsite_row *r = NULL;
+        for (size_t k = 0; k < nrows && !r; k++)
+            if (rows[k].id == x->node)
+                r = &rows[k];
+        if (!r) {
+            FAIL("collprof callsites: no row for call path %lld (%s at line %d)",
+                 (long long)x->node, x->function, *x->line);
+            continue;
+        }
         const char *file = strrchr(r->source.file, '/');
         file = file ? file + 1 : r->source.file;
-        if (r->id != x->node || strcmp(r->node->function, x->function) || strcmp(file, x->file) ||
+        if (strcmp(r->node->function, x->function) || strcmp(file, x->file) ||
             r->source.line != *x->line + (sabotage ? 1 : 0) ||
             r->calls != (uint64_t)(x->ncalls * n) || strcmp(r->collectives, "Allreduce"))
-            FAIL("collprof callsites: row %zu is %lld %s %s:%lld, %llu calls; expected %lld %s "
+            FAIL("collprof callsites: row %lld is %s %s:%lld, %llu calls; expected %s "
                  "%s:%d, %d calls",
-                 i, (long long)r->id, r->node->function, file, (long long)r->source.line,
-                 (unsigned long long)r->calls, (long long)x->node, x->function, x->file,
-                 *x->line, x->ncalls * n);
+                 (long long)r->id, r->node->function, file, (long long)r->source.line,
+                 (unsigned long long)r->calls, x->function, x->file, *x->line, x->ncalls * n);
     }
     free(rows);
 }
@@ -266,7 +313,7 @@ static int verify(int n)
     if (cp_cubex_read(path, &cube, &err)) {
         FAIL("%s", err.msg);
     } else {
-        check_cube(&cube, n);
+        check_cube(&p, &cube, n);
         cp_cube_free(&cube);
         cp_stat_file st;
         snprintf(path, sizeof path, "%s/profile.stat", dir);
@@ -298,6 +345,7 @@ int main(int argc, char **argv)
     f_three(rank);
     for (int i = 0; i < four; i++)
         cpt_lib_allreduce(4);
+    f_four();
     MPI_Finalize();
     return rank == 0 ? verify(n) : 0;
 }

@@ -10,6 +10,7 @@
 
 #include "cpt.h"
 #include "cubex.h"
+#include "cubex_callsites.h"
 #include "wait_states.h"
 #include "reader_internal.h"
 
@@ -29,24 +30,52 @@ static void add_sum(const cp_cube *c, int64_t m, size_t cnode, uint64_t *u, doub
     }
 }
 
-int64_t *cp_cube_call_tree_nodes(const cp_profile *p, const cp_cube *c, cp_error *err)
+/* Files before the "collprof call sites" attribute: each MPI cnode's
+ * parent is its call site, the k-th non-MPI cnode after the root being
+ * call-tree node k. */
+static int by_order(const cp_profile *p, const cp_cube *c, int64_t *site_of, cp_error *err)
 {
-    /* The k-th non-MPI cnode after the root is call-tree node k. */
-    int64_t *node_of = malloc((c->ncnodes ? c->ncnodes : 1) * sizeof *node_of);
-    if (!node_of) {
+    int64_t *frame = malloc((c->ncnodes ? c->ncnodes : 1) * sizeof *frame), next = 0;
+    if (!frame)
+        return cp_error_set(err, "out of memory");
+    for (size_t i = 0; i < c->ncnodes; i++)
+        frame[i] = c->cnodes[i].parent < 0 || is_mpi(c, i) ? -1 : next++;
+    for (size_t i = 0; i < c->ncnodes; i++)
+        site_of[i] = is_mpi(c, i) && c->cnodes[i].parent >= 0 ? frame[c->cnodes[i].parent] : -1;
+    free(frame);
+    if ((size_t)next != p->manifest.ncall_tree)
+        return cp_error_set(err, "%s: profile.cubex has %lld call-path nodes, manifest.json %zu",
+                            p->dir, (long long)next, p->manifest.ncall_tree);
+    return 0;
+}
+
+int64_t *cp_cube_callsite_of(const cp_profile *p, const cp_cube *c, cp_error *err)
+{
+    int64_t *site_of = malloc((c->ncnodes ? c->ncnodes : 1) * sizeof *site_of);
+    if (!site_of) {
         cp_error_set(err, "out of memory");
         return NULL;
     }
-    int64_t next = 0;
-    for (size_t i = 0; i < c->ncnodes; i++)
-        node_of[i] = c->cnodes[i].parent < 0 || is_mpi(c, i) ? -1 : next++;
-    if ((size_t)next != p->manifest.ncall_tree) {
-        free(node_of);
-        cp_error_set(err, "%s: profile.cubex has %lld call-path nodes, manifest.json %zu", p->dir,
-                     (long long)next, p->manifest.ncall_tree);
-        return NULL;
+    int has = cp_cube_get_callsites(c, site_of, err);
+    if (has == 0 && by_order(p, c, site_of, err) == 0)
+        return site_of;
+    for (size_t i = 0; has == 1 && i < c->ncnodes; i++)
+        if (site_of[i] >= 0 && (!is_mpi(c, i) || (size_t)site_of[i] >= p->manifest.ncall_tree)) {
+            cp_error_set(err, "%s: profile.cubex names call site %lld for cnode %zu, %s", p->dir,
+                         (long long)site_of[i], i,
+                         is_mpi(c, i) ? "which manifest.json's call tree does not have"
+                                      : "which is not an MPI call");
+            has = -1;
+        }
+    if (has == 1)
+        return site_of;
+    if (has < 0 && strncmp(err->msg, p->dir, strlen(p->dir))) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        cp_error_set(err, "%s/%s", p->dir, why); /* "DIR/profile.cubex: ..." */
     }
-    return node_of;
+    free(site_of);
+    return NULL;
 }
 
 bool cp_cube_is_mpi(const cp_cube *c, size_t cnode)
@@ -58,16 +87,15 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
                      cp_error *err)
 {
     const cp_manifest *m = &p->manifest;
-    int64_t *node_of = cp_cube_call_tree_nodes(p, c, err);
-    if (!node_of)
+    int64_t *site_of = cp_cube_callsite_of(p, c, err);
+    if (!site_of)
         return -1;
     int64_t visits = cp_cube_find_metric(c, "visits"), sent = cp_cube_find_metric(c, "bytes_sent"),
             time = cp_cube_find_metric(c, "time"), late = cp_cube_find_metric(c, "late_arrival");
     for (size_t i = 0; i < c->ncnodes; i++) {
-        int64_t parent = c->cnodes[i].parent;
-        if (!is_mpi(c, i) || parent < 0 || node_of[parent] < 0)
+        int64_t id = site_of[i];
+        if (id < 0)
             continue;
-        int64_t id = node_of[parent];
         cp_callsite_row *r = NULL;
         for (size_t k = 0; k < *nrows && !r; k++)
             if (rows[k].id == id)
@@ -98,7 +126,7 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
             add_sum(c, cp_cube_find_metric(c, cp_wait_metrics[w].uniq_name), i, NULL,
                     &r->waiting);
     }
-    free(node_of);
+    free(site_of);
     return 0;
 }
 

@@ -79,14 +79,13 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
             rc = cp_error_set(err, "out of memory");
     free(mods);
     /* Each MPI cnode's call site: the line of the frame that called it. */
-    int64_t *node_of = rc ? NULL : cp_cube_call_tree_nodes(p, &c, err);
-    if (rc == 0 && !node_of)
+    int64_t *site_of = rc ? NULL : cp_cube_callsite_of(p, &c, err);
+    if (rc == 0 && !site_of)
         rc = -1;
     for (size_t i = 0; rc == 0 && i < c.ncnodes; i++) {
-        int64_t parent = c.cnodes[i].parent;
-        if (!cp_cube_is_mpi(&c, i) || parent < 0 || node_of[parent] < 0)
+        if (site_of[i] < 0)
             continue;
-        const cp_callsite_node *nd = &p->manifest.call_tree[node_of[parent]];
+        const cp_callsite_node *nd = &p->manifest.call_tree[site_of[i]];
         cp_source_line at;
         st->callsites++;
         if (cp_reader_symbolize(nd->module, &nd->address, 1, &at)) {
@@ -97,7 +96,7 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
             st->callsites_done++;
         }
     }
-    free(node_of);
+    free(site_of);
     if (rc == 0)
         rc = cp_cubex_write(path, &c, err);
     cp_cube_free(&c);

@@ -67,9 +67,6 @@ static inline cp_i128 cp_reader_bytes(const cp_block *b, int64_t c)
  * (out of memory). */
 int cp_diff_sites(const cp_profile *a, const cp_profile *b, cp_diff *d);
 
-/* callsites.c: for each cnode of c, the manifest call-tree node it stands
- * for (-1: the root, an MPI region); NULL with err set when they disagree. */
-int64_t *cp_cube_call_tree_nodes(const cp_profile *p, const cp_cube *c, cp_error *err);
 bool cp_cube_is_mpi(const cp_cube *c, size_t cnode);
 
 #endif
