@@ -99,65 +99,6 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
     free(want);
 }
 
-void cp_fin_gather(fin *f, const cp_wbuf *mine, const char *what,
-                   void (*deliver)(fin *f, void *ctx, int rank, cp_rbuf *rb), void *ctx)
-{
-    char msg[160];
-    uint64_t len = mine->failed || !cp_bytes_fit(mine->len) ? 0 : mine->len;
-    if (mine->failed) {
-        snprintf(msg, sizeof msg, "out of memory while packing %s", what);
-        cp_fin_fail(f, msg);
-    } else if (!cp_bytes_fit(mine->len)) {
-        snprintf(msg, sizeof msg, "%s of rank %d: %zu bytes, more than this MPI library "
-                 "sends at once", what, f->rank, mine->len);
-        cp_fin_fail(f, msg);
-    }
-    cp_bcount *lens = NULL;
-    cp_bdispl *displs = NULL;
-    uint64_t *ulens = NULL;
-    char *all = NULL;
-    bool ok = true;
-    if (f->rank == 0) {
-        lens = calloc((size_t)f->size, sizeof *lens);
-        displs = calloc((size_t)f->size, sizeof *displs);
-        ulens = calloc((size_t)f->size, sizeof *ulens);
-        ok = lens && displs && ulens;
-    }
-    cp_tp_gather(&len, 1, MPI_UINT64_T, ulens, 1, MPI_UINT64_T, 0, f->w);
-    if (f->rank == 0 && ok) {
-        size_t total = 0;
-        for (int r = 0; r < f->size; r++) {
-            lens[r] = (cp_bcount)ulens[r];
-            displs[r] = (cp_bdispl)total;
-            total += ulens[r];
-        }
-        ok = cp_bytes_fit(total) && (all = malloc(total ? total : 1)) != NULL;
-    }
-    /* Everyone learns whether rank 0 can receive, so that nobody sends into
-     * a buffer that is not there. */
-    int can = ok;
-    cp_tp_bcast(&can, 1, MPI_INT, 0, f->w);
-    if (!can) {
-        snprintf(msg, sizeof msg, "out of memory (or over this MPI library's message size) "
-                 "at rank 0 while gathering %s", what);
-        cp_fin_fail(f, msg);
-    } else {
-        cp_gatherv_bytes(mine->p, len, all, lens, displs, 0, f->w);
-    }
-    for (int r = 0; f->rank == 0 && can && r < f->size && !f->failed; r++) {
-        cp_rbuf rb = {.p = all + displs[r], .len = (size_t)lens[r]};
-        deliver(f, ctx, r, &rb);
-        if (rb.bad) {
-            snprintf(msg, sizeof msg, "malformed %s received at rank 0 from rank %d", what, r);
-            cp_fin_fail(f, msg);
-        }
-    }
-    free(all);
-    free(lens);
-    free(displs);
-    free(ulens);
-}
-
 bool cp_fin_up_tree(fin *f, int tag, void (*pack)(void *ctx, cp_wbuf *b, bool failed),
                     bool (*merge)(void *ctx, const char *buf, size_t len), void *ctx, bool ok)
 {

@@ -35,13 +35,6 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
                                       cp_rbuf *rb),
                       void *ctx);
 
-/* Every rank's buffer to world rank 0 (MPI_Gatherv_c), handed there to
- * deliver(ctx, rank, reader) in rank order.  `what` names the data in
- * messages.  When rank 0 cannot take it, every rank learns so and nobody
- * sends (the failure is recorded). */
-void cp_fin_gather(fin *f, const cp_wbuf *mine, const char *what,
-                   void (*deliver)(fin *f, void *ctx, int rank, cp_rbuf *rb), void *ctx);
-
 /* A reduction of byte buffers up the world's binomial tree (transport.h) to
  * rank 0: each rank hands what each child sends to merge(ctx, bytes) (false:
  * that part is lost), then packs its own, merged, for its parent

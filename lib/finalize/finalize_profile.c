@@ -553,7 +553,7 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
     meta_head h = {0};
     if (f->rank == 0) {
         if (rt->sites_lost)
-            why = "the call sites of some ranks did not reach rank 0";
+            why = "the call sites or locations of some ranks did not reach rank 0";
         else if (build_meta(rt, &f->man, &cube, metric, &sc, &h.root) == 0)
             h = (meta_head){.ok = 1, .ncnodes = cube.ncnodes, .nkeys = sc.n, .root = h.root};
     }

@@ -238,45 +238,6 @@ static int cmp_site(const void *a, const void *b)
     return (x->path > y->path) - (x->path < y->path);
 }
 
-/* This rank's location, for the Cube profile's system tree at rank 0. */
-static void pack_location(cp_wbuf *b)
-{
-    const cp_location *loc = &cp_rt.loc;
-    cp_put_str(b, loc->hostname);
-    cp_put(b, &loc->core, sizeof loc->core);
-    cp_put(b, &loc->pid, sizeof loc->pid);
-    cp_put_u32(b, loc->node);
-}
-
-static void from_rank(fin *f, void *ctx, int r, cp_rbuf *b)
-{
-    cp_run_times *rt = ctx;
-    (void)f;
-    if (!rt->loc)
-        return; /* rank 0 had no room: already failed */
-    cp_location *loc = &rt->loc[r];
-    cp_get_str(b, loc->hostname, sizeof loc->hostname);
-    cp_get(b, &loc->core, sizeof loc->core);
-    cp_get(b, &loc->pid, sizeof loc->pid);
-    loc->node = cp_get_u32(b);
-}
-
-/* Every rank's location at rank 0: O(P) there, as the file's system tree
- * is (one location per rank); a few hundred bytes each. */
-static void gather_locations(fin *f, cp_run_times *rt)
-{
-    if (f->rank == 0) {
-        rt->nranks = f->size;
-        rt->loc = calloc((size_t)f->size, sizeof *rt->loc);
-        if (!rt->loc)
-            cp_fin_fail(f, "out of memory while gathering the ranks' locations");
-    }
-    cp_wbuf mine = {0};
-    pack_location(&mine);
-    cp_fin_gather(f, &mine, "locations", from_rank, rt);
-    cp_wbuf_free(&mine);
-}
-
 /* How the ranks stamped their calls, for the manifest; ranks whose counter
  * did not tick evenly are reported once (their times were converted with
  * the rate measured over the run, the best there is, but may be off). */
@@ -363,8 +324,8 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
         qsort(st.v, st.n, sizeof *st.v, cmp_site);
     rt->mine = st.v;
     rt->nmine = st.n;
-    gather_locations(f, rt);
-    cp_fin_job_sites(f, rt); /* and the clocks: rt->clock at rank 0 is the job's */
+    cp_fin_job_sites(f, rt); /* the clocks and locations too: rt->clock at rank 0 is
+                                the job's, rt->loc every rank's */
     if (f->rank == 0)
         say_clocks(f, rt);
     cp_found_free(&fd);

@@ -9,10 +9,18 @@
 /* Tests before the first yield: a wait that a core of its own would see
  * end within a few microseconds ends without giving the processor away. */
 #define SPINS 100
-/* Yields before the waiter sleeps between tests: a rank that waits long
- * (for rank 0 writing the run-wide files, say) leaves the processor to
- * those that work rather than staying runnable. */
-#define YIELDS 1000
+/* Yields before the waiter sleeps between tests. */
+#define YIELDS 100
+/* Sleeps between tests, doubling from the first to the longest: a rank
+ * that waits long (for its children in a tree, for rank 0 writing the
+ * run-wide files) wakes ever more rarely, leaving the processor to the
+ * ranks that work.  Where ranks outnumber cores, 31 waiters waking every
+ * 20 us took a large share of two cores from the one that had work (each
+ * test runs the MPI library's progress over every peer); with the
+ * doubling, the stages at 32 ranks on 2 cores took ~0.15 s less
+ * (docs/performance.md).  A wait costs at most one longest sleep more. */
+#define SLEEP_FIRST_NS 20000L
+#define SLEEP_LONGEST_NS 1000000L
 
 static void pause_after(unsigned spins)
 {
@@ -22,7 +30,9 @@ static void pause_after(unsigned spins)
         sched_yield();
         return;
     }
-    struct timespec ts = {0, 20000};
+    unsigned k = spins - SPINS - YIELDS;
+    long ns = SLEEP_FIRST_NS << (k < 6 ? k : 6);
+    struct timespec ts = {0, ns < SLEEP_LONGEST_NS ? ns : SLEEP_LONGEST_NS};
     nanosleep(&ts, NULL);
 }
 
