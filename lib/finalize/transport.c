@@ -17,10 +17,12 @@
  * ranks that work.  Where ranks outnumber cores, 31 waiters waking every
  * 20 us took a large share of two cores from the one that had work (each
  * test runs the MPI library's progress over every peer); with the
- * doubling, the stages at 32 ranks on 2 cores took ~0.15 s less
- * (docs/performance.md).  A wait costs at most one longest sleep more. */
+ * doubling, finalize at 32 ranks on 2 cores took ~0.1 s less
+ * (docs/performance.md).  A wait costs at most one longest sleep more:
+ * with 1 ms the hops of 8 ranks on 2 cores got slower than before; 250 us
+ * was as fast as 20 us there and the fastest at 32. */
 #define SLEEP_FIRST_NS 20000L
-#define SLEEP_LONGEST_NS 1000000L
+#define SLEEP_LONGEST_NS 250000L
 
 static void pause_after(unsigned spins)
 {
