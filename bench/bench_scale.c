@@ -499,6 +499,10 @@ int main(int argc, char **argv)
     size_t paths_nodes = 0;
     bool paths_exact = false;
     sim_paths(P, &paths_lead, &paths_nodes, &paths_exact);
+    double sites_recv = 0, sites_peak = 0, sites_cpu = 0;
+    size_t sites_keys = 0;
+    bool sites_exact = false;
+    sim_sites(P, &sites_recv, &sites_peak, &sites_cpu, &sites_keys, &sites_exact);
     double cube_bytes = 0, cube_recv = 0, cube_peak = 0, cube_cpu = 0;
     bool cube_exact = false;
     sim_cube(P, tmp, &cube_bytes, &cube_recv, &cube_peak, &cube_cpu, &cube_exact);
@@ -523,17 +527,20 @@ int main(int argc, char **argv)
            " waits_busiest_rank=%" PRId64 " waits_peak_mib=%.3f waits_recv_mib=%.3f"
            " waits_cpu_s=%.3f waits_lead_recv_mib=%.3f waits_exact=%s"
            " paths_nodes=%zu paths_lead_recv_kib=%.3f paths_exact=%s"
+           " sites_keys=%zu sites_lead_recv_mib=%.3f sites_lead_peak_mib=%.3f"
+           " sites_lead_cpu_s=%.3f sites_exact=%s"
            " cube_bytes=%.0f cube_lead_recv_mib=%.3f cube_lead_peak_mib=%.3f cube_lead_cpu_s=%.3f"
-           " cube_exact=%s stages=counts,waits,paths,cube exact=%s\n",
+           " cube_exact=%s stages=counts,waits,paths,sites,cube exact=%s\n",
            P, workload_names[wl], calls, ncomms, busiest, (double)rank_peak[busiest] / 1048576.0,
            rank_recv[busiest] / 1048576.0, rank_cpu[busiest], most_recv,
            rank_recv[most_recv] / 1048576.0, most_cpu, rank_cpu[most_cpu],
            rank_recv[0] / 1048576.0, rank_cpu[0], total_output, wmost,
            (double)ws.peak[wmost] / 1048576.0, ws.recv[wmost] / 1048576.0, ws.cpu[wmost],
            ws.recv[0] / 1048576.0, ws.exact ? "yes" : "no", paths_nodes, paths_lead / 1024.0,
-           paths_exact ? "yes" : "no", cube_bytes, cube_recv, cube_peak, cube_cpu,
+           paths_exact ? "yes" : "no", sites_keys, sites_recv, sites_peak, sites_cpu,
+           sites_exact ? "yes" : "no", cube_bytes, cube_recv, cube_peak, cube_cpu,
            cube_exact ? "yes" : "no",
-           exact && ws.exact && paths_exact && cube_exact ? "yes" : "no");
+           exact && ws.exact && paths_exact && sites_exact && cube_exact ? "yes" : "no");
     sim_waits_free(&ws);
     for (int i = 0; i < 2; i++) {
         free(sparse_t[i].start);

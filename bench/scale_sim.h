@@ -67,6 +67,10 @@ void sim_waits_free(wait_sim *s);
  * nodes, *lead_recv: bytes rank 0 received; *exact: every rank's paths got
  * rank 0's ids.  Charges each rank (sim_charge). */
 void sim_paths(int64_t P, double *lead_recv, size_t *nodes, bool *exact);
+/* The sites stage (scale_sites.c): the job's sites, clocks and locations
+ * up the world's tree through finalize's own reduction. */
+void sim_sites(int64_t P, double *lead_recv_mib, double *lead_peak_mib, double *lead_cpu,
+               size_t *nkeys, bool *exact);
 
 /* The Cube stage (scale_cube.c): profile.cubex of P ranks written into dir
  * as finalize streams it; its bytes, what rank 0 received and held at

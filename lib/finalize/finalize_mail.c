@@ -99,34 +99,31 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
     free(want);
 }
 
+/* The world's ranks as a carrier for cp_tree_reduce_up. */
+typedef struct world_io {
+    fin *f;
+    int tag;
+} world_io;
+
+static char *world_recv(void *ctx, int64_t from, size_t *len)
+{
+    world_io *w = ctx;
+    return cp_tp_recv_message((int)from, w->tag, w->f->w, NULL, len);
+}
+
+static void world_send(void *ctx, int64_t to, const void *p, size_t len)
+{
+    world_io *w = ctx;
+    MPI_Request r;
+    if (cp_isend_bytes(p, len, (int)to, w->tag, w->f->w, &r) == MPI_SUCCESS)
+        cp_tp_wait(&r, NULL);
+}
+
 bool cp_fin_up_tree(fin *f, int tag, void (*pack)(void *ctx, cp_wbuf *b, bool failed),
                     bool (*merge)(void *ctx, const char *buf, size_t len), void *ctx, bool ok)
 {
-    int rounds = cp_tree_rounds(f->size), up = cp_tree_send_round(f->rank);
-    for (int k = 0; k < rounds && (up < 0 || k < up); k++) {
-        if (!cp_tree_has_child(f->rank, f->size, k))
-            continue;
-        size_t len;
-        char *buf = cp_tp_recv_message(f->rank + (1 << k), tag, f->w, NULL, &len);
-        if (!buf || !merge(ctx, buf, len))
-            ok = false;
-        free(buf);
-    }
-    if (up >= 0) {
-        cp_wbuf b = {0};
-        pack(ctx, &b, !ok);
-        if (b.failed || !cp_bytes_fit(b.len)) { /* what still can go */
-            cp_wbuf_free(&b);
-            b = (cp_wbuf){0};
-            pack(ctx, &b, true);
-            ok = false;
-        }
-        static const char lost[4] = {1};
-        MPI_Request r;
-        if (cp_isend_bytes(b.failed ? lost : b.p, b.failed ? sizeof lost : b.len,
-                           f->rank - (1 << up), tag, f->w, &r) == MPI_SUCCESS)
-            cp_tp_wait(&r, NULL);
-        cp_wbuf_free(&b);
-    }
-    return ok;
+    world_io w = {f, tag};
+    cp_tree_io io = {&w, world_recv, world_send};
+    cp_tree_op op = {ctx, pack, merge, CP_BYTES_MAX};
+    return cp_tree_reduce_up(f->rank, f->size, &io, &op, ok);
 }

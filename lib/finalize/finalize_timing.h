@@ -15,6 +15,7 @@
 
 #include "collprof/profile.h"
 #include "finalize.h"
+#include "job_sites.h"
 #include "pack.h"
 #include "location.h"
 #include "wait_states.h"
@@ -59,13 +60,6 @@ static inline uint32_t cp_site_key_coll(int64_t key) { return (uint32_t)(key >> 
 static inline uint32_t cp_site_key_form(int64_t key) { return (uint32_t)(key & 0xff); }
 static inline uint32_t cp_site_key_path(int64_t key) { return (uint32_t)((uint64_t)key >> 16); }
 
-/* Per collective over all ranks and sites, for timings.cpt's aggregates. */
-typedef struct cp_coll_agg {
-    uint64_t calls;   /* timed calls */
-    double time;      /* their execution time */
-    double min, max;  /* over the sites whose calls have their own records */
-    uint32_t any;     /* min and max are set */
-} cp_coll_agg;
 
 /* What the timing stage leaves: on every rank its own sites (its column of
  * the Cube profile); on rank 0 what it learns of the job. */

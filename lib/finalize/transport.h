@@ -39,32 +39,9 @@ static inline bool cp_bytes_fit(uint64_t n)
 }
 
 /* The binomial tree of finalize over the ranks 0..n-1 of a group, rooted
- * at 0: rank r > 0 sends to r - 2^k in round k, its lowest set bit, after
- * it has received from its children, r + 2^j for every round j < k with
- * r + 2^j < n.  Each rank receives from at most ceil(log2 n) others, and a
- * round never waits on a later one, so the rounds need no collective. */
-static inline int cp_tree_send_round(int64_t r)
-{
-    int k = 0;
-    while (r > 0 && !((r >> k) & 1))
-        k++;
-    return r > 0 ? k : -1; /* the root sends to no one */
-}
-
-static inline bool cp_tree_has_child(int64_t r, int64_t n, int k)
-{
-    int64_t step = (int64_t)1 << k;
-    return (r & (2 * step - 1)) == 0 && r + step < n;
-}
-
-/* Rounds the tree of n ranks takes. */
-static inline int cp_tree_rounds(int64_t n)
-{
-    int k = 0;
-    while (((int64_t)1 << k) < n)
-        k++;
-    return k;
-}
+ * at 0 (cp_tree_send_round, cp_tree_has_child, cp_tree_rounds): MPI-free,
+ * with the reduction up it that the scale simulator runs too. */
+#include "tree_reduce.h"
 
 /* Wait for a request, yielding (MPI_STATUS_IGNORE: st NULL). */
 int cp_tp_wait(MPI_Request *r, MPI_Status *st);
