@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tree_reduce.h"
+
 typedef struct comm {
     int64_t n;
     int64_t first, stride; /* world rank of member i: first + i * stride */
@@ -28,6 +30,26 @@ uint64_t sim_mix(uint64_t x);
 void sim_charge(int64_t w, double recv, double cpu, size_t held);
 /* The simulator cannot go on: says why on stderr, exits 1. */
 _Noreturn void sim_die(const char *what);
+
+/* Messages in flight between virtual ranks run one by one, from P - 1
+ * down to 0 (scale_mailbox.c): a carrier for cp_tree_reduce_up.  A rank
+ * receives only what its children sent before it ran. */
+typedef struct sim_mail {
+    int64_t from, to;
+    char *p;
+    size_t len;
+} sim_mail;
+
+typedef struct sim_mailbox {
+    sim_mail *m;
+    size_t n, cap;
+    int64_t self;     /* the rank running: set before it runs */
+    double received;  /* bytes it received (reset it before it runs) */
+    size_t largest;   /* the largest message it received (likewise) */
+} sim_mailbox;
+
+cp_tree_io sim_mailbox_io(sim_mailbox *b);
+void sim_mailbox_free(sim_mailbox *b);
 
 static inline int64_t sim_world_of(const comm *c, int64_t i)
 {

@@ -59,52 +59,6 @@ static void own_value(int64_t r, cp_job_sites *j)
     j->naggregated = (uint64_t)(r % 3);
 }
 
-/* Messages in flight: to a rank not yet run, from one that has. */
-typedef struct mail {
-    int64_t from, to;
-    char *p;
-    size_t len;
-} mail;
-
-typedef struct mailboxes {
-    mail *m;
-    size_t n, cap;
-    int64_t self;     /* the rank running */
-    double received;  /* by it, in this stage */
-    size_t largest;   /* the largest message it received */
-} mailboxes;
-
-static char *box_recv(void *ctx, int64_t from, size_t *len)
-{
-    mailboxes *b = ctx;
-    for (size_t i = 0; i < b->n; i++)
-        if (b->m[i].from == from && b->m[i].to == b->self) {
-            char *p = b->m[i].p;
-            *len = b->m[i].len;
-            b->received += (double)*len;
-            if (*len > b->largest)
-                b->largest = *len;
-            b->m[i] = b->m[--b->n];
-            return p;
-        }
-    sim_die("a rank's child has not sent (the tree's order is broken)");
-}
-
-static void box_send(void *ctx, int64_t to, const void *p, size_t len)
-{
-    mailboxes *b = ctx;
-    if (b->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 64;
-        if (!(b->m = realloc(b->m, b->cap * sizeof *b->m)))
-            sim_die("out of memory for the mailboxes");
-    }
-    char *copy = malloc(len ? len : 1);
-    if (!copy)
-        sim_die("out of memory for a message");
-    memcpy(copy, p, len);
-    b->m[b->n++] = (mail){b->self, to, copy, len};
-}
-
 static size_t held_by(const cp_job_sites *j)
 {
     return j->n * sizeof *j->keys + j->ncolls * sizeof *j->colls + j->locs.cap;
@@ -113,8 +67,8 @@ static size_t held_by(const cp_job_sites *j)
 void sim_sites(int64_t P, double *lead_recv_mib, double *lead_peak_mib, double *lead_cpu,
                size_t *nkeys, bool *exact)
 {
-    mailboxes box = {0};
-    cp_tree_io io = {&box, box_recv, box_send};
+    sim_mailbox box = {0};
+    cp_tree_io io = sim_mailbox_io(&box);
     cp_job_sites root;
     bool ok = true;
     for (int64_t r = P - 1; r >= 0; r--) {
@@ -160,5 +114,5 @@ void sim_sites(int64_t P, double *lead_recv_mib, double *lead_peak_mib, double *
     *exact = good;
     free(loc);
     cp_job_sites_free(&root);
-    free(box.m);
+    sim_mailbox_free(&box);
 }

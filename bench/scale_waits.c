@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job_waits.h"
 #include "scale_sim.h"
 #include "wait_states.h"
 #include "wait_stats.h"
@@ -278,63 +279,60 @@ static size_t wstat_bytes(const cp_wstat *w)
     return sizeof *w + (w->binned ? w->nbins * 12 : (size_t)w->n * 8);
 }
 
-/* World rank r holding [r, r + span): its own statistics and its
- * children's, merged. */
-static void stats_node(wait_sim *s, int64_t r, int64_t span, cp_wstat acc[2])
+static size_t job_bytes(const cp_job_waits *j)
 {
-    memset(acc, 0, 2 * sizeof *acc);
-    double t0 = sim_cpu_now();
-    own_stats(s, r, acc);
-    double cpu = sim_cpu_now() - t0;
-    for (int64_t step = 1; step < span && r + step < s->P; step *= 2) {
-        cp_wstat child[2];
-        stats_node(s, r + step, step, child);
-        t0 = sim_cpu_now();
-        cp_wbuf b = {0};
-        for (int q = 0; q < 2; q++)
-            cp_wstat_pack(&b, &child[q]);
-        note(s, r + step, 0, sim_cpu_now() - t0, 0);
-        t0 = sim_cpu_now();
-        cp_rbuf rb = {b.p, b.len, 0, false};
-        size_t held = b.len;
-        for (int q = 0; q < 2; q++) {
-            cp_wstat got;
-            if (b.failed || cp_wstat_unpack(&rb, &got))
-                sim_die("cannot unpack statistics");
-            cp_wstat_merge(&acc[q], &got);
-            held += wstat_bytes(&acc[q]) + wstat_bytes(&got);
-            cp_wstat_free(&got);
-            cp_wstat_free(&child[q]);
-        }
-        cpu += sim_cpu_now() - t0;
-        note(s, r, (double)b.len, 0, held);
-        cp_wbuf_free(&b);
-    }
-    note(s, r, 0, cpu, 0);
+    size_t n = sizeof *j;
+    for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+        n += wstat_bytes(&j->stat[p]);
+    return n;
 }
 
+/* The statistics up the world's tree through finalize's own reduction
+ * (collectors/job_waits.c over cp_tree_reduce_up), the ranks run from
+ * P - 1 down to 0 over the simulator's mailboxes. */
 void sim_waits_stats(wait_sim *s)
 {
-    int64_t span = 1;
-    while (span < s->P)
-        span *= 2;
-    cp_wstat all[2];
-    stats_node(s, 0, span, all);
+    sim_mailbox box = {0};
+    cp_tree_io io = sim_mailbox_io(&box);
+    cp_job_waits root;
+    bool ok = true;
+    for (int64_t r = s->P - 1; r >= 0; r--) {
+        cp_job_waits j;
+        memset(&j, 0, sizeof j);
+        cp_wstat own[2];
+        memset(own, 0, sizeof own);
+        double t0 = sim_cpu_now();
+        own_stats(s, r, own);
+        j.stat[CP_WAIT_NXN] = own[0];
+        j.stat[CP_NXN_COMPLETION] = own[1];
+        box.self = r;
+        box.received = 0;
+        box.largest = 0;
+        cp_tree_op op = cp_job_waits_op;
+        op.ctx = &j;
+        ok &= cp_tree_reduce_up(r, s->P, &io, &op, true);
+        note(s, r, box.received, sim_cpu_now() - t0, job_bytes(&j) + box.largest);
+        if (r == 0)
+            root = j;
+        else
+            cp_job_waits_free(&j);
+    }
+    sim_mailbox_free(&box);
     /* Rank 0: what profile.stat would say, against the generator. */
     uint64_t n = 0;
     double sum = 0;
-    for (int q = 0; q < 2; q++) {
+    for (int q = 0; q < CP_NWAIT_PATTERNS; q++) {
         cp_stat_pattern p;
         memset(&p, 0, sizeof p);
-        if (cp_wstat_summarize(&all[q], &p))
+        if (cp_wstat_summarize(&root.stat[q], &p))
             sim_die("out of memory summarizing");
         n += p.count;
         sum += p.sum;
         if (p.count && !(p.minimum <= p.median && p.median <= p.maximum))
             s->exact = false;
-        cp_wstat_free(&all[q]);
     }
-    if (n != s->expect_n || fabs(sum - s->expect_sum) > 1e-9 * s->expect_sum)
+    cp_job_waits_free(&root);
+    if (!ok || n != s->expect_n || fabs(sum - s->expect_sum) > 1e-9 * s->expect_sum)
         s->exact = false;
 }
 

@@ -309,11 +309,11 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     if (st.oom)
         cp_fin_fail(f, "out of memory while summing timings");
     if (f->rank == 0) {
-        memcpy(rt->stat, fd.stat, sizeof rt->stat);
-        memset(fd.stat, 0, sizeof fd.stat);
-        memcpy(rt->top, fd.top, sizeof rt->top);
-        memcpy(rt->slowest, fd.slowest, fd.nslowest * sizeof *fd.slowest);
-        rt->nslowest = fd.nslowest;
+        memcpy(rt->stat, fd.job.stat, sizeof rt->stat);
+        memset(fd.job.stat, 0, sizeof fd.job.stat);
+        memcpy(rt->top, fd.job.top, sizeof rt->top);
+        memcpy(rt->slowest, fd.job.slowest, fd.job.nslowest * sizeof *fd.job.slowest);
+        rt->nslowest = fd.job.nslowest;
         rt->stats_lost = fd.stats_lost;
     }
 

@@ -16,14 +16,13 @@
 #include "collprof/profile.h"
 #include "finalize.h"
 #include "job_sites.h"
+#include "job_waits.h"
 #include "pack.h"
 #include "location.h"
 #include "wait_states.h"
 #include "wait_stats.h"
 
 #define TAG_TIMING 0x6371
-/* Slowest calls kept per rank, and job-wide in rank 0's aggregates. */
-#define CP_SLOWEST 10
 
 /* One rank's sums over one site: a collective called from one call path
  * (all its communicators). */
@@ -104,10 +103,9 @@ typedef struct cp_own_wait {
 typedef struct cp_found {
     cp_own_wait *own;
     size_t nown, capown;
-    cp_wstat stat[CP_NWAIT_PATTERNS];       /* rank 0: every rank's, merged */
-    cp_stat_pattern top[CP_NWAIT_PATTERNS]; /* most severe; cnode = cp_site_key */
-    cp_cpt_slow slowest[CP_SLOWEST];        /* this rank's, then (rank 0) the job's */
-    size_t nslowest;
+    cp_job_waits job;  /* statistics and most severe instances (rank 0: every rank's,
+                          merged; cnode = cp_site_key), slowest calls (this rank's,
+                          then at rank 0 the job's) */
     bool stats_lost;                        /* rank 0: some rank's are missing */
     bool oom;
 } cp_found;

@@ -287,75 +287,21 @@ static void on_own(void *vctx, int p, size_t i, double sev)
     const cp_timing_rec *r = &x->s->t->recs[i];
     uint32_t path = x->s->t->paths[i];
     add_own(x->fd, (uint32_t)x->s->k, r->form, path, (uint32_t)p, sev);
-    cp_wstat_add(&x->fd->stat[p], sev);
+    cp_wstat_add(&x->fd->job.stat[p], sev);
     cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->s->k, r->form, path), .enter = r->enter,
                        .exit = r->exit, .duration = sev, .rank = cp_rt.world_rank};
-    cp_stat_offer_event(&x->fd->top[p], &e);
+    cp_stat_offer_event(&x->fd->job.top[p], &e);
 }
 
 /* ------------------------------------------- statistics to world rank 0 */
-
-static void pack_stats(cp_wbuf *b, const cp_found *fd, bool failed)
-{
-    cp_put_u32(b, failed);
-    cp_put_u32(b, (uint32_t)fd->nslowest); /* kept even when the rest failed */
-    cp_put(b, fd->slowest, fd->nslowest * sizeof *fd->slowest);
-    for (int p = 0; p < CP_NWAIT_PATTERNS && !failed; p++) {
-        cp_wstat_pack(b, &fd->stat[p]);
-        cp_put_u32(b, (uint32_t)fd->top[p].nevents);
-        cp_put(b, fd->top[p].events, fd->top[p].nevents * sizeof(cp_stat_event));
-    }
-}
-
-static bool merge_stats(cp_found *fd, const char *buf, size_t len)
-{
-    cp_rbuf rb = {.p = buf, .len = len};
-    bool failed = cp_get_u32(&rb) != 0;
-    uint32_t ns = cp_get_u32(&rb);
-    for (uint32_t i = 0; i < ns && i < CP_SLOWEST && !rb.bad; i++) {
-        cp_cpt_slow s;
-        cp_get(&rb, &s, sizeof s);
-        s.collective[sizeof s.collective - 1] = '\0';
-        if (!rb.bad)
-            cp_cpt_slow_offer(fd->slowest, &fd->nslowest, CP_SLOWEST, &s);
-    }
-    if (failed || ns > CP_SLOWEST)
-        return false;
-    for (int p = 0; p < CP_NWAIT_PATTERNS && !rb.bad; p++) {
-        cp_wstat w;
-        if (cp_wstat_unpack(&rb, &w))
-            return false;
-        cp_wstat_merge(&fd->stat[p], &w);
-        cp_wstat_free(&w);
-        uint32_t ne = cp_get_u32(&rb);
-        for (uint32_t e = 0; e < ne && e < CP_STAT_MAX_EVENTS && !rb.bad; e++) {
-            cp_stat_event ev;
-            cp_get(&rb, &ev, sizeof ev);
-            if (!rb.bad)
-                cp_stat_offer_event(&fd->top[p], &ev);
-        }
-        if (ne > CP_STAT_MAX_EVENTS)
-            rb.bad = true;
-    }
-    return !rb.bad;
-}
-
-static void pack_stats_cb(void *ctx, cp_wbuf *b, bool failed)
-{
-    pack_stats(b, ctx, failed);
-}
-
-static bool merge_stats_cb(void *ctx, const char *buf, size_t len)
-{
-    return merge_stats(ctx, buf, len);
-}
 
 /* Up the world's binomial tree (cp_fin_up_tree), as the call paths go. */
 static void stats_to_rank0(fin *f, cp_found *fd, bool ok)
 {
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-        ok &= !fd->stat[p].oom;
-    if (!cp_fin_up_tree(f, TAG_WAIT_STATS, pack_stats_cb, merge_stats_cb, fd, ok))
+        ok &= !fd->job.stat[p].oom;
+    if (!cp_fin_up_tree(f, TAG_WAIT_STATS, cp_job_waits_op.pack, cp_job_waits_op.merge,
+                        &fd->job, ok))
         fd->stats_lost = true;
 }
 
@@ -415,7 +361,7 @@ void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslo
     if (!timing)
         return; /* the same on every rank */
     for (size_t i = 0; i < nslow; i++)
-        cp_cpt_slow_offer(fd->slowest, &fd->nslowest, CP_SLOWEST, &slow[i]);
+        cp_cpt_slow_offer(fd->job.slowest, &fd->job.nslowest, CP_SLOWEST, &slow[i]);
     all_series S = {0};
     MPI_Request *reqs = NULL;
     cp_wbuf *bufs = NULL;
@@ -478,7 +424,6 @@ void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslo
 void cp_found_free(cp_found *fd)
 {
     free(fd->own);
-    for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-        cp_wstat_free(&fd->stat[p]);
+    cp_job_waits_free(&fd->job);
     memset(fd, 0, sizeof *fd);
 }
