@@ -20,8 +20,10 @@
  * each member's sampled calls up and down the same tree, each member's own
  * waiting times checked against the generator, the statistics up the
  * world's tree to rank 0.  The call-path stage (scale_paths.c) runs the
- * world's tree of call paths up to rank 0 and the ids back down; the Cube
- * stage (scale_cube.c) writes profile.cubex of P locations as finalize
+ * world's tree of call paths up to rank 0 and the ids back down; the sites
+ * stage (scale_sites.c) runs finalize's own reduction of the job's sites,
+ * clocks and locations up the world's tree (cp_tree_reduce_up over
+ * mailboxes, as the wait-state statistics go); the Cube stage (scale_cube.c) writes profile.cubex of P locations as finalize
  * streams it, a batch of rows at a time.
  *
  * usage: bench_scale --ranks P --workload halo|uniform|sparse|subcomms
@@ -44,9 +46,10 @@
  *   most_cpu_rank= most_cpu_s= lead_recv_mib= lead_cpu_s= output_bytes=
  *   waits_busiest_rank= waits_peak_mib= waits_recv_mib= waits_cpu_s=
  *   waits_lead_recv_mib= waits_exact=yes|no paths_nodes= paths_lead_recv_kib=
- *   paths_exact=yes|no cube_bytes= cube_lead_recv_mib= cube_lead_peak_mib=
- *   cube_lead_cpu_s= cube_exact=yes|no stages=counts,waits,paths,cube
- *   exact=yes|no
+ *   paths_exact=yes|no sites_keys= sites_lead_recv_mib= sites_lead_peak_mib=
+ *   sites_lead_cpu_s= sites_exact=yes|no cube_bytes= cube_lead_recv_mib=
+ *   cube_lead_peak_mib= cube_lead_cpu_s= cube_exact=yes|no
+ *   stages=counts,waits,paths,sites,cube exact=yes|no
  * busiest_*: the world rank that held the most memory at once in this
  * run (its own table and tree, each message it received, the merge, and
  * for a lead the blocks; in the wait-state stage its lists), over all its
@@ -58,6 +61,8 @@
  * waits_*: the same for the wait-state stage alone (its busiest rank, and
  * what rank 0 received in it); paths_*: the distinct call-tree nodes rank 0
  * numbered, the bytes it received, every rank's paths back with its ids;
+ * sites_*: the distinct site keys at rank 0, what it received and held at
+ * most and its CPU, keys, sums and every location checked there;
  * cube_*: profile.cubex's size, what rank 0 received and held at most for
  * it and its CPU, every value read back equal; exact: every stage exact.
  */
