@@ -1,10 +1,12 @@
 /*
- * The scale simulator's call-path stage: the real functions of finalize
- * (collectors/callsite_tree.c) for every virtual rank, in the order of the
- * world's binomial tree (lib/finalize/finalize_callsites.c): each rank's
- * paths as a prefix tree, packed up to its parent, merged there; rank 0
- * numbers the job's tree; the ids go back down, each child receiving the
- * ids of the nodes it sent.
+ * The scale simulator's call-path stage: finalize's own way up and down
+ * (collectors/callsite_stage.c, as lib/finalize/finalize_callsites.c runs
+ * it over MPI) for every virtual rank, over the simulator's mailboxes: up,
+ * the ranks from P - 1 down to 0, each rank's paths as a prefix tree
+ * packed to its parent and merged there; rank 0 numbers the job's tree;
+ * down, the ranks from 0 up, each child receiving the ids of the nodes it
+ * sent.  Between the two ways every rank keeps where its children's nodes
+ * went (a few dozen bytes), not its nodes.
  *
  * Every rank calls its collectives from two paths, main > solve >
  * exchange and main > solve > norm (an SPMD code: the same on all ranks);
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callsite_stage.h"
 #include "callsite_tree.h"
 #include "scale_sim.h"
 
@@ -59,91 +62,6 @@ static void own_tree(int64_t r, cp_ptree *t, int64_t leaf[3])
     leaf[2] = r % 1000 == 0 ? add_path(t, path_checkpoint, NFRAMES(path_checkpoint)) : -1;
 }
 
-typedef struct psim {
-    int64_t P;
-    double lead_recv;
-    bool exact;
-    int64_t want[3]; /* rank 0's ids of the three paths */
-} psim;
-
-/* Rank r holding [r, r + span): its tree merged with its children's (each
- * child's subtree first).  subs: where each child's nodes went (kept when
- * not NULL, one per round).  account: charge the work. */
-static void up(psim *x, int64_t r, int64_t span, cp_ptree *t, cp_psub *subs, int *nsubs,
-               bool account)
-{
-    double t0 = sim_cpu_now();
-    int64_t leaf[3];
-    own_tree(r, t, leaf);
-    double cpu = sim_cpu_now() - t0;
-    int k = 0;
-    size_t held_subs = 0;
-    for (int64_t step = 1; step < span && r + step < x->P; step *= 2, k++) {
-        cp_ptree ct;
-        up(x, r + step, step, &ct, NULL, NULL, account);
-        t0 = sim_cpu_now();
-        cp_wbuf b = {0};
-        cp_ptree_pack(&b, &ct, false);
-        double pack = sim_cpu_now() - t0;
-        free(ct.nodes);
-        t0 = sim_cpu_now();
-        cp_psub s = {.rank = (int)(r + step)};
-        if (b.failed || !cp_ptree_merge(t, b.p, b.len, &s))
-            sim_die("cannot merge a call tree");
-        cpu += sim_cpu_now() - t0;
-        held_subs += s.n * sizeof(int64_t);
-        if (account) {
-            sim_charge(r + step, 0, pack, 0);
-            sim_charge(r, (double)b.len, 0, t->n * sizeof(cp_pnode) + b.len + held_subs);
-            if (r == 0)
-                x->lead_recv += (double)b.len;
-        }
-        cp_wbuf_free(&b);
-        if (subs)
-            subs[k] = s;
-        else
-            free(s.to_mine);
-    }
-    if (nsubs)
-        *nsubs = k;
-    if (account)
-        sim_charge(r, 0, cpu, 0);
-}
-
-/* Rank r got the ids of its tree's nodes (ids[i]: node i's). */
-static void down(psim *x, int64_t r, int64_t span, const int64_t *ids, size_t nids)
-{
-    cp_ptree t;
-    cp_psub subs[64];
-    int nk;
-    up(x, r, span, &t, subs, &nk, false); /* what r held after the way up */
-    if (t.n != nids)
-        x->exact = false;
-    /* Its own paths got the ids rank 0 gave them (its own nodes come
-     * first in its tree: own_tree adds them before any child's). */
-    int64_t leaf[3];
-    cp_ptree mine;
-    own_tree(r, &mine, leaf);
-    for (int i = 0; i < 3; i++)
-        if (leaf[i] >= 0 && ((size_t)leaf[i] >= nids || ids[leaf[i]] != x->want[i]))
-            x->exact = false;
-    free(mine.nodes);
-    sim_charge(r, (double)nids * sizeof(int64_t), 0, t.n * sizeof(cp_pnode));
-    for (int k = nk - 1; k >= 0; k--) {
-        double t0 = sim_cpu_now();
-        int64_t *cids = malloc((subs[k].n ? subs[k].n : 1) * sizeof *cids);
-        if (!cids)
-            sim_die("out of memory");
-        for (uint64_t i = 0; i < subs[k].n; i++)
-            cids[i] = ids[subs[k].to_mine[i]];
-        sim_charge(r, 0, sim_cpu_now() - t0, 0);
-        down(x, r + ((int64_t)1 << k), (int64_t)1 << k, cids, subs[k].n);
-        free(cids);
-        free(subs[k].to_mine);
-    }
-    free(t.nodes);
-}
-
 /* The id rank 0 gave a path: walk the numbered tree by function. */
 static int64_t id_of(const cp_manifest *m, const frame_def *p, size_t n)
 {
@@ -159,35 +77,75 @@ static int64_t id_of(const cp_manifest *m, const frame_def *p, size_t n)
     return at;
 }
 
+static size_t subs_bytes(const cp_paths_rank *st)
+{
+    size_t n = st->nsubs * sizeof *st->subs;
+    for (size_t i = 0; i < st->nsubs; i++)
+        n += st->subs[i].n * sizeof(int64_t);
+    return n;
+}
+
 void sim_paths(int64_t P, double *lead_recv, size_t *nodes, bool *exact)
 {
-    psim x = {.P = P, .exact = true};
-    int64_t span = 1;
-    while (span < P)
-        span *= 2;
-    cp_ptree t;
-    up(&x, 0, span, &t, NULL, NULL, true);
+    cp_paths_rank *st = calloc((size_t)P, sizeof *st);
+    if (!st)
+        sim_die("out of memory for the ranks' call-path state");
+    sim_mailbox box = {0};
+    cp_tree_io io = sim_mailbox_io(&box);
+    /* Up: each rank's own tree, its children's merged in, to its parent. */
+    for (int64_t r = P - 1; r >= 0; r--) {
+        int64_t leaf[3];
+        double t0 = sim_cpu_now();
+        own_tree(r, &st[r].t, leaf);
+        st[r].ok = true;
+        box.self = r;
+        box.received = 0;
+        box.largest = 0;
+        cp_paths_up(&st[r], r, P, &io);
+        sim_charge(r, box.received, sim_cpu_now() - t0,
+                   st[r].t.cap * sizeof(cp_pnode) + box.largest + subs_bytes(&st[r]));
+        if (r == 0) {
+            *lead_recv = box.received;
+        } else { /* the way down needs the number of nodes, not the nodes */
+            free(st[r].t.nodes);
+            st[r].t = (cp_ptree){.first_root = -1, .last_root = -1};
+        }
+    }
+    /* Down: rank 0 numbers, the ids go to every rank, each checks its own
+     * paths got rank 0's ids. */
     cp_manifest m;
     memset(&m, 0, sizeof m);
-    double t0 = sim_cpu_now();
-    if (cp_ptree_number(&t, &m))
-        sim_die("out of memory numbering");
-    sim_charge(0, 0, sim_cpu_now() - t0, 0);
-    *nodes = m.ncall_tree;
-    x.want[0] = id_of(&m, path_exchange, NFRAMES(path_exchange));
-    x.want[1] = id_of(&m, path_norm, NFRAMES(path_norm));
-    x.want[2] = id_of(&m, path_checkpoint, NFRAMES(path_checkpoint));
-    if (m.ncall_tree != 5 || x.want[0] < 0 || x.want[1] < 0 || x.want[2] < 0)
-        x.exact = false;
-    int64_t *ids = malloc((t.n ? t.n : 1) * sizeof *ids);
-    if (!ids)
-        sim_die("out of memory");
-    for (size_t i = 0; i < t.n; i++)
-        ids[i] = t.nodes[i].id;
-    down(&x, 0, span, ids, t.n);
-    free(ids);
-    free(t.nodes);
+    bool good = true;
+    int64_t want[3] = {-1, -1, -1};
+    for (int64_t r = 0; r < P; r++) {
+        box.self = r;
+        box.received = 0;
+        double t0 = sim_cpu_now();
+        good &= cp_paths_down(&st[r], r, P, &io, &m);
+        sim_charge(r, box.received, sim_cpu_now() - t0,
+                   st[r].nnodes * sizeof(int64_t) + subs_bytes(&st[r]));
+        if (r == 0) {
+            *nodes = m.ncall_tree;
+            want[0] = id_of(&m, path_exchange, NFRAMES(path_exchange));
+            want[1] = id_of(&m, path_norm, NFRAMES(path_norm));
+            want[2] = id_of(&m, path_checkpoint, NFRAMES(path_checkpoint));
+            good &= m.ncall_tree == 5 && want[0] >= 0 && want[1] >= 0 && want[2] >= 0;
+        }
+        /* Its own nodes come first in its tree (own_tree adds them before
+         * any child's), so its paths' leaves are those of a tree of its
+         * own paths alone. */
+        cp_ptree mine;
+        int64_t leaf[3];
+        own_tree(r, &mine, leaf);
+        for (int i = 0; i < 3 && st[r].ids; i++)
+            if (leaf[i] >= 0 && ((size_t)leaf[i] >= st[r].nnodes || st[r].ids[leaf[i]] != want[i]))
+                good = false;
+        free(mine.nodes);
+        cp_paths_rank_free(&st[r]);
+    }
+    good &= box.n == 0;
+    sim_mailbox_free(&box);
+    free(st);
     free(m.call_tree);
-    *lead_recv = x.lead_recv;
-    *exact = x.exact;
+    *exact = good;
 }

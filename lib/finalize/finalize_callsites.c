@@ -15,15 +15,19 @@
  * child sent.  Every rank then renames the paths in its signatures, so that
  * the count files, the Cube call tree and profile.stat all speak of the
  * same ids.  No rank receives more than ceil(log2 P) trees.  The tree
- * itself (no MPI): collectors/callsite_tree.c.
+ * itself (no MPI): collectors/callsite_tree.c; a rank's way up and down
+ * over any carrier (run by the scale simulator too):
+ * collectors/callsite_stage.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "callsite.h"
+#include "callsite_stage.h"
 #include "callsite_tree.h"
 #include "finalize.h"
+#include "finalize_mail.h"
 #include "pack.h"
 #include "runtime.h"
 #include "transport.h"
@@ -79,106 +83,27 @@ static void rename_paths(const uint32_t *map, uint32_t n)
         }
 }
 
-/* The ids of a child's nodes, sent down to it (or, failed, none). */
-static void send_ids(fin *f, const cp_ptree *t, const cp_psub *s, bool failed, cp_wbuf *b,
-                     MPI_Request *r, size_t *nr)
-{
-    cp_put_u32(b, failed);
-    cp_put_u64(b, failed ? 0 : s->n);
-    for (uint64_t i = 0; !failed && i < s->n; i++)
-        cp_put_i64(b, t->nodes[s->to_mine[i]].id);
-    /* Without room for the ids, a message the child reads as failed. */
-    static const unsigned char failed_msg[12] = {1};
-    const void *p = b->failed ? (const void *)failed_msg : b->p;
-    if (cp_isend_bytes(p, b->failed ? sizeof failed_msg : b->len, s->rank, TAG_PATHS_DOWN, f->w,
-                       &r[*nr]) == MPI_SUCCESS)
-        (*nr)++;
-}
-
 void cp_fin_callsites(fin *f)
 {
     if (cp_rt.cfg.callsite_depth == 0)
         return; /* the same on every rank */
-    cp_ptree t = {.first_root = -1, .last_root = -1};
     uint32_t npaths = cp_callsite_count();
-    int rounds = cp_tree_rounds(f->size), up = cp_tree_send_round(f->rank);
     int64_t *leaf = malloc((npaths ? npaths : 1) * sizeof *leaf);
-    /* At most one child per round, 63 rounds: on the stack, so that no
-     * failure here can keep a message from going (a rank would wait). */
-    cp_psub subs[64];
-    cp_wbuf bufs[65];
-    MPI_Request reqs[65];
-    memset(bufs, 0, sizeof bufs);
-    size_t nsubs = 0, nreqs = 0;
-    bool ok = leaf && own_paths(&t, leaf) == 0;
-
-    /* Up: the children's trees, then ours to the parent. */
-    for (int k = 0; k < rounds && (up < 0 || k < up); k++) {
-        if (!cp_tree_has_child(f->rank, f->size, k))
-            continue;
-        size_t len;
-        int src = f->rank + (1 << k);
-        char *buf = cp_tp_recv_message(src, TAG_PATHS_UP, f->w, NULL, &len);
-        cp_psub s = {.rank = src};
-        if (!buf || !ok || !cp_ptree_merge(&t, buf, len, &s))
-            ok = false;
-        subs[nsubs++] = s;
-        free(buf);
-    }
-    int64_t *ids = NULL; /* per node of ours */
-    bool down_ok = ok;
-    if (up >= 0) {
-        cp_wbuf *b = &bufs[64];
-        cp_ptree_pack(b, &t, !ok);
-        int parent = f->rank - (1 << up);
-        if (b->failed) { /* a failed tree is 12 bytes */
-            cp_wbuf_free(b);
-            *b = (cp_wbuf){0};
-            cp_ptree_pack(b, &t, true);
-            ok = false;
-        }
-        if (cp_isend_bytes(b->p, b->len, parent, TAG_PATHS_UP, f->w, &reqs[nreqs]) == MPI_SUCCESS)
-            nreqs++;
-        /* The ids of our nodes come back from the parent. */
-        size_t len;
-        char *buf = cp_tp_recv_message(parent, TAG_PATHS_DOWN, f->w, NULL, &len);
-        cp_rbuf rb = {.p = buf, .len = len};
-        bool failed = !buf || cp_get_u32(&rb) != 0;
-        uint64_t n = buf ? cp_get_u64(&rb) : 0;
-        down_ok = !failed && !rb.bad && n == t.n && cp_rbuf_has(&rb, n, 8) &&
-                  (ids = malloc((n ? n : 1) * sizeof *ids)) != NULL;
-        for (uint64_t i = 0; down_ok && i < n; i++)
-            ids[i] = cp_get_i64(&rb);
-        free(buf);
-    } else {
-        /* Rank 0: the job's tree, numbered; the manifest's call tree. */
-        down_ok = ok && cp_ptree_number(&t, &f->man) == 0 &&
-                  (ids = malloc((t.n ? t.n : 1) * sizeof *ids)) != NULL;
-        for (size_t i = 0; down_ok && i < t.n; i++)
-            ids[i] = t.nodes[i].id;
-    }
-    for (size_t i = 0; down_ok && i < t.n; i++)
-        t.nodes[i].id = ids[i];
-
-    /* Down: each child the ids of the nodes it sent. */
-    for (size_t i = nsubs; i-- > 0;)
-        send_ids(f, &t, &subs[i], !down_ok, &bufs[i], reqs, &nreqs);
+    cp_paths_rank st = {.t = {.first_root = -1, .last_root = -1}};
+    st.ok = leaf && own_paths(&st.t, leaf) == 0;
+    cp_fin_world_io up = {f, TAG_PATHS_UP}, down = {f, TAG_PATHS_DOWN};
+    cp_tree_io io_up = {&up, cp_fin_world_recv, cp_fin_world_send};
+    cp_tree_io io_down = {&down, cp_fin_world_recv, cp_fin_world_send};
+    cp_paths_up(&st, f->rank, f->size, &io_up);
+    bool down_ok = cp_paths_down(&st, f->rank, f->size, &io_down, &f->man);
     if (!down_ok)
         cp_fin_fail(f, "out of memory while numbering call paths");
-
     uint32_t *map = malloc((npaths ? npaths : 1) * sizeof *map);
     for (uint32_t i = 0; map && i < npaths; i++)
-        map[i] = !down_ok || leaf[i] < 0 ? CP_SEQ_NONE : (uint32_t)t.nodes[leaf[i]].id;
+        map[i] = !down_ok || leaf[i] < 0 ? CP_SEQ_NONE : (uint32_t)st.ids[leaf[i]];
     if (map)
         rename_paths(map, npaths);
     free(map);
-    for (size_t i = 0; i < nreqs; i++)
-        cp_tp_wait(&reqs[i], NULL);
-    for (size_t i = 0; i < nsubs; i++)
-        free(subs[i].to_mine);
-    for (int i = 0; i < 65; i++)
-        cp_wbuf_free(&bufs[i]);
-    free(ids);
+    cp_paths_rank_free(&st);
     free(leaf);
-    free(t.nodes);
 }

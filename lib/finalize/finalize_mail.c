@@ -99,21 +99,15 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
     free(want);
 }
 
-/* The world's ranks as a carrier for cp_tree_reduce_up. */
-typedef struct world_io {
-    fin *f;
-    int tag;
-} world_io;
-
-static char *world_recv(void *ctx, int64_t from, size_t *len)
+char *cp_fin_world_recv(void *ctx, int64_t from, size_t *len)
 {
-    world_io *w = ctx;
+    cp_fin_world_io *w = ctx;
     return cp_tp_recv_message((int)from, w->tag, w->f->w, NULL, len);
 }
 
-static void world_send(void *ctx, int64_t to, const void *p, size_t len)
+void cp_fin_world_send(void *ctx, int64_t to, const void *p, size_t len)
 {
-    world_io *w = ctx;
+    cp_fin_world_io *w = ctx;
     MPI_Request r;
     if (cp_isend_bytes(p, len, (int)to, w->tag, w->f->w, &r) == MPI_SUCCESS)
         cp_tp_wait(&r, NULL);
@@ -122,8 +116,8 @@ static void world_send(void *ctx, int64_t to, const void *p, size_t len)
 bool cp_fin_up_tree(fin *f, int tag, void (*pack)(void *ctx, cp_wbuf *b, bool failed),
                     bool (*merge)(void *ctx, const char *buf, size_t len), void *ctx, bool ok)
 {
-    world_io w = {f, tag};
-    cp_tree_io io = {&w, world_recv, world_send};
+    cp_fin_world_io w = {f, tag};
+    cp_tree_io io = {&w, cp_fin_world_recv, cp_fin_world_send};
     cp_tree_op op = {ctx, pack, merge, CP_BYTES_MAX};
     return cp_tree_reduce_up(f->rank, f->size, &io, &op, ok);
 }

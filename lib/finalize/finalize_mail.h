@@ -35,6 +35,17 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
                                       cp_rbuf *rb),
                       void *ctx);
 
+/* The world's ranks (f->w) as a carrier for the MPI-free stages
+ * (collectors/tree_reduce.h): cp_tree_io {&(cp_fin_world_io){f, tag},
+ * cp_fin_world_recv, cp_fin_world_send}; a send returns when its buffer
+ * may be reused. */
+typedef struct cp_fin_world_io {
+    fin *f;
+    int tag;
+} cp_fin_world_io;
+char *cp_fin_world_recv(void *ctx, int64_t from, size_t *len);
+void cp_fin_world_send(void *ctx, int64_t to, const void *p, size_t len);
+
 /* A reduction of byte buffers up the world's binomial tree (transport.h) to
  * rank 0: each rank hands what each child sends to merge(ctx, bytes) (false:
  * that part is lost), then packs its own, merged, for its parent

@@ -14,43 +14,9 @@
 #include <string.h>
 
 #include "job_sites.h"
+#include "mailbox.h"
 
 #define NCOLLS 3
-
-typedef struct mail {
-    int64_t from, to;
-    char *p;
-    size_t len;
-} mail;
-
-typedef struct boxes {
-    mail m[256];
-    size_t n;
-    int64_t self;
-    int64_t corrupt_from; /* the message from this rank loses its last byte */
-} boxes;
-
-static char *box_recv(void *ctx, int64_t from, size_t *len)
-{
-    boxes *b = ctx;
-    for (size_t i = 0; i < b->n; i++)
-        if (b->m[i].from == from && b->m[i].to == b->self) {
-            char *p = b->m[i].p;
-            *len = b->m[i].len - (from == b->corrupt_from);
-            b->m[i] = b->m[--b->n];
-            return p;
-        }
-    ck_abort_msg("rank %lld: nothing from %lld", (long long)b->self, (long long)from);
-    return NULL;
-}
-
-static void box_send(void *ctx, int64_t to, const void *p, size_t len)
-{
-    boxes *b = ctx;
-    ck_assert_uint_lt(b->n, 256);
-    b->m[b->n] = (mail){b->self, to, malloc(len), len};
-    memcpy(b->m[b->n++].p, p, len);
-}
 
 static void location_of(int64_t r, cp_location *loc)
 {
@@ -65,8 +31,8 @@ static void location_of(int64_t r, cp_location *loc)
  * into *root; returns rank 0's ok. */
 static bool reduce(int64_t n, int64_t failing, int64_t corrupt_from, cp_job_sites *root)
 {
-    boxes b = {.corrupt_from = corrupt_from};
-    cp_tree_io io = {&b, box_recv, box_send};
+    tmailbox b = {.corrupt_from = corrupt_from};
+    cp_tree_io io = tmailbox_io(&b);
     bool ok0 = false;
     for (int64_t r = n - 1; r >= 0; r--) {
         cp_job_sites j;
@@ -90,7 +56,7 @@ static bool reduce(int64_t n, int64_t failing, int64_t corrupt_from, cp_job_site
             cp_job_sites_free(&j);
         }
     }
-    ck_assert_uint_eq(b.n, 0);
+    ck_assert_uint_eq(tmailbox_drain(&b), 0);
     return ok0;
 }
 
