@@ -40,7 +40,7 @@ static void box_send(void *ctx, int64_t to, const void *p, size_t len)
 
 cp_tree_io sim_mailbox_io(sim_mailbox *b)
 {
-    return (cp_tree_io){b, box_recv, box_send};
+    return (cp_tree_io){b, 0, box_recv, box_send};
 }
 
 void sim_mailbox_free(sim_mailbox *b)

@@ -77,10 +77,8 @@ void sim_sites(int64_t P, double *lead_recv_mib, double *lead_peak_mib, double *
         box.self = r;
         box.received = 0;
         box.largest = 0;
-        cp_tree_op op = cp_job_sites_op;
-        op.ctx = &j;
         double t0 = sim_cpu_now();
-        ok &= cp_tree_reduce_up(r, P, &io, &op, true);
+        ok &= cp_tree_reduce_up(r, P, &io, &cp_job_sites_op, &j, true);
         double cpu = sim_cpu_now() - t0;
         sim_charge(r, box.received, cpu, held_by(&j) + box.largest);
         if (r == 0) {

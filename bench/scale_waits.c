@@ -308,9 +308,7 @@ void sim_waits_stats(wait_sim *s)
         box.self = r;
         box.received = 0;
         box.largest = 0;
-        cp_tree_op op = cp_job_waits_op;
-        op.ctx = &j;
-        ok &= cp_tree_reduce_up(r, s->P, &io, &op, true);
+        ok &= cp_tree_reduce_up(r, s->P, &io, &cp_job_waits_op, &j, true);
         note(s, r, box.received, sim_cpu_now() - t0, job_bytes(&j) + box.largest);
         if (r == 0)
             root = j;

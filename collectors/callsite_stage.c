@@ -4,54 +4,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cp_paths_up(cp_paths_rank *st, int64_t rank, int64_t n, const cp_tree_io *io)
+/* The way up is a reduction (tree_reduce.h) whose value is the rank's
+ * state: its tree packed, its children's merged in, each merge remembered. */
+static void pack_tree(void *value, cp_wbuf *b, bool failed)
 {
-    int rounds = cp_tree_rounds(n), up = cp_tree_send_round(rank);
-    st->subs = calloc((size_t)(rounds ? rounds : 1), sizeof *st->subs);
-    st->ok = st->ok && st->subs;
-    for (int k = 0; k < rounds && (up < 0 || k < up); k++) {
-        if (!cp_tree_has_child(rank, n, k))
-            continue;
-        size_t len;
-        int64_t child = rank + ((int64_t)1 << k);
-        char *buf = io->recv(io->ctx, child, &len);
-        cp_psub s = {.rank = (int)child};
-        if (!buf || !st->ok || !cp_ptree_merge(&st->t, buf, len, &s))
-            st->ok = false;
-        if (st->subs)
-            st->subs[st->nsubs++] = s;
-        else
-            free(s.to_mine);
-        free(buf);
-    }
-    st->nnodes = st->t.n;
-    if (up < 0)
-        return;
-    cp_wbuf b = {0};
-    cp_ptree_pack(&b, &st->t, !st->ok);
-    if (b.failed) { /* a failed tree is 12 bytes */
-        cp_wbuf_free(&b);
-        b = (cp_wbuf){0};
-        cp_ptree_pack(&b, &st->t, true);
-        st->ok = false;
-    }
-    static const char failed_tree[12] = {1};
-    io->send(io->ctx, rank - ((int64_t)1 << up), b.failed ? failed_tree : b.p,
-             b.failed ? sizeof failed_tree : b.len);
-    cp_wbuf_free(&b);
+    cp_ptree_pack(b, &((cp_paths_rank *)value)->t, failed);
 }
 
-/* The ids of a child's nodes, or a list that says there are none. */
-static void send_ids(const cp_paths_rank *st, const cp_psub *s, const cp_tree_io *io)
+static bool merge_tree(void *value, const char *buf, size_t len)
 {
-    bool failed = !st->ids || !s->to_mine;
+    cp_paths_rank *st = value;
+    cp_psub *subs = realloc(st->subs, (st->nsubs + 1) * sizeof *subs);
+    if (!subs)
+        return false;
+    st->subs = subs;
+    cp_psub *s = &subs[st->nsubs++];
+    *s = (cp_psub){0};
+    return cp_ptree_merge(&st->t, buf, len, s);
+}
+
+static const cp_tree_op paths_op = {pack_tree, merge_tree};
+
+void cp_paths_up(cp_paths_rank *st, int64_t rank, int64_t n, const cp_tree_io *io)
+{
+    st->ok = cp_tree_reduce_up(rank, n, io, &paths_op, st, st->ok);
+    st->nnodes = st->t.n;
+}
+
+/* The ids of child's nodes (s: where they went), or a list that says
+ * there are none (s NULL). */
+static void send_ids(const cp_paths_rank *st, int64_t child, const cp_psub *s,
+                     const cp_tree_io *io)
+{
+    bool failed = !st->ids || !s || !s->to_mine;
     cp_wbuf b = {0};
     cp_put_u32(&b, failed);
     cp_put_u64(&b, failed ? 0 : s->n);
     for (uint64_t i = 0; !failed && i < s->n; i++)
         cp_put_i64(&b, st->ids[s->to_mine[i]]);
     static const unsigned char failed_msg[12] = {1};
-    io->send(io->ctx, s->rank, b.failed ? (const void *)failed_msg : b.p,
+    io->send(io->ctx, child, b.failed ? (const void *)failed_msg : b.p,
              b.failed ? sizeof failed_msg : b.len);
     cp_wbuf_free(&b);
 }
@@ -59,7 +51,7 @@ static void send_ids(const cp_paths_rank *st, const cp_psub *s, const cp_tree_io
 bool cp_paths_down(cp_paths_rank *st, int64_t rank, int64_t n, const cp_tree_io *io,
                    cp_manifest *m)
 {
-    int up = cp_tree_send_round(rank);
+    int rounds = cp_tree_rounds(n), up = cp_tree_send_round(rank);
     size_t nn = st->nnodes;
     bool ok = false;
     if (up >= 0) {
@@ -84,10 +76,17 @@ bool cp_paths_down(cp_paths_rank *st, int64_t rank, int64_t n, const cp_tree_io 
         free(st->ids);
         st->ids = NULL;
     }
-    (void)n;
-    /* Each child the ids of the nodes it sent, the last round's first. */
-    for (size_t i = st->nsubs; i-- > 0;)
-        send_ids(st, &st->subs[i], io);
+    /* Each child the ids of the nodes it sent, the last round's first.  The
+     * j-th child's merge is subs[j]; a child whose tree was lost made the
+     * whole job's numbering fail, so then no rank has ids. */
+    size_t j = 0;
+    for (int k = 0; k < rounds && (up < 0 || k < up); k++)
+        j += cp_tree_has_child(rank, n, k);
+    for (int k = (up < 0 ? rounds : up); k-- > 0;)
+        if (cp_tree_has_child(rank, n, k)) {
+            j--;
+            send_ids(st, rank + ((int64_t)1 << k), j < st->nsubs ? &st->subs[j] : NULL, io);
+        }
     return ok;
 }
 

@@ -25,7 +25,8 @@
 typedef struct cp_paths_rank {
     cp_ptree t;       /* the rank's tree: its own paths first, then its children's */
     size_t nnodes;    /* t.n, kept when t's nodes are let go after the way up */
-    cp_psub *subs;    /* per child, in round order: where its nodes went */
+    cp_psub *subs;    /* per child whose tree arrived, in round order: where its
+                         nodes went */
     size_t nsubs;
     bool ok;          /* the way up: nothing below or here failed */
     int64_t *ids;     /* after the way down: ids[i] of node i (NULL: failed) */

@@ -33,7 +33,6 @@ typedef struct cp_ptree {
 
 /* A child's tree as received: where each of its nodes went in ours. */
 typedef struct cp_psub {
-    int rank;
     int64_t *to_mine;
     uint64_t n;
 } cp_psub;
@@ -46,7 +45,7 @@ int64_t cp_ptree_child(cp_ptree *t, int64_t parent, const cp_callsite_node *fr);
  * before children), each its parent's index and its frame. */
 void cp_ptree_pack(cp_wbuf *b, const cp_ptree *t, bool failed);
 
-/* A child's packed tree merged into t; s (rank set by the caller) records
+/* A child's packed tree merged into t; s (zeroed by the caller) records
  * where its nodes went.  Returns false when it failed (its own failure,
  * malformed, or memory). */
 bool cp_ptree_merge(cp_ptree *t, const char *buf, size_t len, cp_psub *s);

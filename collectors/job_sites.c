@@ -148,7 +148,7 @@ static bool merge(void *ctx, const char *buf, size_t len)
     return good && !j->oom;
 }
 
-const cp_tree_op cp_job_sites_op = {NULL, pack, merge, 0};
+const cp_tree_op cp_job_sites_op = {pack, merge};
 
 bool cp_job_sites_locations(const cp_job_sites *j, int64_t n, cp_location *out)
 {

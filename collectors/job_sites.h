@@ -51,7 +51,7 @@ int cp_job_sites_init(cp_job_sites *j, size_t ncolls, int64_t rank, const cp_loc
 void cp_job_sites_add_keys(cp_job_sites *j, const int64_t *add, size_t n);
 /* a into per-collective aggregate *to. */
 void cp_coll_agg_add(cp_coll_agg *to, const cp_coll_agg *a);
-/* The reduction's pack and merge (ctx: the cp_job_sites). */
+/* The reduction's pack and merge (the value: a cp_job_sites). */
 extern const cp_tree_op cp_job_sites_op;
 /* Rank 0, after the reduction: the n ranks' locations in rank order into
  * out[0..n).  false when some did not arrive (a subtree failed). */

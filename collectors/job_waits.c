@@ -51,7 +51,7 @@ static bool merge(void *ctx, const char *buf, size_t len)
     return !rb.bad;
 }
 
-const cp_tree_op cp_job_waits_op = {NULL, pack, merge, 0};
+const cp_tree_op cp_job_waits_op = {pack, merge};
 
 void cp_job_waits_free(cp_job_waits *j)
 {

@@ -25,7 +25,7 @@ typedef struct cp_job_waits {
     size_t nslowest;
 } cp_job_waits;
 
-/* The reduction's pack and merge (ctx: the cp_job_waits).  A failed
+/* The reduction's pack and merge (the value: a cp_job_waits).  A failed
  * rank's value still carries its slowest calls. */
 extern const cp_tree_op cp_job_waits_op;
 void cp_job_waits_free(cp_job_waits *j);

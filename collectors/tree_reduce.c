@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 bool cp_tree_reduce_up(int64_t rank, int64_t n, const cp_tree_io *io, const cp_tree_op *op,
-                       bool ok)
+                       void *value, bool ok)
 {
     int rounds = cp_tree_rounds(n), up = cp_tree_send_round(rank);
     for (int k = 0; k < rounds && (up < 0 || k < up); k++) {
@@ -12,18 +12,18 @@ bool cp_tree_reduce_up(int64_t rank, int64_t n, const cp_tree_io *io, const cp_t
             continue;
         size_t len;
         char *buf = io->recv(io->ctx, rank + ((int64_t)1 << k), &len);
-        if (!buf || !op->merge(op->ctx, buf, len))
+        if (!buf || !op->merge(value, buf, len))
             ok = false;
         free(buf);
     }
     if (up < 0)
         return ok;
     cp_wbuf b = {0};
-    op->pack(op->ctx, &b, !ok);
-    if (b.failed || (op->max_bytes && b.len > op->max_bytes)) { /* what still can go */
+    op->pack(value, &b, !ok);
+    if (b.failed || (io->max_bytes && b.len > io->max_bytes)) { /* what still can go */
         cp_wbuf_free(&b);
         b = (cp_wbuf){0};
-        op->pack(op->ctx, &b, true);
+        op->pack(value, &b, true);
         ok = false;
     }
     static const char lost[4] = {1}; /* a failed value, when even that did not fit */

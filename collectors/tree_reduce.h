@@ -48,6 +48,8 @@ static inline int cp_tree_rounds(int64_t n)
 /* What carries the messages of one reduction. */
 typedef struct cp_tree_io {
     void *ctx;
+    /* Largest message the carrier takes (0: any). */
+    uint64_t max_bytes;
     /* The next message from rank `from`, whole, malloc'ed; NULL when it
      * was lost (out of memory: it is received all the same). */
     char *(*recv)(void *ctx, int64_t from, size_t *len);
@@ -57,21 +59,19 @@ typedef struct cp_tree_io {
 
 /* What is reduced: pack this rank's value (with what it merged), or, when
  * failed, a value that says so; merge a child's packed value into this
- * rank's (false: malformed, lost, or out of memory). */
+ * rank's (false: malformed, lost, or out of memory).  `value` is the
+ * rank's value. */
 typedef struct cp_tree_op {
-    void *ctx;
-    void (*pack)(void *ctx, cp_wbuf *b, bool failed);
-    bool (*merge)(void *ctx, const char *buf, size_t len);
-    /* Largest message the carrier takes (0: any). */
-    uint64_t max_bytes;
+    void (*pack)(void *value, cp_wbuf *b, bool failed);
+    bool (*merge)(void *value, const char *buf, size_t len);
 } cp_tree_op;
 
-/* Rank `rank` of n: merge its children's values into its own, then send
- * the result to its parent.  At rank 0 the op's value ends as the whole
+/* Rank `rank` of n: merge its children's values into its own (*value),
+ * then send the result to its parent.  At rank 0 *value ends as the whole
  * group's.  Returns false when something below this rank (or the rank
  * itself: ok false) failed; a failed rank still sends, so that no parent
  * waits for ever. */
 bool cp_tree_reduce_up(int64_t rank, int64_t n, const cp_tree_io *io, const cp_tree_op *op,
-                       bool ok);
+                       void *value, bool ok);
 
 #endif

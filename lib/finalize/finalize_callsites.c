@@ -92,8 +92,7 @@ void cp_fin_callsites(fin *f)
     cp_paths_rank st = {.t = {.first_root = -1, .last_root = -1}};
     st.ok = leaf && own_paths(&st.t, leaf) == 0;
     cp_fin_world_io up = {f, TAG_PATHS_UP}, down = {f, TAG_PATHS_DOWN};
-    cp_tree_io io_up = {&up, cp_fin_world_recv, cp_fin_world_send};
-    cp_tree_io io_down = {&down, cp_fin_world_recv, cp_fin_world_send};
+    cp_tree_io io_up = cp_fin_world_carrier(&up), io_down = cp_fin_world_carrier(&down);
     cp_paths_up(&st, f->rank, f->size, &io_up);
     bool down_ok = cp_paths_down(&st, f->rank, f->size, &io_down, &f->man);
     if (!down_ok)

@@ -99,13 +99,13 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
     free(want);
 }
 
-char *cp_fin_world_recv(void *ctx, int64_t from, size_t *len)
+static char *cp_fin_world_recv(void *ctx, int64_t from, size_t *len)
 {
     cp_fin_world_io *w = ctx;
     return cp_tp_recv_message((int)from, w->tag, w->f->w, NULL, len);
 }
 
-void cp_fin_world_send(void *ctx, int64_t to, const void *p, size_t len)
+static void cp_fin_world_send(void *ctx, int64_t to, const void *p, size_t len)
 {
     cp_fin_world_io *w = ctx;
     MPI_Request r;
@@ -113,11 +113,14 @@ void cp_fin_world_send(void *ctx, int64_t to, const void *p, size_t len)
         cp_tp_wait(&r, NULL);
 }
 
-bool cp_fin_up_tree(fin *f, int tag, void (*pack)(void *ctx, cp_wbuf *b, bool failed),
-                    bool (*merge)(void *ctx, const char *buf, size_t len), void *ctx, bool ok)
+cp_tree_io cp_fin_world_carrier(cp_fin_world_io *w)
+{
+    return (cp_tree_io){w, CP_BYTES_MAX, cp_fin_world_recv, cp_fin_world_send};
+}
+
+bool cp_fin_up_tree(fin *f, int tag, const cp_tree_op *op, void *value, bool ok)
 {
     cp_fin_world_io w = {f, tag};
-    cp_tree_io io = {&w, cp_fin_world_recv, cp_fin_world_send};
-    cp_tree_op op = {ctx, pack, merge, CP_BYTES_MAX};
-    return cp_tree_reduce_up(f->rank, f->size, &io, &op, ok);
+    cp_tree_io io = cp_fin_world_carrier(&w);
+    return cp_tree_reduce_up(f->rank, f->size, &io, op, value, ok);
 }

@@ -11,6 +11,7 @@
 
 #include "finalize.h"
 #include "pack.h"
+#include "tree_reduce.h"
 
 typedef struct cp_box {
     int dest;
@@ -35,25 +36,22 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
                                       cp_rbuf *rb),
                       void *ctx);
 
-/* The world's ranks (f->w) as a carrier for the MPI-free stages
- * (collectors/tree_reduce.h): cp_tree_io {&(cp_fin_world_io){f, tag},
- * cp_fin_world_recv, cp_fin_world_send}; a send returns when its buffer
- * may be reused. */
+/* The world's ranks (f->w), messages of one tag, as a carrier for the
+ * MPI-free stages (collectors/tree_reduce.h); a send returns when its
+ * buffer may be reused.  w must outlive the carrier. */
 typedef struct cp_fin_world_io {
     fin *f;
     int tag;
 } cp_fin_world_io;
-char *cp_fin_world_recv(void *ctx, int64_t from, size_t *len);
-void cp_fin_world_send(void *ctx, int64_t to, const void *p, size_t len);
+cp_tree_io cp_fin_world_carrier(cp_fin_world_io *w);
 
 /* A reduction of byte buffers up the world's binomial tree (transport.h) to
- * rank 0: each rank hands what each child sends to merge(ctx, bytes) (false:
- * that part is lost), then packs its own, merged, for its parent
- * (pack(ctx, b, failed): when failed, what still can go).  No rank receives
+ * rank 0: each rank hands what each child sends to op->merge(value, bytes)
+ * (false: that part is lost), then packs its own, merged, for its parent
+ * (op->pack(value, b, failed): when failed, what still can go).  No rank receives
  * more than ceil(log2 P) messages, each as big as what pack makes.  Returns
  * false when a part was lost at or below this rank (ok false: this rank's
  * own). */
-bool cp_fin_up_tree(fin *f, int tag, void (*pack)(void *ctx, cp_wbuf *b, bool failed),
-                    bool (*merge)(void *ctx, const char *buf, size_t len), void *ctx, bool ok);
+bool cp_fin_up_tree(fin *f, int tag, const cp_tree_op *op, void *value, bool ok);
 
 #endif

@@ -142,16 +142,15 @@ static bool same_frame(const void *ctx, uint32_t id)
 
 /* The cnode handle of manifest node i: its function's node under its
  * caller's, made on first sight.  -1 when out of memory. */
-static int64_t frame_node(cp_cube *c, frame_nodes *f, int64_t *parent, int64_t *region,
-                          int64_t *handle, size_t i)
+static int64_t frame_node(cp_cube *c, frame_nodes *f, size_t i)
 {
-    uint64_t h = cp_hash_mix(cp_hash_mix(0, (uint64_t)parent[i]), (uint64_t)region[i]);
-    f->want_parent = parent[i];
-    f->want_region = region[i];
+    uint64_t h = cp_hash_mix(cp_hash_mix(0, (uint64_t)f->parent[i]), (uint64_t)f->region[i]);
+    f->want_parent = f->parent[i];
+    f->want_region = f->region[i];
     uint32_t k = cp_index_find(&f->ix, h, same_frame, f);
     if (k != CP_INDEX_EMPTY)
-        return handle[k];
-    int64_t nh = cp_cube_tree_add(c, parent[i], region[i], -1, "");
+        return f->handle[k];
+    int64_t nh = cp_cube_tree_add(c, f->parent[i], f->region[i], -1, "");
     return nh < 0 || cp_index_put(&f->ix, h, (uint32_t)i) ? -1 : nh;
 }
 
@@ -184,7 +183,7 @@ static int build_tree(const cp_manifest *man, cp_cube *c,
         const cp_callsite_node *n = &man->call_tree[i];
         fparent[i] = n->parent < 0 ? root_h : frame_h[n->parent];
         fregion[i] = frame_region(c, n);
-        if (fregion[i] < 0 || (frame_h[i] = frame_node(c, &f, fparent, fregion, frame_h, i)) < 0)
+        if (fregion[i] < 0 || (frame_h[i] = frame_node(c, &f, i)) < 0)
             goto out;
     }
     /* One region per MPI function called (a collective in one of its

@@ -52,11 +52,9 @@ void cp_fin_job_sites(fin *f, cp_run_times *rt)
         cp_job_sites_add_keys(&j, own, n);
     }
     free(own);
-    /* A rank without room still takes part: its parent must hear from it. */
-    cp_job_sites none = {0};
-    cp_tree_op op = cp_job_sites_op;
-    op.ctx = ok ? &j : &none;
-    ok = cp_fin_up_tree(f, TAG_SITES, op.pack, op.merge, op.ctx, ok && !j.oom);
+    /* A rank without room still takes part (j is then empty, or without
+     * its keys): its parent must hear from it. */
+    ok = cp_fin_up_tree(f, TAG_SITES, &cp_job_sites_op, &j, ok && !j.oom);
     if (f->rank == 0) {
         rt->nranks = f->size;
         rt->loc = calloc((size_t)f->size, sizeof *rt->loc);

@@ -300,8 +300,7 @@ static void stats_to_rank0(fin *f, cp_found *fd, bool ok)
 {
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
         ok &= !fd->job.stat[p].oom;
-    if (!cp_fin_up_tree(f, TAG_WAIT_STATS, cp_job_waits_op.pack, cp_job_waits_op.merge,
-                        &fd->job, ok))
+    if (!cp_fin_up_tree(f, TAG_WAIT_STATS, &cp_job_waits_op, &fd->job, ok))
         fd->stats_lost = true;
 }
 

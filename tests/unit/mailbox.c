@@ -29,7 +29,7 @@ static void box_send(void *ctx, int64_t to, const void *p, size_t len)
 
 cp_tree_io tmailbox_io(tmailbox *b)
 {
-    return (cp_tree_io){b, box_recv, box_send};
+    return (cp_tree_io){b, 0, box_recv, box_send};
 }
 
 size_t tmailbox_drain(tmailbox *b)

@@ -45,10 +45,8 @@ static bool reduce(int64_t n, int64_t failing, int64_t corrupt_from, cp_job_site
         cp_coll_agg a = {.calls = 1, .time = 1.0, .min = (double)r, .max = (double)r, .any = 1};
         cp_coll_agg_add(&j.colls[r % NCOLLS], &a);
         j.naggregated = 2;
-        cp_tree_op op = cp_job_sites_op;
-        op.ctx = &j;
         b.self = r;
-        bool ok = cp_tree_reduce_up(r, n, &io, &op, r != failing);
+        bool ok = cp_tree_reduce_up(r, n, &io, &cp_job_sites_op, &j, r != failing);
         if (r == 0) {
             *root = j;
             ok0 = ok;

@@ -57,8 +57,13 @@ int64_t *cp_cube_callsite_of(const cp_profile *p, const cp_cube *c, cp_error *er
         return NULL;
     }
     int has = cp_cube_get_callsites(c, site_of, err);
-    if (has == 0 && by_order(p, c, site_of, err) == 0)
-        return site_of;
+    if (has < 0) { /* "profile.cubex: attribute ...": say which directory */
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        cp_error_set(err, "%s/%s", p->dir, why);
+    } else if (has == 0 && by_order(p, c, site_of, err)) {
+        has = -1;
+    }
     for (size_t i = 0; has == 1 && i < c->ncnodes; i++)
         if (site_of[i] >= 0 && (!is_mpi(c, i) || (size_t)site_of[i] >= p->manifest.ncall_tree)) {
             cp_error_set(err, "%s: profile.cubex names call site %lld for cnode %zu, %s", p->dir,
@@ -67,20 +72,10 @@ int64_t *cp_cube_callsite_of(const cp_profile *p, const cp_cube *c, cp_error *er
                                       : "which is not an MPI call");
             has = -1;
         }
-    if (has == 1)
+    if (has >= 0)
         return site_of;
-    if (has < 0 && strncmp(err->msg, p->dir, strlen(p->dir))) {
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        cp_error_set(err, "%s/%s", p->dir, why); /* "DIR/profile.cubex: ..." */
-    }
     free(site_of);
     return NULL;
-}
-
-bool cp_cube_is_mpi(const cp_cube *c, size_t cnode)
-{
-    return is_mpi(c, cnode);
 }
 
 static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *rows, size_t *nrows,

@@ -67,6 +67,4 @@ static inline cp_i128 cp_reader_bytes(const cp_block *b, int64_t c)
  * (out of memory). */
 int cp_diff_sites(const cp_profile *a, const cp_profile *b, cp_diff *d);
 
-bool cp_cube_is_mpi(const cp_cube *c, size_t cnode);
-
 #endif
