@@ -91,10 +91,13 @@ void cp_fin_callsites(fin *f)
     int64_t *leaf = malloc((npaths ? npaths : 1) * sizeof *leaf);
     cp_paths_rank st = {.t = {.first_root = -1, .last_root = -1}};
     st.ok = leaf && own_paths(&st.t, leaf) == 0;
-    cp_fin_world_io up = {f, TAG_PATHS_UP}, down = {f, TAG_PATHS_DOWN};
+    cp_fin_world_io up = {.f = f, .tag = TAG_PATHS_UP, .what = "call paths"},
+                    down = {.f = f, .tag = TAG_PATHS_DOWN, .what = "call-path ids"};
     cp_tree_io io_up = cp_fin_world_carrier(&up), io_down = cp_fin_world_carrier(&down);
     cp_paths_up(&st, f->rank, f->size, &io_up);
     bool down_ok = cp_paths_down(&st, f->rank, f->size, &io_down, &f->man);
+    cp_fin_world_finish(&up);
+    cp_fin_world_finish(&down);
     if (!down_ok)
         cp_fin_fail(f, "out of memory while numbering call paths");
     uint32_t *map = malloc((npaths ? npaths : 1) * sizeof *map);

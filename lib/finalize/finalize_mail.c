@@ -105,12 +105,56 @@ static char *cp_fin_world_recv(void *ctx, int64_t from, size_t *len)
     return cp_tp_recv_message((int)from, w->tag, w->f->w, NULL, len);
 }
 
+/* Room for one more posted send (false: send and wait instead). */
+static bool world_room(cp_fin_world_io *w)
+{
+    if (w->n < w->cap)
+        return true;
+    size_t cap = w->cap ? 2 * w->cap : 16;
+    MPI_Request *r = realloc(w->reqs, cap * sizeof *r);
+    if (r)
+        w->reqs = r;
+    char **c = realloc(w->copies, cap * sizeof *c);
+    if (c)
+        w->copies = c;
+    if (!r || !c)
+        return false;
+    w->cap = cap;
+    return true;
+}
+
 static void cp_fin_world_send(void *ctx, int64_t to, const void *p, size_t len)
 {
     cp_fin_world_io *w = ctx;
+    if (cp_rt.cfg.verbose >= 2)
+        cp_log("rank %d sends %zu bytes of %s to rank %d", w->f->rank, len,
+               w->what ? w->what : "finalize data", (int)to);
+    char *copy = world_room(w) ? malloc(len ? len : 1) : NULL;
     MPI_Request r;
-    if (cp_isend_bytes(p, len, (int)to, w->tag, w->f->w, &r) == MPI_SUCCESS)
-        cp_tp_wait(&r, NULL);
+    if (!copy) { /* no room to keep it: wait for this one */
+        if (cp_isend_bytes(p, len, (int)to, w->tag, w->f->w, &r) == MPI_SUCCESS)
+            cp_tp_wait(&r, NULL);
+        return;
+    }
+    memcpy(copy, p, len);
+    if (cp_isend_bytes(copy, len, (int)to, w->tag, w->f->w, &w->reqs[w->n]) != MPI_SUCCESS) {
+        free(copy);
+        return;
+    }
+    w->copies[w->n++] = copy;
+}
+
+void cp_fin_world_finish(cp_fin_world_io *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        cp_tp_wait(&w->reqs[i], NULL);
+        free(w->copies[i]);
+    }
+    free(w->reqs);
+    free(w->copies);
+    w->reqs = NULL;
+    w->copies = NULL;
+    w->n = w->cap = 0;
 }
 
 cp_tree_io cp_fin_world_carrier(cp_fin_world_io *w)
@@ -120,7 +164,9 @@ cp_tree_io cp_fin_world_carrier(cp_fin_world_io *w)
 
 bool cp_fin_up_tree(fin *f, int tag, const cp_tree_op *op, void *value, bool ok)
 {
-    cp_fin_world_io w = {f, tag};
+    cp_fin_world_io w = {.f = f, .tag = tag};
     cp_tree_io io = cp_fin_world_carrier(&w);
-    return cp_tree_reduce_up(f->rank, f->size, &io, op, value, ok);
+    ok = cp_tree_reduce_up(f->rank, f->size, &io, op, value, ok);
+    cp_fin_world_finish(&w);
+    return ok;
 }

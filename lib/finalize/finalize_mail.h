@@ -37,13 +37,21 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
                       void *ctx);
 
 /* The world's ranks (f->w), messages of one tag, as a carrier for the
- * MPI-free stages (collectors/tree_reduce.h); a send returns when its
- * buffer may be reused.  w must outlive the carrier. */
+ * MPI-free stages (collectors/tree_reduce.h, group_trees.h).  A send is
+ * posted with a copy of its bytes and returns at once (so that ranks
+ * sending to each other in one round never wait on each other; without
+ * room for the copy it waits instead); cp_fin_world_finish waits for every
+ * send and frees the copies.  `what` names the data in verbose logs. */
 typedef struct cp_fin_world_io {
     fin *f;
     int tag;
+    const char *what;
+    MPI_Request *reqs; /* the posted sends and their copies */
+    char **copies;
+    size_t n, cap;
 } cp_fin_world_io;
 cp_tree_io cp_fin_world_carrier(cp_fin_world_io *w);
+void cp_fin_world_finish(cp_fin_world_io *w);
 
 /* A reduction of byte buffers up the world's binomial tree (transport.h) to
  * rank 0: each rank hands what each child sends to op->merge(value, bytes)
