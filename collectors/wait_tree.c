@@ -173,8 +173,10 @@ int cp_wlist_unpack(cp_rbuf *b, cp_wlist *l, bool down)
     l->n = 0;
     l->v = NULL;
     uint64_t n = cp_get_u64(b);
-    if (b->bad || !cp_rbuf_has(b, n, down ? 56 : 48))
+    if (b->bad || !cp_rbuf_has(b, n, down ? 56 : 48)) {
+        b->bad = true; /* longer than the message: not ours */
         return -1;
+    }
     l->v = malloc((n ? n : 1) * sizeof *l->v);
     if (!l->v)
         return -1;
