@@ -12,7 +12,8 @@ static char *box_recv(void *ctx, int64_t from, size_t *len)
         if (b->m[i].from == from && b->m[i].to == b->self) {
             char *p = b->m[i].p;
             *len = b->m[i].len - (from == b->corrupt_from && b->m[i].len > 0);
-            b->m[i] = b->m[--b->n];
+            /* In order of sending, as MPI delivers one source's messages. */
+            memmove(&b->m[i], &b->m[i + 1], (--b->n - i) * sizeof b->m[i]);
             return p;
         }
     ck_abort_msg("rank %lld: nothing from %lld", (long long)b->self, (long long)from);
