@@ -1,30 +1,30 @@
 /*
- * bench_scale: the counts and wait-state stages of finalize for P virtual
- * ranks in one process, to see how they grow with the job before a job
- * that size exists.
+ * bench_scale: finalize's stages for P virtual ranks in one process, to
+ * see how they grow with the job before a job that size exists.  Each
+ * stage runs finalize's own code (collectors/) for every virtual rank,
+ * over in-memory mailboxes in place of MPI (scale_mailbox.c), the ranks
+ * one by one in the trees' order; only the messages in flight are held
+ * between ranks.
  *
- * Each virtual rank's counts table is built by the real collector from the
- * dense count arrays an application would pass (cp_counts_signature,
- * cp_counts_record) and turned into its leaf tree (cp_tree_leaf); the
- * trees go up the binomial tree of each communicator's members as
- * finalize sends them (lib/finalize/finalize_exchange.c): in round r member
- * v + 2^r packs its tree (cp_tree_pack), member v unpacks and merges it
- * (cp_tree_unpack, cp_tree_merge).  The lead makes the blocks
- * (cp_counts_tree_blocks), writes its rows in rank space
- * (cp_counts_compact_rows) and the count files (cp_compact_write_file).  The
- * tree is walked depth first, so only the trees on the current path are
- * held at once, as each rank would hold its own.  The files are parsed
- * back and every rank's row of every call compared with what it passed.
+ * Counts (here): each virtual rank's table is built by the real collector
+ * from the dense count arrays an application would pass
+ * (cp_counts_signature, cp_counts_record); the rank makes its holding of
+ * each of its communicators (collectors/counts_stage.c) and runs them all
+ * up the communicators' trees through finalize's engine
+ * (collectors/group_trees.c), as lib/finalize/finalize_exchange.c does
+ * over MPI.  Each lead makes the blocks (cp_counts_tree_blocks), writes
+ * its rows in rank space (cp_counts_compact_rows) and the count files
+ * (cp_compact_write_file); the files are parsed back and every rank's row
+ * of every call compared with what it passed.
  *
- * The wait-state stage (scale_waits.c) then runs for every communicator:
- * each member's sampled calls up and down the same tree, each member's own
- * waiting times checked against the generator, the statistics up the
- * world's tree to rank 0.  The call-path stage (scale_paths.c) runs the
- * world's tree of call paths up to rank 0 and the ids back down; the sites
- * stage (scale_sites.c) runs finalize's own reduction of the job's sites,
- * clocks and locations up the world's tree (cp_tree_reduce_up over
- * mailboxes, as the wait-state statistics go); the Cube stage (scale_cube.c) writes profile.cubex of P locations as finalize
- * streams it, a batch of rows at a time.
+ * The wait-state stage (scale_waits.c) runs every communicator's series
+ * up and down through the same engine and checks each member's own
+ * waiting times, then the statistics up the world's tree to rank 0.  The
+ * call-path stage (scale_paths.c) runs the world's tree of call paths up
+ * to rank 0 and the ids back down; the sites stage (scale_sites.c) the
+ * job's sites, clocks and locations up the world's tree; the Cube stage
+ * (scale_cube.c) writes profile.cubex of P locations as finalize streams
+ * it, a batch of rows at a time.
  *
  * usage: bench_scale --ranks P --workload halo|uniform|sparse|subcomms
  *                    [--calls N] [--sampled S] [--dir D]
@@ -51,11 +51,11 @@
  *   cube_lead_peak_mib= cube_lead_cpu_s= cube_exact=yes|no
  *   stages=counts,waits,paths,sites,cube exact=yes|no
  * busiest_*: the world rank that held the most memory at once in this
- * run (its own table and tree, each message it received, the merge, and
- * for a lead the blocks; in the wait-state stage its lists), over all its
- * communicators and both stages: that peak, the bytes
- * it received and the CPU seconds of its own work (leaf, pack, unpack,
- * merge, blocks, rows, files); most_recv_* and most_cpu_*: the rank that
+ * run (its own tables and holdings of all its communicators at once, the
+ * messages it received and sent, the merges, and for a lead the blocks;
+ * in the other stages their own state), over every stage: that peak, the
+ * bytes it received and the CPU seconds of its own work (leaf, pack,
+ * unpack, merge, blocks, rows, files); most_recv_* and most_cpu_*: the rank that
  * received the most bytes, and the one that worked longest; lead_*: world
  * rank 0; output_bytes: every count file (send and receive) of every lead;
  * waits_*: the same for the wait-state stage alone (its busiest rank, and
@@ -79,7 +79,9 @@
 #include "compact.h"
 #include "counts.h"
 #include "counts_merge.h"
+#include "counts_stage.h"
 #include "counts_tree.h"
+#include "group_trees.h"
 #include "pack.h"
 #include "scale_sim.h"
 
@@ -223,28 +225,36 @@ static double total_output; /* bytes of every count file written */
 double *rank_recv, *rank_cpu;
 size_t *rank_peak;
 
-/* The generator's state for one communicator. */
+/* The generator's scratch: the arrays one rank passes, sized for the
+ * largest communicator (the application's memory, not finalize's). */
 typedef struct gen {
-    const comm *c;
     int calls;
-    int *dense_s, *dense_r; /* the arrays the application passes */
+    int *dense_s, *dense_r;
     int64_t *pp, *pc;
 } gen;
 
-static void note_peak(int64_t w, size_t base)
+/* What one virtual rank holds while it runs: heap now, less what was
+ * there when it started, plus the messages it received (they were in
+ * flight, so counted in the start). */
+typedef struct rank_mem {
+    int64_t w;
+    size_t base;
+    const sim_mailbox *box;
+} rank_mem;
+
+static void rank_probe(void *ctx)
 {
-    size_t h = heap_now();
-    if (h > base && h - base > rank_peak[w])
-        rank_peak[w] = h - base;
+    rank_mem *m = ctx;
+    size_t now = heap_now() + (size_t)m->box->received;
+    if (now > m->base && now - m->base > rank_peak[m->w])
+        rank_peak[m->w] = now - m->base;
 }
 
-/* Member v's own table (recorded as the wrappers record), as its leaf. */
-static cp_tree *leaf(gen *g, int64_t v, int64_t w, size_t base)
+/* Member v's own table of c, recorded as the wrappers record. */
+static void own_table(gen *g, const comm *c, int64_t v, cp_counts *t)
 {
-    const comm *c = g->c;
     int64_t n = c->n;
-    cp_counts t;
-    cp_counts_init(&t);
+    cp_counts_init(t);
     for (int k = 0; k < g->calls; k++) {
         int s = k % 2;
         cp_vec_arg sa = {.present = true, .width = sizeof(int), .dtsize = 4};
@@ -252,7 +262,7 @@ static cp_tree *leaf(gen *g, int64_t v, int64_t w, size_t base)
         if (c->single) {
             sa.single = ra.single = 4 + s;
             sa.len = ra.len = 1;
-            cp_counts_record(&t, cp_counts_signature(&t, &sa, &ra, -1, CP_SEQ_NONE));
+            cp_counts_record(t, cp_counts_signature(t, &sa, &ra, -1, CP_SEQ_NONE));
             continue;
         }
         /* set and reset entry by entry (a memset per call would cost P^2) */
@@ -265,97 +275,22 @@ static cp_tree *leaf(gen *g, int64_t v, int64_t w, size_t base)
         sa.counts = g->dense_s;
         ra.counts = g->dense_r;
         sa.len = ra.len = n;
-        cp_counts_record(&t, cp_counts_signature(&t, &sa, &ra, -1, CP_SEQ_NONE));
+        cp_counts_record(t, cp_counts_signature(t, &sa, &ra, -1, CP_SEQ_NONE));
         for (size_t i = 0; i < ms; i++)
             g->dense_s[g->pp[i]] = 0;
         for (size_t i = 0; i < mr; i++)
             g->dense_r[g->pp[ms + i]] = 0;
     }
-    cp_seq_finish(&t.seq);
-    note_peak(w, base);
-    double t0 = sim_cpu_now();
-    cp_counts_view view = {t.vecs, t.nvecs, t.sigs, t.nsigs, &t.seq};
-    cp_tree *tr = malloc(sizeof *tr);
-    if (!tr || cp_tree_leaf(tr, &view, v, n, true)) {
-        fprintf(stderr, "bench_scale: out of memory for rank %" PRId64 "'s tree\n", v);
-        exit(1);
-    }
-    note_peak(w, base);
-    cp_counts_free(&t);
-    rank_cpu[w] += sim_cpu_now() - t0;
-    return tr;
 }
 
-/* Member v, holding ranks [v, v + span): its leaf, then in round r the
- * packed tree of member v + 2^r (whose own subtree is walked first, as it
- * would be by the time it sends), unpacked and merged.  Returns v's tree. */
-static cp_tree *node(gen *g, int64_t v, int64_t span)
-{
-    int64_t w = sim_world_of(g->c, v);
-    size_t base = heap_now();
-    cp_tree *acc = leaf(g, v, w, base);
-    for (int64_t step = 1; step < span && v + step < g->c->n; step *= 2) {
-        cp_tree *child = node(g, v + step, step);
-        int64_t cw = sim_world_of(g->c, v + step);
-        double t0 = sim_cpu_now();
-        cp_wbuf b = {0};
-        cp_tree_pack(&b, child);
-        cp_tree_free(child);
-        free(child);
-        rank_cpu[cw] += sim_cpu_now() - t0;
-        /* v's side */
-        t0 = sim_cpu_now();
-        rank_recv[w] += (double)b.len;
-        note_peak(w, base);
-        cp_rbuf rb = {b.p, b.len, 0, false};
-        cp_tree x, *m = malloc(sizeof *m);
-        if (b.failed || !m || cp_tree_unpack(&rb, &x)) {
-            fprintf(stderr, "bench_scale: cannot unpack rank %" PRId64 "'s tree\n", v + step);
-            exit(1);
-        }
-        note_peak(w, base);
-        cp_wbuf_free(&b);
-        if (cp_tree_merge(m, acc, &x)) {
-            fprintf(stderr, "bench_scale: out of memory merging at rank %" PRId64 "\n", v);
-            exit(1);
-        }
-        note_peak(w, base);
-        cp_tree_free(&x);
-        cp_tree_free(acc);
-        free(acc);
-        acc = m;
-        rank_cpu[w] += sim_cpu_now() - t0;
-    }
-    return acc;
-}
-
-/* One communicator: every member's table up the binomial tree to the lead,
- * which writes dir/<name>; the written send file checked against the
- * generator. */
-static void run_comm(const comm *c, int64_t id, int calls, const char *dir, bool *exact)
+/* The lead of communicator `id` turns the whole communicator's tree into
+ * the count files in dir (its work, charged to it), which are then parsed
+ * back and every rank's row of every call checked against the generator. */
+static void lead_files(gen *g, const comm *c, int64_t id, const cp_tree *root, const char *dir,
+                       rank_mem *rm, bool *exact)
 {
     int64_t n = c->n, lead = sim_world_of(c, 0);
-    gen g = {.c = c, .calls = calls};
-    g.dense_s = calloc((size_t)n, sizeof *g.dense_s);
-    g.dense_r = calloc((size_t)n, sizeof *g.dense_r);
-    g.pp = malloc(2 * (size_t)n * sizeof *g.pp);
-    g.pc = malloc(2 * (size_t)n * sizeof *g.pc);
-    if (!g.dense_s || !g.dense_r || !g.pp || !g.pc) {
-        fprintf(stderr, "bench_scale: out of memory for a communicator of %" PRId64 "\n", n);
-        exit(1);
-    }
-    if (wl == SPARSE) /* the generator's transposes, not any rank's memory */
-        for (int s = 0; s < 2; s++)
-            recvs(c, 0, s, g.pp, g.pc, (size_t)n);
-    int64_t span = 1;
-    while (span < n)
-        span *= 2;
-    size_t base = heap_now();
-    cp_tree *root = node(&g, 0, span);
-    int64_t *pp = g.pp, *pc = g.pc;
-    free(g.dense_s);
-    free(g.dense_r);
-
+    int64_t *pp = g->pp, *pc = g->pc;
     cp_counts_file out[2];
     memset(out, 0, sizeof out);
     char path[2][4200];
@@ -367,24 +302,18 @@ static void run_comm(const comm *c, int64_t id, int calls, const char *dir, bool
     snprintf(tmpl.collective, sizeof tmpl.collective, "%s", c->single ? "Alltoall" : "Alltoallv");
     cp_error err;
     size_t first[2] = {0, 0};
-    if (cp_counts_tree_blocks(root, &tmpl, out, &err) ||
-        cp_counts_compact_rows(out, first, false)) {
-        fprintf(stderr, "bench_scale: merge: %s\n", err.msg);
-        exit(1);
-    }
-    note_peak(lead, base);
-    cp_tree_free(root);
-    free(root);
+    if (!root || cp_counts_tree_blocks(root, &tmpl, out, &err) ||
+        cp_counts_compact_rows(out, first, false))
+        sim_die(root ? err.msg : "the lead holds no tables");
+    rank_probe(rm);
     for (int d = 0; d < 2; d++) {
         snprintf(path[d], sizeof path[d], "%s/%s-counters.comm%" PRId64 ".txt", dir,
                  d ? "recv" : "send", id);
         out[d].version = CP_COUNTS_FORMAT_VERSION;
         out[d].direction = d;
         out[d].lead_rank = lead;
-        if (cp_compact_write_file(path[d], false, &out[d], &err)) {
-            fprintf(stderr, "bench_scale: %s\n", err.msg);
-            exit(1);
-        }
+        if (cp_compact_write_file(path[d], false, &out[d], &err))
+            sim_die(err.msg);
         struct stat sb;
         if (stat(path[d], &sb) == 0)
             total_output += (double)sb.st_size;
@@ -396,10 +325,8 @@ static void run_comm(const comm *c, int64_t id, int calls, const char *dir, bool
     /* Exact: every rank's row of each call, from the file, against the
      * generator (non-zero counts, in peer order). */
     cp_counts_file f;
-    if (cp_compact_parse_file(path[0], &f, &err)) {
-        fprintf(stderr, "bench_scale: %s\n", err.msg);
-        exit(1);
-    }
+    if (cp_compact_parse_file(path[0], &f, &err))
+        sim_die(err.msg);
     int64_t seen = 0;
     for (size_t i = 0; i < f.nblocks; i++) {
         const cp_block *b = &f.blocks[i];
@@ -429,13 +356,110 @@ static void run_comm(const comm *c, int64_t id, int calls, const char *dir, bool
         if (ranks != n)
             *exact = false;
     }
-    if (seen != calls)
+    if (seen != g->calls)
         *exact = false;
     cp_counts_file_free(&f);
     remove(path[0]);
     remove(path[1]);
-    free(pp);
-    free(pc);
+}
+
+/* The communicators world rank w is in (ids into cs) and its rank in
+ * each: the world, or its row and its column. */
+static size_t comms_of(int64_t w, int64_t ids[2], int64_t at[2])
+{
+    if (wl != SUBCOMMS) {
+        ids[0] = 0, at[0] = w;
+        return 1;
+    }
+    ids[0] = 2 * (w / K), at[0] = w % K; /* row w / K */
+    ids[1] = 2 * (w % K) + 1, at[1] = w / K; /* column w % K */
+    return 2;
+}
+
+static int64_t member_world(const void *members, int64_t m)
+{
+    return sim_world_of(members, m);
+}
+
+/* The counts stage as finalize runs it (lib/finalize/finalize_exchange.c):
+ * each virtual rank, from P - 1 down to 0, makes its holding of each of
+ * its communicators from its own table and runs cp_groups_up over the
+ * mailboxes (its children have run: they have higher world ranks in every
+ * communicator); a lead then writes its communicator's count files. */
+static void run_counts(const comm *cs, int64_t nc, int calls, const char *dir, bool *exact)
+{
+    int64_t maxn = 0;
+    for (int64_t i = 0; i < nc; i++)
+        if (cs[i].n > maxn)
+            maxn = cs[i].n;
+    gen g = {.calls = calls};
+    g.dense_s = calloc((size_t)maxn, sizeof *g.dense_s);
+    g.dense_r = calloc((size_t)maxn, sizeof *g.dense_r);
+    g.pp = malloc(2 * (size_t)maxn * sizeof *g.pp);
+    g.pc = malloc(2 * (size_t)maxn * sizeof *g.pc);
+    if (!g.dense_s || !g.dense_r || !g.pp || !g.pc)
+        sim_die("out of memory for the generator");
+    if (wl == SPARSE) /* the generator's transposes, not any rank's memory */
+        for (int s = 0; s < 2; s++)
+            recvs(&cs[0], 0, s, g.pp, g.pc, (size_t)maxn);
+    sim_mailbox box = {0};
+    cp_tree_io io = sim_mailbox_io(&box);
+    for (int64_t w = P - 1; w >= 0; w--) {
+        int64_t ids[2], at[2];
+        size_t k = comms_of(w, ids, at);
+        box.self = w;
+        box.received = 0;
+        rank_mem rm = {w, heap_now(), &box};
+        box.probe = rank_probe;
+        box.probe_ctx = &rm;
+        cp_holding h[2];
+        cp_membership m[2];
+        double cpu = 0;
+        for (size_t i = 0; i < k; i++) {
+            const comm *c = &cs[ids[i]];
+            cp_counts t;
+            own_table(&g, c, at[i], &t);
+            cp_seq_finish(&t.seq);
+            rank_probe(&rm);
+            double t0 = sim_cpu_now();
+            cp_holding_init(&h[i], at[i], c->n);
+            h[i].probe = rank_probe;
+            h[i].probe_ctx = &rm;
+            cp_counts_view view = {t.vecs, t.nvecs, t.sigs, t.nsigs, &t.seq};
+            cp_holding_leaf(&h[i], 0, &view, true);
+            cpu += sim_cpu_now() - t0;
+            rank_probe(&rm);
+            cp_counts_free(&t);
+            m[i] = (cp_membership){.key = {(uint64_t)ids[i], 0, 0}, .size = c->n,
+                                   .rank = at[i], .members = c, .value = &h[i],
+                                   .failed = h[i].failed};
+        }
+        double t0 = sim_cpu_now();
+        cp_groups gr = {.v = m, .n = k, .world_of = member_world};
+        cp_groups_index(&gr);
+        cp_groups_report rep = CP_GROUPS_REPORT_INIT;
+        cp_groups_up(&gr, &io, &cp_holding_up_op, &rep);
+        cp_groups_free_index(&gr);
+        rank_cpu[w] += cpu + sim_cpu_now() - t0;
+        rank_recv[w] += box.received;
+        if (rep.malformed_from >= 0 || rep.out_of_memory || rep.too_big)
+            sim_die("the counts stage failed");
+        box.probe = NULL;
+        for (size_t i = 0; i < k; i++) {
+            if (m[i].failed)
+                *exact = false;
+            if (at[i] == 0)
+                lead_files(&g, &cs[ids[i]], ids[i], h[i].tree[0], dir, &rm, exact);
+            cp_holding_clear(&h[i]);
+        }
+    }
+    if (box.n)
+        *exact = false; /* a message nobody asked for */
+    sim_mailbox_free(&box);
+    free(g.dense_s);
+    free(g.dense_r);
+    free(g.pp);
+    free(g.pc);
 }
 
 static const char *arg(int argc, char **argv, const char *name, const char *def)
@@ -486,19 +510,25 @@ int main(int argc, char **argv)
     int64_t ncomms = 0;
     wait_sim ws;
     sim_waits_init(&ws, P, sampled);
+    comm *cs;
     if (wl == SUBCOMMS) {
-        /* every rank is in its row and its column */
-        for (int64_t i = 0; i < K; i++)
-            for (int col = 0; col < 2; col++) {
-                comm c = {.n = K, .first = col ? i : i * K, .stride = col ? K : 1};
-                run_comm(&c, ncomms++, calls, tmp, &exact);
-                sim_waits_comm(&ws, &c);
-            }
+        /* every rank is in its row (2i) and its column (2i + 1) */
+        ncomms = 2 * K;
+        if (!(cs = calloc((size_t)ncomms, sizeof *cs)))
+            sim_die("out of memory");
+        for (int64_t i = 0; i < K; i++) {
+            cs[2 * i] = (comm){.n = K, .first = i * K, .stride = 1};
+            cs[2 * i + 1] = (comm){.n = K, .first = i, .stride = K};
+        }
     } else {
-        comm c = {.n = P, .first = 0, .stride = 1, .single = wl == UNIFORM};
-        run_comm(&c, ncomms++, calls, tmp, &exact);
-        sim_waits_comm(&ws, &c);
+        ncomms = 1;
+        if (!(cs = calloc(1, sizeof *cs)))
+            sim_die("out of memory");
+        cs[0] = (comm){.n = P, .first = 0, .stride = 1, .single = wl == UNIFORM};
     }
+    run_counts(cs, ncomms, calls, tmp, &exact);
+    for (int64_t i = 0; i < ncomms; i++)
+        sim_waits_comm(&ws, &cs[i]);
     sim_waits_stats(&ws);
     double paths_lead = 0;
     size_t paths_nodes = 0;
@@ -547,6 +577,7 @@ int main(int argc, char **argv)
            cube_exact ? "yes" : "no",
            exact && ws.exact && paths_exact && sites_exact && cube_exact ? "yes" : "no");
     sim_waits_free(&ws);
+    free(cs);
     for (int i = 0; i < 2; i++) {
         free(sparse_t[i].start);
         free(sparse_t[i].peer);

@@ -1,41 +1,74 @@
 /*
- * The scale simulator's carrier for cp_tree_reduce_up (scale_sim.h): the
- * messages in flight, to a virtual rank not yet run from one that has.
+ * The scale simulator's carrier (scale_sim.h): the messages in flight, to
+ * a virtual rank not yet run from one that has, kept per destination in
+ * the order they were sent.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "scale_sim.h"
 
+#define BUCKETS 65536
+
+static size_t bucket(int64_t to)
+{
+    return (size_t)(sim_mix((uint64_t)to) % BUCKETS);
+}
+
 static char *box_recv(void *ctx, int64_t from, size_t *len)
 {
     sim_mailbox *b = ctx;
-    for (size_t i = 0; i < b->n; i++)
-        if (b->m[i].from == from && b->m[i].to == b->self) {
-            char *p = b->m[i].p;
-            *len = b->m[i].len;
-            b->received += (double)*len;
-            if (*len > b->largest)
-                b->largest = *len;
-            b->m[i] = b->m[--b->n];
-            return p;
-        }
+    size_t k = bucket(b->self);
+    sim_mail *prev = NULL;
+    for (sim_mail *m = b->head ? b->head[k] : NULL; m; prev = m, m = m->next) {
+        if (m->from != from || m->to != b->self)
+            continue;
+        if (prev)
+            prev->next = m->next;
+        else
+            b->head[k] = m->next;
+        if (b->tail[k] == m)
+            b->tail[k] = prev;
+        char *p = m->p;
+        *len = m->len;
+        b->received += (double)*len;
+        if (*len > b->largest)
+            b->largest = *len;
+        b->n--;
+        free(m);
+        if (b->probe) /* the message is the rank's now */
+            b->probe(b->probe_ctx);
+        return p;
+    }
     sim_die("a rank's child has not sent (the tree's order is broken)");
 }
 
 static void box_send(void *ctx, int64_t to, const void *p, size_t len)
 {
     sim_mailbox *b = ctx;
-    if (b->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 64;
-        if (!(b->m = realloc(b->m, b->cap * sizeof *b->m)))
+    if (!b->head) {
+        b->head = calloc(BUCKETS, sizeof *b->head);
+        b->tail = calloc(BUCKETS, sizeof *b->tail);
+        if (!b->head || !b->tail)
             sim_die("out of memory for the mailboxes");
+        b->nbuckets = BUCKETS;
     }
+    sim_mail *m = malloc(sizeof *m);
     char *copy = malloc(len ? len : 1);
-    if (!copy)
+    if (!m || !copy)
         sim_die("out of memory for a message");
     memcpy(copy, p, len);
-    b->m[b->n++] = (sim_mail){b->self, to, copy, len};
+    *m = (sim_mail){b->self, to, copy, len, NULL};
+    size_t k = bucket(to);
+    if (b->tail[k])
+        b->tail[k]->next = m;
+    else
+        b->head[k] = m;
+    b->tail[k] = m;
+    b->n++;
+    b->sent += (double)len;
+    if (b->probe) /* its packed message and the copy in flight */
+        b->probe(b->probe_ctx);
 }
 
 cp_tree_io sim_mailbox_io(sim_mailbox *b)
@@ -45,8 +78,13 @@ cp_tree_io sim_mailbox_io(sim_mailbox *b)
 
 void sim_mailbox_free(sim_mailbox *b)
 {
-    for (size_t i = 0; i < b->n; i++)
-        free(b->m[i].p);
-    free(b->m);
+    for (size_t k = 0; b->head && k < b->nbuckets; k++)
+        for (sim_mail *m = b->head[k], *next; m; m = next) {
+            next = m->next;
+            free(m->p);
+            free(m);
+        }
+    free(b->head);
+    free(b->tail);
     memset(b, 0, sizeof *b);
 }

@@ -32,20 +32,30 @@ void sim_charge(int64_t w, double recv, double cpu, size_t held);
 _Noreturn void sim_die(const char *what);
 
 /* Messages in flight between virtual ranks run one by one, from P - 1
- * down to 0 (scale_mailbox.c): a carrier for cp_tree_reduce_up.  A rank
- * receives only what its children sent before it ran. */
+ * down to 0 (scale_mailbox.c): a carrier for the stages (tree_reduce.h,
+ * group_trees.h).  A rank receives only what was sent before it ran; one
+ * source's messages come in the order they were sent, as MPI delivers
+ * them.  Found by destination: thousands may be in flight (a column
+ * communicator's members are far apart in the run's order). */
 typedef struct sim_mail {
     int64_t from, to;
     char *p;
     size_t len;
+    struct sim_mail *next;
 } sim_mail;
 
 typedef struct sim_mailbox {
-    sim_mail *m;
-    size_t n, cap;
+    sim_mail **head, **tail; /* per bucket of destinations, in order of sending */
+    size_t nbuckets;
+    size_t n;         /* messages in flight */
     int64_t self;     /* the rank running: set before it runs */
     double received;  /* bytes it received (reset it before it runs) */
     size_t largest;   /* the largest message it received (likewise) */
+    double sent;      /* bytes it sent (likewise) */
+    /* Called after each message sent or received (NULL: none): the
+     * running rank's memory probe. */
+    void (*probe)(void *ctx);
+    void *probe_ctx;
 } sim_mailbox;
 
 cp_tree_io sim_mailbox_io(sim_mailbox *b);

@@ -1,8 +1,15 @@
 /*
- * The scale simulator's wait-state stage: the real functions of finalize
- * (collectors/wait_tree.c, collectors/wait_stats.c) for every virtual rank,
- * the lists and statistics packed and unpacked as finalize sends them
- * (lib/finalize/finalize_waits.c), in the tree's order.
+ * The scale simulator's wait-state stage: finalize's own code for every
+ * virtual rank — each member's series (collectors/wait_stage.c) up and
+ * down its communicator's tree through finalize's engine
+ * (collectors/group_trees.c), as lib/finalize/finalize_waits.c runs it
+ * over MPI, here over the simulator's mailboxes; then the statistics up
+ * the world's tree (collectors/job_waits.c over cp_tree_reduce_up).
+ *
+ * Up, the members run from n - 1 down to 0; down, from the lead in the
+ * tree's order, each member's state after the way up rebuilt from its
+ * subtree's way up (not accounted) just before it runs: keeping every
+ * member's lists between the two ways would hold the whole job's at once.
  *
  * Each member's sampled calls (all `calls` of the series) are generated
  * from its world rank and the call: enter = call + up to 1 ms, exit =
@@ -12,10 +19,12 @@
  * generator's (latest enter - its enter; its exit - first exit), and rank
  * 0's merged statistics against the generator's count and sum.
  *
- * Cost per virtual rank: bytes received, CPU of its own work (leaf,
- * unpack, merge, pack, its own waits), and the most it held at once (its
- * leaf, what it merged, its children's lists that it keeps for the way
- * down, what came down, one message), counted from the lists' sizes.
+ * Cost per virtual rank: bytes received, CPU of its own work (leaf, the
+ * engine's packing, merging and unpacking, its own waits), and the most it
+ * held at once: its lists (its leaf, what it merged, its children's lists
+ * kept for the way down, what came down), the largest message it received
+ * and the messages it sent (finalize's carrier keeps a copy of each until
+ * the stage ends).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -25,6 +34,8 @@
 
 #include "job_waits.h"
 #include "scale_sim.h"
+#include "group_trees.h"
+#include "wait_stage.h"
 #include "wait_states.h"
 #include "wait_stats.h"
 #include "wait_tree.h"
@@ -54,86 +65,84 @@ static void note(wait_sim *s, int64_t w, double recv, double cpu, size_t held)
     sim_charge(w, recv, cpu, held);
 }
 
-static void leaf(series *x, int64_t v, cp_wlist *own)
+/* x->recs := world rank w's sampled calls. */
+static void gen_records(series *x, int64_t w)
 {
-    int64_t w = sim_world_of(x->c, v);
     for (int j = 0; j < x->s->calls; j++) {
         cp_timing_rec *r = &x->recs[j];
         *r = (cp_timing_rec){.call = (uint64_t)j, .root = -1};
         times(x->salt, w, j, &r->enter, &r->exit);
         r->start = r->enter;
     }
-    if (cp_wlist_leaf(own, x->recs, (size_t)x->s->calls, v))
+}
+
+/* Member v's series, as finalize starts it from its records. */
+static void leaf(series *x, int64_t v, cp_wseries *w)
+{
+    gen_records(x, sim_world_of(x->c, v));
+    if (cp_wseries_start(w, x->recs, (size_t)x->s->calls, v))
         sim_die("out of memory for a leaf");
 }
 
-/* One list from one member to another, as bytes. */
-static size_t ship(const cp_wlist *l, bool down, cp_wlist *out, double *pack_cpu,
-                   double *unpack_cpu)
+static int64_t member_world(const void *members, int64_t m)
 {
-    double t0 = sim_cpu_now();
-    cp_wbuf b = {0};
-    cp_wlist_pack(&b, l, down);
-    double t1 = sim_cpu_now();
-    cp_rbuf rb = {b.p, b.len, 0, false};
-    if (b.failed || cp_wlist_unpack(&rb, out, down))
-        sim_die("cannot unpack a wait-state list");
-    *pack_cpu = t1 - t0;
-    *unpack_cpu = sim_cpu_now() - t1;
-    size_t len = b.len;
-    cp_wbuf_free(&b);
-    return len;
+    return sim_world_of(members, m);
 }
 
-static size_t sum_n(const cp_wlist *l, int n)
+static size_t series_bytes(const cp_wseries *w)
 {
-    size_t t = 0;
-    for (int i = 0; i < n; i++)
-        t += l[i].n;
-    return t;
+    size_t n = w->own.n + w->up.n + w->down.n;
+    for (int r = 0; r < 64; r++)
+        n += w->kid[r].n;
+    return n * sizeof(cp_wcall);
 }
 
-/* Member v, holding [v, v + span): its leaf merged with its children's
- * lists (each child's subtree first).  kids[r]: the list of its child of
- * round r (kept when kids is not NULL).  account: charge the work. */
-static void up(series *x, int64_t v, int64_t span, cp_wlist *acc, cp_wlist *kids, bool account)
+/* Member v's part of one way (up or down) through finalize's engine, as
+ * its only group; charged when `account`. */
+static void run_member(series *x, int64_t v, cp_wseries *w, bool down, sim_mailbox *box,
+                       bool account)
 {
-    int64_t w = sim_world_of(x->c, v);
+    int64_t wr = sim_world_of(x->c, v);
+    cp_membership m = {.key = {x->salt, 0, 1}, .size = x->c->n, .rank = v, .members = x->c,
+                       .value = w};
+    cp_groups g = {.v = &m, .n = 1, .world_of = member_world};
+    cp_tree_io io = sim_mailbox_io(box);
+    cp_groups_report rep = CP_GROUPS_REPORT_INIT;
+    box->self = wr;
+    box->received = box->sent = 0;
+    box->largest = 0;
     double t0 = sim_cpu_now();
-    cp_wlist own;
-    leaf(x, v, &own);
-    if (cp_wlist_copy(acc, &own))
-        sim_die("out of memory");
+    if (down)
+        cp_groups_down(&g, &io, &cp_wseries_down_op, &rep);
+    else
+        cp_groups_up(&g, &io, &cp_wseries_up_op, &rep);
     double cpu = sim_cpu_now() - t0;
-    int r = 0;
-    cp_wlist held[64];
-    memset(held, 0, sizeof held);
-    for (int64_t step = 1; step < span && v + step < x->c->n; step *= 2, r++) {
-        cp_wlist child, got;
-        up(x, v + step, step, &child, NULL, account);
-        double pc, uc;
-        size_t len = ship(&child, false, &got, &pc, &uc);
-        cp_wlist_free(&child);
-        t0 = sim_cpu_now();
-        if (cp_wlist_merge(acc, &got))
-            sim_die("out of memory merging");
-        cpu += uc + sim_cpu_now() - t0;
-        if (account) {
-            note(x->s, sim_world_of(x->c, v + step), 0, pc, 0);
-            size_t bytes = (own.n + acc->n + sum_n(held, r) + got.n) * sizeof(cp_wcall) + len;
-            note(x->s, w, (double)len, 0, bytes);
-        }
-        held[r] = got;
-    }
-    if (account)
-        note(x->s, w, 0, cpu, 0);
-    for (int i = 0; i < r; i++) {
-        if (kids)
-            kids[i] = held[i];
+    if (m.failed || rep.malformed_from >= 0 || rep.out_of_memory)
+        sim_die("the wait-state stage failed");
+    if (account) /* its lists, the largest message in, its messages out */
+        note(x->s, wr, box->received, cpu,
+             series_bytes(w) + box->largest + (size_t)box->sent);
+}
+
+/* The way up for members hi - 1 down to lo, from their generated records;
+ * member lo's series is kept in *keep (the others are let go: what went
+ * up is in the mailbox).  Not accounted: a rebuild of what member lo held
+ * after the way up, for the way down. */
+static void up_range(series *x, int64_t lo, int64_t hi, sim_mailbox *box, cp_wseries *keep,
+                     bool account)
+{
+    for (int64_t v = hi - 1; v >= lo; v--) {
+        cp_wseries w;
+        double t0 = sim_cpu_now();
+        leaf(x, v, &w);
+        if (account)
+            note(x->s, sim_world_of(x->c, v), 0, sim_cpu_now() - t0, 0);
+        run_member(x, v, &w, false, box, account);
+        if (v == lo)
+            *keep = w;
         else
-            cp_wlist_free(&held[i]);
+            cp_wseries_free(&w);
     }
-    cp_wlist_free(&own);
 }
 
 static void check_own(void *vctx, int p, size_t i, double sev)
@@ -148,51 +157,38 @@ static void check_own(void *vctx, int p, size_t i, double sev)
     (*(uint64_t *)ctx[1])++;
 }
 
-/* Member v got `mine` from its parent (the lead: the completed list). */
-static void down(series *x, int64_t v, int64_t span, const cp_wlist *mine, size_t mine_len)
+/* Member v's way down (w: what it held after the way up), then each of
+ * its children's, each child's state rebuilt from its subtree's way up
+ * over a scratch mailbox (keeping every member's state between the two
+ * ways would hold P lists at once, which no rank does). */
+static void down(series *x, int64_t v, cp_wseries *w, sim_mailbox *box)
 {
-    int64_t w = sim_world_of(x->c, v);
-    cp_wlist kids[64], own, acc;
-    memset(kids, 0, sizeof kids);
-    up(x, v, span, &acc, kids, false); /* what v kept from the way up */
-    int nk = 0;
-    for (int64_t step = 1; step < span && v + step < x->c->n; step *= 2)
-        nk++;
-    leaf(x, v, &own); /* also refills x->recs with v's records */
+    run_member(x, v, w, true, box, true);
+    gen_records(x, sim_world_of(x->c, v));
     double t0 = sim_cpu_now();
     uint64_t found = 0;
     void *ctx[2] = {x, &found};
-    cp_wait_own(CP_FAMILY_NXN, mine, x->recs, (size_t)x->s->calls, v, check_own, ctx);
+    if (!w->have_down)
+        x->s->exact = false;
+    cp_wait_own(CP_FAMILY_NXN, &w->down, x->recs, (size_t)x->s->calls, v, check_own, ctx);
+    note(x->s, sim_world_of(x->c, v), 0, sim_cpu_now() - t0, 0);
     /* Every wait the generator made was found. */
     uint64_t want = 0;
     for (int j = 0; j < x->s->calls; j++)
         want += (x->max_enter[j] > x->recs[j].enter) + (x->recs[j].exit > x->min_exit[j]);
     if (found != want)
         x->s->exact = false;
-    double cpu = sim_cpu_now() - t0;
-    size_t base = (own.n + acc.n + sum_n(kids, nk) + mine->n) * sizeof(cp_wcall);
-    note(x->s, w, (double)mine_len, 0, base);
-    for (int r = nk - 1; r >= 0; r--) {
-        int64_t step = (int64_t)1 << r;
-        cp_wlist l, got;
-        t0 = sim_cpu_now();
-        if (cp_wlist_for_child(&l, mine, &own, kids, r))
-            sim_die("out of memory");
-        cpu += sim_cpu_now() - t0;
-        double pc, uc;
-        size_t len = ship(&l, true, &got, &pc, &uc);
-        cpu += pc;
-        note(x->s, w, 0, 0, base + l.n * sizeof(cp_wcall) + len);
-        note(x->s, sim_world_of(x->c, v + step), 0, uc, 0);
-        cp_wlist_free(&l);
-        down(x, v + step, step, &got, len);
-        cp_wlist_free(&got);
+    for (int r = cp_tree_rounds(x->c->n) - 1; r >= 0; r--) {
+        if (!cp_tree_has_child(v, x->c->n, r))
+            continue;
+        int64_t c = v + ((int64_t)1 << r), end = c + ((int64_t)1 << r);
+        sim_mailbox scratch = {0};
+        cp_wseries cw;
+        up_range(x, c, end < x->c->n ? end : x->c->n, &scratch, &cw, false);
+        sim_mailbox_free(&scratch);
+        down(x, c, &cw, box);
+        cp_wseries_free(&cw);
     }
-    note(x->s, w, 0, cpu, 0);
-    for (int r = 0; r < nk; r++)
-        cp_wlist_free(&kids[r]);
-    cp_wlist_free(&own);
-    cp_wlist_free(&acc);
 }
 
 void sim_waits_init(wait_sim *s, int64_t P, int calls)
@@ -239,18 +235,19 @@ void sim_waits_comm(wait_sim *s, const comm *c)
             s->expect_n += (t->max_enter[j] > e) + (q > t->min_exit[j]);
         }
     }
-    int64_t span = 1;
-    while (span < c->n)
-        span *= 2;
-    cp_wlist top;
-    up(&x, 0, span, &top, NULL, true);
+    sim_mailbox box = {0};
+    cp_wseries top;
+    up_range(&x, 0, c->n, &box, &top, true);
     double t0 = sim_cpu_now();
-    cp_wlist_complete(&top, (uint64_t)c->n);
+    cp_wseries_top(&top, c->n);
     note(s, sim_world_of(c, 0), 0, sim_cpu_now() - t0, 0);
-    if (top.n != (size_t)s->calls)
+    if (top.down.n != (size_t)s->calls || box.n)
         s->exact = false;
-    down(&x, 0, span, &top, 0);
-    cp_wlist_free(&top);
+    down(&x, 0, &top, &box);
+    if (box.n)
+        s->exact = false; /* a list nobody asked for */
+    cp_wseries_free(&top);
+    sim_mailbox_free(&box);
     free(x.recs);
 }
 
