@@ -160,6 +160,40 @@ bool cp_job_sites_locations(const cp_job_sites *j, int64_t n, cp_location *out)
     return !rb.bad && rb.off == rb.len;
 }
 
+bool cp_job_sites_hosts(const cp_job_sites *j, int64_t n, cp_job_hosts *out)
+{
+    memset(out, 0, sizeof *out);
+    if (j->first != 0 || j->nlocs != (uint64_t)n ||
+        !(out->node = malloc((n > 0 ? (size_t)n : 1) * sizeof *out->node)))
+        return false;
+    out->nranks = n;
+    cp_rbuf rb = {.p = j->locs.p, .len = j->locs.len};
+    bool ok = true;
+    for (int64_t r = 0; r < n && ok && !rb.bad; r++) {
+        cp_location loc;
+        get_location(&rb, &loc);
+        out->node[r] = loc.node;
+        if (loc.node >= out->nnodes) { /* nodes are numbered from 0, in rank order */
+            if (loc.node > (uint32_t)n) {
+                rb.bad = true;
+                break;
+            }
+            char **nn = realloc(out->name, ((size_t)loc.node + 1) * sizeof *nn);
+            if (!nn) {
+                ok = false;
+                break;
+            }
+            for (uint32_t i = out->nnodes; i <= loc.node; i++)
+                nn[i] = NULL;
+            out->name = nn;
+            out->nnodes = loc.node + 1;
+        }
+        if (!out->name[loc.node] && !(out->name[loc.node] = strdup(loc.hostname)))
+            ok = false;
+    }
+    return ok && !rb.bad && rb.off == rb.len;
+}
+
 void cp_job_sites_free(cp_job_sites *j)
 {
     free(j->keys);

@@ -56,6 +56,9 @@ extern const cp_tree_op cp_job_sites_op;
 /* Rank 0, after the reduction: the n ranks' locations in rank order into
  * out[0..n).  false when some did not arrive (a subtree failed). */
 bool cp_job_sites_locations(const cp_job_sites *j, int64_t n, cp_location *out);
+/* The same as rank 0 keeps it: each rank's node, each node's host name
+ * (out is emptied first; false also when out of memory). */
+bool cp_job_sites_hosts(const cp_job_sites *j, int64_t n, cp_job_hosts *out);
 void cp_job_sites_free(cp_job_sites *j);
 
 #endif

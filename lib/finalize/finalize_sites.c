@@ -57,8 +57,7 @@ void cp_fin_job_sites(fin *f, cp_run_times *rt)
     ok = cp_fin_up_tree(f, TAG_SITES, &cp_job_sites_op, &j, ok && !j.oom);
     if (f->rank == 0) {
         rt->nranks = f->size;
-        rt->loc = calloc((size_t)f->size, sizeof *rt->loc);
-        ok = ok && rt->loc && cp_job_sites_locations(&j, f->size, rt->loc);
+        ok = ok && cp_job_sites_hosts(&j, f->size, &rt->hosts);
         rt->keys = j.keys;
         rt->nkeys = j.n;
         rt->naggregated = j.naggregated;

@@ -325,7 +325,7 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     rt->mine = st.v;
     rt->nmine = st.n;
     cp_fin_job_sites(f, rt); /* the clocks and locations too: rt->clock at rank 0 is
-                                the job's, rt->loc every rank's */
+                                the job's, rt->hosts every rank's */
     if (f->rank == 0)
         say_clocks(f, rt);
     cp_found_free(&fd);
@@ -333,7 +333,7 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
 
 void cp_run_times_free(cp_run_times *rt)
 {
-    free(rt->loc);
+    cp_job_hosts_free(&rt->hosts);
     free(rt->mine);
     free(rt->keys);
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)

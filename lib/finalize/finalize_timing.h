@@ -19,46 +19,11 @@
 #include "job_waits.h"
 #include "pack.h"
 #include "location.h"
+#include "sites.h"
 #include "wait_states.h"
 #include "wait_stats.h"
 
 #define TAG_TIMING 0x6371
-
-/* One rank's sums over one site: a collective called from one call path
- * (all its communicators). */
-typedef struct cp_coll_sums {
-    uint64_t visits;     /* calls recorded */
-    uint64_t bytes_sent, bytes_recv;
-    uint64_t ntimed;     /* calls timed: records + aggregated */
-    uint64_t naggregated;
-    uint64_t nrecords;   /* calls timed with their own record */
-    double time;         /* execution: exit - start */
-    double late;         /* barrier mode: start - enter */
-    double min, max;     /* of exit - start over every timed call (ntimed > 0) */
-    double wait[CP_NWAIT_PATTERNS]; /* severities of this rank's instances */
-} cp_coll_sums;
-
-/* A site: collective, the form of it that was called (enum cp_form: the
- * MPI function, a Cube region of its own) and call path (call-tree id,
- * CP_SEQ_NONE: none). */
-typedef struct cp_site {
-    int64_t rank;        /* world rank */
-    uint32_t coll;
-    uint32_t form;
-    uint32_t path;
-    cp_coll_sums s;
-} cp_site;
-
-/* A site as one number, in the order (path, collective, form); also the
- * placeholder cnode of an instance until the Cube call tree exists. */
-static inline int64_t cp_site_key(uint32_t coll, uint32_t form, uint32_t path)
-{
-    return (int64_t)((uint64_t)path << 16 | (uint64_t)(coll & 0xff) << 8 | (form & 0xff));
-}
-static inline uint32_t cp_site_key_coll(int64_t key) { return (uint32_t)(key >> 8 & 0xff); }
-static inline uint32_t cp_site_key_form(int64_t key) { return (uint32_t)(key & 0xff); }
-static inline uint32_t cp_site_key_path(int64_t key) { return (uint32_t)((uint64_t)key >> 16); }
-
 
 /* What the timing stage leaves: on every rank its own sites (its column of
  * the Cube profile); on rank 0 what it learns of the job. */
@@ -69,7 +34,7 @@ typedef struct cp_run_times {
     int64_t max_drift_ppm;         /* the largest |drift| of their counters */
     int64_t drifted_ranks;         /* how many beyond CP_CLOCK_DRIFT_BOUND_PPM */
     int64_t first_drifted;         /* the lowest of them, -1 when none */
-    cp_location *loc;              /* rank 0: per rank */
+    cp_job_hosts hosts;            /* rank 0: where every rank ran */
     cp_site *mine;                 /* this rank's sites, sorted by collective, form, path */
     size_t nmine;
     double wall;                   /* this rank's seconds from its start to finalize */

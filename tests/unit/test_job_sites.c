@@ -90,6 +90,18 @@ START_TEST(any_number_of_ranks)
             ck_assert_uint_eq(loc[r].node, w.node);
         }
         ck_assert(!cp_job_sites_locations(&j, n + 1, loc)); /* not every rank's */
+        /* As rank 0 keeps them: a node per rank, a name per node. */
+        cp_job_hosts h;
+        ck_assert(cp_job_sites_hosts(&j, n, &h));
+        ck_assert_int_eq(h.nranks, n);
+        ck_assert_uint_eq(h.nnodes, (uint32_t)((n + 3) / 4));
+        for (int64_t r = 0; r < n; r++) {
+            ck_assert_uint_eq(h.node[r], loc[r].node);
+            ck_assert_str_eq(h.name[h.node[r]], loc[r].hostname);
+        }
+        cp_job_hosts_free(&h);
+        ck_assert(!cp_job_sites_hosts(&j, n + 1, &h));
+        cp_job_hosts_free(&h);
         free(loc);
         cp_job_sites_free(&j);
     }
@@ -103,6 +115,9 @@ START_TEST(a_failed_rank_is_said)
     ck_assert(!reduce(13, 6, -1, &j));
     cp_location loc[13];
     ck_assert(!cp_job_sites_locations(&j, 13, loc));
+    cp_job_hosts h;
+    ck_assert(!cp_job_sites_hosts(&j, 13, &h));
+    cp_job_hosts_free(&h);
     cp_job_sites_free(&j);
     /* a message cut short is refused, not half-read */
     ck_assert(!reduce(13, -1, 8, &j));
