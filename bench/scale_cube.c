@@ -1,13 +1,21 @@
 /*
  * The scale simulator's Cube stage: profile.cubex of P virtual ranks
- * written as finalize writes it (lib/finalize/finalize_profile.c): rank 0
- * holds the metadata (metrics, regions, call tree, the P locations of the
- * system tree) and a batch of rows at a time, at most 64 MiB, which the
- * ranks' values fill (a gather per batch) and anchor.xml, built in memory
- * (mostly the XML of the P locations); the real writer
- * (cp_cubex_write_rows) takes the rows as they come.  Every rank's column
- * is generated (visits, time, bytes at the root, main and the collective's
- * call site), the file is parsed back and every value compared (exact).
+ * through finalize's own code (collectors/cube_stage.c, as
+ * lib/finalize/finalize_profile.c runs it over MPI): rank 0 builds the
+ * metadata from the job's sites, call paths and where every rank ran
+ * (cp_cube_stage_meta); every rank fills its column from its own sites
+ * (cp_cube_stage_column); the rows some rank has a value in go to rank 0
+ * a batch at a time (cp_cube_rows: at most 64 MiB held there), each
+ * rank's values as the gather delivers them, and the real writer
+ * (cp_cubex_write_rows) takes them as they come.  Read back, every value
+ * of every rank must equal its column (exact).
+ *
+ * The job: every rank calls MPI_Alltoallv from main > solve > exchange
+ * and from main > solve > norm, MPI_Allreduce from norm; every 1,000th
+ * rank also MPI_Alltoallv from main > checkpoint; 16 ranks a host.  Rank 0
+ * holds the metadata (the hosts, the P locations' hosts), one batch of
+ * rows and anchor.xml, which the writer builds in memory (the file less
+ * its rows: the XML of the P locations, mostly).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,151 +23,209 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "collectives.h"
+#include "cube_stage.h"
 #include "cubex.h"
+#include "mpi_names.h"
 #include "scale_sim.h"
 
 #define ROWS_BYTES ((uint64_t)64 << 20)
 #define RANKS_PER_HOST 16
+#define NCALL_TREE 5
+#define NCNODES (1 + NCALL_TREE + 4) /* the program, the functions, the call sites */
 
-enum { M_VISITS, M_TIME, M_BYTES, NMETRICS };
-
-/* Rank r's value of metric m at cnode id c (0 root, 1 main, 2 the call). */
-static uint64_t value(int64_t r, int m, size_t c)
+/* The job's call paths: main > solve > {exchange, norm}, main > checkpoint. */
+static void call_tree(cp_callsite_node *t)
 {
-    if (m == M_VISITS)
-        return c == 0 ? 1 : c == 2 ? 20 : 0;
-    if (m == M_BYTES)
-        return c == 2 ? 1000 + (uint64_t)(sim_mix((uint64_t)r) % 1000) : 0;
-    double t = c == 0 ? 10.0 + (double)(sim_mix((uint64_t)r * 3) % 1000) * 1e-3
-               : c == 2 ? (double)(sim_mix((uint64_t)r * 5) % 1000) * 1e-4 : 0;
-    uint64_t raw;
-    memcpy(&raw, &t, sizeof raw);
-    return raw;
+    static const struct { const char *fn; int64_t parent; uint64_t address; } n[NCALL_TREE] = {
+        {"main", -1, 0x1010}, {"solve", 0, 0x1110}, {"exchange", 1, 0x2010},
+        {"norm", 1, 0x2210}, {"checkpoint", 0, 0x3010}};
+    for (int i = 0; i < NCALL_TREE; i++) {
+        memset(&t[i], 0, sizeof t[i]);
+        t[i].parent = n[i].parent;
+        t[i].address = n[i].address;
+        snprintf(t[i].function, sizeof t[i].function, "%s", n[i].fn);
+        snprintf(t[i].module, sizeof t[i].module, "/apps/solver");
+    }
 }
 
+/* Rank r's sites (path: the call-tree node that called MPI); returns how
+ * many (at most 4). */
+static size_t sites_of(int64_t r, cp_site *s)
+{
+    static const struct { uint32_t coll, path; } at[4] = {
+        {CP_COLL_ALLTOALLV, 2}, {CP_COLL_ALLTOALLV, 3}, {CP_COLL_ALLREDUCE, 3},
+        {CP_COLL_ALLTOALLV, 4}};
+    size_t n = r % 1000 == 0 ? 4 : 3;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = sim_mix((uint64_t)r * 8 + i);
+        s[i] = (cp_site){.rank = r, .coll = at[i].coll, .form = CP_FORM_BLOCKING,
+                         .path = at[i].path};
+        s[i].s.visits = s[i].s.ntimed = s[i].s.nrecords = 20;
+        s[i].s.bytes_sent = s[i].s.bytes_recv = 1000 + h % 1000;
+        s[i].s.time = (double)(h % 1000) * 1e-4;
+        s[i].s.min = s[i].s.max = s[i].s.time / 20;
+        s[i].s.wait[CP_WAIT_NXN] = (double)(h >> 20 & 0xff) * 1e-6;
+    }
+    return n;
+}
+
+static double wall_of(int64_t r)
+{
+    return 10.0 + (double)(sim_mix((uint64_t)r * 3) % 1000) * 1e-3;
+}
+
+/* One virtual rank's column, as finalize fills it on that rank. */
 typedef struct cube_sim {
     int64_t P;
-    size_t ncnodes, rows, per_batch, start, n, next;
-    uint64_t *all;      /* rank 0's batch: P values per row */
-    size_t row_m[NMETRICS * 3], row_c[NMETRICS * 3];
-    double recv, cpu;
+    const int64_t *metric;
+    const cp_cube_sites *sc;
+    int64_t root;
+    cp_cube_column col;  /* scratch: one rank's column */
+    double recv;         /* rank 0 received */
+    bool same;           /* rank 0's values in the gather are its own column's */
 } cube_sim;
 
-static void batch(cube_sim *x)
+static void column_of(cube_sim *x, int64_t r)
 {
-    size_t n = x->rows - x->start - x->n < x->per_batch ? x->rows - x->start - x->n
-                                                         : x->per_batch;
-    x->start += x->n;
-    x->n = n;
-    /* each rank's values of the batch's rows, as the gather delivers them */
-    for (int64_t r = 0; r < x->P; r++)
-        for (size_t i = 0; i < n; i++)
-            x->all[(size_t)r * n + i] = value(r, (int)x->row_m[x->start + i],
-                                              x->row_c[x->start + i]);
-    x->recv += (double)(x->P - 1) * (double)n * 8;
+    cp_site s[4];
+    size_t n = sites_of(r, s);
+    memset(x->col.raw, 0, x->col.nmetrics * x->col.ncnodes * sizeof *x->col.raw);
+    cp_cube_stage_column(&x->col, x->metric, x->sc, x->root, s, n, wall_of(r));
 }
 
-static int row(void *ctx, size_t m, size_t cnode, uint64_t *raw)
+/* The gather of one batch (cp_cube_gather_fn): each rank's values of the
+ * batch's rows, as MPI_Gather delivers them to rank 0. */
+static int gather(void *ctx, const size_t *cells, const uint64_t *mine, size_t n, uint64_t *all)
 {
     cube_sim *x = ctx;
-    if (x->next == x->start + x->n)
-        batch(x);
-    size_t i = x->next++ - x->start;
-    if (x->row_m[x->start + i] != m || x->row_c[x->start + i] != cnode)
-        return -1;
-    for (int64_t r = 0; r < x->P; r++)
-        raw[r] = x->all[(size_t)r * x->n + i];
+    for (int64_t r = 0; r < x->P; r++) {
+        column_of(x, r);
+        for (size_t i = 0; i < n; i++) {
+            all[(size_t)r * n + i] = x->col.raw[cells[i]];
+            if (r == 0 && x->col.raw[cells[i]] != mine[i])
+                x->same = false;
+        }
+    }
+    x->recv += (double)(x->P - 1) * (double)n * 8;
     return 0;
 }
 
 void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
               double *lead_peak_mib, double *lead_cpu, bool *exact)
 {
+    /* Rank 0: the metadata, from what the sites stage gave it. */
+    cp_callsite_node tree[NCALL_TREE];
+    call_tree(tree);
+    cp_job_hosts hosts = {.nranks = P, .nnodes = (uint32_t)((P + RANKS_PER_HOST - 1) /
+                                                            RANKS_PER_HOST)};
+    hosts.node = malloc((size_t)P * sizeof *hosts.node);
+    hosts.name = calloc(hosts.nnodes, sizeof *hosts.name);
+    if (!hosts.node || !hosts.name)
+        sim_die("out of memory for the hosts");
+    for (int64_t r = 0; r < P; r++)
+        hosts.node[r] = (uint32_t)(r / RANKS_PER_HOST);
+    size_t host_bytes = (size_t)P * sizeof *hosts.node;
+    for (uint32_t h = 0; h < hosts.nnodes; h++) {
+        char name[32];
+        snprintf(name, sizeof name, "node%05" PRIu32, h);
+        if (!(hosts.name[h] = strdup(name)))
+            sim_die("out of memory for the hosts");
+        host_bytes += strlen(name) + 1 + sizeof *hosts.name;
+    }
+    cp_site s0[4];
+    size_t nk = sites_of(0, s0); /* rank 0 has every site of the job */
+    int64_t keys[4];
+    for (size_t i = 0; i < nk; i++)
+        keys[i] = cp_site_key(s0[i].coll, s0[i].form, s0[i].path);
+    for (size_t i = 1; i < nk; i++) /* ascending */
+        for (size_t j = i; j > 0 && keys[j - 1] > keys[j]; j--) {
+            int64_t t = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = t;
+        }
+    const char *const attrs[][2] = {{"collprof version", "scale simulator"}};
+    cp_cube_job job = {.keys = keys, .nkeys = nk, .call_tree = tree, .ncall_tree = NCALL_TREE,
+                       .hosts = &hosts, .timing = true, .barrier = false, .program = "solver",
+                       .machine = "simulated", .attrs = attrs, .nattrs = 1};
     double t0 = sim_cpu_now();
     cp_cube c;
-    if (cp_cube_init(&c, (size_t)P))
+    memset(&c, 0, sizeof c);
+    int64_t metric[CP_CM_SLOTS], root;
+    cp_cube_sites sc = {0};
+    if (cp_cube_stage_meta(&job, &c, metric, &sc, &root))
         sim_die("out of memory for the Cube metadata");
-    static const struct { const char *name; cp_cube_dtype dt; } ms[NMETRICS] = {
-        {"visits", CP_CUBE_UINT64}, {"time", CP_CUBE_DOUBLE}, {"bytes_sent", CP_CUBE_UINT64}};
-    for (int m = 0; m < NMETRICS; m++) {
-        cp_cube_metric mt;
-        memset(&mt, 0, sizeof mt);
-        snprintf(mt.uniq_name, sizeof mt.uniq_name, "%s", ms[m].name);
-        snprintf(mt.disp_name, sizeof mt.disp_name, "%s", ms[m].name);
-        mt.dtype = ms[m].dt;
-        if (cp_cube_add_metric(&c, &mt) < 0)
-            sim_die("metric");
+    double cpu0 = sim_cpu_now() - t0;
+    bool good = c.ncnodes == NCNODES;
+
+    /* Every rank: its column; which rows anyone has a value in (the
+     * maximum finalize agrees on). */
+    size_t cells = c.nmetrics * c.ncnodes;
+    cube_sim x = {.P = P, .metric = metric, .sc = &sc, .root = root, .same = true};
+    x.col = (cp_cube_column){calloc(cells, sizeof(uint64_t)), c.nmetrics, c.ncnodes, c.metrics};
+    uint8_t *any = calloc(cells, 1);
+    if (!x.col.raw || !any)
+        sim_die("out of memory for a column");
+    for (int64_t r = 0; r < P; r++) {
+        double t1 = sim_cpu_now();
+        column_of(&x, r);
+        for (size_t i = 0; i < cells; i++)
+            any[i] |= x.col.raw[i] != 0;
+        sim_charge(r, 0, sim_cpu_now() - t1, cells * (sizeof(uint64_t) + 2));
     }
-    static const char *const regs[3] = {"app", "main", "MPI_Alltoallv"};
-    for (int i = 0; i < 3; i++) {
-        cp_cube_region rg;
-        memset(&rg, 0, sizeof rg);
-        snprintf(rg.name, sizeof rg.name, "%s", regs[i]);
-        snprintf(rg.paradigm, sizeof rg.paradigm, "%s", i == 2 ? "mpi" : "user");
-        rg.begin = rg.end = -1;
-        if (cp_cube_add_region(&c, &rg) < 0)
-            sim_die("region");
-    }
-    for (int64_t h = 0; h * RANKS_PER_HOST < P; h++) {
-        char name[32];
-        snprintf(name, sizeof name, "node%05" PRId64, h);
-        if (cp_cube_add_host(&c, name) < 0)
-            sim_die("host");
-    }
-    for (int64_t r = 0; r < P; r++)
-        cp_cube_set_location_host(&c, (size_t)r, r / RANKS_PER_HOST);
-    int64_t root = cp_cube_tree_add(&c, -1, 0, -1, "");
-    int64_t mn = cp_cube_tree_add(&c, root, 1, -1, "");
-    if (cp_cube_tree_add(&c, mn, 2, -1, "") < 0 || cp_cube_tree_finish_meta(&c, NULL))
-        sim_die("call tree");
-    /* The non-zero rows (the maximum over the ranks' columns). */
-    cube_sim x = {.P = P, .ncnodes = c.ncnodes};
-    uint8_t nz[NMETRICS * 3] = {0};
-    for (int m = 0; m < NMETRICS; m++)
-        for (size_t cn = 0; cn < c.ncnodes; cn++)
-            for (int64_t r = 0; r < P && !nz[m * 3 + cn]; r++)
-                if (value(r, m, cn)) {
-                    nz[m * 3 + cn] = 1;
-                    x.row_m[x.rows] = (size_t)m;
-                    x.row_c[x.rows++] = cn;
-                }
-    uint64_t cap = ROWS_BYTES / (8 * (uint64_t)P);
-    x.per_batch = cap < 1 ? 1 : cap < x.rows ? (size_t)cap : x.rows;
-    x.all = malloc((size_t)P * x.per_batch * sizeof *x.all);
-    if (!x.all)
+    /* Rank 0: its column, the batches, the writer. */
+    cp_cube_column mine = {calloc(cells, sizeof(uint64_t)), c.nmetrics, c.ncnodes, c.metrics};
+    if (!mine.raw)
+        sim_die("out of memory for a column");
+    column_of(&x, 0);
+    memcpy(mine.raw, x.col.raw, cells * sizeof *mine.raw);
+    cp_cube_rows rows;
+    if (cp_cube_rows_start(&rows, &mine, any, P, ROWS_BYTES, true, gather, &x))
         sim_die("out of memory for a batch");
+    cp_cube_rows_count(&rows);
     char path[4200];
     snprintf(path, sizeof path, "%s/profile.cubex", dir);
     cp_error err;
-    if (cp_cubex_write_rows(path, &c, nz, row, &x, &err))
+    t0 = sim_cpu_now();
+    if (cp_cubex_write_rows(path, &c, any, cp_cube_rows_next, &rows, &err))
         sim_die(err.msg);
-    *lead_cpu = sim_cpu_now() - t0;
+    /* The gathers ran every rank's column: not rank 0's work. */
+    *lead_cpu = cpu0 + sim_cpu_now() - t0;
     struct stat st;
     *bytes = stat(path, &st) == 0 ? (double)st.st_size : 0;
-    /* rank 0 held: the metadata (locations and hosts mostly), a batch, and
-     * anchor.xml, which the writer builds in memory (the file less its
-     * rows: the XML of the P locations, mostly) */
-    double meta = (double)P * sizeof *c.location_host + (double)c.nhosts * sizeof *c.hosts;
-    double anchor = *bytes - (double)x.rows * (double)P * 8;
-    *lead_peak_mib = (meta + (double)P * (double)x.per_batch * 8 + anchor) / 1048576.0;
+    double meta = (double)P * sizeof *c.location_host + (double)c.nhosts * sizeof *c.hosts +
+                  (double)host_bytes;
+    double anchor = *bytes - (double)rows.rows * (double)P * 8;
+    *lead_peak_mib =
+        (meta + (double)P * (double)rows.per_batch * 8 + anchor) / 1048576.0;
     *lead_recv_mib = x.recv / 1048576.0;
-    /* Exact: every value read back. */
+    good &= x.same && rows.done == rows.rows && !rows.failed;
+    /* Exact: every value of every rank read back. */
     cp_cube back;
-    *exact = cp_cubex_read(path, &back, &err) == 0;
-    for (int m = 0; *exact && m < NMETRICS; m++)
-        for (size_t cn = 0; cn < 3; cn++)
-            for (int64_t r = 0; r < P; r++) {
-                uint64_t want = value(r, m, cn), got;
+    bool read = cp_cubex_read(path, &back, &err) == 0;
+    good &= read && back.ncnodes == c.ncnodes && back.nmetrics == c.nmetrics;
+    for (int64_t r = 0; good && r < P; r++) {
+        column_of(&x, r);
+        for (size_t m = 0; good && m < c.nmetrics; m++)
+            for (size_t cn = 0; cn < c.ncnodes; cn++) {
+                uint64_t got;
                 memcpy(&got, (const char *)back.values[m] + (cn * (size_t)P + (size_t)r) * 8, 8);
-                if (got != want) {
-                    *exact = false;
+                if (got != x.col.raw[m * c.ncnodes + cn]) {
+                    good = false;
                     break;
                 }
             }
-    if (*exact)
+    }
+    if (read)
         cp_cube_free(&back);
+    *exact = good;
     remove(path);
     sim_charge(0, x.recv, *lead_cpu, (size_t)(*lead_peak_mib * 1048576.0));
-    free(x.all);
+    cp_cube_rows_free(&rows);
+    free(mine.raw);
+    free(x.col.raw);
+    free(any);
+    cp_cube_sites_free(&sc);
     cp_cube_free(&c);
+    cp_job_hosts_free(&hosts);
 }
