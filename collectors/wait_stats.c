@@ -240,7 +240,8 @@ int cp_wstat_summarize(const cp_wstat *w, cp_stat_pattern *p)
         double *v = malloc((w->n ? w->n : 1) * sizeof *v);
         if (!v)
             return -1;
-        memcpy(v, w->vals, w->n * sizeof *v);
+        if (w->n) /* vals is NULL when nothing was added */
+            memcpy(v, w->vals, w->n * sizeof *v);
         cp_stat_summarize(p, v, w->n);
         free(v);
         return 0;
