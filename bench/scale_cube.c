@@ -5,7 +5,7 @@
  * metadata from the job's sites, call paths and where every rank ran
  * (cp_cube_stage_meta); every rank fills its column from its own sites
  * (cp_cube_stage_column); the rows some rank has a value in go to rank 0
- * a batch at a time (cp_cube_rows: at most 64 MiB held there), each
+ * a batch at a time (cp_cube_rows: at most 16 MiB held there), each
  * rank's values as the gather delivers them, and the real writer
  * (cp_cubex_write_rows) takes them as they come.  Read back, every value
  * of every rank must equal its column (exact).
@@ -29,7 +29,6 @@
 #include "mpi_names.h"
 #include "scale_sim.h"
 
-#define ROWS_BYTES ((uint64_t)64 << 20)
 #define RANKS_PER_HOST 16
 #define NCALL_TREE 5
 #define NCNODES (1 + NCALL_TREE + 4) /* the program, the functions, the call sites */
@@ -180,7 +179,7 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
     column_of(&x, 0);
     memcpy(mine.raw, x.col.raw, cells * sizeof *mine.raw);
     cp_cube_rows rows;
-    if (cp_cube_rows_start(&rows, &mine, any, P, ROWS_BYTES, true, gather, &x))
+    if (cp_cube_rows_start(&rows, &mine, any, P, CP_CUBE_BATCH_BYTES, true, gather, &x))
         sim_die("out of memory for a batch");
     cp_cube_rows_count(&rows);
     char path[4200];

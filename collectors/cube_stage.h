@@ -89,6 +89,12 @@ void cp_cube_stage_column(cp_cube_column *k, const int64_t metric[CP_CM_SLOTS],
  * n + i] is rank r's value of the batch's row i (cells[i] = m * ncnodes +
  * cnode); all is NULL except at rank 0.  Returns 0, or -1 (the rows are
  * lost). */
+/* The most of a batch rank 0 holds: 16 MiB, 20 rows at 100,000 ranks.
+ * Beside it rank 0 holds the metadata and the writer's anchor.xml (the P
+ * locations' XML, ~290 bytes a rank), so its peak stays under 64 MiB at
+ * 100,000 ranks however many rows the profile has; a gather per batch. */
+#define CP_CUBE_BATCH_BYTES ((uint64_t)16 << 20)
+
 typedef int (*cp_cube_gather_fn)(void *ctx, const size_t *cells, const uint64_t *mine, size_t n,
                                  uint64_t *all);
 

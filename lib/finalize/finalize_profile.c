@@ -23,8 +23,6 @@
 #include "stat.h"
 #include "transport.h"
 
-/* Rank 0 holds at most this many bytes of rows at once (P values each). */
-#define ROWS_BYTES ((uint64_t)64 << 20)
 
 /* Rank 0: everything of profile.cubex but its values. */
 static int build_meta(const fin *f, const cp_run_times *rt, cp_cube *c,
@@ -150,8 +148,8 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
                         scratch.metrics};
     uint8_t *nz = calloc(cells ? cells : 1, 1), *any = calloc(cells ? cells : 1, 1);
     cp_cube_rows x = {0};
-    bool batch = cp_cube_rows_start(&x, &k, any, f->size, ROWS_BYTES, f->rank == 0, gather,
-                                    f) == 0;
+    bool batch = cp_cube_rows_start(&x, &k, any, f->size, CP_CUBE_BATCH_BYTES, f->rank == 0,
+                                    gather, f) == 0;
     if (h.ok) {
         /* Whether every rank has room (one maximum), then which rows anyone
          * has a value in (another): the same counts on every rank. */
