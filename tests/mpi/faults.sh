@@ -15,6 +15,12 @@
 #                       cannot be written (ENOSPC, from FAILLIB preloaded
 #                       before collprof); the others must be, the manifest
 #                       says which is missing and why, the reader reads it
+#   registry-incomplete ... APP COLLPROF FAILLIB : rank 1 cannot register
+#                       MPI_COMM_WORLD (FAILLIB preloaded before collprof):
+#                       the count tables go straight to the leads, the
+#                       other ranks' rows exact, rank 1's said missing; wait
+#                       states not computed, profile.stat missing with the
+#                       reason; the application unchanged
 #   planted-links ... APP COLLPROF : symbolic links planted at every name
 #                       collprof writes in its output directory point at
 #                       victim files: none is written, the profile is
@@ -254,6 +260,39 @@ invalid-call)
         grep -q "^invalid call" "$end.matrix" && grep -q "^rank 0: 3 -1$" "$end.matrix" ||
             { fail "$end: the matrix of the invalid call:"; show "$end.matrix"; }
         grep "^invalid calls" "$end.summary"
+    done
+    ;;
+registry-incomplete)
+    # Rank 1 cannot register MPI_COMM_WORLD (FAILLIB fails collprof's
+    # PMPI_Group_translate_ranks there, as running out of memory would): at
+    # finalize every rank learns that a registry is incomplete, and the count
+    # tables go straight to each communicator's lead (the counted exchange)
+    # instead of up the members' tree, which needs every member.
+    app=$1 collprof=$2 faillib=$3
+    run baseline 3 no "$app"
+    out=$work/out-incomplete
+    rm -rf "$out"
+    collprof_lib=$lib
+    lib=$faillib:$lib
+    CPT_FAIL_REGISTER_RANK=1 COLLPROF_OUTPUT_DIR=$out run incomplete 3 yes "$app"
+    lib=$collprof_lib
+    same_as_baseline incomplete
+    for said in "cannot register a communicator" \
+        "counts go straight to each communicator's lead" "wait states are not computed"; do
+        grep -q "$said" incomplete.err ||
+            { fail "incomplete: stderr does not say \"$said\":"; show incomplete.err; }
+    done
+    grep -q '"missing": {"profile.stat": ".*wait-state statistics' "$out/manifest.json" ||
+        { fail "incomplete: manifest.json does not say why profile.stat is missing:"; show "$out/manifest.json"; }
+    "$collprof" check "$out" >incomplete.check 2>&1 ||
+        { fail "incomplete: collprof check:"; show incomplete.check; }
+    # app_exit: in call c rank r sends 1 + (r + p + c) % 4 elements to peer p
+    for call in 0 1 2 3 4; do
+        "$collprof" matrix "$out" --comm 0 --collective Alltoallv --call $call >incomplete.m$call 2>&1
+        row() { echo "rank $1: $((1 + ($1 + call) % 4)) $((1 + ($1 + 1 + call) % 4)) $((1 + ($1 + 2 + call) % 4))"; }
+        grep -qx "$(row 0)" incomplete.m$call && grep -qx "rank 1: -" incomplete.m$call &&
+            grep -qx "$(row 2)" incomplete.m$call ||
+            { fail "incomplete: call $call: expected \"$(row 0)\", \"rank 1: -\", \"$(row 2)\":"; show incomplete.m$call; }
     done
     ;;
 full-disk)
