@@ -58,11 +58,6 @@ static void leaf(cp_holding *h, const cp_comm *c)
         cp_holding_neighbors(h, c->sources, c->indegree, c->destinations, c->outdegree);
 }
 
-static int64_t world_of(const void *members, int64_t m)
-{
-    return cp_ranges_nth(members, m);
-}
-
 /* The communicators this rank called collectives on, each a group whose
  * value is its holding. */
 typedef struct holdings {
@@ -92,7 +87,7 @@ static void deliver_direct(fin *f, void *ctx, int source, uint32_t nrec, cp_rbuf
         cp_holding x;
         cp_holding_init(&x, 0, t ? t->size : 0);
         if (!t || t->rank != 0 || cp_holding_unpack(rbp, &x) || x.hi != x.lo + 1 ||
-            world_of(t->members, x.lo) != source) {
+            cp_fin_member_world(t->members, x.lo) != source) {
             cp_holding_clear(&x);
             rbp->bad = true;
             return;
@@ -181,26 +176,13 @@ static void to_led(fin *f, const cp_membership *g, cp_holding *h)
     }
 }
 
-static void report(fin *f, const cp_groups_report *rep)
-{
-    char msg[160];
-    if (rep->malformed_from >= 0) {
-        snprintf(msg, sizeof msg, "malformed counts received from rank %" PRId64,
-                 rep->malformed_from);
-        cp_fin_fail(f, msg);
-    }
-    if (rep->too_big)
-        cp_fin_fail(f, "counts larger than this MPI library sends at once");
-    if (rep->out_of_memory)
-        cp_fin_fail(f, "out of memory while merging counts");
-}
-
 void cp_fin_exchange(fin *f)
 {
     size_t n = 0;
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
         n += has_calls(c);
-    holdings H = {.g = {.v = calloc(n ? n : 1, sizeof(cp_membership)), .world_of = world_of},
+    holdings H = {.g = {.v = calloc(n ? n : 1, sizeof(cp_membership)),
+                        .world_of = cp_fin_member_world},
                   .h = calloc(n ? n : 1, sizeof(cp_holding)),
                   .c = calloc(n ? n : 1, sizeof(cp_comm *))};
     bool room = H.g.v && H.h && H.c;
@@ -233,7 +215,8 @@ void cp_fin_exchange(fin *f)
         cp_groups_report rep = CP_GROUPS_REPORT_INIT;
         cp_groups_up(&H.g, &io, &cp_holding_up_op, &rep);
         cp_fin_world_finish(&w);
-        report(f, &rep);
+        if (cp_fin_groups_said(f, &rep, "counts"))
+            cp_fin_fail(f, "out of memory while merging counts");
     } else {
         if (f->rank == 0)
             cp_log("memory ran out while registering communicators: counts go straight to "

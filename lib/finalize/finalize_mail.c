@@ -1,6 +1,7 @@
 /* Messages to the leads at finalize (see finalize_mail.h). */
 #include "finalize_mail.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,26 @@ void cp_fin_world_finish(cp_fin_world_io *w)
 cp_tree_io cp_fin_world_carrier(cp_fin_world_io *w)
 {
     return (cp_tree_io){w, CP_BYTES_MAX, cp_fin_world_recv, cp_fin_world_send};
+}
+
+int64_t cp_fin_member_world(const void *members, int64_t m)
+{
+    return cp_ranges_nth(members, m);
+}
+
+bool cp_fin_groups_said(fin *f, const cp_groups_report *rep, const char *what)
+{
+    char msg[200];
+    if (rep->malformed_from >= 0) {
+        snprintf(msg, sizeof msg, "malformed %s received from rank %" PRId64, what,
+                 rep->malformed_from);
+        cp_fin_fail(f, msg);
+    }
+    if (rep->too_big) {
+        snprintf(msg, sizeof msg, "%s larger than this MPI library sends at once", what);
+        cp_fin_fail(f, msg);
+    }
+    return rep->out_of_memory;
 }
 
 bool cp_fin_up_tree(fin *f, int tag, const cp_tree_op *op, void *value, bool ok)

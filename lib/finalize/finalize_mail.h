@@ -11,6 +11,7 @@
 
 #include "finalize.h"
 #include "pack.h"
+#include "group_trees.h"
 #include "tree_reduce.h"
 
 typedef struct cp_box {
@@ -52,6 +53,16 @@ typedef struct cp_fin_world_io {
 } cp_fin_world_io;
 cp_tree_io cp_fin_world_carrier(cp_fin_world_io *w);
 void cp_fin_world_finish(cp_fin_world_io *w);
+
+/* The world rank of member m of a communicator whose members are the
+ * cp_ranges at `members` (cp_groups.world_of, collectors/group_trees.h). */
+int64_t cp_fin_member_world(const void *members, int64_t m);
+
+/* Says what went wrong at this rank in a stage over many groups' trees
+ * (what: "counts", ...): a malformed message, one too large for the MPI
+ * library.  Returns whether room ran out, which each stage says its own
+ * way. */
+bool cp_fin_groups_said(fin *f, const cp_groups_report *rep, const char *what);
 
 /* A reduction of byte buffers up the world's binomial tree (transport.h) to
  * rank 0: each rank hands what each child sends to op->merge(value, bytes)

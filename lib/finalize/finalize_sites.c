@@ -56,7 +56,6 @@ void cp_fin_job_sites(fin *f, cp_run_times *rt)
      * its keys): its parent must hear from it. */
     ok = cp_fin_up_tree(f, TAG_SITES, &cp_job_sites_op, &j, ok && !j.oom);
     if (f->rank == 0) {
-        rt->nranks = f->size;
         ok = ok && cp_job_sites_hosts(&j, f->size, &rt->hosts);
         rt->keys = j.keys;
         rt->nkeys = j.n;

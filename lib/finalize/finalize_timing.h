@@ -29,7 +29,6 @@
  * the Cube profile); on rank 0 what it learns of the job. */
 typedef struct cp_run_times {
     bool timing;                   /* COLLPROF_TIMING was not off */
-    int64_t nranks;
     int64_t tsc_ranks;             /* ranks that stamped with the time-stamp counter */
     int64_t max_drift_ppm;         /* the largest |drift| of their counters */
     int64_t drifted_ranks;         /* how many beyond CP_CLOCK_DRIFT_BOUND_PPM */

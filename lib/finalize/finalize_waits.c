@@ -68,24 +68,6 @@ static bool analysed(const cp_comm *c, int k)
            cp_wait_family(cp_collective_names[k]) != CP_FAMILY_NONE;
 }
 
-static int64_t world_of(const void *members, int64_t m)
-{
-    return cp_ranges_nth(members, m);
-}
-
-static void report(fin *f, const cp_groups_report *rep, cp_found *fd)
-{
-    if (rep->malformed_from >= 0) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "malformed wait-state lists received from rank %" PRId64,
-                 rep->malformed_from);
-        cp_fin_fail(f, msg);
-    }
-    if (rep->too_big)
-        cp_fin_fail(f, "wait-state lists larger than this MPI library sends at once");
-    fd->oom |= rep->out_of_memory;
-}
-
 /* Up each series' tree, the lead completes its list, down again. */
 static void up_and_down(fin *f, all_series *S, cp_found *fd)
 {
@@ -100,7 +82,7 @@ static void up_and_down(fin *f, all_series *S, cp_found *fd)
             cp_wseries_top(&S->v[i].w, S->g.v[i].size);
     cp_groups_down(&S->g, &io_down, &cp_wseries_down_op, &rep);
     cp_fin_world_finish(&down);
-    report(f, &rep, fd);
+    fd->oom |= cp_fin_groups_said(f, &rep, "wait-state lists");
 }
 
 /* ---------------------------------------------- this rank's instances */
@@ -164,7 +146,8 @@ static void collect(all_series *S)
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             n += analysed(c, k);
     S->v = calloc(n ? n : 1, sizeof *S->v);
-    S->g = (cp_groups){.v = calloc(n ? n : 1, sizeof *S->g.v), .world_of = world_of};
+    S->g = (cp_groups){.v = calloc(n ? n : 1, sizeof *S->g.v),
+                       .world_of = cp_fin_member_world};
     if (!S->v || !S->g.v)
         return;
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
