@@ -376,11 +376,6 @@ static size_t comms_of(int64_t w, int64_t ids[2], int64_t at[2])
     return 2;
 }
 
-static int64_t member_world(const void *members, int64_t m)
-{
-    return sim_world_of(members, m);
-}
-
 /* The counts stage as finalize runs it (lib/finalize/finalize_exchange.c):
  * each virtual rank, from P - 1 down to 0, makes its holding of each of
  * its communicators from its own table and runs cp_groups_up over the
@@ -435,7 +430,7 @@ static void run_counts(const comm *cs, int64_t nc, int calls, const char *dir, b
                                    .failed = h[i].failed};
         }
         double t0 = sim_cpu_now();
-        cp_groups gr = {.v = m, .n = k, .world_of = member_world};
+        cp_groups gr = {.v = m, .n = k, .world_of = sim_member_world};
         cp_groups_index(&gr);
         cp_groups_report rep = CP_GROUPS_REPORT_INIT;
         cp_groups_up(&gr, &io, &cp_holding_up_op, &rep);

@@ -66,6 +66,12 @@ static inline int64_t sim_world_of(const comm *c, int64_t i)
     return c->first + i * c->stride;
 }
 
+/* The same for finalize's engine (cp_groups.world_of; members: a comm). */
+static inline int64_t sim_member_world(const void *members, int64_t i)
+{
+    return sim_world_of(members, i);
+}
+
 /* The wait-state stage (scale_waits.c). */
 typedef struct wait_truth {
     comm c;

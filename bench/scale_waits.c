@@ -84,11 +84,6 @@ static void leaf(series *x, int64_t v, cp_wseries *w)
         sim_die("out of memory for a leaf");
 }
 
-static int64_t member_world(const void *members, int64_t m)
-{
-    return sim_world_of(members, m);
-}
-
 static size_t series_bytes(const cp_wseries *w)
 {
     size_t n = w->own.n + w->up.n + w->down.n;
@@ -105,7 +100,7 @@ static void run_member(series *x, int64_t v, cp_wseries *w, bool down, sim_mailb
     int64_t wr = sim_world_of(x->c, v);
     cp_membership m = {.key = {x->salt, 0, 1}, .size = x->c->n, .rank = v, .members = x->c,
                        .value = w};
-    cp_groups g = {.v = &m, .n = 1, .world_of = member_world};
+    cp_groups g = {.v = &m, .n = 1, .world_of = sim_member_world};
     cp_tree_io io = sim_mailbox_io(box);
     cp_groups_report rep = CP_GROUPS_REPORT_INIT;
     box->self = wr;
