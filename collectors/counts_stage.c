@@ -24,7 +24,13 @@ void cp_holding_leaf(cp_holding *h, uint32_t k, const cp_counts_view *v, bool re
         free(h->tree[k]);
         h->tree[k] = NULL;
         h->failed = true;
+        return;
     }
+    if (!h->said[k] && !(h->said[k] = malloc(sizeof *h->said[k]))) {
+        h->failed = true;
+        return;
+    }
+    cp_said_init(h->said[k], h->lo, h->hi, v && v->seq ? v->seq->total : 0);
 }
 
 static int64_t *copy_list(const int *v, int n)
@@ -55,6 +61,10 @@ void cp_holding_neighbors(cp_holding *h, const int *sources, int nsources,
 
 void cp_holding_clear(cp_holding *h)
 {
+    for (int k = 0; k < CP_HOLD_COLLS; k++) {
+        free(h->said[k]);
+        h->said[k] = NULL;
+    }
     for (int k = 0; k < CP_HOLD_COLLS; k++)
         if (h->tree[k]) {
             cp_tree_free(h->tree[k]);
@@ -92,6 +102,15 @@ void cp_holding_pack(cp_wbuf *b, const cp_holding *h)
             cp_put_u32(b, (uint32_t)k);
             cp_tree_pack(b, h->tree[k]);
         }
+    n = 0;
+    for (int k = 0; k < CP_HOLD_COLLS; k++)
+        n += h->said[k] != NULL;
+    cp_put_u32(b, n);
+    for (int k = 0; k < CP_HOLD_COLLS; k++)
+        if (h->said[k]) {
+            cp_put_u32(b, (uint32_t)k);
+            cp_said_pack(b, h->said[k]);
+        }
     cp_put_u64(b, h->nnb);
     for (size_t i = 0; i < h->nnb; i++) {
         cp_put_i64(b, h->nb[i].crank);
@@ -128,6 +147,16 @@ int cp_holding_unpack(cp_rbuf *b, cp_holding *x)
             return -1;
         }
     }
+    n = cp_get_u32(b);
+    if (b->bad || n > CP_HOLD_COLLS)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = cp_get_u32(b);
+        if (k >= CP_HOLD_COLLS || x->said[k] || !(x->said[k] = malloc(sizeof *x->said[k])))
+            return -1;
+        if (cp_said_unpack(b, x->said[k]))
+            return -1;
+    }
     uint64_t nnb = cp_get_u64(b);
     if (!cp_rbuf_has(b, nnb, 16) || !(x->nb = calloc(nnb ? nnb : 1, sizeof *x->nb)))
         return -1;
@@ -150,10 +179,34 @@ static void probe(const cp_holding *h)
         h->probe(h->probe_ctx);
 }
 
+/* h's numbers of calls take x's ranks: a side without the collective made
+ * 0 calls of it. */
+static int absorb_said(cp_holding *h, const cp_holding *x)
+{
+    for (int k = 0; k < CP_HOLD_COLLS; k++) {
+        if (!h->said[k] && !x->said[k])
+            continue;
+        if (!h->said[k]) {
+            if (!(h->said[k] = malloc(sizeof *h->said[k])))
+                return -1;
+            cp_said_init(h->said[k], h->lo, h->hi, 0);
+        }
+        cp_calls_said none;
+        if (!x->said[k])
+            cp_said_init(&none, x->lo, x->hi, 0);
+        cp_said_merge(h->said[k], x->said[k] ? x->said[k] : &none);
+    }
+    return 0;
+}
+
 int cp_holding_absorb(cp_holding *h, cp_holding *x)
 {
     int rc = CP_GROUP_OK;
     h->failed |= x->failed;
+    if (absorb_said(h, x)) {
+        h->failed = true;
+        rc = CP_GROUP_NOMEM;
+    }
     for (int k = 0; k < CP_HOLD_COLLS; k++) {
         if (!x->tree[k])
             continue;

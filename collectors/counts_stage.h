@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calls_said.h"
 #include "collprof/profile.h"
 #include "counts_tree.h"
 #include "group_trees.h"
@@ -37,6 +38,9 @@ typedef struct cp_holding {
     int64_t rank, size;           /* this rank's place in the communicator */
     int64_t lo, hi;               /* communicator ranks held */
     cp_tree *tree[CP_HOLD_COLLS]; /* NULL: no rank held has calls of it */
+    /* How many calls of each the ranks held made (with tree[k]; a rank
+     * without the collective made 0): the lead sees whether they agree. */
+    cp_calls_said *said[CP_HOLD_COLLS];
     cp_nb_entry *nb;              /* topology communicators: per rank held */
     size_t nnb;
     bool failed;                  /* some rank's tables are missing */

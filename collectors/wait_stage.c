@@ -2,6 +2,7 @@
  * (wait_stage.h). */
 #include "wait_stage.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int cp_wseries_start(cp_wseries *s, const cp_timing_rec *recs, size_t n, int64_t rank)
@@ -71,3 +72,163 @@ static int down_merge(void *value, int round, cp_rbuf *rb)
 
 const cp_group_op cp_wseries_up_op = {up_pack, up_merge, false};
 const cp_group_op cp_wseries_down_op = {down_pack, down_merge, false};
+
+/* ------------------------------------------- a communicator's series */
+
+void cp_wcomm_init(cp_wcomm *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *recs,
+                 size_t n, int64_t rank)
+{
+    if (k >= CP_WCOMM_COLLS || w->s[k] || !(w->s[k] = malloc(sizeof *w->s[k])))
+        return -1;
+    if (cp_wseries_start(w->s[k], recs, n, rank)) {
+        cp_wseries_free(w->s[k]);
+        free(w->s[k]);
+        w->s[k] = NULL;
+        return -1;
+    }
+    w->ncalls[k] = w->min_calls[k] = w->max_calls[k] = ncalls;
+    w->seen[k] = true;
+    return 0;
+}
+
+void cp_wcomm_free(cp_wcomm *w)
+{
+    for (int k = 0; k < CP_WCOMM_COLLS; k++)
+        if (w->s[k]) {
+            cp_wseries_free(w->s[k]);
+            free(w->s[k]);
+        }
+    cp_wcomm_init(w);
+}
+
+bool cp_wcomm_down(const cp_wcomm *w, uint32_t k)
+{
+    return k < CP_WCOMM_COLLS && w->s[k] && w->s[k]->have_down;
+}
+
+void cp_wcomm_top(cp_wcomm *w, int64_t members, uint32_t *disagreed)
+{
+    uint32_t out = 0;
+    for (int k = 0; k < CP_WCOMM_COLLS; k++) {
+        if (!w->seen[k])
+            continue;
+        if (w->min_calls[k] != w->max_calls[k] || !w->s[k]) {
+            out |= 1u << k; /* left out: nothing of it goes down */
+            continue;
+        }
+        cp_wseries_top(w->s[k], members);
+    }
+    if (disagreed)
+        *disagreed = out;
+}
+
+/* Up: per series seen at or below this member, its collective, the fewest
+ * and most calls, and the list (empty where this member has none). */
+static void wcomm_up_pack(void *value, int round, cp_wbuf *b)
+{
+    (void)round;
+    cp_wcomm *w = value;
+    uint32_t n = 0;
+    for (int k = 0; k < CP_WCOMM_COLLS; k++)
+        n += w->seen[k];
+    cp_put_u32(b, n);
+    for (uint32_t k = 0; k < CP_WCOMM_COLLS; k++) {
+        if (!w->seen[k])
+            continue;
+        cp_put_u32(b, k);
+        cp_put_u64(b, w->min_calls[k]);
+        cp_put_u64(b, w->max_calls[k]);
+        cp_wlist none = {0};
+        cp_wlist_pack(b, w->s[k] ? &w->s[k]->up : &none, false);
+    }
+}
+
+static int wcomm_up_merge(void *value, int round, cp_rbuf *rb)
+{
+    cp_wcomm *w = value;
+    uint32_t n = cp_get_u32(rb);
+    bool got[CP_WCOMM_COLLS] = {false};
+    if (rb->bad || n > CP_WCOMM_COLLS || round >= 64)
+        return CP_GROUP_MALFORMED;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = cp_get_u32(rb);
+        uint64_t lo = cp_get_u64(rb), hi = cp_get_u64(rb);
+        if (rb->bad || k >= CP_WCOMM_COLLS || got[k] || lo > hi)
+            return CP_GROUP_MALFORMED;
+        got[k] = true;
+        /* Members on one side without the series made 0 calls of it. */
+        if (!w->seen[k]) {
+            w->min_calls[k] = 0;
+            w->max_calls[k] = hi;
+        } else {
+            w->min_calls[k] = lo < w->min_calls[k] ? lo : w->min_calls[k];
+            w->max_calls[k] = hi > w->max_calls[k] ? hi : w->max_calls[k];
+        }
+        w->seen[k] = true;
+        cp_wlist l;
+        if (cp_wlist_unpack(rb, &l, false))
+            return rb->bad ? CP_GROUP_MALFORMED : CP_GROUP_NOMEM;
+        if (!w->s[k]) { /* this member has none: the child's list goes no further */
+            cp_wlist_free(&l);
+            continue;
+        }
+        cp_wlist_free(&w->s[k]->kid[round]);
+        w->s[k]->kid[round] = l; /* kept for the way down */
+        if (cp_wlist_merge(&w->s[k]->up, &l))
+            return CP_GROUP_NOMEM;
+    }
+    /* Series below this member that the child's members never called. */
+    for (int k = 0; k < CP_WCOMM_COLLS; k++)
+        if (w->seen[k] && !got[k])
+            w->min_calls[k] = 0;
+    return CP_GROUP_OK;
+}
+
+/* Down: the series that came down to this member, each as its child of
+ * this round must see it. */
+static void wcomm_down_pack(void *value, int round, cp_wbuf *b)
+{
+    cp_wcomm *w = value;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < CP_WCOMM_COLLS; k++)
+        n += cp_wcomm_down(w, k);
+    cp_put_u32(b, n);
+    for (uint32_t k = 0; k < CP_WCOMM_COLLS; k++) {
+        if (!cp_wcomm_down(w, k))
+            continue;
+        cp_put_u32(b, k);
+        cp_wseries_down_op.pack(w->s[k], round, b);
+    }
+}
+
+static int wcomm_down_merge(void *value, int round, cp_rbuf *rb)
+{
+    cp_wcomm *w = value;
+    uint32_t n = cp_get_u32(rb);
+    if (rb->bad || n > CP_WCOMM_COLLS)
+        return CP_GROUP_MALFORMED;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = cp_get_u32(rb);
+        if (rb->bad || k >= CP_WCOMM_COLLS)
+            return CP_GROUP_MALFORMED;
+        if (!w->s[k]) { /* the lead agreed on calls this member never made */
+            cp_wlist skip;
+            if (cp_wlist_unpack(rb, &skip, true))
+                return rb->bad ? CP_GROUP_MALFORMED : CP_GROUP_NOMEM;
+            cp_wlist_free(&skip);
+            continue;
+        }
+        int rc = cp_wseries_down_op.merge(w->s[k], round, rb);
+        if (rc != CP_GROUP_OK)
+            return rc;
+    }
+    return CP_GROUP_OK;
+}
+
+const cp_group_op cp_wcomm_up_op = {wcomm_up_pack, wcomm_up_merge, false};
+const cp_group_op cp_wcomm_down_op = {wcomm_down_pack, wcomm_down_merge, false};

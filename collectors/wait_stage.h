@@ -42,4 +42,39 @@ void cp_wseries_free(cp_wseries *s);
  * are cp_wseries). */
 extern const cp_group_op cp_wseries_up_op, cp_wseries_down_op;
 
+/* A communicator's series together, one group per communicator: every
+ * member takes part whatever collectives it called, so that no member ever
+ * waits for a list that a peer's own data does not promise (a call that
+ * failed on one rank, a collective one rank called and its peers never
+ * did).  Going up, each series carries the fewest and the most calls that
+ * the members below made of it (a member without it made 0); the lead
+ * lets a series come down only when every member made the same number of
+ * calls of it: the call indices then name the same calls on every member.
+ * A series the members disagree on is left out of the wait states. */
+#define CP_WCOMM_COLLS 32
+
+typedef struct cp_wcomm {
+    cp_wseries *s[CP_WCOMM_COLLS]; /* NULL: this member has no such series */
+    uint64_t ncalls[CP_WCOMM_COLLS]; /* this member's own calls of each */
+    /* Up: over this member and the members below it (0 where absent). */
+    uint64_t min_calls[CP_WCOMM_COLLS], max_calls[CP_WCOMM_COLLS];
+    bool seen[CP_WCOMM_COLLS];     /* some member at or below has it */
+} cp_wcomm;
+
+void cp_wcomm_init(cp_wcomm *w);
+/* This member's series k: its calls (numbered, recorded or not) and its
+ * records.  Returns 0, or -1 when out of memory. */
+int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *recs,
+                 size_t n, int64_t rank);
+/* The lead, between the ways up and down: the series all `members` agree
+ * on are completed (cp_wseries_top); the others are dropped from what goes
+ * down.  *disagreed (may be NULL) gets a bit per collective left out. */
+void cp_wcomm_top(cp_wcomm *w, int64_t members, uint32_t *disagreed);
+/* Series k came down: its list is w->s[k]->down. */
+bool cp_wcomm_down(const cp_wcomm *w, uint32_t k);
+void cp_wcomm_free(cp_wcomm *w);
+
+/* Values are cp_wcomm. */
+extern const cp_group_op cp_wcomm_up_op, cp_wcomm_down_op;
+
 #endif

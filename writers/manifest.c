@@ -66,6 +66,7 @@ void cp_manifest_free(cp_manifest *m)
         return;
     kv_free(m->config, m->nconfig);
     kv_free(m->missing, m->nmissing);
+    kv_free(m->disagreements, m->ndisagreements);
     for (size_t i = 0; i < m->ncomms; i++) {
         cp_ranges_free(&m->comms[i].members);
         cp_ranges_free(&m->comms[i].remote_members);
@@ -113,6 +114,8 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
         a->world_size != b->world_size || a->partial != b->partial ||
         !FIELD_EQ(a, b, partial_reason) || !kv_equal(a->config, a->nconfig, b->config, b->nconfig) ||
         !kv_equal(a->missing, a->nmissing, b->missing, b->nmissing) ||
+        !kv_equal(a->disagreements, a->ndisagreements, b->disagreements,
+                  b->ndisagreements) ||
         a->ncomms != b->ncomms || a->nfiles != b->nfiles)
         return false;
     for (size_t i = 0; i < a->ncomms; i++) {
@@ -283,6 +286,8 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
     ok = ok && cp_out_printf(o, "]") >= 0;
     if (m->nmissing)
         ok = ok && write_kv(o, "missing", m->missing, m->nmissing) >= 0;
+    if (m->ndisagreements)
+        ok = ok && write_kv(o, "disagreements", m->disagreements, m->ndisagreements) >= 0;
     ok = ok && cp_out_printf(o, "\n}\n") >= 0;
     if (!ok) {
         if (cp_out_status(o, err) == 0) /* not a write error: our own formatting */
@@ -588,6 +593,9 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
         return -1;
     if (cp_jget_member(cx, root, "missing", false, &v) < 0 ||
         (v && to_kv(cx, (jv *)v, "missing", &m->missing, &m->nmissing) < 0))
+        return -1;
+    if (cp_jget_member(cx, root, "disagreements", false, &v) < 0 ||
+        (v && to_kv(cx, (jv *)v, "disagreements", &m->disagreements, &m->ndisagreements) < 0))
         return -1;
     return 0;
 }

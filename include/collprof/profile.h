@@ -301,6 +301,11 @@ typedef struct cp_manifest {
     size_t nfiles;
     cp_kv *missing;            /* files that could not be written: name -> why */
     size_t nmissing;
+    /* Series whose ranks disagree on their calls (an erroneous program, a
+     * call refused on some ranks only): "communicator 1, Bcast" -> what
+     * each rank made, and what was left out for it. */
+    cp_kv *disagreements;
+    size_t ndisagreements;
     cp_callsite_node *call_tree; /* empty when call paths were not recorded */
     size_t ncall_tree;
     bool has_clock;            /* the "clock" key: calls were timed */

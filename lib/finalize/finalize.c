@@ -145,6 +145,8 @@ void cp_fin_free(fin *f)
     free(f->id_ordinal);
     for (size_t j = 0; j < f->nled; j++) {
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
+            free(f->led[j].said[k]);
+        for (int k = 0; k < CP_NCOLLECTIVES; k++)
             if (f->led[j].tree[k]) {
                 cp_tree_free(f->led[j].tree[k]);
                 free(f->led[j].tree[k]);
@@ -153,14 +155,6 @@ void cp_fin_free(fin *f)
     }
     free(f->led);
     cp_manifest_free(&f->man);
-}
-
-static bool has_calls(const cp_comm *c)
-{
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        if (c->coll[k] && c->coll[k]->counts.ncalls > 0)
-            return true;
-    return false;
 }
 
 /* ------------------------------------------------ output directory */
@@ -452,16 +446,7 @@ void cp_runtime_finalize(void)
     }
     PMPI_Comm_set_errhandler(f.w, MPI_ERRORS_RETURN);
     if (agree_directory(&f) == 0) {
-        size_t n = 0;
-        for (cp_comm *c = cp_registry_first(); c; c = c->next)
-            n += has_calls(c) && c->lead == f.rank;
-        f.led = calloc(n ? n : 1, sizeof *f.led);
-        if (!f.led)
-            cp_fin_fail(&f, "out of memory");
-        for (cp_comm *c = cp_registry_first(); c && f.led; c = c->next)
-            if (has_calls(c) && c->lead == f.rank)
-                f.led[f.nled++].comm = c;
-        cp_fin_index_led(&f);
+        /* f.led: filled by the counts stage (cp_fin_exchange). */
         cp_run_times rt;
         f.rt = &rt;
         if (cp_rt.cfg.verbose >= 2 && f.rank == 0)

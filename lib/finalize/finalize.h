@@ -24,6 +24,10 @@ typedef struct cp_led {
      * members' tree (finalize_exchange.c); NULL: not called */
     struct cp_tree *tree[CP_NCOLLECTIVES];
     cp_neighbors *neighbors; /* topology communicators: per rank */
+    /* said[k]: how many calls of collective k each member made (NULL: no
+     * member called it); the members may disagree (finalize_ids.c names
+     * it in the manifest). */
+    struct cp_calls_said *said[CP_NCOLLECTIVES];
 } cp_led;
 
 typedef struct fin {

@@ -10,11 +10,16 @@
  * others.  A member whose tables could not be packed still sends, marked
  * failed, and the lead reports the failure.
  *
- * That needs every member to hold every communicator with calls.  When
- * memory ran out while registering one (cp_registry_complete), some rank
- * may not, so all ranks agree first and then send straight to the leads
- * with a counted exchange instead (finalize_mail.h), the leads merging the
- * same way.
+ * Every member of every communicator it registered takes part, whether
+ * or not it called anything there: a peer that called a collective the
+ * others never called (an erroneous program, a call that failed on one
+ * rank) must not wait for them, and its calls must reach the lead.  That
+ * needs every member to hold every communicator.  When memory ran out
+ * while registering one (cp_registry_complete), or the members do not hold
+ * the same communicators (a communicator one member never registered), the
+ * trees would wait for ever: all ranks check first (one allreduce of
+ * fingerprints, below) and then send straight to the leads with a counted
+ * exchange instead (finalize_mail.h), the leads merging the same way.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,12 +38,44 @@
 
 _Static_assert(CP_NCOLLECTIVES <= CP_HOLD_COLLS, "a holding carries every collective");
 
-static bool has_calls(const cp_comm *c)
+/* ------------------------------------- do all members hold each one? */
+
+/* Two fingerprints of the registered communicators, sums modulo the
+ * Mersenne prime 2^31 - 1 (so that a sum over 2^32 ranks fits in 64 bits):
+ * each rank adds h(C) / size(C) for every communicator C it holds, and
+ * h(C) for those it leads.  When every member of every communicator holds
+ * it (under the same key), the two sums are equal; a communicator that
+ * some member lacks leaves a difference, but with a chance of 2^-62 for
+ * two independent hashes.  No rank learns which: the counts then take the
+ * counted exchange, which waits for nothing that is not promised. */
+#define FP_PRIME 2147483647ull
+
+static uint64_t fp_mul(uint64_t a, uint64_t b)
 {
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        if (c->coll[k] && c->coll[k]->counts.ncalls > 0)
-            return true;
-    return false;
+    return (a % FP_PRIME) * (b % FP_PRIME) % FP_PRIME;
+}
+
+static uint64_t fp_inverse(uint64_t a)
+{
+    uint64_t r = 1, e = FP_PRIME - 2;
+    for (a %= FP_PRIME; e; e >>= 1, a = fp_mul(a, a))
+        if (e & 1)
+            r = fp_mul(r, a);
+    return r;
+}
+
+static void fingerprints(uint64_t out[4])
+{
+    memset(out, 0, 4 * sizeof *out);
+    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+        for (int j = 0; j < 2; j++) {
+            uint64_t h = cp_hash_mix(cp_hash_mix(c->key_hash, c->key_ordinal),
+                                     0x9E3779B97F4A7C15ull * (uint64_t)(j + 1)) % FP_PRIME;
+            out[2 * j] = (out[2 * j] + fp_mul(h, fp_inverse((uint64_t)c->size))) % FP_PRIME;
+            if (c->rank == 0)
+                out[2 * j + 1] = (out[2 * j + 1] + h) % FP_PRIME;
+        }
+    }
 }
 
 /* This rank's own tables of c: a leaf tree per collective it called. */
@@ -150,12 +187,28 @@ static void direct_exchange(fin *f, holdings *H)
 
 /* ------------------------------------------------------------ the stage */
 
-/* The lead's holding becomes its led communicator's trees and lists. */
-static void to_led(fin *f, const cp_membership *g, cp_holding *h)
+static bool holds_calls(const cp_holding *h)
 {
-    cp_led *l = cp_fin_led_find(f, g->key.hash, g->key.ordinal);
-    if (!l)
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        if (h->tree[k])
+            return true;
+    return false;
+}
+
+/* The lead's holding becomes a led communicator's trees and lists, when
+ * any member called anything there (the lead itself perhaps not). */
+static void to_led(fin *f, const cp_membership *g, const cp_comm *c, cp_holding *h)
+{
+    if (!holds_calls(h) && !g->failed && !h->failed)
         return;
+    cp_led *nl = realloc(f->led, (f->nled + 1) * sizeof *nl);
+    if (!nl) {
+        cp_fin_fail(f, "out of memory while receiving counts");
+        return;
+    }
+    f->led = nl;
+    cp_led *l = &f->led[f->nled++];
+    *l = (cp_led){.comm = (cp_comm *)c};
     if (g->failed || h->failed) {
         char msg[200];
         snprintf(msg, sizeof msg, "the counts of some ranks of a communicator of %" PRId64
@@ -165,6 +218,8 @@ static void to_led(fin *f, const cp_membership *g, cp_holding *h)
     for (int k = 0; k < CP_NCOLLECTIVES; k++) {
         l->tree[k] = h->tree[k];
         h->tree[k] = NULL;
+        l->said[k] = h->said[k];
+        h->said[k] = NULL;
     }
     if (h->nnb && (l->neighbors = calloc((size_t)g->size, sizeof *l->neighbors))) {
         for (size_t i = 0; i < h->nnb; i++) {
@@ -180,15 +235,25 @@ void cp_fin_exchange(fin *f)
 {
     size_t n = 0;
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
-        n += has_calls(c);
+        n++;
     holdings H = {.g = {.v = calloc(n ? n : 1, sizeof(cp_membership)),
                         .world_of = cp_fin_member_world},
                   .h = calloc(n ? n : 1, sizeof(cp_holding)),
                   .c = calloc(n ? n : 1, sizeof(cp_comm *))};
     bool room = H.g.v && H.h && H.c;
-    int complete = room && cp_registry_complete(), all = 0;
-    cp_tp_allreduce(&complete, &all, 1, MPI_INT, MPI_MIN, f->w);
+    /* In one allreduce: how many ranks lack room or a communicator, and
+     * the fingerprints of what the ranks hold. */
+    uint64_t in[5], sum[5];
+    fingerprints(in);
+    in[4] = !(room && cp_registry_complete());
+    cp_tp_allreduce(in, sum, 5, MPI_UINT64_T, MPI_SUM, f->w);
+    bool held = sum[0] % FP_PRIME == sum[1] % FP_PRIME && sum[2] % FP_PRIME == sum[3] % FP_PRIME;
+    int all = sum[4] == 0 && held;
     f->trees_ok = all != 0; /* the wait states' trees need the same */
+    if (!held && f->rank == 0)
+        cp_log("some rank does not hold a communicator that its peers hold (one it never "
+               "used, created before collprof started): counts go straight to each "
+               "communicator's lead, and wait states are not computed");
     if (!room) {
         cp_fin_fail(f, "out of memory while sending counts");
         cp_mail m = {.failed = true}; /* still counted in, so nobody waits */
@@ -199,8 +264,6 @@ void cp_fin_exchange(fin *f)
         return;
     }
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
-        if (!has_calls(c))
-            continue;
         size_t i = H.g.n++;
         H.c[i] = c;
         leaf(&H.h[i], c);
@@ -218,16 +281,17 @@ void cp_fin_exchange(fin *f)
         if (cp_fin_groups_said(f, &rep, "counts"))
             cp_fin_fail(f, "out of memory while merging counts");
     } else {
-        if (f->rank == 0)
+        if (f->rank == 0 && held)
             cp_log("memory ran out while registering communicators: counts go straight to "
                    "each communicator's lead");
         direct_exchange(f, &H);
     }
     for (size_t i = 0; i < n; i++) {
         if (H.g.v[i].rank == 0)
-            to_led(f, &H.g.v[i], &H.h[i]);
+            to_led(f, &H.g.v[i], H.c[i], &H.h[i]);
         cp_holding_clear(&H.h[i]);
     }
+    cp_fin_index_led(f);
     cp_groups_free_index(&H.g);
     free(H.g.v);
     free(H.h);

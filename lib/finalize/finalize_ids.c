@@ -3,16 +3,23 @@
  * the communicators it leads (key, size, members, remote group, topology)
  * to world rank 0, which sorts them (largest first, then lead rank, then the
  * lead's order of first use), fills the manifest's communicator table and
- * scatters the ids back.
+ * scatters the ids back.  A lead also says which of a communicator's
+ * collectives its members disagree on (the number of calls each made,
+ * calls_said.h); rank 0 names them in the manifest and on stderr.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls_said.h"
+#include "collectives.h"
 #include "finalize.h"
+#include "log.h"
 #include "pack.h"
+#include "runtime.h"
 #include "transport.h"
+#include "wait_states.h"
 
 
 typedef struct desc {
@@ -23,6 +30,9 @@ typedef struct desc {
     size_t pos;  /* its position in that rank's list */
     cp_ranges members, remote;
     cp_neighbors *neighbors;
+    uint32_t ndis;       /* collectives its members disagree on */
+    uint32_t dis_k[CP_NCOLLECTIVES];
+    char *dis_text[CP_NCOLLECTIVES];
 } desc;
 
 static int desc_order(const void *a, const void *b)
@@ -96,6 +106,83 @@ static void get_neighbours(cp_rbuf *b, desc *x)
             b->bad = true;
 }
 
+/* The collectives of l whose members made different numbers of calls,
+ * each with what the profile says of it. */
+static void put_disagreements(cp_wbuf *b, const cp_led *l)
+{
+    uint32_t n = 0;
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        n += l->said[k] && !cp_said_agreed(l->said[k]);
+    cp_put_u32(b, n);
+    for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+        if (!l->said[k] || cp_said_agreed(l->said[k]))
+            continue;
+        char who[600], text[800];
+        cp_said_text(l->said[k], who, sizeof who);
+        /* The wait-state stage leaves such a series out (wait_stage.h). */
+        bool waits = cp_rt.cfg.timing != CP_TIMING_OFF && !l->comm->inter &&
+                     l->comm->size >= 2 &&
+                     cp_wait_family(cp_collective_names[k]) != CP_FAMILY_NONE;
+        snprintf(text, sizeof text, "ranks disagree on the number of calls (%s)%s", who,
+                 waits ? "; wait states left out for it" : "");
+        cp_put_u32(b, (uint32_t)k);
+        cp_put_str(b, text);
+    }
+}
+
+static void get_disagreements(cp_rbuf *b, desc *x)
+{
+    uint32_t n = cp_get_u32(b);
+    if (n > CP_NCOLLECTIVES) {
+        b->bad = true;
+        return;
+    }
+    for (; x->ndis < n && !b->bad; x->ndis++) {
+        char text[800];
+        uint32_t k = cp_get_u32(b);
+        cp_get_str(b, text, sizeof text);
+        x->dis_k[x->ndis] = k < CP_NCOLLECTIVES ? k : 0;
+        b->bad |= k >= CP_NCOLLECTIVES;
+        x->dis_text[x->ndis] = strdup(text);
+    }
+}
+
+/* Rank 0: the manifest's "disagreements", by communicator id, and the
+ * first few on stderr. */
+static void name_disagreements(fin *f, const desc *d, size_t nd)
+{
+    size_t n = 0, said = 0;
+    for (size_t i = 0; i < nd; i++)
+        n += d[i].ndis;
+    if (!n)
+        return;
+    cp_manifest *m = &f->man;
+    m->disagreements = calloc(n, sizeof *m->disagreements);
+    for (size_t i = 0; i < nd; i++)
+        for (uint32_t j = 0; j < d[i].ndis; j++) {
+            char key[128];
+            snprintf(key, sizeof key, "communicator %zu, %s", i,
+                     cp_collective_names[d[i].dis_k[j]]);
+            const char *text = d[i].dis_text[j] ? d[i].dis_text[j] : "ranks disagree";
+            if (said++ < 3)
+                cp_log("%s: %s", key, text);
+            if (!m->disagreements)
+                continue;
+            cp_kv *kv = &m->disagreements[m->ndisagreements];
+            kv->key = strdup(key);
+            kv->value = strdup(text);
+            if (kv->key && kv->value) {
+                m->ndisagreements++;
+            } else {
+                free(kv->key);
+                free(kv->value);
+            }
+        }
+    if (said > 3)
+        cp_log("and %zu more series whose ranks disagree on their calls (manifest.json, "
+               "\"disagreements\")", said - 3);
+}
+
 void cp_fin_number(fin *f)
 {
     cp_wbuf b = {0};
@@ -108,6 +195,7 @@ void cp_fin_number(fin *f)
         put_ranges(&b, &c->members);
         put_ranges(&b, &c->remote);
         put_neighbours(&b, &f->led[i]);
+        put_disagreements(&b, &f->led[i]);
     }
     if (b.failed)
         cp_fin_fail(f, "out of memory while describing communicators");
@@ -155,6 +243,7 @@ void cp_fin_number(fin *f)
                 get_ranges(&rb, &x->members);
                 get_ranges(&rb, &x->remote);
                 get_neighbours(&rb, x);
+                get_disagreements(&rb, x);
             }
             if (rb.bad)
                 cp_fin_fail(f, "malformed communicator descriptions");
@@ -176,6 +265,8 @@ void cp_fin_number(fin *f)
         }
         if (!all || !d || !ids || !f->man.comms)
             cp_fin_fail(f, "out of memory while numbering communicators");
+        else
+            name_disagreements(f, d, nd);
     }
     /* Every rank learns every id (the timing chunks name communicators). */
     uint64_t nids = 0;
@@ -211,6 +302,8 @@ void cp_fin_number(fin *f)
         cp_ranges_free(&d[i].members);
         cp_ranges_free(&d[i].remote);
         cp_neighbors_free(d[i].neighbors, d[i].size);
+        for (uint32_t j = 0; j < d[i].ndis; j++)
+            free(d[i].dis_text[j]);
     }
     free(d);
     free(all);

@@ -48,39 +48,47 @@
 #define TAG_WAITS_DOWN 0x6373
 #define TAG_WAIT_STATS 0x6374
 
-/* One series this rank is a member of: its communicator, collective, and
- * records; its lists go through the trees (collectors/wait_stage.h). */
-typedef struct series {
+_Static_assert(CP_NCOLLECTIVES <= CP_WCOMM_COLLS, "a communicator's series carry every collective");
+
+/* One communicator this rank is a member of, with the series it called
+ * there; all its series go through the communicator's tree together
+ * (collectors/wait_stage.h: cp_wcomm), so every member takes part. */
+typedef struct wcomm {
     const cp_comm *c;
-    int k, family;
-    const cp_timing *t; /* this rank's records (recs, paths) */
-    cp_wseries w;
-} series;
+    cp_wcomm w;
+} wcomm;
 
 typedef struct all_series {
-    series *v;
+    wcomm *v;
     cp_groups g; /* g.v[i] is v[i]'s place in its tree */
 } all_series;
 
+/* Communicators whose series have wait states: the same on every member. */
+static bool analysed_comm(const cp_comm *c)
+{
+    return !c->inter && c->size >= 2;
+}
+
 static bool analysed(const cp_comm *c, int k)
 {
-    return c->coll[k] && c->coll[k]->counts.ncalls > 0 && !c->inter && c->size >= 2 &&
+    return c->coll[k] && c->coll[k]->counts.ncalls > 0 &&
            cp_wait_family(cp_collective_names[k]) != CP_FAMILY_NONE;
 }
 
-/* Up each series' tree, the lead completes its list, down again. */
+/* Up each communicator's tree, the lead keeps the series its members
+ * agree on, down again. */
 static void up_and_down(fin *f, all_series *S, cp_found *fd)
 {
     cp_groups_report rep = CP_GROUPS_REPORT_INIT;
     cp_fin_world_io up = {.f = f, .tag = TAG_WAITS_UP, .what = "wait-state lists"},
                     down = {.f = f, .tag = TAG_WAITS_DOWN, .what = "wait-state lists"};
     cp_tree_io io_up = cp_fin_world_carrier(&up), io_down = cp_fin_world_carrier(&down);
-    cp_groups_up(&S->g, &io_up, &cp_wseries_up_op, &rep);
+    cp_groups_up(&S->g, &io_up, &cp_wcomm_up_op, &rep);
     cp_fin_world_finish(&up);
     for (size_t i = 0; i < S->g.n; i++)
         if (S->g.v[i].rank == 0)
-            cp_wseries_top(&S->v[i].w, S->g.v[i].size);
-    cp_groups_down(&S->g, &io_down, &cp_wseries_down_op, &rep);
+            cp_wcomm_top(&S->v[i].w, S->g.v[i].size, NULL);
+    cp_groups_down(&S->g, &io_down, &cp_wcomm_down_op, &rep);
     cp_fin_world_finish(&down);
     fd->oom |= cp_fin_groups_said(f, &rep, "wait-state lists");
 }
@@ -89,7 +97,8 @@ static void up_and_down(fin *f, all_series *S, cp_found *fd)
 
 typedef struct own_ctx {
     cp_found *fd;
-    const series *s;
+    const cp_timing *t; /* this rank's records of the series (recs, paths) */
+    int k;
 } own_ctx;
 
 static void add_own(cp_found *fd, uint32_t k, uint32_t form, uint32_t path, uint32_t pattern,
@@ -117,11 +126,11 @@ static void add_own(cp_found *fd, uint32_t k, uint32_t form, uint32_t path, uint
 static void on_own(void *vctx, int p, size_t i, double sev)
 {
     own_ctx *x = vctx;
-    const cp_timing_rec *r = &x->s->t->recs[i];
-    uint32_t path = x->s->t->paths[i];
-    add_own(x->fd, (uint32_t)x->s->k, r->form, path, (uint32_t)p, sev);
+    const cp_timing_rec *r = &x->t->recs[i];
+    uint32_t path = x->t->paths[i];
+    add_own(x->fd, (uint32_t)x->k, r->form, path, (uint32_t)p, sev);
     cp_wstat_add(&x->fd->job.stat[p], sev);
-    cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->s->k, r->form, path), .enter = r->enter,
+    cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->k, r->form, path), .enter = r->enter,
                        .exit = r->exit, .duration = sev, .rank = cp_rt.world_rank};
     cp_stat_offer_event(&x->fd->job.top[p], &e);
 }
@@ -143,35 +152,40 @@ static void collect(all_series *S)
 {
     size_t n = 0;
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
-        for (int k = 0; k < CP_NCOLLECTIVES; k++)
-            n += analysed(c, k);
+        n += analysed_comm(c);
     S->v = calloc(n ? n : 1, sizeof *S->v);
     S->g = (cp_groups){.v = calloc(n ? n : 1, sizeof *S->g.v),
                        .world_of = cp_fin_member_world};
     if (!S->v || !S->g.v)
         return;
-    for (cp_comm *c = cp_registry_first(); c; c = c->next)
+    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+        if (!analysed_comm(c))
+            continue;
+        size_t i = S->g.n++;
+        wcomm *s = &S->v[i];
+        s->c = c;
+        cp_wcomm_init(&s->w);
+        bool failed = false;
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
             if (!analysed(c, k))
                 continue;
-            size_t i = S->g.n++;
-            series *s = &S->v[i];
-            *s = (series){.c = c, .k = k, .family = cp_wait_family(cp_collective_names[k]),
-                          .t = &c->coll[k]->timing};
             /* The records and their paths: cp_fin_timing's sums made them. */
-            bool failed = !s->t->paths || cp_wseries_start(&s->w, s->t->recs, s->t->n, c->rank);
-            S->g.v[i] = (cp_membership){.key = {c->key_hash, c->key_ordinal, (uint32_t)k},
-                                        .size = c->size, .rank = c->rank,
-                                        .members = &c->members, .value = &s->w,
-                                        .failed = failed};
+            const cp_timing *t = &c->coll[k]->timing;
+            failed |= !t->paths || cp_wcomm_add(&s->w, (uint32_t)k, c->coll[k]->counts.ncalls,
+                                               t->recs, t->n, c->rank);
         }
+        S->g.v[i] = (cp_membership){.key = {c->key_hash, c->key_ordinal, 0},
+                                    .size = c->size, .rank = c->rank,
+                                    .members = &c->members, .value = &s->w,
+                                    .failed = failed};
+    }
     cp_groups_index(&S->g);
 }
 
 static void all_series_free(all_series *S)
 {
     for (size_t i = 0; S->v && i < S->g.n; i++)
-        cp_wseries_free(&S->v[i].w);
+        cp_wcomm_free(&S->v[i].w);
     cp_groups_free_index(&S->g);
     free(S->g.v);
     free(S->v);
@@ -201,14 +215,22 @@ void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslo
     } else {
         up_and_down(f, &S, fd);
         for (size_t i = 0; i < S.g.n; i++) {
-            series *s = &S.v[i];
-            if (S.g.v[i].failed || !s->w.have_down) {
+            wcomm *s = &S.v[i];
+            if (S.g.v[i].failed) {
                 ok = false;
-                fd->oom |= S.g.v[i].failed; /* the member that ran out says so too */
+                fd->oom = true; /* the member that ran out says so too */
                 continue;
             }
-            own_ctx x = {fd, s};
-            cp_wait_own(s->family, &s->w.down, s->t->recs, s->t->n, s->c->rank, on_own, &x);
+            for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+                /* Not down: its members disagree on its calls (the count
+                 * tables name it), or it has no wait states here. */
+                if (!cp_wcomm_down(&s->w, (uint32_t)k))
+                    continue;
+                const cp_timing *t = &s->c->coll[k]->timing;
+                own_ctx x = {fd, t, k};
+                cp_wait_own(cp_wait_family(cp_collective_names[k]), &s->w.s[k]->down, t->recs,
+                            t->n, s->c->rank, on_own, &x);
+            }
         }
     }
     if (fd->oom)
