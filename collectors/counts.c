@@ -24,6 +24,7 @@ void cp_counts_free(cp_counts *t)
     }
     free(t->vecs);
     free(t->sigs);
+    free(t->failed);
     cp_index_free(&t->vec_index);
     cp_index_free(&t->sig_index);
     cp_seq_free(&t->seq);
@@ -167,7 +168,7 @@ static uint64_t hash_sig(const cp_sig *s)
     return cp_hash_mix(
         cp_hash_mix(cp_hash_mix(cp_hash_mix(0x13198A2E03707344ull, s->send), s->recv),
                     (uint64_t)s->root),
-        (uint64_t)s->callpath << 8 | s->form);
+        (uint64_t)s->callpath << 8 | s->form) ^ (uint64_t)(uint32_t)s->err * 0x9E3779B97F4A7C15ull;
 }
 
 struct sig_ctx {
@@ -180,7 +181,7 @@ static bool sig_match_cb(const void *ctx, uint32_t id)
     const struct sig_ctx *c = ctx;
     const cp_sig *a = &c->t->sigs[id];
     return a->send == c->s->send && a->recv == c->s->recv && a->root == c->s->root &&
-           a->callpath == c->s->callpath && a->form == c->s->form;
+           a->callpath == c->s->callpath && a->form == c->s->form && a->err == c->s->err;
 }
 
 static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *send, const cp_vec_arg *recv,
@@ -189,7 +190,8 @@ static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *se
     if (id == CP_SEQ_NONE)
         return false;
     const cp_sig *s = &t->sigs[id];
-    if (s->root != root || s->callpath != callpath || s->form != form || (s->send != CP_SEQ_NONE) != send->present ||
+    if (s->root != root || s->callpath != callpath || s->form != form || s->err ||
+        (s->send != CP_SEQ_NONE) != send->present ||
         (s->recv != CP_SEQ_NONE) != recv->present)
         return false;
     if (send->present && !vec_matches(&t->vecs[s->send], send))
@@ -282,4 +284,113 @@ uint64_t cp_counts_record(cp_counts *t, uint32_t sig)
     if (cp_seq_append(&t->seq, sig, 1))
         t->partial = true;
     return idx;
+}
+
+/* ------------------------------------------------------- refused calls */
+
+/* The signature of a refused call: sig's, with the error class.  The hot
+ * path's hints (last_sig, next) are left as they were. */
+static uint32_t failed_sig(cp_counts *t, uint32_t sig, int32_t err)
+{
+    if (sig >= t->nsigs)
+        return CP_SEQ_NONE;
+    cp_sig s = t->sigs[sig];
+    s.err = err;
+    s.next = CP_SEQ_NONE;
+    uint64_t h = hash_sig(&s);
+    struct sig_ctx ctx = {t, &s};
+    uint32_t id = cp_index_find(&t->sig_index, h, sig_match_cb, &ctx);
+    if (id != EMPTY)
+        return id;
+    if (t->nsigs == t->cap_sigs) {
+        uint32_t ncap = t->cap_sigs ? t->cap_sigs * 2 : 2;
+        cp_sig *ns = realloc(t->sigs, ncap * sizeof *ns);
+        if (!ns)
+            return CP_SEQ_NONE;
+        t->sigs = ns;
+        t->cap_sigs = ncap;
+    }
+    if (cp_index_put(&t->sig_index, h, t->nsigs))
+        return CP_SEQ_NONE;
+    t->sigs[t->nsigs] = s;
+    return t->nsigs++;
+}
+
+void cp_counts_failed(cp_counts *t, uint64_t idx, uint32_t sig, int32_t err)
+{
+    if (sig == CP_SEQ_NONE || t->partial)
+        return; /* not recorded: nothing to mark */
+    uint32_t f = failed_sig(t, sig, err);
+    if (f == CP_SEQ_NONE) {
+        t->partial = true;
+        return;
+    }
+    if (t->nfailed) { /* a loop that fails the same way: one run */
+        cp_failed_run *r = &t->failed[t->nfailed - 1];
+        if (r->sig == f && idx > r->last && (r->first == r->last || idx - r->last == r->step)) {
+            r->step = idx - r->last;
+            r->last = idx;
+            return;
+        }
+    }
+    if (t->nfailed == t->cap_failed) {
+        uint32_t ncap = t->cap_failed ? 2 * t->cap_failed : 4;
+        cp_failed_run *nr;
+        if (ncap > CP_FAILED_RUNS_MAX || !(nr = realloc(t->failed, ncap * sizeof *nr))) {
+            t->partial = true; /* the calls after it are not recorded */
+            return;
+        }
+        t->failed = nr;
+        t->cap_failed = ncap;
+    }
+    t->failed[t->nfailed++] = (cp_failed_run){idx, idx, 1, f};
+}
+
+int cp_counts_settle(cp_counts *t)
+{
+    if (cp_seq_finish(&t->seq))
+        return -1;
+    if (!t->nfailed)
+        return 0;
+    /* Copy the sequence, each refused call with its failed signature. */
+    cp_seq out;
+    cp_seq_init(&out);
+    cp_seq_iter it;
+    cp_seq_iter_init(&it, &t->seq);
+    uint32_t r = 0;
+    uint64_t next = t->failed[0].first, call = 0;
+    int rc = 0;
+    while (call < t->seq.total && rc == 0) {
+        uint64_t left;
+        uint32_t id = cp_seq_iter_peek(&it, &left);
+        if (left > t->seq.total - call)
+            left = t->seq.total - call;
+        if (r < t->nfailed && next < call + left) {
+            if (next > call) {
+                left = next - call;
+                rc = cp_seq_append(&out, id, left);
+            } else {
+                left = 1;
+                rc = cp_seq_append(&out, t->failed[r].sig, 1);
+                if (next == t->failed[r].last) {
+                    if (++r < t->nfailed)
+                        next = t->failed[r].first;
+                } else {
+                    next += t->failed[r].step;
+                }
+            }
+        } else {
+            rc = cp_seq_append(&out, id, left);
+        }
+        cp_seq_iter_skip(&it, left);
+        call += left;
+    }
+    if (rc || cp_seq_finish(&out)) {
+        cp_seq_free(&out);
+        return -1;
+    }
+    cp_seq_free(&t->seq);
+    t->seq = out;
+    t->nfailed = 0; /* settled: a second settle changes nothing */
+    return 0;
 }

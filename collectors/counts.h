@@ -60,9 +60,21 @@ typedef struct cp_sig {
                           at finalize, the job-wide call-tree id */
     uint8_t form;      /* enum cp_form (writers/mpi_names.h): the function
                           called; 0 when not told */
+    int32_t err;       /* the MPI library refused the call: its error class
+                          (code of writers/mpi_names.h); 0: it succeeded */
     uint32_t next; /* the signature that followed this one last time: checked
                       before hashing, so cycles of patterns cost a compare */
 } cp_sig;
+
+/* Calls the MPI library refused: calls first, first + step, ..., last took
+ * signature sig (their signature made failed, cp_counts_failed_sig) in
+ * place of the one they were recorded with before the call. */
+typedef struct cp_failed_run {
+    uint64_t first, last, step;
+    uint32_t sig;
+} cp_failed_run;
+/* Runs of refused calls a table keeps; past that the table is partial. */
+#define CP_FAILED_RUNS_MAX 4096
 
 typedef struct cp_counts {
     uint64_t ncalls; /* every call numbered, recorded or not */
@@ -77,6 +89,8 @@ typedef struct cp_counts {
     uint32_t last_path;  /* ... and that path (callsite collector, depth 1) */
     cp_seq seq;
     bool partial;      /* memory ran out: calls after that are not recorded */
+    cp_failed_run *failed; /* in increasing order of calls */
+    uint32_t nfailed, cap_failed;
 } cp_counts;
 
 void cp_counts_init(cp_counts *t);
@@ -96,5 +110,13 @@ void cp_counts_compact(cp_counts *t);
 /* Number the next call and record it with signature `sig` (CP_SEQ_NONE:
  * numbered but not recorded).  Returns the call's index. */
 uint64_t cp_counts_record(cp_counts *t, uint32_t sig);
+
+/* Call idx, recorded with signature sig, was refused by the MPI library
+ * with error code err (writers/mpi_names.h): it is kept with the same
+ * counts, marked failed.  Off the hot path: only refused calls come here. */
+void cp_counts_failed(cp_counts *t, uint64_t idx, uint32_t sig, int32_t err);
+/* Finish the sequence for reading (cp_seq_finish), the refused calls
+ * given their failed signatures.  Returns 0, or -1 when memory ran out. */
+int cp_counts_settle(cp_counts *t);
 
 #endif

@@ -62,6 +62,7 @@ static void matrix_set_free(matrix_set *ms)
  * makes 0 are left out of listed rows. */
 typedef struct row_buf {
     int form;
+    int32_t err; /* refused calls' rows stay apart */
     size_t len, n; /* n values in counts (and peers, unless dense) */
     int64_t *counts, *peers;
 } row_buf;
@@ -69,6 +70,7 @@ typedef struct row_buf {
 static void fill_row(const cp_trow *t, bool bytes, bool dense_only, row_buf *rb)
 {
     int64_t unit = bytes && !t->in_bytes ? t->dtsize : 1;
+    rb->err = t->err;
     rb->len = (size_t)t->len;
     rb->n = 0;
     if (t->peers && !dense_only) {
@@ -94,7 +96,8 @@ static void fill_row(const cp_trow *t, bool bytes, bool dense_only, row_buf *rb)
 
 static uint64_t hash_row(const row_buf *rb)
 {
-    uint64_t h = cp_hash_mix(0x3F84D5B5B5470917ull ^ (uint64_t)rb->form, rb->len);
+    uint64_t h = cp_hash_mix(0x3F84D5B5B5470917ull ^ (uint64_t)rb->form ^
+                                 (uint64_t)(uint32_t)rb->err << 8, rb->len);
     for (size_t i = 0; i < rb->n; i++)
         h = cp_hash_mix(rb->form != CP_ROW_DENSE ? cp_hash_mix(h, (uint64_t)rb->peers[i]) : h,
                         (uint64_t)rb->counts[i]);
@@ -111,7 +114,8 @@ static bool row_match(const void *ctx, uint32_t id)
     const struct row_ctx *c = ctx;
     const cp_row *r = &c->b->rows[id];
     const row_buf *rb = c->rb;
-    if (r->form != rb->form || r->len != rb->len || cp_row_nitems(r) != rb->n)
+    if (r->form != rb->form || r->err != rb->err || r->len != rb->len ||
+        cp_row_nitems(r) != rb->n)
         return false;
     return memcmp(r->counts, rb->counts, rb->n * sizeof *rb->counts) == 0 &&
            (rb->form == CP_ROW_DENSE || memcmp(r->peers, rb->peers, rb->n * sizeof *rb->peers) == 0);
@@ -132,6 +136,7 @@ static int add_row(cp_block *b, size_t *cap, const row_buf *rb)
     memset(nr, 0, sizeof *nr);
     nr->len = rb->len;
     nr->form = rb->form;
+    nr->err = rb->err;
     bool listed = rb->form != CP_ROW_DENSE;
     nr->counts = malloc((rb->n ? rb->n : 1) * sizeof *nr->counts);
     if (listed) {

@@ -62,13 +62,14 @@ static uint64_t head_hash(const cp_trow *r)
     uint64_t h = cp_hash_mix(0x6A09E667F3BCC908ull, (uint64_t)r->dtsize);
     h = cp_hash_mix(h, (uint64_t)r->in_bytes << 1 | (r->peers != NULL));
     h = cp_hash_mix(h, (uint64_t)r->len);
+    h = cp_hash_mix(h, (uint64_t)(uint32_t)r->err);
     return cp_hash_mix(h, (uint64_t)r->n);
 }
 
 static bool same_head(const cp_trow *a, const cp_trow *b)
 {
     return a->dtsize == b->dtsize && a->in_bytes == b->in_bytes && a->len == b->len &&
-           a->n == b->n && (a->peers != NULL) == (b->peers != NULL) &&
+           a->n == b->n && a->err == b->err && (a->peers != NULL) == (b->peers != NULL) &&
            memcmp(a->counts, b->counts, (size_t)a->n * sizeof *a->counts) == 0;
 }
 
@@ -283,7 +284,7 @@ static int leaf_piece(cp_tree *t, const cp_counts_view *v, const cp_sig *s, uint
         p.nrows = 1;
         cp_trow *r = p.rows;
         *r = (cp_trow){.kind = CP_TROW_ONE, .in_bytes = x->in_bytes, .dtsize = x->dtsize,
-                       .len = x->len, .n = x->peers ? x->nnz : x->len};
+                       .len = x->len, .n = x->peers ? x->nnz : x->len, .err = s->err};
         size_t n = (size_t)(r->n ? r->n : 1);
         r->counts = malloc(n * sizeof *r->counts);
         r->peers = x->peers ? malloc(n * sizeof *r->peers) : NULL;
@@ -656,6 +657,7 @@ void cp_tree_pack(cp_wbuf *b, const cp_tree *t)
             put_ranges(b, &r->ranks);
             cp_put_u32(b, (uint32_t)r->kind);
             cp_put_u32(b, r->in_bytes);
+            cp_put_u32(b, (uint32_t)r->err);
             cp_put_i64(b, r->dtsize);
             cp_put_i64(b, r->len);
             cp_put_i64(b, r->peers ? r->n : -1);
@@ -692,6 +694,7 @@ static int get_row(cp_rbuf *b, const cp_tree *t, cp_trow *r)
         return -1;
     r->kind = (int)cp_get_u32(b);
     r->in_bytes = cp_get_u32(b) != 0;
+    r->err = (int32_t)cp_get_u32(b);
     r->dtsize = cp_get_i64(b);
     r->len = cp_get_i64(b);
     int64_t nnz = cp_get_i64(b);

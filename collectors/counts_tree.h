@@ -54,6 +54,8 @@ typedef struct cp_trow {
     int64_t n;       /* values held */
     int64_t *counts;
     int64_t *peers;  /* NULL: dense (n == len); else n peers, or offsets (RELATIVE) */
+    int32_t err;     /* the MPI library refused these ranks' call: its error code
+                        (writers/mpi_names.h); 0: carried out */
 } cp_trow;
 
 #define CP_PIECE_NONE UINT32_MAX

@@ -8,9 +8,10 @@
 #include "collprof/profile.h"
 #include "wait_states.h"
 
+/* Calls with wait states: blocking ones that the MPI library carried out. */
 static bool blocking(const cp_timing_rec *r)
 {
-    return !(r->flags & CP_CPT_NONBLOCKING);
+    return !(r->flags & (CP_CPT_NONBLOCKING | CP_CPT_FAILED));
 }
 
 int cp_wlist_leaf(cp_wlist *l, const cp_timing_rec *r, size_t n, int64_t crank)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "callsite.h"
+#include "mpi_names.h"
 
 #include "persistent.h"
 
@@ -36,6 +37,7 @@ static void record(cp_comm *c, cp_call *call)
 {
     cp_coll_tables *x = cp_comm_tables(c, call->coll);
     if (!x) {
+        call->sig = CP_SEQ_NONE;
         errno = call->saved_errno;
         return; /* memory ran out: not recorded, not timed (call->timed) */
     }
@@ -77,6 +79,38 @@ void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
     errno = saved;
 }
 
+/* The code of MPI error class cls (writers/mpi_names.h). */
+static int32_t error_code(int cls)
+{
+    int32_t i = 0;
+#define CP_CODE_OF(name)                                                                  \
+    i++;                                                                                  \
+    if (cls == name)                                                                      \
+        return i;
+    CP_ERROR_CLASSES(CP_CODE_OF)
+#undef CP_CODE_OF
+    return CP_ERROR_CLASS_OTHER + (cls > 0 ? cls : 0);
+}
+
+static int32_t error_code_of(int rc)
+{
+    int cls = rc;
+    if (PMPI_Error_class(rc, &cls) != MPI_SUCCESS)
+        cls = rc;
+    return error_code(cls);
+}
+
+void cp_call_failed(cp_comm *c, const cp_call *call, int rc)
+{
+    int saved = errno;
+    cp_busy_enter();
+    cp_coll_tables *x = c->coll[call->coll];
+    if (x && call->sig != CP_SEQ_NONE)
+        cp_counts_failed(&x->counts, call->idx, call->sig, error_code_of(rc));
+    cp_busy_leave();
+    errno = saved;
+}
+
 void cp_record_signature(cp_comm *c, int coll, uint32_t sig)
 {
     cp_busy_enter();
@@ -90,13 +124,23 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
 {
     cp_coll_tables *x;
     cp_busy_enter();
-    if (rc == MPI_SUCCESS && request && (x = cp_comm_tables(c, call->coll)) != NULL) {
+    if (request && (x = cp_comm_tables(c, call->coll)) != NULL) {
         /* The counts are fixed at creation: resolve the signature now. */
         /* The path of the _init call: where the request was made. */
-        uint32_t sig = cp_counts_signature_form(&x->counts, &call->send, &call->recv,
-                                                call->root, callpath_of(&x->counts, call->ra),
-                                                call->form);
-        cp_persistent_add(*request, c, call->coll, sig);
+        bool rec = rc == MPI_SUCCESS || recording(x->counts.ncalls);
+        uint32_t sig = rec ? cp_counts_signature_form(&x->counts, &call->send, &call->recv,
+                                                      call->root,
+                                                      callpath_of(&x->counts, call->ra),
+                                                      call->form)
+                           : CP_SEQ_NONE;
+        if (rc == MPI_SUCCESS) {
+            cp_persistent_add(*request, c, call->coll, sig);
+        } else {
+            /* Refused at creation: no request to start, so the attempt is
+             * one call, numbered and marked failed. */
+            uint64_t idx = cp_counts_record(&x->counts, sig);
+            cp_counts_failed(&x->counts, idx, sig, error_code_of(rc));
+        }
     }
     cp_busy_leave();
     errno = call->saved_errno;

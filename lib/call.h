@@ -82,6 +82,10 @@ static inline void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
     }
 }
 void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking);
+/* The MPI library refused the call with rc: it stays recorded with its
+ * counts, marked failed with the error class (it moved nothing).  Only
+ * refused calls come here: the wrapper tests rc. */
+void cp_call_failed(cp_comm *c, const cp_call *call, int rc);
 
 /* A persistent collective was created (rc is its MPI result): each
  * MPI_Start of *request will count as one call with these counts. */

@@ -164,12 +164,17 @@ CP_EXPORT int {fn}({params})
     if (c) {{
         {capture};
         cp_call_record(c, &call);
+        int rc;
         if (call.timed) {{
             cp_call_sync(&call, comm, {blocking});
-            int rc = P{fn}({args});
+            rc = P{fn}({args});
             cp_call_timed(c, &call, {blocking});
-            return rc;
+        }} else {{
+            rc = P{fn}({args});
         }}
+        if (__builtin_expect(rc != MPI_SUCCESS, 0))
+            cp_call_failed(c, &call, rc);
+        return rc;
     }}
     return P{fn}({args});
 }}

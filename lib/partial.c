@@ -30,7 +30,7 @@ static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
                 continue;
             cp_counts *t = &c->coll[k]->counts;
             used = true;
-            cp_seq_finish(&t->seq);
+            cp_counts_settle(t);
             cp_counts_view v = {t->vecs, t->nvecs, t->sigs, t->nsigs, &t->seq};
             const cp_counts_view **views = calloc((size_t)c->size, sizeof *views);
             if (!views)

@@ -53,6 +53,11 @@ static int run(const cli_command *self, int argc, char **argv)
     for (size_t i = 0; p.has_manifest && i < p.manifest.nmissing; i++)
         printf("missing: %s not written: %s\n", p.manifest.missing[i].key,
                p.manifest.missing[i].value);
+    /* The run's ranks did not make the same calls (an erroneous program, a
+     * call refused on some ranks): the files say what each did. */
+    for (size_t i = 0; p.has_manifest && i < p.manifest.ndisagreements; i++)
+        printf("disagreement: %s: %s\n", p.manifest.disagreements[i].key,
+               p.manifest.disagreements[i].value);
     free(rows);
     cp_profile_free(&p);
     return CLI_OK;
@@ -79,6 +84,8 @@ const cli_command cli_cmd_check = {
         "'OK: N files, B blocks, C calls checked' (exit 0).  C counts the distinct\n"
         "(communicator, collective, call index) recorded.  Files the run could not\n"
         "write (manifest.json's \"missing\") follow, one 'missing: FILE not written:\n"
-        "WHY' line each: what is there is checked without them.\n",
+        "WHY' line each: what is there is checked without them.  Series whose ranks\n"
+        "made different numbers of calls (manifest.json's \"disagreements\") follow,\n"
+        "one 'disagreement: SERIES: WHAT' line each.\n",
     .run = run,
 };

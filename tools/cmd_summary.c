@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "mpi_names.h"
 #include "ranges.h"
 #include "table.h"
 
@@ -65,6 +66,13 @@ static void print_header(const cp_profile *p)
                      cp_ranges_count(&p->absent) > 1 ? "s" : "", r ? r : "?");
             print_field("no profile:", line, sizeof line);
             free(r);
+        }
+        /* Series whose ranks made different calls: named, not hidden. */
+        for (size_t i = 0; i < m->ndisagreements; i++) {
+            char line[2048];
+            snprintf(line, sizeof line, "%s: %s", m->disagreements[i].key,
+                     m->disagreements[i].value);
+            print_field("disagreement:", line, sizeof line);
         }
         /* Files the run could not write: what follows lacks them. */
         for (size_t i = 0; i < m->nmissing; i++) {
@@ -170,6 +178,44 @@ static void print_invalid(const cp_profile *p)
     free(g);
 }
 
+/* Calls the MPI library refused (rows of a "Failed:" line), one line per
+ * block and error class, from the send side (each call is in both). */
+static void print_failed(const cp_profile *p)
+{
+    for (size_t f = 0; f < p->nfiles; f++) {
+        if (p->files[f].direction != CP_SEND)
+            continue;
+        for (size_t b = 0; b < p->files[f].nblocks; b++) {
+            const cp_block *blk = &p->files[f].blocks[b];
+            int32_t done = 0;
+            for (;;) { /* each class once, in increasing order */
+                int32_t code = INT32_MAX;
+                for (size_t r = 0; r < blk->nrows; r++)
+                    if (blk->rows[r].err > done && blk->rows[r].err < code)
+                        code = blk->rows[r].err;
+                if (code == INT32_MAX)
+                    break;
+                cp_ranges ranks = {0};
+                for (size_t r = 0; r < blk->nrows; r++)
+                    if (blk->rows[r].err == code)
+                        cp_ranges_union(&ranks, &blk->rows[r].ranks);
+                char name[48];
+                cp_error_class_name(code, name, sizeof name);
+                char *calls = cp_ranges_to_string(&blk->calls), *who = cp_ranges_to_string(&ranks);
+                printf("failed calls: communicator %" PRId64 ", %s, call%s %s: refused with %s "
+                       "on rank%s %s (the MPI library moved nothing for them)\n",
+                       blk->comm_id, blk->collective, cp_ranges_count(&blk->calls) > 1 ? "s" : "",
+                       calls ? calls : "?", name, cp_ranges_count(&ranks) > 1 ? "s" : "",
+                       who ? who : "?");
+                free(calls);
+                free(who);
+                cp_ranges_free(&ranks);
+                done = code;
+            }
+        }
+    }
+}
+
 /* The findings, most costly first: FINDINGS_SHOWN of them unless all. */
 #define FINDINGS_SHOWN 5
 static int print_findings(const cp_profile *p, bool all)
@@ -267,6 +313,7 @@ static int run(const cli_command *self, int argc, char **argv)
         cli_table_print(t, stdout);
         cli_table_free(t);
         print_invalid(&p);
+        print_failed(&p);
     }
     free(rows);
     cp_profile_free(&p);

@@ -17,6 +17,9 @@
  *     ["Callsites: LIST"]                   (version >= 2: call-tree ids)
  *     ["Invalid: negative count"]           (version >= 4: the rows may hold
  *                                            negative counts, as passed)
+ *     ["Failed: CLASS LIST[; CLASS LIST]*"] (version >= 6: the MPI library
+ *                                            refused the calls of these
+ *                                            ranks with that error class)
  *     ["Row length: L"]                     (version >= 5: with sparse or
  *                                            relative rows)
  *     "BEGINNING DATA"
@@ -40,6 +43,7 @@
 #include <string.h>
 
 #include "compact.h"
+#include "mpi_names.h"
 #include "ranges.h"
 
 #define NAME_MAX_LEN (sizeof(((cp_block *)0)->collective) - 1)
@@ -404,6 +408,45 @@ static bool block_invalid(const cp_block *b)
     return false;
 }
 
+/* Has the block rows of refused calls (version 6, "Failed:")? */
+static bool block_has_failed(const cp_block *b)
+{
+    for (size_t r = 0; r < b->nrows; r++)
+        if (b->rows[r].err)
+            return true;
+    return false;
+}
+
+/* "Failed: MPI_ERR_BUFFER 0; MPI_ERR_ROOT 2-3": each error class once, in
+ * increasing order of its code, with the ranks of its rows. */
+static int put_failed(linebuf *lb, const cp_block *b)
+{
+    int32_t done = 0;
+    lb_puts(lb, "\nFailed:");
+    for (;;) {
+        int32_t code = INT32_MAX;
+        for (size_t r = 0; r < b->nrows; r++)
+            if (b->rows[r].err > done && b->rows[r].err < code)
+                code = b->rows[r].err;
+        if (code == INT32_MAX)
+            return 0;
+        cp_ranges ranks = {0};
+        for (size_t r = 0; r < b->nrows; r++)
+            if (b->rows[r].err == code && cp_ranges_union(&ranks, &b->rows[r].ranks)) {
+                cp_ranges_free(&ranks);
+                return -1;
+            }
+        char name[48];
+        cp_error_class_name(code, name, sizeof name);
+        lb_puts(lb, done ? "; " : " ");
+        lb_puts(lb, name);
+        lb_puts(lb, " ");
+        lb_ranges(lb, &ranks);
+        cp_ranges_free(&ranks);
+        done = code;
+    }
+}
+
 /* Has the block a sparse or relative row (version 5, "Row length:")? */
 static bool block_has_listed_rows(const cp_block *b)
 {
@@ -457,6 +500,8 @@ static int write_block(cp_out *out, const cp_block *b, int version, linebuf *lb,
     }
     if (block_invalid(b))
         lb_puts(lb, "\nInvalid: negative count");
+    if (block_has_failed(b) && put_failed(lb, b))
+        return cp_error_set(err, "%s: %s", cp_out_path(out), strerror(ENOMEM));
     if (block_has_listed_rows(b)) {
         lb_puts(lb, "\nRow length: ");
         lb_i64(lb, (int64_t)b->row_len);
@@ -496,7 +541,7 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
             return -1;
     /* The lowest version that carries the file: 2 with call paths, 3 with
      * strided call lists (cycles), 4 with invalid calls, 5 with sparse or
-     * relative rows. */
+     * relative rows, 6 with refused calls. */
     int version = 1;
     for (size_t i = 0; i < f->nblocks; i++) {
         if (f->blocks[i].callsites.n > 0 && version < 2)
@@ -505,8 +550,10 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
             version = 3;
         if (block_invalid(&f->blocks[i]) && version < 4)
             version = 4;
-        if (block_has_listed_rows(&f->blocks[i]))
+        if (block_has_listed_rows(&f->blocks[i]) && version < 5)
             version = 5;
+        if (block_has_failed(&f->blocks[i]))
+            version = 6;
     }
     linebuf lb = {0};
     lb_puts(&lb, "# collprof counts ");
@@ -548,6 +595,7 @@ enum kind {
     K_COUNT,
     K_CALLSITES,
     K_INVALID,
+    K_FAILED,
     K_ROWLEN,
     K_BEGIN,
     K_END,     /* "END DATA" */
@@ -568,6 +616,7 @@ static const char *const kind_text[] = {
     [K_COUNT] = "'Count: K calls - LIST'",
     [K_CALLSITES] = "'Callsites: LIST'",
     [K_INVALID] = "'Invalid: negative count'",
+    [K_FAILED] = "'Failed: CLASS LIST'",
     [K_ROWLEN] = "'Row length: L'",
     [K_BEGIN] = "'BEGINNING DATA'",
 };
@@ -580,7 +629,18 @@ typedef struct parser {
     size_t len;
     bool pending; /* line was read but not consumed yet */
     bool row_len_given; /* the block has a "Row length:" line */
+    /* The block's "Failed:" line: ranks per error class. */
+    uint32_t nfail;
+    int32_t fail_code[8];
+    cp_ranges fail_ranks[8];
 } parser;
+
+static void fail_clear(parser *ps)
+{
+    for (uint32_t i = 0; i < ps->nfail; i++)
+        cp_ranges_free(&ps->fail_ranks[i]);
+    ps->nfail = 0;
+}
 
 static bool is_space(char c)
 {
@@ -697,6 +757,8 @@ static enum kind classify(const parser *ps)
         return K_CALLSITES;
     if (ps->version >= 4 && starts_with(ps, "Invalid:"))
         return K_INVALID;
+    if (ps->version >= 6 && starts_with(ps, "Failed:"))
+        return K_FAILED;
     if (ps->version >= 5 && starts_with(ps, "Row length:"))
         return K_ROWLEN;
     if (line_is(ps, "BEGINNING DATA"))
@@ -720,7 +782,7 @@ static bool kind_required(const parser *ps, enum kind k)
 static bool kind_known(const parser *ps, enum kind k)
 {
     return (k != K_CALLSITES || ps->version >= 2) && (k != K_INVALID || ps->version >= 4) &&
-           (k != K_ROWLEN || ps->version >= 5);
+           (k != K_ROWLEN || ps->version >= 5) && (k != K_FAILED || ps->version >= 6);
 }
 
 static const char *expected_after(const parser *ps, enum kind p, char *buf, size_t size)
@@ -971,6 +1033,73 @@ static int parse_callsites(parser *ps, cp_block *b)
     return 0;
 }
 
+/* "Failed: CLASS LIST[; CLASS LIST]*" into ps->fail_*. */
+static int parse_failed(parser *ps)
+{
+    cursor c = {ps->line, strlen("Failed:"), ps->len};
+    char sh[80];
+    for (;;) {
+        cur_blanks(&c);
+        size_t at = c.i;
+        while (c.i < c.n && is_name_char(c.s[c.i]))
+            c.i++;
+        int code = cp_error_class_parse(c.s + at, c.i - at);
+        if (code <= 0)
+            return perr(ps, "'Failed: CLASS LIST': expected an MPI error class such as "
+                            "MPI_ERR_BUFFER, found '%.*s'",
+                        (int)(c.i - at < 40 ? c.i - at : 40), c.s + at);
+        for (uint32_t i = 0; i < ps->nfail; i++)
+            if (ps->fail_code[i] == code)
+                return perr(ps, "'Failed:' names %.*s twice", (int)(c.i - at), c.s + at);
+        if (ps->nfail == sizeof ps->fail_code / sizeof *ps->fail_code)
+            return perr(ps, "'Failed:' names more than 8 error classes");
+        cur_blanks(&c);
+        size_t end = c.i;
+        while (end < c.n && c.s[end] != ';')
+            end++;
+        const char *why = "";
+        cp_ranges *r = &ps->fail_ranks[ps->nfail];
+        *r = (cp_ranges){0};
+        if (cp_ranges_parse(c.s + c.i, end - c.i, r, &why) != 0 || r->n == 0) {
+            cp_ranges_free(r);
+            return perr(ps, "'Failed: CLASS LIST': %s, in '%s'", r->n ? why : "an empty list",
+                        shown(ps, sh, sizeof sh));
+        }
+        ps->fail_code[ps->nfail++] = code;
+        if (end == c.n)
+            return 0;
+        c.i = end + 1;
+    }
+}
+
+/* Each row of a refused call takes its class; every rank "Failed:" names
+ * must have a row, and a row is refused for all its ranks or none. */
+static int assign_failed(parser *ps, cp_block *b)
+{
+    for (uint32_t i = 0; i < ps->nfail; i++) {
+        int64_t named = cp_ranges_count(&ps->fail_ranks[i]), rowed = 0;
+        char name[48];
+        cp_error_class_name(ps->fail_code[i], name, sizeof name);
+        for (size_t r = 0; r < b->nrows; r++) {
+            cp_row *row = &b->rows[r];
+            int64_t in = 0, all = cp_ranges_count(&row->ranks);
+            for (size_t t = 0; t < row->ranks.n; t++)
+                for (int64_t v = row->ranks.v[t].lo; v <= row->ranks.v[t].hi && in < all; v++)
+                    in += cp_ranges_contains(&ps->fail_ranks[i], v);
+            if (in == 0)
+                continue;
+            if (in != all || row->err)
+                return perr(ps, "'Failed: %s' names some ranks of a row and not the others",
+                            name);
+            row->err = ps->fail_code[i];
+            rowed += in;
+        }
+        if (rowed != named)
+            return perr(ps, "'Failed: %s' names a rank that has no row in the block", name);
+    }
+    return 0;
+}
+
 /* Growing scratch array for the values of one row. */
 typedef struct values {
     int64_t *v;
@@ -1161,6 +1290,7 @@ static int parse_block(parser *ps, cp_block *b, values *vs)
     bool have_coll = false;
     int r;
     ps->row_len_given = false;
+    fail_clear(ps);
 
     /* Header. */
     while (pos != K_BEGIN) {
@@ -1214,6 +1344,9 @@ static int parse_block(parser *ps, cp_block *b, values *vs)
                              "differ in length");
             break;
         }
+        case K_FAILED:
+            r = parse_failed(ps);
+            break;
         case K_INVALID:
             r = line_is(ps, "Invalid: negative count")
                     ? 0
@@ -1263,6 +1396,9 @@ static int parse_block(parser *ps, cp_block *b, values *vs)
             if (b->rows[i].len > b->row_len)
                 b->row_len = b->rows[i].len;
     }
+    if (r == 0 && ps->nfail)
+        r = assign_failed(ps, b);
+    fail_clear(ps);
     if (r == 0) {
         size_t ra, rb;
         int64_t rank;
@@ -1358,6 +1494,7 @@ int cp_compact_parse(cp_in *in, cp_counts_file *f, cp_error *err)
         nblocks++;
     }
     free(vs.v);
+    fail_clear(&ps);
     if (r < 0) {
         for (size_t i = 0; i < nblocks; i++)
             cp_block_free(&blocks[i]);

@@ -56,3 +56,39 @@ bool cp_mpi_function_parse(const char *name, char *collective, size_t len, int *
     *form = f;
     return true;
 }
+
+/* ------------------------------------------------------- error classes */
+
+static const char *const error_classes[] = {
+#define CP_NAME_OF(c) #c,
+    CP_ERROR_CLASSES(CP_NAME_OF)
+#undef CP_NAME_OF
+};
+#define NCLASSES (int)(sizeof error_classes / sizeof *error_classes)
+
+void cp_error_class_name(int code, char *out, size_t len)
+{
+    if (code >= 1 && code <= NCLASSES)
+        snprintf(out, len, "%s", error_classes[code - 1]);
+    else
+        snprintf(out, len, "MPI_ERR_CLASS_%d", code >= CP_ERROR_CLASS_OTHER
+                                                   ? code - CP_ERROR_CLASS_OTHER : code);
+}
+
+int cp_error_class_parse(const char *name, size_t len)
+{
+    for (int i = 0; i < NCLASSES; i++)
+        if (strlen(error_classes[i]) == len && memcmp(error_classes[i], name, len) == 0)
+            return i + 1;
+    static const char other[] = "MPI_ERR_CLASS_";
+    size_t n = sizeof other - 1;
+    if (len <= n || len > n + 6 || memcmp(name, other, n) != 0)
+        return -1;
+    int v = 0;
+    for (size_t i = n; i < len; i++) {
+        if (name[i] < '0' || name[i] > '9')
+            return -1;
+        v = 10 * v + (name[i] - '0');
+    }
+    return CP_ERROR_CLASS_OTHER + v;
+}

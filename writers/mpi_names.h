@@ -36,4 +36,24 @@ void cp_mpi_function_name(const char *collective, int form, char *out, size_t le
  * CP_FORM_BLOCKING. */
 bool cp_mpi_function_parse(const char *name, char *collective, size_t len, int *form);
 
+/* The error classes of the MPI standard that a collective call may return,
+ * by name: a call the MPI library refused is recorded with its class
+ * (count files' "Failed:" line).  The runtime turns the library's class
+ * into a code with the same list (lib/call.c); a class outside the list is
+ * written "MPI_ERR_CLASS_<N>" with the library's own number N. */
+#define CP_ERROR_CLASSES(X)                                                               \
+    X(MPI_ERR_BUFFER) X(MPI_ERR_COUNT) X(MPI_ERR_TYPE) X(MPI_ERR_TAG) X(MPI_ERR_COMM)     \
+    X(MPI_ERR_RANK) X(MPI_ERR_REQUEST) X(MPI_ERR_ROOT) X(MPI_ERR_GROUP) X(MPI_ERR_OP)     \
+    X(MPI_ERR_TOPOLOGY) X(MPI_ERR_DIMS) X(MPI_ERR_ARG) X(MPI_ERR_UNKNOWN)                 \
+    X(MPI_ERR_TRUNCATE) X(MPI_ERR_OTHER) X(MPI_ERR_INTERN) X(MPI_ERR_IN_STATUS)           \
+    X(MPI_ERR_PENDING) X(MPI_ERR_INFO) X(MPI_ERR_NO_MEM) X(MPI_ERR_PROC_ABORTED)
+/* Codes: 0 none (the call succeeded), 1.. the list above in its order,
+ * CP_ERROR_CLASS_OTHER + N a class N outside it. */
+#define CP_ERROR_CLASS_OTHER 1000
+/* The name of an error code into out[len] ("MPI_ERR_BUFFER"). */
+void cp_error_class_name(int code, char *out, size_t len);
+/* The code of a name; -1 when it is not one (names of letters, digits and
+ * '_' only, "MPI_ERR_" first). */
+int cp_error_class_parse(const char *name, size_t len);
+
 #endif

@@ -466,7 +466,7 @@ bool cp_block_equal(const cp_block *a, const cp_block *b)
         const cp_row *x = &a->rows[i], *y = &b->rows[i];
         size_t n = cp_row_nitems(x);
         if (!cp_ranges_equal(&x->ranks, &y->ranks) || x->len != y->len || x->form != y->form ||
-            n != cp_row_nitems(y))
+            x->err != y->err || n != cp_row_nitems(y))
             return false;
         if (n > 0 && memcmp(x->counts, y->counts, n * sizeof(int64_t)) != 0)
             return false;
@@ -474,6 +474,14 @@ bool cp_block_equal(const cp_block *a, const cp_block *b)
             return false;
     }
     return true;
+}
+
+bool cp_block_has_failed(const cp_block *b)
+{
+    for (size_t i = 0; i < b->nrows; i++)
+        if (b->rows[i].err)
+            return true;
+    return false;
 }
 
 const cp_row *cp_block_row(const cp_block *b, int64_t rank)

@@ -312,6 +312,7 @@ int cp_block_dense_rows(cp_block *b)
             cp_ranges ranks = r->ranks;
             int64_t *offsets = r->peers, *counts = r->counts;
             size_t nnz = r->nnz;
+            int32_t err = r->err;
             bool first = true;
             for (size_t t = 0; t < ranks.n; t++)
                 for (int64_t rank = ranks.v[t].lo; rank <= ranks.v[t].hi; rank++) {
@@ -319,6 +320,7 @@ int cp_block_dense_rows(cp_block *b)
                     memset(x, 0, sizeof *x);
                     x->len = b->row_len;
                     x->form = CP_ROW_SPARSE;
+                    x->err = err;
                     x->nnz = nnz;
                     x->peers = malloc((nnz ? nnz : 1) * sizeof *x->peers);
                     x->counts = malloc((nnz ? nnz : 1) * sizeof *x->counts);

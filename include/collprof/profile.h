@@ -24,7 +24,7 @@ extern "C" {
  * rank-relative rows ("Rank(s) 1-98: relative -1=8 +1=8"); a file is
  * written in the lowest version that carries it, so that older readers read
  * what they can. */
-#define CP_COUNTS_FORMAT_VERSION 5
+#define CP_COUNTS_FORMAT_VERSION 6
 /* Version of manifest.json written by this collprof. */
 #define CP_MANIFEST_FORMAT_VERSION 1
 
@@ -142,6 +142,10 @@ typedef struct cp_row {
     int form;        /* enum cp_row_form */
     int64_t *peers;  /* SPARSE: peers; RELATIVE: offsets; NULL when DENSE */
     size_t nnz;      /* SPARSE, RELATIVE: values held */
+    int32_t err;     /* the MPI library refused these ranks' calls: the error
+                        class (code of writers/mpi_names.h; the file's
+                        "Failed:" line, version 6); the counts are as passed,
+                        nothing was moved.  0: carried out */
 } cp_row;
 
 /* The values a row holds, whatever its form, as items (peer, count): every
@@ -193,6 +197,9 @@ typedef struct cp_counts_file {
     cp_block *blocks;
     size_t nblocks;
 } cp_counts_file;
+
+/* Has the block rows of calls the MPI library refused (row err)? */
+bool cp_block_has_failed(const cp_block *b);
 
 /* An empty block: everything zero, comm_id, comm_size and root -1. */
 void cp_block_init(cp_block *b);
@@ -451,8 +458,10 @@ enum cp_cpt_flag {
 
 /* Per-call flags of a series. */
 enum cp_cpt_call_flag {
-    CP_CPT_NONBLOCKING = 1u << 0 /* I... or a persistent Start: the time of the
-                                    initiating call only */
+    CP_CPT_NONBLOCKING = 1u << 0, /* I... or a persistent Start: the time of the
+                                     initiating call only */
+    CP_CPT_FAILED = 1u << 1       /* the MPI library refused the call: it moved
+                                     nothing, and has no wait states */
 };
 
 /* One rank's timed calls of one (communicator, collective), in call order.

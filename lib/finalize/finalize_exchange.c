@@ -86,7 +86,7 @@ static void leaf(cp_holding *h, const cp_comm *c)
         if (!c->coll[k] || c->coll[k]->counts.ncalls == 0)
             continue;
         cp_counts *t = &c->coll[k]->counts;
-        if (cp_seq_finish(&t->seq))
+        if (cp_counts_settle(t))
             t->partial = true;
         cp_counts_view v = {t->vecs, t->nvecs, t->sigs, t->nsigs, &t->seq};
         cp_holding_leaf(h, (uint32_t)k, &v, cp_counts_relative_ok(cp_collective_names[k]));

@@ -32,6 +32,12 @@ static uint8_t form_of_sig(const cp_counts *t, uint32_t id)
     return id != CP_SEQ_NONE && id < t->nsigs ? t->sigs[id].form : 0;
 }
 
+/* Did the MPI library refuse the calls of signature id? */
+static bool failed_sig(const cp_counts *t, uint32_t id)
+{
+    return id < t->nsigs && t->sigs[id].err != 0;
+}
+
 static int32_t root_of_sig(const cp_counts *t, uint32_t id)
 {
     if (id == CP_SEQ_NONE || id >= t->nsigs)
@@ -85,7 +91,9 @@ static int expand(const cp_counts *c, cp_timing *t)
                                           .exit = cp_clock_align(exit),
                                           .root = root_of_sig(c, id),
                                           .form = form_of_sig(c, id),
-                                          .flags = (uint8_t)(s->enter >> CP_SAMPLE_FLAG_SHIFT)};
+                                          .flags = (uint8_t)(s->enter >> CP_SAMPLE_FLAG_SHIFT |
+                                                             (failed_sig(c, id) ? CP_CPT_FAILED
+                                                                                : 0))};
     }
     uint64_t timed = 0;
     double time = 0, late = 0;

@@ -30,6 +30,12 @@
 #   invalid-call ... APP COLLPROF : a call with a negative count under
 #                       MPI_ERRORS_RETURN is kept, marked invalid, in the
 #                       profile and in the partial profile
+#   refused-calls ... APP COLLPROF : calls the MPI library refuses on one
+#                       rank and on every rank (blocking, non-blocking,
+#                       persistent), and a collective one rank starts on a
+#                       sub-communicator whose peers never call it: the
+#                       program ends as without collprof, the profile is
+#                       written, the refused calls and the disagreement named
 #   foreign-dir ... APP : output directories another user could have
 #                       prepared (writable by all, owned by another user)
 #                       are refused with one message
@@ -260,6 +266,57 @@ invalid-call)
         grep -q "^invalid call" "$end.matrix" && grep -q "^rank 0: 3 -1$" "$end.matrix" ||
             { fail "$end: the matrix of the invalid call:"; show "$end.matrix"; }
         grep "^invalid calls" "$end.summary"
+    done
+    ;;
+refused-calls)
+    app=$1 collprof=$2
+    for c in one:blocking one:nonblocking one:persistent all:blocking all:nonblocking \
+             all:persistent extra:blocking; do
+        who=${c%%:*} form=${c#*:}
+        cn=$who-$form
+        out=$work/out-$cn
+        run baseline 4 no "$app" "$who" "$form"
+        rm -rf "$out"
+        COLLPROF_OUTPUT_DIR=$out run "$cn" 4 yes "$app" "$who" "$form"
+        # UCX warns of the never completed Ibcast's message on both runs, with
+        # times and addresses of its own.
+        for f in baseline.out "$cn.out"; do
+            grep -v "UCX  WARN" "$f" >"$f.kept"
+            mv "$f.kept" "$f"
+        done
+        same_as_baseline "$cn"
+        [ -f "$out/manifest.json" ] || { fail "$cn: no profile written:"; show "$cn.err"; continue; }
+        "$collprof" check "$out" >"$cn.check" 2>&1 || { fail "$cn: collprof check:"; show "$cn.check"; }
+        "$collprof" summary "$out" >"$cn.summary" 2>&1 || { fail "$cn: collprof summary:"; show "$cn.summary"; }
+        case $who in
+        one)
+            refused="call 0: refused with MPI_ERR_BUFFER on rank 0 "
+            disagree="communicator 0, Gather: ranks disagree on the number of calls (rank 0: 1, ranks 1-3: 0); wait states left out for it" ;;
+        all)
+            refused="call 0: refused with MPI_ERR_ROOT on ranks 0-3 "
+            disagree= ;;
+        extra)
+            refused=
+            disagree="communicator 1, Bcast: ranks disagree on the number of calls (rank 1: 1, ranks 0,2: 0); wait states left out for it" ;;
+        esac
+        if [ -n "$refused" ]; then
+            grep -qF "failed calls: communicator 0, Gather, $refused" "$cn.summary" ||
+                { fail "$cn: summary does not name the refused call:"; show "$cn.summary"; }
+            grep -q "^Failed: " "$out/send-counters.rank0.txt" ||
+                { fail "$cn: the count file does not mark the refused call"; show "$out/send-counters.rank0.txt"; }
+        fi
+        if [ -n "$disagree" ]; then
+            for f in "$cn.err" "$cn.check" "$cn.summary"; do
+                grep -qF "$disagree" "$f" || { fail "$cn: $f does not name the disagreement:"; show "$f"; }
+            done
+            grep -qF '"disagreements": {"'"${disagree%%: *}"'": "' "$out/manifest.json" ||
+                { fail "$cn: manifest.json does not name the disagreement"; show "$out/manifest.json"; }
+        elif grep -q "ranks disagree" "$cn.err" || grep -q '"disagreements"' "$out/manifest.json"; then
+            fail "$cn: a disagreement named where the ranks agree:"
+            show "$cn.err"
+        fi
+        [ $who = extra ] && { grep -q "^Collective: Ibcast\|^Collective: Bcast" "$out/send-counters.rank1.txt" ||
+            { fail "$cn: the extra call did not reach the lead's count file"; }; }
     done
     ;;
 registry-incomplete)

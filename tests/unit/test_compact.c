@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "compact.h"
+#include "mpi_names.h"
 #include "ranges.h"
 #include "dialect_data.h"
 #include "tmpdir.h"
@@ -867,8 +868,8 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
     /* version */
-    {"# collprof counts 6\n# Raw counters\n", 1,
-     "counts format version 6 is newer than version 5, which this collprof reads"},
+    {"# collprof counts 7\n# Raw counters\n", 1,
+     "counts format version 7 is newer than version 6, which this collprof reads"},
     {"# collprof counts 0\n", 1, "does not exist"},
     {"# collprof counts one\n", 1, "expected '# collprof counts <version>'"},
     {V1 COMM HEAD3 CALLS "Rank(s) 0-2: 1 2 3\nEND DATA\n# collprof counts 1\n", 13,
@@ -1029,6 +1030,68 @@ START_TEST(invalid_calls_version_4)
                      "Datatype size: 4\nBcast calls 0\nCount: 1 calls - 0\nInvalid: negative count\n";
     ck_assert_int_eq(parse_text(v3, strlen(v3), "v3.txt", &g, &err), -1);
     ck_assert_msg(strstr(err.msg, "v3.txt:8: expected") != NULL, "%s", err.msg);
+}
+END_TEST
+
+/* Calls the MPI library refused (version 6): the rows of the ranks that
+ * were refused carry the error class, written once per class on the
+ * block's "Failed:" line; the counts are kept as passed.  The line
+ * round-trips, names only ranks that have rows, and a row is refused for
+ * all its ranks or none. */
+START_TEST(failed_calls_version_6)
+{
+    cp_counts_file f = {.version = CP_COUNTS_FORMAT_VERSION, .direction = CP_SEND};
+    f.blocks = calloc(1, sizeof *f.blocks);
+    f.nblocks = 1;
+    const int64_t a[] = {1, 2, 0, 0}, b[] = {0, 0, 3, 4};
+    f.blocks[0] = mk("Alltoallv", 0, 4, "0-3", -1, 4, 4, false, "0-2", "1", 4);
+    add_row(&f.blocks[0], "0", a);
+    add_row(&f.blocks[0], "1", a);
+    add_row(&f.blocks[0], "2-3", b);
+    f.blocks[0].rows[0].err = cp_error_class_parse("MPI_ERR_BUFFER", 14);
+    f.blocks[0].rows[2].err = CP_ERROR_CLASS_OTHER + 77;
+    char *text = write_text(&f, false);
+    ck_assert_ptr_nonnull(strstr(text, "# collprof counts 6\n"));
+    ck_assert_msg(strstr(text, "Count: 1 calls - 1\nFailed: MPI_ERR_BUFFER 0; MPI_ERR_CLASS_77 2-3"
+                               "\n\nBEGINNING DATA\n") != NULL, "%s", text);
+    cp_counts_file g;
+    cp_error err;
+    ck_assert_msg(parse_text(text, strlen(text), "f.txt", &g, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(g.version, 6);
+    ck_assert(cp_block_equal(&f.blocks[0], &g.blocks[0]));
+    ck_assert(cp_block_has_failed(&g.blocks[0]));
+    cp_counts_file_free(&g);
+    free(text);
+    cp_counts_file_free(&f);
+    static const struct {
+        const char *line, *msg;
+    } bad[] = {
+        {"Failed: MPI_ERR_NONSENSE 0", "expected an MPI error class"},
+        {"Failed: MPI_ERR_BUFFER 1", "names a rank that has no row"},
+        {"Failed: MPI_ERR_BUFFER 0; MPI_ERR_BUFFER 0", "names MPI_ERR_BUFFER twice"},
+        {"Failed: MPI_ERR_BUFFER", "an empty list"},
+        {"Failed: MPI_ERR_BUFFER 0-", "Failed: CLASS LIST"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char t[600];
+        snprintf(t, sizeof t, "# collprof counts 6\n# Raw counters\nCollective: Bcast\n"
+                 "Number of ranks: 2\nDatatype size: 4\nBcast calls 0\nCount: 1 calls - 0\n"
+                 "%s\n\nBEGINNING DATA\nRank(s) 0: 1\nEND DATA\n", bad[i].line);
+        ck_assert_int_eq(parse_text(t, strlen(t), "b.txt", &g, &err), -1);
+        ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL, "case %zu: %s", i, err.msg);
+    }
+    /* A row refused for some of its ranks only. */
+    const char *split = "# collprof counts 6\n# Raw counters\nCollective: Bcast\n"
+                        "Number of ranks: 2\nDatatype size: 4\nBcast calls 0\n"
+                        "Count: 1 calls - 0\nFailed: MPI_ERR_ROOT 0\n\nBEGINNING DATA\n"
+                        "Rank(s) 0-1: 1\nEND DATA\n";
+    ck_assert_int_eq(parse_text(split, strlen(split), "s.txt", &g, &err), -1);
+    ck_assert_msg(strstr(err.msg, "some ranks of a row") != NULL, "%s", err.msg);
+    /* Version 5 does not know the line. */
+    const char *v5 = "# collprof counts 5\n# Raw counters\nCollective: Bcast\nNumber of ranks: 1\n"
+                     "Datatype size: 4\nBcast calls 0\nCount: 1 calls - 0\nFailed: MPI_ERR_ROOT 0\n";
+    ck_assert_int_eq(parse_text(v5, strlen(v5), "v5.txt", &g, &err), -1);
+    ck_assert_msg(strstr(err.msg, "v5.txt:8: expected") != NULL, "%s", err.msg);
 }
 END_TEST
 
@@ -1297,6 +1360,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, callsites_version_2);
     tcase_add_test(tc, invalid_calls_version_4);
     tcase_add_test(tc, rank_space_rows_version_5);
+    tcase_add_test(tc, failed_calls_version_6);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, truncated_ours);
     tcase_add_test(tc, truncated_dialect);

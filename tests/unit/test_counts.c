@@ -129,6 +129,56 @@ START_TEST(record_numbers_every_call)
 }
 END_TEST
 
+/* Calls the MPI library refused keep their counts and their place, under
+ * a signature of their own that carries the error class; a loop of
+ * refusals in a cycle of calls is one run, and settling the sequence
+ * gives each refused call its failed signature, every other call its own. */
+START_TEST(refused_calls_keep_their_counts_marked_failed)
+{
+    cp_counts t;
+    cp_counts_init(&t);
+    int a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
+    cp_vec_arg va = {.present = true, .counts = a, .width = 4, .len = 3, .dtsize = 4};
+    cp_vec_arg vb = {.present = true, .counts = b, .width = 4, .len = 3, .dtsize = 4};
+    /* 1,000 calls alternating a, b; every 10th a refused with code 2 from call 100 */
+    uint32_t want[1000];
+    uint32_t sa = CP_SEQ_NONE, sb = CP_SEQ_NONE;
+    for (int c = 0; c < 1000; c++) {
+        uint32_t s = cp_counts_signature(&t, c % 2 ? &vb : &va, &va, -1, CP_SEQ_NONE);
+        if (c % 2)
+            sb = s;
+        else
+            sa = s;
+        uint64_t idx = cp_counts_record(&t, s);
+        want[c] = s;
+        if (c >= 100 && c % 10 == 0) {
+            cp_counts_failed(&t, idx, s, 2);
+            want[c] = UINT32_MAX - 1; /* the failed one, checked below */
+        }
+    }
+    ck_assert_uint_eq(t.nfailed, 1); /* one run: 100, 110, ..., 990 */
+    ck_assert_uint_eq(t.nsigs, 3);
+    ck_assert_int_eq(cp_counts_settle(&t), 0);
+    ck_assert_uint_eq(t.seq.total, 1000);
+    uint32_t *got = cp_seq_expand(&t.seq);
+    uint32_t failed = CP_SEQ_NONE;
+    for (uint32_t i = 0; i < t.nsigs; i++)
+        if (t.sigs[i].err) {
+            ck_assert_int_eq(t.sigs[i].err, 2);
+            ck_assert_uint_eq(t.sigs[i].send, t.sigs[sa].send); /* the counts as passed */
+            failed = i;
+        }
+    ck_assert_uint_ne(failed, CP_SEQ_NONE);
+    for (int c = 0; c < 1000; c++)
+        ck_assert_uint_eq(got[c], want[c] == UINT32_MAX - 1 ? failed : want[c]);
+    free(got);
+    /* the hot path still finds the plain signatures */
+    ck_assert_uint_eq(cp_counts_signature(&t, &va, &va, -1, CP_SEQ_NONE), sa);
+    ck_assert_uint_eq(cp_counts_signature(&t, &vb, &va, -1, CP_SEQ_NONE), sb);
+    cp_counts_free(&t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("counts");
@@ -139,6 +189,7 @@ int main(void)
     tcase_add_test(tc, datatype_size_root_and_direction_distinguish);
     tcase_add_test(tc, many_distinct_vectors);
     tcase_add_test(tc, record_numbers_every_call);
+    tcase_add_test(tc, refused_calls_keep_their_counts_marked_failed);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

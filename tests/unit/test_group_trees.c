@@ -278,6 +278,9 @@ START_TEST(count_tables_reach_the_lead)
         ck_assert_int_eq(h[0].lo, 0);
         ck_assert_int_eq(h[0].hi, n);
         ck_assert_ptr_nonnull(h[0].tree[3]);
+        ck_assert_ptr_nonnull(h[0].said[3]); /* every member made 2 calls */
+        ck_assert(cp_said_agreed(h[0].said[3]));
+        ck_assert_uint_eq(h[0].said[3]->max, 2);
         cp_block tmpl;
         memset(&tmpl, 0, sizeof tmpl);
         tmpl.comm_size = n;
@@ -361,6 +364,128 @@ START_TEST(wait_lists_come_down_as_the_local_reduction)
 }
 END_TEST
 
+/* -------------------------------------------- members that disagree */
+
+/* A collective one member called and its peers never did, another that
+ * some members called once more than the others: the count tables still
+ * reach the lead (nobody waits), which names who made how many calls. */
+START_TEST(the_lead_names_members_that_disagree)
+{
+    enum { N = 11 };
+    line world = {0, 1, N};
+    cp_holding h[N];
+    cp_membership m[N];
+    cp_groups g[N];
+    tmailbox b = {.corrupt_from = -1};
+    cp_tree_io io = tmailbox_io(&b);
+    int v[N] = {0};
+    for (int64_t r = N - 1; r >= 0; r--) {
+        cp_holding_init(&h[r], r, N);
+        cp_vec_arg a = {.present = true, .counts = v, .width = 4, .len = N, .dtsize = 4};
+        /* collective 2: rank 4 alone, once; collective 5: 3 calls on ranks 0-6 and 9, 4 on 7-8
+         * and 10 */
+        for (int k = 2; k <= 5; k += 3) {
+            int calls = k == 2 ? (r == 4) : (r == 7 || r == 8 || r == 10) ? 4 : 3;
+            if (!calls)
+                continue;
+            cp_counts t;
+            cp_counts_init(&t);
+            for (int c = 0; c < calls; c++)
+                cp_counts_record(&t, cp_counts_signature(&t, &a, &a, -1, CP_SEQ_NONE));
+            cp_seq_finish(&t.seq);
+            cp_counts_view view = {t.vecs, t.nvecs, t.sigs, t.nsigs, &t.seq};
+            cp_holding_leaf(&h[r], (uint32_t)k, &view, true);
+            cp_counts_free(&t);
+        }
+        m[r] = (cp_membership){.key = {7, 0, 0}, .size = N, .rank = r, .members = &world,
+                               .value = &h[r]};
+        g[r] = (cp_groups){.v = &m[r], .n = 1, .world_of = world_of};
+        cp_groups_report rep = CP_GROUPS_REPORT_INIT;
+        b.self = r;
+        cp_groups_up(&g[r], &io, &cp_holding_up_op, &rep);
+        ck_assert_int_eq(rep.malformed_from, -1);
+    }
+    ck_assert_uint_eq(tmailbox_drain(&b), 0);
+    ck_assert(!h[0].failed);
+    char text[400];
+    ck_assert(!cp_said_agreed(h[0].said[2]));
+    cp_said_text(h[0].said[2], text, sizeof text);
+    ck_assert_str_eq(text, "rank 4: 1, ranks 0-3,5-10: 0");
+    ck_assert(!cp_said_agreed(h[0].said[5]));
+    cp_said_text(h[0].said[5], text, sizeof text);
+    ck_assert_str_eq(text, "ranks 7-8,10: 4, ranks 0-6,9: 3");
+    for (int r = 0; r < N; r++)
+        cp_holding_clear(&h[r]);
+}
+END_TEST
+
+/* The wait-state stage carries a communicator's series together: a series
+ * that one member made and the others did not, or made a different number
+ * of times, does not come down (and nobody waits for it); the series all
+ * members agree on comes down as the one-process reduction has it. */
+START_TEST(wait_series_members_disagree_on_are_left_out)
+{
+    for (int64_t n = 2; n <= 12; n += 5) {
+        line world = {0, 1, n};
+        enum { CALLS = 4 };
+        cp_wcomm *w = calloc((size_t)n, sizeof *w);
+        cp_membership *m = calloc((size_t)n, sizeof *m);
+        cp_groups *g = calloc((size_t)n, sizeof *g);
+        cp_wlist *own = calloc((size_t)n, sizeof *own), *local = calloc((size_t)n, sizeof *local);
+        tmailbox b = {.corrupt_from = -1};
+        cp_tree_io io = tmailbox_io(&b);
+        for (int64_t r = 0; r < n; r++) {
+            cp_timing_rec recs[CALLS];
+            for (int j = 0; j < CALLS; j++) {
+                double e = j + 0.001 * (double)((r * 5 + j) % 7);
+                recs[j] = (cp_timing_rec){.call = (uint64_t)j, .root = -1, .enter = e,
+                                          .start = e, .exit = j + 0.5};
+            }
+            cp_wcomm_init(&w[r]);
+            ck_assert_int_eq(cp_wcomm_add(&w[r], 1, CALLS, recs, CALLS, r), 0); /* agreed */
+            ck_assert_int_eq(cp_wlist_copy(&own[r], &w[r].s[1]->own), 0);
+            if (r == n - 1) /* only the last member */
+                ck_assert_int_eq(cp_wcomm_add(&w[r], 3, 1, recs, 1, r), 0);
+            /* every member but the first makes one call more */
+            ck_assert_int_eq(cp_wcomm_add(&w[r], 6, r ? 2 : 1, recs, r ? 2 : 1, r), 0);
+            m[r] = (cp_membership){.key = {5, 1, 0}, .size = n, .rank = r, .members = &world,
+                                   .value = &w[r]};
+            g[r] = (cp_groups){.v = &m[r], .n = 1, .world_of = world_of};
+        }
+        ck_assert_int_eq(cp_wait_tree_local((size_t)n, own, local), 0);
+        cp_groups_report rep = CP_GROUPS_REPORT_INIT;
+        for (int64_t r = n - 1; r >= 0; r--) {
+            b.self = r;
+            cp_groups_up(&g[r], &io, &cp_wcomm_up_op, &rep);
+        }
+        uint32_t left_out = 0;
+        cp_wcomm_top(&w[0], n, &left_out);
+        ck_assert_uint_eq(left_out, 1u << 3 | 1u << 6);
+        for (int64_t r = 0; r < n; r++) {
+            b.self = r;
+            cp_groups_down(&g[r], &io, &cp_wcomm_down_op, &rep);
+        }
+        ck_assert_uint_eq(tmailbox_drain(&b), 0);
+        ck_assert_int_eq(rep.malformed_from, -1);
+        for (int64_t r = 0; r < n; r++) {
+            ck_assert(!m[r].failed);
+            ck_assert(cp_wcomm_down(&w[r], 1));
+            ck_assert(!cp_wcomm_down(&w[r], 3) && !cp_wcomm_down(&w[r], 6));
+            ck_assert_uint_eq(w[r].s[1]->down.n, local[r].n);
+            ck_assert_mem_eq(w[r].s[1]->down.v, local[r].v, local[r].n * sizeof(cp_wcall));
+            cp_wcomm_free(&w[r]);
+            cp_wlist_free(&own[r]);
+            cp_wlist_free(&local[r]);
+        }
+        free(w);
+        free(m);
+        free(g);
+        free(own);
+        free(local);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("group_trees");
@@ -370,6 +495,8 @@ int main(void)
     tcase_add_test(tc, a_message_cut_short_is_refused);
     tcase_add_test(tc, count_tables_reach_the_lead);
     tcase_add_test(tc, wait_lists_come_down_as_the_local_reduction);
+    tcase_add_test(tc, the_lead_names_members_that_disagree);
+    tcase_add_test(tc, wait_series_members_disagree_on_are_left_out);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -419,8 +419,8 @@ static void compare_pair(checker *c, const cp_reader_entry *se, const cp_reader_
                          const cp_ranges *calls, bool inter)
 {
     const cp_block *s = se->b, *r = re->b;
-    if (s->invalid || r->invalid)
-        return; /* a negative count: the MPI library refused the call */
+    if (s->invalid || r->invalid || cp_block_has_failed(s) || cp_block_has_failed(r))
+        return; /* a negative count, a refused call: the MPI library moved nothing */
     char cl[96], files[600];
     cp_reader_calls_label(calls, cl, sizeof cl);
     if (se->f == re->f)

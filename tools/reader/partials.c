@@ -353,6 +353,7 @@ static int make_block(cp_block *out, int64_t comm, lane *lanes, const int *t, si
             size_t n = cp_row_nitems(from);
             row->len = from->len;
             row->form = from->form;
+            row->err = from->err;
             row->nnz = from->nnz;
             row->counts = malloc((n ? n : 1) * sizeof *row->counts);
             row->peers = from->form == CP_ROW_DENSE ? NULL : malloc((n ? n : 1) * sizeof *row->peers);

@@ -20,6 +20,8 @@ static int64_t call_bytes(const cp_block *b, int64_t (*peers_of)(const void *, i
     cp_i128 total = 0;
     for (size_t r = 0; r < b->nrows && !b->invalid; r++) { /* invalid: nothing moved */
         const cp_row *row = &b->rows[r];
+        if (row->err)
+            continue; /* the MPI library refused these ranks' call */
         cp_i128 sum = 0;
         for (size_t k = 0, n = cp_row_nitems(row); k < n && sum <= (cp_i128)INT64_MAX; k++)
             sum += cp_reader_bytes(b, row->counts[k]);
