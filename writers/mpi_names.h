@@ -46,7 +46,7 @@ bool cp_mpi_function_parse(const char *name, char *collective, size_t len, int *
     X(MPI_ERR_RANK) X(MPI_ERR_REQUEST) X(MPI_ERR_ROOT) X(MPI_ERR_GROUP) X(MPI_ERR_OP)     \
     X(MPI_ERR_TOPOLOGY) X(MPI_ERR_DIMS) X(MPI_ERR_ARG) X(MPI_ERR_UNKNOWN)                 \
     X(MPI_ERR_TRUNCATE) X(MPI_ERR_OTHER) X(MPI_ERR_INTERN) X(MPI_ERR_IN_STATUS)           \
-    X(MPI_ERR_PENDING) X(MPI_ERR_INFO) X(MPI_ERR_NO_MEM) X(MPI_ERR_PROC_ABORTED)
+    X(MPI_ERR_PENDING) X(MPI_ERR_INFO) X(MPI_ERR_NO_MEM)
 /* Codes: 0 none (the call succeeded), 1.. the list above in its order,
  * CP_ERROR_CLASS_OTHER + N a class N outside it. */
 #define CP_ERROR_CLASS_OTHER 1000

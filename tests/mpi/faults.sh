@@ -290,7 +290,7 @@ refused-calls)
         "$collprof" summary "$out" >"$cn.summary" 2>&1 || { fail "$cn: collprof summary:"; show "$cn.summary"; }
         case $who in
         one)
-            refused="call 0: refused with MPI_ERR_BUFFER on rank 0 "
+            refused="call 0: refused with MPI_ERR_TYPE on rank 0 "
             disagree="communicator 0, Gather: ranks disagree on the number of calls (rank 0: 1, ranks 1-3: 0); wait states left out for it" ;;
         all)
             refused="call 0: refused with MPI_ERR_ROOT on ranks 0-3 "

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_names.h"
 #include "reader_internal.h"
 #include "textio.h"
 
@@ -261,6 +262,8 @@ static void manifest(jw *w, const cp_manifest *m)
     kv_object(w, m->config, m->nconfig);
     key(w, "missing", false);
     kv_object(w, m->missing, m->nmissing);
+    key(w, "disagreements", false);
+    kv_object(w, m->disagreements, m->ndisagreements);
     key(w, "communicators", false);
     lit(w, "[");
     for (size_t i = 0; i < m->ncomms; i++) {
@@ -352,6 +355,12 @@ static void block(jw *w, const cp_block *b, const cp_pattern_time *time)
         }
         lit(w, ",\"counts\":");
         i64_array(w, row->counts, cp_row_nitems(row));
+        if (row->err) { /* counts format 6: the MPI library refused these calls */
+            char name[48];
+            cp_error_class_name(row->err, name, sizeof name);
+            lit(w, ",\"failed\":");
+            str(w, name, sizeof name);
+        }
         lit(w, "}");
     }
     lit(w, "]");
