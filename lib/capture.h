@@ -231,6 +231,20 @@ static inline void cp_capture_reduce_scatter(cp_call *call, const cp_comm *c,
     call->send = c->inter ? (cp_vec_arg){0} : cp_many(recvcounts, width, c->size, type);
 }
 
+/* Reduce_scatter_block: recvcount elements of the result go to each rank,
+ * from each peer's vector.  On an intercommunicator the reduction of one
+ * group's vectors (size x recvcount elements each) is scattered over the
+ * other group, so each remote rank gets size x recvcount / remote size of
+ * every vector (the standard makes that the remote group's recvcount; a
+ * program whose totals do not divide is erroneous, and gets the quotient). */
+static inline void cp_capture_reduce_scatter_block(cp_call *call, const cp_comm *c,
+                                                   MPI_Count recvcount, MPI_Datatype type)
+{
+    call->recv = cp_one(recvcount, type);
+    call->send = c->inter && c->peers > 0 ? cp_one(recvcount * c->size / c->peers, type)
+                                          : call->recv;
+}
+
 /* Barrier: no counts, but the call is recorded: rows of length 0. */
 static inline void cp_capture_barrier(cp_call *call)
 {

@@ -1,7 +1,7 @@
 /*
  * Collectives on an intercommunicator from MPI_Intercomm_create: world split
- * into group A = world ranks 0 .. n/2-1 and group B = n/2 .. n-1 (unequal at
- * 3 ranks: {0} and {1,2}).  Each group is its own communicator in the output
+ * into group A = world ranks 0 .. h-1 and group B = h .. n-1, h = (n-1)/2,
+ * groups of unequal sizes ({0} and {1,2} at 3 ranks, {0} and {1,2,3} at 4).  Each group is its own communicator in the output
  * (its own id, led by its rank 0, "remote_members" in the manifest), and its
  * rows address the remote group.
  *
@@ -19,6 +19,12 @@
  *   Allgather, Alltoall: send [my sendcount], recv [my recvcount]
  *   Allreduce: send = recv = [count]
  *   Reduce_scatter: the receive side only: [recvcounts[me]]
+ *   Reduce_scatter_block: group g passes recvcount rc_g = 2 x (the other
+ *     group's size), so that both groups' vectors are nA x nB x 2 long:
+ *     send [the block each remote rank gets = the remote recvcount], recv
+ *     [rc_g] (from each remote rank)
+ *   Alltoallv, Alltoallw (bytes), Allgatherv: rows of the remote group's
+ *     length, counts that differ per rank and peer
  *   Barrier: rows of no counts on both sides
  *
  * Calls, in this order (root: group, local rank):
@@ -294,6 +300,118 @@ static void reduce_scatter(void)
     free(sbuf), free(rbuf);
 }
 
+/* Reduce_scatter_block, blocking or not (MPI_SUM of ones): each remote rank's
+ * block is the sum over the sending group. */
+static void reduce_scatter_block(bool nonblocking)
+{
+    int rc_[2] = {2 * lsize[1], 2 * lsize[0]};
+    int k = cpt_plan(grp[0], "Reduce_scatter_block", -1);
+    cpt_plan(grp[1], "Reduce_scatter_block", -1);
+    for (int g = 0; g < 2; g++)
+        for (int r = 0; r < lsize[g]; r++) {
+            cpt_plan_row1(grp[g], "Reduce_scatter_block", k, CP_SEND, r, 4, rc_[!g]);
+            cpt_plan_row1(grp[g], "Reduce_scatter_block", k, CP_RECV, r, 4, rc_[g]);
+        }
+    int len = lsize[mine] * rc_[mine], rc = rc_[mine];
+    int *sbuf = ints((size_t)len), *rbuf = ints((size_t)rc);
+    for (int i = 0; i < len; i++)
+        sbuf[i] = 1;
+    int err;
+    if (nonblocking) {
+        MPI_Request req;
+        err = MPI_Ireduce_scatter_block(sbuf, rbuf, rc, MPI_INT, MPI_SUM, inter, &req);
+        if (err == MPI_SUCCESS)
+            err = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        err = MPI_Reduce_scatter_block(sbuf, rbuf, rc, MPI_INT, MPI_SUM, inter);
+    }
+    die_rc(err, "Reduce_scatter_block");
+    for (int i = 0; i < rc; i++)
+        check(k, "Reduce_scatter_block", -1, rbuf[i], lsize[!mine]);
+    free(sbuf), free(rbuf);
+}
+
+/* What rank r of group g sends to remote rank p (Alltoallv, Alltoallw). */
+static int vcnt(int g, int r, int p)
+{
+    return 1 + (r + 2 * p + g) % 3;
+}
+
+/* Alltoallv (w false) or Alltoallw (w true, rows in bytes). */
+static void alltoallv(bool w)
+{
+    const char *coll = w ? "Alltoallw" : "Alltoallv";
+    int k = cpt_plan(grp[0], coll, -1);
+    cpt_plan(grp[1], coll, -1);
+    for (int g = 0; g < 2; g++)
+        for (int r = 0; r < lsize[g]; r++) {
+            int64_t s[CPT_MAXRANKS], v[CPT_MAXRANKS];
+            for (int p = 0; p < lsize[!g]; p++) {
+                s[p] = vcnt(g, r, p) * (w ? 4 : 1);
+                v[p] = vcnt(!g, p, r) * (w ? 4 : 1);
+            }
+            cpt_plan_row(grp[g], coll, k, CP_SEND, r, w ? CPT_DT_BYTES : 4, lsize[!g], s);
+            cpt_plan_row(grp[g], coll, k, CP_RECV, r, w ? CPT_DT_BYTES : 4, lsize[!g], v);
+        }
+    int me = grp[mine]->rank, rs = lsize[!mine];
+    int sc[CPT_MAXRANKS], sd[CPT_MAXRANKS], rcn[CPT_MAXRANKS], rd[CPT_MAXRANKS], st = 0, rt = 0;
+    MPI_Datatype types[CPT_MAXRANKS];
+    for (int p = 0; p < rs; p++) {
+        sc[p] = vcnt(mine, me, p), rcn[p] = vcnt(!mine, p, me);
+        sd[p] = st, rd[p] = rt;
+        st += sc[p], rt += rcn[p];
+        types[p] = MPI_INT;
+    }
+    int *sbuf = ints((size_t)st), *rbuf = ints((size_t)rt);
+    for (int p = 0; p < rs; p++)
+        for (int i = 0; i < sc[p]; i++)
+            sbuf[sd[p] + i] = cptc_value(me, p, i, k) + 5000000 * mine;
+    int rc;
+    if (w) {
+        int sdb[CPT_MAXRANKS], rdb[CPT_MAXRANKS];
+        for (int p = 0; p < rs; p++)
+            sdb[p] = 4 * sd[p], rdb[p] = 4 * rd[p];
+        rc = MPI_Alltoallw(sbuf, sc, sdb, types, rbuf, rcn, rdb, types, inter);
+    } else {
+        rc = MPI_Alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rcn, rd, MPI_INT, inter);
+    }
+    die_rc(rc, coll);
+    for (int p = 0; p < rs; p++)
+        for (int i = 0; i < rcn[p]; i++)
+            check(k, coll, p, rbuf[rd[p] + i], cptc_value(p, me, i, k) + 5000000 * !mine);
+    free(sbuf), free(rbuf);
+}
+
+/* Allgatherv: rank r of group g sends 1 + (r + g) % 2 to every remote rank. */
+static void allgatherv(void)
+{
+    int k = cpt_plan(grp[0], "Allgatherv", -1);
+    cpt_plan(grp[1], "Allgatherv", -1);
+    for (int g = 0; g < 2; g++)
+        for (int r = 0; r < lsize[g]; r++) {
+            int64_t v[CPT_MAXRANKS];
+            for (int p = 0; p < lsize[!g]; p++)
+                v[p] = 1 + (p + !g) % 2;
+            cpt_plan_row1(grp[g], "Allgatherv", k, CP_SEND, r, 4, 1 + (r + g) % 2);
+            cpt_plan_row(grp[g], "Allgatherv", k, CP_RECV, r, 4, lsize[!g], v);
+        }
+    int me = grp[mine]->rank, rs = lsize[!mine], sc = 1 + (me + mine) % 2;
+    int rcn[CPT_MAXRANKS], rd[CPT_MAXRANKS], rt = 0;
+    for (int p = 0; p < rs; p++) {
+        rcn[p] = 1 + (p + !mine) % 2;
+        rd[p] = rt;
+        rt += rcn[p];
+    }
+    int *sbuf = ints(2), *rbuf = ints((size_t)rt);
+    for (int i = 0; i < sc; i++)
+        sbuf[i] = cptc_value(me, -1, i, k) + 5000000 * mine;
+    die_rc(MPI_Allgatherv(sbuf, sc, MPI_INT, rbuf, rcn, rd, MPI_INT, inter), "Allgatherv");
+    for (int p = 0; p < rs; p++)
+        for (int i = 0; i < rcn[p]; i++)
+            check(k, "Allgatherv", p, rbuf[rd[p] + i], cptc_value(p, -1, i, k) + 5000000 * !mine);
+    free(sbuf), free(rbuf);
+}
+
 static void barrier(void)
 {
     for (int g = 0; g < 2; g++) {
@@ -392,7 +510,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     cpt_init("inter_colls");
-    int n = cpt_world_size(), me = cpt_world_rank(), h = n / 2;
+    int n = cpt_world_size(), me = cpt_world_rank(), h = (n - 1) / 2;
     if (n < 3)
         cpt_die("at least 3 ranks");
     int members[2][CPT_MAXRANKS];
@@ -419,6 +537,11 @@ int main(int argc, char **argv)
     scatter(true, 1, lsize[1] - 1, 0);
     allreduce(2);
     reduce_scatter();
+    reduce_scatter_block(false);
+    alltoallv(false);
+    alltoallv(true);
+    allgatherv();
+    reduce_scatter_block(true);
     barrier();
     reduce(0, 0, 1, true);
     bcast_init(1, 0, 2);
