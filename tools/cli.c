@@ -69,12 +69,23 @@ int cli_int64(const cli_command *cmd, const char *option, const char *s, int64_t
     return 0;
 }
 
+bool cli_damaged;
+
 int cli_load(const char *dir, cp_profile *p)
 {
     cp_error err = {{0}};
     if (cp_profile_load(dir, p, &err) < 0) {
         fprintf(stderr, "collprof: %s\n", err.msg);
         return CLI_BAD_INPUT;
+    }
+    /* What the profile lost, before anything is shown of the rest. */
+    for (size_t i = 0; i < p->ndamaged; i++)
+        fprintf(stderr, "collprof: %s: damaged: %s: %s\n", p->dir, p->damaged[i].key,
+                p->damaged[i].value);
+    if (p->ndamaged) {
+        fprintf(stderr, "collprof: %s: what follows is read from the rest of the profile\n",
+                p->dir);
+        cli_damaged = true;
     }
     return CLI_OK;
 }

@@ -13,7 +13,11 @@
 
 #include "collprof/reader.h"
 
-enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
+/* Exit statuses: CLI_DAMAGED when the command did its work on a profile
+ * that lost files or blocks (named on stderr by cli_load). */
+enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2, CLI_DAMAGED = 3 };
+/* Set by cli_load when the profile it loaded is damaged. */
+extern bool cli_damaged;
 
 typedef struct cli_command {
     const char *name;

@@ -28,6 +28,10 @@ static int run(const cli_command *self, int argc, char **argv)
     if (rc != CLI_OK)
         return rc;
     long problems = cp_profile_check(&p, stdout);
+    /* What the profile lost is a problem of its own (cli_load named it). */
+    for (size_t i = 0; i < p.ndamaged; i++)
+        printf("%s: damaged: %s\n", p.damaged[i].key, p.damaged[i].value);
+    problems += (long)p.ndamaged;
     if (problems) {
         printf("%ld problem%s\n", problems, problems == 1 ? "" : "s");
         cp_profile_free(&p);

@@ -102,5 +102,7 @@ int main(int argc, char **argv)
             return CLI_OK;
         }
     }
-    return cmd->run(cmd, argc - 1, argv + 1);
+    int rc = cmd->run(cmd, argc - 1, argv + 1);
+    /* Done on what could be read of a damaged profile: say so by the status. */
+    return rc == CLI_OK && cli_damaged ? CLI_DAMAGED : rc;
 }

@@ -1442,7 +1442,7 @@ static int parse_version(parser *ps)
     return 0;
 }
 
-int cp_compact_parse(cp_in *in, cp_counts_file *f, cp_error *err)
+static int parse(cp_in *in, cp_counts_file *f, bool salvage, cp_error *err)
 {
     parser ps = {.in = in, .err = err};
     values vs = {0};
@@ -1495,6 +1495,12 @@ int cp_compact_parse(cp_in *in, cp_counts_file *f, cp_error *err)
     }
     free(vs.v);
     fail_clear(&ps);
+    if (r < 0 && salvage && nblocks) { /* the whole blocks before the error */
+        f->version = ps.version;
+        f->blocks = blocks;
+        f->nblocks = nblocks;
+        return -1;
+    }
     if (r < 0) {
         for (size_t i = 0; i < nblocks; i++)
             cp_block_free(&blocks[i]);
@@ -1507,12 +1513,28 @@ int cp_compact_parse(cp_in *in, cp_counts_file *f, cp_error *err)
     return 0;
 }
 
+int cp_compact_parse(cp_in *in, cp_counts_file *f, cp_error *err)
+{
+    return parse(in, f, false, err);
+}
+
 int cp_compact_parse_file(const char *path, cp_counts_file *f, cp_error *err)
 {
     cp_in *in = cp_in_open(path, err);
     if (!in)
         return -1;
-    int rc = cp_compact_parse(in, f, err);
+    int rc = parse(in, f, false, err);
+    cp_in_close(in);
+    return rc;
+}
+
+int cp_compact_salvage_file(const char *path, cp_counts_file *f, cp_error *err)
+{
+    memset(f, 0, sizeof *f);
+    cp_in *in = cp_in_open(path, err);
+    if (!in)
+        return -1;
+    int rc = parse(in, f, true, err);
     cp_in_close(in);
     return rc;
 }

@@ -27,6 +27,10 @@ int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, 
  * are left as the caller set them.  Returns 0, or -1 with err naming the
  * input, the line and what was expected. */
 int cp_compact_parse(cp_in *in, cp_counts_file *f, cp_error *err);
+/* A damaged file: as cp_compact_parse_file, but on an error f keeps the
+ * whole blocks read before it (the reader shows what is left of a file cut
+ * short).  Returns 0, or -1 with err set (f then holds those blocks). */
+int cp_compact_salvage_file(const char *path, cp_counts_file *f, cp_error *err);
 int cp_compact_parse_file(const char *path, cp_counts_file *f, cp_error *err);
 
 /* "send-counters.rank12.txt" -> direction CP_SEND, lead 12.  Also accepts

@@ -71,11 +71,14 @@ void cp_manifest_free(cp_manifest *m)
         cp_ranges_free(&m->comms[i].members);
         cp_ranges_free(&m->comms[i].remote_members);
         cp_neighbors_free(m->comms[i].neighbors, m->comms[i].size);
+        free(m->comms[i].series);
     }
     free(m->comms);
     for (size_t i = 0; i < m->nfiles; i++)
         free(m->files[i]);
     free(m->files);
+    free(m->file_bytes);
+    free(m->file_crc);
     free(m->call_tree);
     memset(m, 0, sizeof *m);
 }
@@ -101,6 +104,16 @@ static bool kv_equal(const cp_kv *a, size_t na, const cp_kv *b, size_t nb)
     return true;
 }
 
+int64_t cp_manifest_file_bytes(const cp_manifest *m, size_t i)
+{
+    return m->file_bytes && i < m->nfiles ? m->file_bytes[i] : -1;
+}
+
+int64_t cp_manifest_file_crc(const cp_manifest *m, size_t i)
+{
+    return m->file_crc && i < m->nfiles ? m->file_crc[i] : -1;
+}
+
 bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
 {
     if (a == b)
@@ -123,11 +136,18 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
         if (x->id != y->id || x->size != y->size || x->lead != y->lead ||
             !cp_ranges_equal(&x->members, &y->members) ||
             !cp_ranges_equal(&x->remote_members, &y->remote_members) ||
-            !neighbors_equal(x, y))
+            !neighbors_equal(x, y) || x->nseries != y->nseries)
             return false;
+        for (size_t k = 0; k < x->nseries; k++)
+            if (strcmp(x->series[k].collective, y->series[k].collective) ||
+                x->series[k].calls != y->series[k].calls ||
+                x->series[k].blocks[0] != y->series[k].blocks[0] ||
+                x->series[k].blocks[1] != y->series[k].blocks[1])
+                return false;
     }
     for (size_t i = 0; i < a->nfiles; i++)
-        if (!str_eq(a->files[i], b->files[i]))
+        if (!str_eq(a->files[i], b->files[i]) || cp_manifest_file_bytes(a, i) !=
+            cp_manifest_file_bytes(b, i) || cp_manifest_file_crc(a, i) != cp_manifest_file_crc(b, i))
             return false;
     if (a->has_clock != b->has_clock ||
         (a->has_clock &&
@@ -185,6 +205,23 @@ static int write_neighbors(cp_out *o, const cp_comm_info *c)
         cp_out_printf(o, ", \"destinations\": ") < 0 || write_lists(o, c, false) < 0)
         return -1;
     return cp_out_printf(o, "}");
+}
+
+/* ', "series": [{"collective": "Alltoallv", "calls": 5, "blocks": [2, 2]}]': what
+ * the lead's count files hold of each collective (format 2). */
+static int write_series(cp_out *o, const cp_comm_info *c)
+{
+    if (!c->nseries)
+        return 0;
+    bool ok = cp_out_printf(o, ", \"series\": [") >= 0;
+    for (size_t k = 0; ok && k < c->nseries; k++) {
+        const cp_series_info *x = &c->series[k];
+        ok = cp_out_printf(o, "%s{\"collective\": ", k ? ", " : "") >= 0 &&
+             WRITE_FIELD(o, x, collective) >= 0 &&
+             cp_out_printf(o, ", \"calls\": %" PRId64 ", \"blocks\": [%" PRId64 ", %" PRId64 "]}",
+                           x->calls, x->blocks[0], x->blocks[1]) >= 0;
+    }
+    return ok && cp_out_printf(o, "]") >= 0 ? 0 : -1;
 }
 
 /* ',\n  "clock": {"source": "tsc", "tsc_ranks": 4, "tsc_hz": 2894561234,
@@ -274,16 +311,27 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
                            i ? "," : "", c->id, c->size, c->lead, members,
                            remote ? ", \"remote_members\": \"" : "", remote ? remote : "",
                            remote ? "\"" : "") >= 0;
-        ok = ok && write_neighbors(o, c) >= 0 && cp_out_printf(o, "}") >= 0;
+        ok = ok && write_neighbors(o, c) >= 0 && write_series(o, c) >= 0 &&
+             cp_out_printf(o, "}") >= 0;
         free(members);
         free(remote);
     }
     ok = ok && cp_out_printf(o, "%s]", m->ncomms ? "\n  " : "") >= 0;
     ok = ok && write_call_tree(o, m) >= 0;
     ok = ok && cp_out_printf(o, ",\n  \"files\": [") >= 0;
-    for (size_t i = 0; ok && i < m->nfiles; i++)
-        ok = (i == 0 || cp_out_printf(o, ", ") >= 0) && write_cstr(o, m->files[i]) >= 0;
-    ok = ok && cp_out_printf(o, "]") >= 0;
+    for (size_t i = 0; ok && i < m->nfiles; i++) {
+        int64_t bytes = cp_manifest_file_bytes(m, i), crc = cp_manifest_file_crc(m, i);
+        ok = i == 0 || cp_out_printf(o, ",") >= 0;
+        if (bytes < 0) {
+            ok = ok && cp_out_printf(o, "\n    ") >= 0 && write_cstr(o, m->files[i]) >= 0;
+            continue;
+        }
+        ok = ok && cp_out_printf(o, "\n    {\"name\": ") >= 0 && write_cstr(o, m->files[i]) >= 0 &&
+             cp_out_printf(o, ", \"bytes\": %" PRId64, bytes) >= 0 &&
+             (crc < 0 || cp_out_printf(o, ", \"crc32\": %" PRId64, crc) >= 0) &&
+             cp_out_printf(o, "}") >= 0;
+    }
+    ok = ok && cp_out_printf(o, "%s]", m->nfiles ? "\n  " : "") >= 0;
     if (m->nmissing)
         ok = ok && write_kv(o, "missing", m->missing, m->nmissing) >= 0;
     if (m->ndisagreements)
@@ -379,6 +427,36 @@ static int to_kv(const jctx *cx, jv *v, const char *what, cp_kv **out, size_t *n
         (*out)[k].key = steal(&v->keys[k]);
         (*out)[k].value = steal(&v->items[k]);
         (*n)++;
+    }
+    return 0;
+}
+
+/* "series": [{"collective": NAME, "calls": N, "blocks": [S, R]}, ...] */
+static int to_series(const jctx *cx, const jv *a, cp_comm_info *c)
+{
+    if (a->type != JV_ARR)
+        return cp_jfail(cx, a, "expected an array for \"series\", found %s", cp_jtype_name(a->type));
+    if (!a->n)
+        return 0;
+    if (!(c->series = calloc(a->n, sizeof *c->series)))
+        return cp_error_set(cx->err, "%s: out of memory", cx->name);
+    for (size_t k = 0; k < a->n; k++) {
+        const jv *o = &a->items[k], *b;
+        cp_series_info *x = &c->series[k];
+        if (o->type != JV_OBJ)
+            return cp_jfail(cx, o, "expected an object in \"series\", found %s",
+                            cp_jtype_name(o->type));
+        if (cp_jget_str(cx, o, "collective", x->collective, sizeof x->collective) < 0 ||
+            cp_jget_int(cx, o, "calls", 0, INT64_MAX, &x->calls) < 0 ||
+            cp_jget_member(cx, o, "blocks", true, &b) < 0)
+            return -1;
+        if (b->type != JV_ARR || b->n != 2 || b->items[0].type != JV_INT ||
+            b->items[1].type != JV_INT || b->items[0].overflow || b->items[1].overflow ||
+            b->items[0].i < 0 || b->items[1].i < 0)
+            return cp_jfail(cx, b, "expected [send blocks, receive blocks] for \"blocks\"");
+        x->blocks[0] = b->items[0].i;
+        x->blocks[1] = b->items[1].i;
+        c->nseries++;
     }
     return 0;
 }
@@ -485,10 +563,14 @@ static int to_comms(const jctx *cx, const jv *v, cp_manifest *m)
         /* Optional: topology communicators only. */
         if (cp_jget_member(cx, o, "neighbors", false, &mem) < 0 || (mem && to_neighbors(cx, mem, c) < 0))
             return -1;
+        /* Optional (format 2): what its count files hold. */
+        if (cp_jget_member(cx, o, "series", false, &mem) < 0 || (mem && to_series(cx, mem, c) < 0))
+            return -1;
     }
     return 0;
 }
 
+/* "files": names, or (format 2) {"name": NAME, "bytes": N[, "crc32": C]}. */
 static int to_files(const jctx *cx, jv *v, cp_manifest *m)
 {
     if (v->type != JV_ARR)
@@ -496,13 +578,32 @@ static int to_files(const jctx *cx, jv *v, cp_manifest *m)
     if (v->n == 0)
         return 0;
     m->files = calloc(v->n, sizeof *m->files);
-    if (!m->files)
+    m->file_bytes = malloc(v->n * sizeof *m->file_bytes);
+    m->file_crc = malloc(v->n * sizeof *m->file_crc);
+    if (!m->files || !m->file_bytes || !m->file_crc)
         return cp_error_set(cx->err, "%s: out of memory", cx->name);
     for (size_t k = 0; k < v->n; k++) {
-        if (v->items[k].type != JV_STR)
-            return cp_jfail(cx, &v->items[k], "expected a file name (string) in \"files\", found %s",
-                         cp_jtype_name(v->items[k].type));
-        m->files[k] = steal(&v->items[k]);
+        jv *it = &v->items[k];
+        m->file_bytes[k] = m->file_crc[k] = -1;
+        if (it->type == JV_OBJ) {
+            jv *name;
+            const jv *crc;
+            if (cp_jget_member(cx, it, "name", true, (const jv **)&name) < 0 ||
+                cp_jget_int(cx, it, "bytes", 0, INT64_MAX, &m->file_bytes[k]) < 0 ||
+                cp_jget_member(cx, it, "crc32", false, &crc) < 0)
+                return -1;
+            if (crc && cp_jget_int(cx, it, "crc32", 0, UINT32_MAX, &m->file_crc[k]) < 0)
+                return -1;
+            if (name->type != JV_STR)
+                return cp_jfail(cx, name, "expected a file name (string) for \"name\", found %s",
+                                cp_jtype_name(name->type));
+            m->files[k] = steal(name);
+        } else if (it->type == JV_STR) {
+            m->files[k] = steal(it);
+        } else {
+            return cp_jfail(cx, it, "expected a file name or {\"name\", \"bytes\", \"crc32\"} in "
+                                    "\"files\", found %s", cp_jtype_name(it->type));
+        }
         m->nfiles++;
     }
     return 0;

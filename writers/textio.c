@@ -304,19 +304,33 @@ static cp_in *in_new(const char *name)
     return in;
 }
 
+const char *cp_file_kind(mode_t mode)
+{
+    return S_ISREG(mode) ? NULL : S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO"
+         : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+         : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
 cp_in *cp_in_open(const char *path, cp_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking, so that a FIFO in place of a profile file is refused
+     * at once instead of waiting for a writer; nothing but a regular file
+     * is read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         cp_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    const char *kind = fstat(fd, &st) == 0 ? cp_file_kind(st.st_mode) : NULL;
+    if (kind) {
         close(fd);
-        cp_error_set(err, "%s: cannot open: %s", path, strerror(EISDIR));
+        cp_error_set(err, "%s: not a regular file (%s): refused", path, kind);
         return NULL;
     }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     cp_in *in = in_new(path);
     if (in)
         in->chunk = malloc(IN_CHUNK);

@@ -8,6 +8,7 @@
 #define COLLPROF_TEXTIO_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "collprof/profile.h"
@@ -53,6 +54,9 @@ size_t cp_utf8_len(const unsigned char *s, size_t n);
 
 typedef struct cp_in cp_in;
 
+/* What a file of this mode is, when it is not a regular file ("a FIFO",
+ * "a directory", ...); NULL for a regular file. */
+const char *cp_file_kind(mode_t mode);
 /* Open a plain or gzip file (zlib tells them apart).  NULL with err set. */
 cp_in *cp_in_open(const char *path, cp_error *err);
 /* Read from memory (fuzzing, tests); `name` is used in messages.  data is

@@ -26,7 +26,7 @@ extern "C" {
  * what they can. */
 #define CP_COUNTS_FORMAT_VERSION 6
 /* Version of manifest.json written by this collprof. */
-#define CP_MANIFEST_FORMAT_VERSION 1
+#define CP_MANIFEST_FORMAT_VERSION 2
 
 /* ------------------------------------------------------------------ errors */
 
@@ -247,6 +247,15 @@ typedef struct cp_neighbors {
     size_t nsources, ndestinations;
 } cp_neighbors;
 
+/* What a complete profile holds of one (communicator, collective): its
+ * calls and the blocks of its count files (manifest.json "series", format
+ * 2), so that a reader names a block that is lost. */
+typedef struct cp_series_info {
+    char collective[32];
+    int64_t calls;     /* numbered calls (recorded or not) */
+    int64_t blocks[2]; /* blocks in the lead's send and receive files */
+} cp_series_info;
+
 typedef struct cp_comm_info {
     int64_t id;
     int64_t size;
@@ -260,6 +269,8 @@ typedef struct cp_comm_info {
     /* Topology communicators only (NULL otherwise): size entries, one per
      * communicator rank, so that neighbourhood rows can be placed. */
     cp_neighbors *neighbors;
+    cp_series_info *series; /* format 2; empty in older manifests */
+    size_t nseries;
 } cp_comm_info;
 
 typedef struct cp_kv {
@@ -306,6 +317,9 @@ typedef struct cp_manifest {
     size_t ncomms;
     char **files;              /* file names relative to the output directory */
     size_t nfiles;
+    /* Per file (format 2; NULL in older manifests): its size in bytes and
+     * its CRC-32 (zlib's), -1 when not recorded (manifest.json itself). */
+    int64_t *file_bytes, *file_crc;
     cp_kv *missing;            /* files that could not be written: name -> why */
     size_t nmissing;
     /* Series whose ranks disagree on their calls (an erroneous program, a
@@ -323,6 +337,9 @@ void cp_manifest_free(cp_manifest *m);
 /* Free n entries of neighbour lists and the array (NULL allowed). */
 void cp_neighbors_free(cp_neighbors *nb, int64_t n);
 bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b);
+/* File i's size and CRC-32 as the manifest records them; -1: not recorded. */
+int64_t cp_manifest_file_bytes(const cp_manifest *m, size_t i);
+int64_t cp_manifest_file_crc(const cp_manifest *m, size_t i);
 
 
 /* ------------------------------------------- wait-state statistics (.stat) */

@@ -30,13 +30,21 @@ typedef struct cp_profile {
                           their folder was left out (of another run, unreadable) */
     size_t nstops;
     cp_ranges absent;  /* world ranks that left no partial profile */
+    /* What the profile lost: file (or "communicator 0, Alltoallv") -> what
+     * is wrong with it.  A damaged file that still parses is read; one
+     * that does not is left out.  Empty: the profile is whole. */
+    cp_kv *damaged;
+    size_t ndamaged;
 } cp_profile;
 
 /* Load dir: manifest.json when present, then every counts file (plain or
  * .gz), then timings.cpt when present; without any of those, the partial
  * profiles of its partial.rank<R>/ folders, merged (see cp_profile).  Files in other tools' dialect get synthetic communicator ids: one per
  * distinct (lead rank of the file, number of ranks), numbered in that order.
- * Returns 0, or -1 with err naming the file, the line and the problem. */
+ * Files that are damaged (cut short, emptied, changed, missing, not regular
+ * files, not parsing) are listed in p->damaged and the rest is read.
+ * Returns 0, or -1 with err naming the file, the line and the problem when
+ * nothing sensible can be read (no directory, two files of one lead). */
 int cp_profile_load(const char *dir, cp_profile *p, cp_error *err);
 void cp_profile_free(cp_profile *p);
 

@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "clock.h"
 #include "finalize.h"
@@ -146,6 +149,8 @@ void cp_fin_free(fin *f)
     for (size_t j = 0; j < f->nled; j++) {
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             free(f->led[j].said[k]);
+        cp_counts_file_free(&f->led[j].blocks[0]);
+        cp_counts_file_free(&f->led[j].blocks[1]);
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             if (f->led[j].tree[k]) {
                 cp_tree_free(f->led[j].tree[k]);
@@ -208,6 +213,62 @@ static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
                  "%" PRId64 " rank(s) stamped with CLOCK_MONOTONIC (their CPUs did not say "
                  "their counters are invariant)",
                  f->size - rt->tsc_ranks);
+}
+
+/* A file's size and CRC-32 (zlib), read back after it was renamed into
+ * place, so that a reader can tell a file cut short, emptied or changed.
+ * Files larger than CRC_MAX_BYTES get their size only (timings.cpt of a
+ * huge job: its chunks carry CRCs of their own). */
+#define CRC_MAX_BYTES (INT64_C(1) << 30)
+
+static void fingerprint(const char *path, int64_t *bytes, int64_t *crc)
+{
+    *bytes = *crc = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return;
+    }
+    *bytes = (int64_t)st.st_size;
+    if (*bytes > CRC_MAX_BYTES) {
+        close(fd);
+        return;
+    }
+    static unsigned char buf[1 << 20];
+    uLong c = crc32(0L, Z_NULL, 0);
+    int64_t got = 0;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+        c = crc32(c, buf, (uInt)n);
+        got += n;
+    }
+    close(fd);
+    if (n == 0 && got == *bytes)
+        *crc = (int64_t)c;
+}
+
+static void fingerprint_files(fin *f)
+{
+    cp_manifest *m = &f->man;
+    m->file_bytes = malloc((m->nfiles ? m->nfiles : 1) * sizeof *m->file_bytes);
+    m->file_crc = malloc((m->nfiles ? m->nfiles : 1) * sizeof *m->file_crc);
+    if (!m->file_bytes || !m->file_crc) {
+        free(m->file_bytes);
+        free(m->file_crc);
+        m->file_bytes = m->file_crc = NULL;
+        return;
+    }
+    for (size_t i = 0; i < m->nfiles; i++) {
+        m->file_bytes[i] = m->file_crc[i] = -1;
+        if (!m->files[i] || strcmp(m->files[i], "manifest.json") == 0)
+            continue; /* it cannot hold its own */
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", f->dir, m->files[i]);
+        fingerprint(path, &m->file_bytes[i], &m->file_crc[i]);
+    }
 }
 
 /* counts_missing: some lead could not write its count files (rank 0
@@ -276,6 +337,7 @@ static void fill_manifest(fin *f, bool partial, const char *const *run_files, si
     }
     free(leads);
     free(listed);
+    fingerprint_files(f);
 }
 
 /* The run-wide files, every rank taking part: the raw timings (rank 0
@@ -408,8 +470,9 @@ static const struct {
 } stages[] = {
     {"call paths", cp_fin_callsites},      /* finalize_callsites.c: the job's call tree */
     {"tables to leads", cp_fin_exchange},  /* finalize_exchange.c: counts to each lead */
+    {"count blocks", cp_fin_make_blocks},  /* finalize_merge.c: leads merge into blocks */
     {"numbering", cp_fin_number},          /* finalize_ids.c: job-wide communicator ids */
-    {"count files", cp_fin_merge_and_write}, /* finalize_merge.c: leads merge and write */
+    {"count files", cp_fin_merge_and_write}, /* finalize_merge.c: leads write */
     {"timing", stage_timing},              /* finalize_timing.c: sums; finalize_waits.c: wait
                                               states; finalize_sites.c: the job's sites (the
                                               Cube and .stat are written in conclude) */

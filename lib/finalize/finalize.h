@@ -28,6 +28,10 @@ typedef struct cp_led {
      * member called it); the members may disagree (finalize_ids.c names
      * it in the manifest). */
     struct cp_calls_said *said[CP_NCOLLECTIVES];
+    /* Its blocks, per direction (cp_fin_make_blocks, before the ids are
+     * known), and what each collective holds (the manifest's "series"). */
+    cp_counts_file blocks[2];
+    int64_t calls[CP_NCOLLECTIVES], nblocks_of[CP_NCOLLECTIVES][2];
 } cp_led;
 
 typedef struct fin {
@@ -85,7 +89,10 @@ void cp_fin_callsites(fin *f);
 void cp_fin_exchange(fin *f);
 /* Number the communicators job-wide (rank 0), ids back to the leads. */
 void cp_fin_number(fin *f);
-/* Leads: merge and write the count files under their .part names. */
+/* Leads: merge each communicator's trees into blocks (before numbering,
+ * which tells rank 0 how many each collective has). */
+void cp_fin_make_blocks(fin *f);
+/* Leads: the blocks, numbered, into the count files under .part names. */
 void cp_fin_merge_and_write(fin *f);
 void cp_fin_free(fin *f);
 

@@ -30,9 +30,12 @@ typedef struct desc {
     size_t pos;  /* its position in that rank's list */
     cp_ranges members, remote;
     cp_neighbors *neighbors;
+    /* Allocated to their size: rank 0 holds a description per communicator. */
+    uint32_t nseries;    /* what its count files hold, per collective */
+    cp_series_info *series;
     uint32_t ndis;       /* collectives its members disagree on */
-    uint32_t dis_k[CP_NCOLLECTIVES];
-    char *dis_text[CP_NCOLLECTIVES];
+    uint32_t *dis_k;
+    char **dis_text;
 } desc;
 
 static int desc_order(const void *a, const void *b)
@@ -130,10 +133,47 @@ static void put_disagreements(cp_wbuf *b, const cp_led *l)
     }
 }
 
+/* Per collective called: its calls and blocks (the manifest's "series"). */
+static void put_series(cp_wbuf *b, const cp_led *l)
+{
+    uint32_t n = 0;
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        n += l->tree[k] != NULL;
+    cp_put_u32(b, n);
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        if (l->tree[k]) {
+            cp_put_u32(b, (uint32_t)k);
+            cp_put_i64(b, l->calls[k]);
+            cp_put_i64(b, l->nblocks_of[k][0]);
+            cp_put_i64(b, l->nblocks_of[k][1]);
+        }
+}
+
+static void get_series(cp_rbuf *b, desc *x)
+{
+    uint32_t n = cp_get_u32(b);
+    if (n > CP_NCOLLECTIVES || (n && !(x->series = calloc(n, sizeof *x->series)))) {
+        b->bad = true;
+        return;
+    }
+    for (; x->nseries < n && !b->bad; x->nseries++) {
+        uint32_t k = cp_get_u32(b);
+        cp_series_info *s = &x->series[x->nseries];
+        s->calls = cp_get_i64(b);
+        s->blocks[0] = cp_get_i64(b);
+        s->blocks[1] = cp_get_i64(b);
+        b->bad |= k >= CP_NCOLLECTIVES;
+        snprintf(s->collective, sizeof s->collective, "%s",
+                 cp_collective_names[k < CP_NCOLLECTIVES ? k : 0]);
+    }
+}
+
 static void get_disagreements(cp_rbuf *b, desc *x)
 {
     uint32_t n = cp_get_u32(b);
-    if (n > CP_NCOLLECTIVES) {
+    if (n > CP_NCOLLECTIVES ||
+        (n && (!(x->dis_k = calloc(n, sizeof *x->dis_k)) ||
+               !(x->dis_text = calloc(n, sizeof *x->dis_text))))) {
         b->bad = true;
         return;
     }
@@ -195,6 +235,7 @@ void cp_fin_number(fin *f)
         put_ranges(&b, &c->members);
         put_ranges(&b, &c->remote);
         put_neighbours(&b, &f->led[i]);
+        put_series(&b, &f->led[i]);
         put_disagreements(&b, &f->led[i]);
     }
     if (b.failed)
@@ -243,6 +284,7 @@ void cp_fin_number(fin *f)
                 get_ranges(&rb, &x->members);
                 get_ranges(&rb, &x->remote);
                 get_neighbours(&rb, x);
+                get_series(&rb, x);
                 get_disagreements(&rb, x);
             }
             if (rb.bad)
@@ -259,6 +301,9 @@ void cp_fin_number(fin *f)
             ci->members = d[i].members; /* moved */
             ci->remote_members = d[i].remote;
             ci->neighbors = d[i].neighbors;
+            ci->series = d[i].series; /* moved */
+            ci->nseries = d[i].nseries;
+            d[i].series = NULL;
             memset(&d[i].members, 0, sizeof d[i].members);
             memset(&d[i].remote, 0, sizeof d[i].remote);
             d[i].neighbors = NULL;
@@ -304,6 +349,9 @@ void cp_fin_number(fin *f)
         cp_neighbors_free(d[i].neighbors, d[i].size);
         for (uint32_t j = 0; j < d[i].ndis; j++)
             free(d[i].dis_text[j]);
+        free(d[i].dis_text);
+        free(d[i].dis_k);
+        free(d[i].series);
     }
     free(d);
     free(all);

@@ -1,7 +1,9 @@
 /*
- * Finalize, step 3: each lead merges its communicators' views, collective by
- * collective, into blocks and writes its two count files under .part names
- * (renamed once every rank has succeeded).
+ * Finalize: each lead merges its communicators' trees, collective by
+ * collective, into blocks (cp_fin_make_blocks, before the communicators
+ * are numbered, so that rank 0 learns how many blocks and calls each holds
+ * for the manifest), then, numbered, writes its two count files under
+ * .part names (renamed once every rank has succeeded).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,6 +40,52 @@ static int by_id(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+void cp_fin_make_blocks(fin *f)
+{
+    for (size_t j = 0; j < f->nled && !f->failed; j++) {
+        cp_led *l = &f->led[j];
+        const cp_comm *c = l->comm;
+        for (int k = 0; k < CP_NCOLLECTIVES && !f->failed; k++) {
+            if (!l->tree[k])
+                continue;
+            cp_block tmpl;
+            memset(&tmpl, 0, sizeof tmpl);
+            tmpl.comm_id = -1; /* numbered later */
+            tmpl.comm_size = c->size;
+            tmpl.comm_world_ranks = c->members; /* borrowed: copied by the merge */
+            snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
+            cp_error err;
+            size_t first[2] = {l->blocks[0].nblocks, l->blocks[1].nblocks};
+            if (cp_counts_tree_blocks(l->tree[k], &tmpl, l->blocks, &err))
+                cp_fin_fail(f, err.msg);
+            else if (cp_counts_compact_rows(l->blocks, first, cp_rt.cfg.dense_rows))
+                cp_fin_fail(f, "out of memory while writing rows in rank space");
+            l->calls[k] = (int64_t)l->tree[k]->seq.total;
+            for (int d = 0; d < 2; d++)
+                l->nblocks_of[k][d] = (int64_t)(l->blocks[d].nblocks - first[d]);
+        }
+    }
+}
+
+/* Move the blocks of `from` to the end of `to`. */
+static int append_blocks(cp_counts_file *to, cp_counts_file *from, int64_t id)
+{
+    if (!from->nblocks)
+        return 0;
+    cp_block *nb = realloc(to->blocks, (to->nblocks + from->nblocks) * sizeof *nb);
+    if (!nb)
+        return -1;
+    to->blocks = nb;
+    for (size_t i = 0; i < from->nblocks; i++) {
+        from->blocks[i].comm_id = id;
+        to->blocks[to->nblocks++] = from->blocks[i];
+    }
+    free(from->blocks);
+    from->blocks = NULL;
+    from->nblocks = 0;
+    return 0;
+}
+
 void cp_fin_merge_and_write(fin *f)
 {
     if (f->nled == 0)
@@ -47,25 +95,10 @@ void cp_fin_merge_and_write(fin *f)
     /* Blocks in order of communicator id, then collective. */
     qsort(f->led, f->nled, sizeof *f->led, by_id);
     cp_fin_index_led(f);
-    for (size_t j = 0; j < f->nled && !f->failed; j++) {
-        const cp_comm *c = f->led[j].comm;
-        for (int k = 0; k < CP_NCOLLECTIVES && !f->failed; k++) {
-            if (!f->led[j].tree[k])
-                continue;
-            cp_block tmpl;
-            memset(&tmpl, 0, sizeof tmpl);
-            tmpl.comm_id = f->led[j].id;
-            tmpl.comm_size = c->size;
-            tmpl.comm_world_ranks = c->members; /* borrowed: copied by the merge */
-            snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
-            cp_error err;
-            size_t first[2] = {out[0].nblocks, out[1].nblocks};
-            if (cp_counts_tree_blocks(f->led[j].tree[k], &tmpl, out, &err))
-                cp_fin_fail(f, err.msg);
-            else if (cp_counts_compact_rows(out, first, cp_rt.cfg.dense_rows))
-                cp_fin_fail(f, "out of memory while writing rows in rank space");
-        }
-    }
+    for (size_t j = 0; j < f->nled && !f->failed; j++)
+        for (int d = 0; d < 2; d++)
+            if (append_blocks(&out[d], &f->led[j].blocks[d], f->led[j].id))
+                cp_fin_fail(f, "out of memory while writing the count files");
     write_counts(f, out);
     cp_counts_file_free(&out[0]);
     cp_counts_file_free(&out[1]);

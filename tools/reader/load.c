@@ -133,13 +133,17 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
             manifest = names[i];
     if (manifest && partials_are_newer(p, manifest, names, nnames))
         return cp_reader_load_partials(p, names, nnames, err);
-    if (manifest) {
+    if (manifest && cp_reader_regular(p, manifest) > 0) {
         char path[sizeof p->dir + 64];
         if (join(path, sizeof path, p->dir, manifest, err) < 0)
             return -1;
-        if (cp_manifest_parse_file(path, &p->manifest, err) < 0)
-            return -1;
-        p->has_manifest = true;
+        cp_error perr;
+        if (cp_manifest_parse_file(path, &p->manifest, &perr) < 0) {
+            cp_manifest_free(&p->manifest);
+            cp_reader_damage(p, manifest, "%s", perr.msg);
+        } else {
+            p->has_manifest = true;
+        }
     }
 
     size_t ncounts = 0;
@@ -161,6 +165,8 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
         int64_t lead;
         if (cp_compact_parse_name(names[i], &dir, &lead) != 0)
             continue;
+        if (cp_reader_regular(p, names[i]) <= 0)
+            continue; /* a FIFO, a directory: refused, never opened */
         cp_counts_file *f = &p->files[p->nfiles++];
         f->direction = dir;
         f->lead_rank = lead;
@@ -168,8 +174,18 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
             return -1;
         char path[sizeof f->path];
         memcpy(path, f->path, sizeof path);
-        if (cp_compact_parse_file(path, f, err) < 0)
-            return -1;
+        cp_error perr;
+        if (cp_compact_salvage_file(path, f, &perr) < 0) {
+            /* Named; its whole blocks before the damage are read, and the
+             * other files. */
+            cp_reader_damage(p, names[i], "%s%s", perr.msg,
+                             f->nblocks ? " (the blocks before it are read)" : "");
+            if (!f->nblocks) {
+                cp_counts_file_free(f);
+                p->nfiles--;
+                continue;
+            }
+        }
         /* the parser leaves these to the caller; keep them whatever it did */
         f->direction = dir;
         f->lead_rank = lead;
@@ -187,15 +203,21 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
     return assign_synthetic_ids(p, err);
 }
 
-/* timings.cpt, when the run wrote one. */
+/* timings.cpt, when the run wrote one; damaged, it is named and left out. */
 static int load_timings(cp_profile *p, cp_error *err)
 {
+    (void)err;
     char path[sizeof p->dir + 32];
     snprintf(path, sizeof path, "%s/timings.cpt", p->dir);
-    if (access(path, F_OK) != 0)
+    if (cp_reader_regular(p, "timings.cpt") <= 0)
         return 0;
-    if (cp_cpt_read(path, &p->timings, err))
-        return -1;
+    cp_error perr;
+    if (cp_cpt_read(path, &p->timings, &perr)) {
+        cp_cpt_file_free(&p->timings);
+        memset(&p->timings, 0, sizeof p->timings);
+        cp_reader_damage(p, "timings.cpt", "%s", perr.msg);
+        return 0;
+    }
     p->has_timings = true;
     return 0;
 }
@@ -249,6 +271,16 @@ int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
     }
     if (rc == 0)
         rc = load_timings(p, err);
+    if (rc == 0 && p->npartials == 0)
+        cp_reader_check_integrity(p);
+    if (rc == 0 && p->has_timings && !p->has_manifest && p->npartials == 0) {
+        /* Its communicators and call paths are the manifest's. */
+        cp_cpt_file_free(&p->timings);
+        memset(&p->timings, 0, sizeof p->timings);
+        p->has_timings = false;
+        cp_reader_damage(p, "timings.cpt", "not read: its communicators and call paths are "
+                                          "named in manifest.json, which is missing or damaged");
+    }
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
@@ -273,6 +305,11 @@ void cp_profile_free(cp_profile *p)
         free(p->stops[i].value);
     }
     free(p->stops);
+    for (size_t i = 0; i < p->ndamaged; i++) {
+        free(p->damaged[i].key);
+        free(p->damaged[i].value);
+    }
+    free(p->damaged);
     cp_ranges_free(&p->absent);
     memset(p, 0, sizeof *p);
 }

@@ -121,6 +121,10 @@ int main(int argc, char **argv)
             cp_profile_free(&p);
         return fail(msg, 1);
     }
+    /* A damaged profile: replay what is left, and say what is not. */
+    for (size_t i = 0; wrank == 0 && i < p.ndamaged; i++)
+        fprintf(stderr, "collprof-replay: %s: damaged: %s: %s (replaying the rest)\n", o.dir,
+                p.damaged[i].key, p.damaged[i].value);
     int64_t world = recorded_world(&p);
     if (world > wsize) {
         snprintf(msg, sizeof msg, "%s is the profile of a job of %lld ranks; this job has %d: run "

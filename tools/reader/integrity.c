@@ -1,0 +1,192 @@
+/*
+ * What a profile lost, as cp_profile_load finds it (collprof/reader.h,
+ * cp_profile.damaged): manifest.json says what a complete profile holds —
+ * per file its size and CRC-32, per communicator and collective its calls
+ * and blocks — and every file is held against it.  A file cut short,
+ * emptied, changed, missing without a reason, or anything but a regular
+ * file is named with what is wrong; so is a block the count files lack.
+ * What is still readable is read: the subcommands show it and say (by
+ * their exit status) that it is not the whole profile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "reader_internal.h"
+#include "textio.h"
+
+void cp_reader_damage(cp_profile *p, const char *name, const char *fmt, ...)
+{
+    char why[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < p->ndamaged; i++) /* the first reason of a file stands */
+        if (strcmp(p->damaged[i].key, name) == 0)
+            return;
+    cp_kv *nk = realloc(p->damaged, (p->ndamaged + 1) * sizeof *nk);
+    if (!nk)
+        return;
+    p->damaged = nk;
+    nk[p->ndamaged].key = strdup(name);
+    nk[p->ndamaged].value = strdup(why);
+    if (nk[p->ndamaged].key && nk[p->ndamaged].value) {
+        p->ndamaged++;
+    } else {
+        free(nk[p->ndamaged].key);
+        free(nk[p->ndamaged].value);
+    }
+}
+
+bool cp_reader_is_damaged(const cp_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->ndamaged; i++)
+        if (strcmp(p->damaged[i].key, name) == 0)
+            return true;
+    return false;
+}
+
+int cp_reader_regular(cp_profile *p, const char *name)
+{
+    char path[sizeof p->dir + 300];
+    snprintf(path, sizeof path, "%s/%s", p->dir, name);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    const char *kind = cp_file_kind(st.st_mode);
+    if (kind) {
+        cp_reader_damage(p, name, "not a regular file (%s): refused", kind);
+        return -1;
+    }
+    return 1;
+}
+
+/* The size and CRC-32 of dir/name; -1 when it cannot be read. */
+static int fingerprint(const char *path, int64_t *bytes, uint32_t *crc)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    static unsigned char buf[1 << 20];
+    uLong c = crc32(0L, Z_NULL, 0);
+    int64_t got = 0;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+        c = crc32(c, buf, (uInt)n);
+        got += n;
+    }
+    close(fd);
+    *bytes = got;
+    *crc = (uint32_t)c;
+    return n < 0 ? -1 : 0;
+}
+
+static bool listed_missing(const cp_manifest *m, const char *name)
+{
+    for (size_t i = 0; i < m->nmissing; i++)
+        if (strcmp(m->missing[i].key, name) == 0)
+            return true;
+    return false;
+}
+
+/* Every file the manifest lists, against its size and CRC-32. */
+static void check_listed(cp_profile *p)
+{
+    const cp_manifest *m = &p->manifest;
+    for (size_t i = 0; i < m->nfiles; i++) {
+        const char *name = m->files[i];
+        if (!name || strcmp(name, "manifest.json") == 0 || strchr(name, '/'))
+            continue;
+        int r = cp_reader_regular(p, name);
+        if (r < 0)
+            continue;
+        if (r == 0) {
+            if (!listed_missing(m, name))
+                cp_reader_damage(p, name, "listed in manifest.json but not there");
+            continue;
+        }
+        int64_t want = cp_manifest_file_bytes(m, i), want_crc = cp_manifest_file_crc(m, i);
+        if (want < 0)
+            continue; /* an older manifest: nothing to hold it against */
+        char path[sizeof p->dir + 300];
+        snprintf(path, sizeof path, "%s/%s", p->dir, name);
+        int64_t bytes;
+        uint32_t crc;
+        if (fingerprint(path, &bytes, &crc) != 0)
+            cp_reader_damage(p, name, "cannot be read: %s", strerror(errno));
+        else if (bytes == 0 && want > 0)
+            cp_reader_damage(p, name, "emptied: 0 bytes, the run wrote %" PRId64, want);
+        else if (bytes < want)
+            cp_reader_damage(p, name, "cut short: %" PRId64 " bytes of the %" PRId64
+                             " the run wrote", bytes, want);
+        else if (bytes > want)
+            cp_reader_damage(p, name, "changed: %" PRId64 " bytes, the run wrote %" PRId64,
+                             bytes, want);
+        else if (want_crc >= 0 && (int64_t)crc != want_crc)
+            cp_reader_damage(p, name, "changed since the run wrote it (its CRC-32 differs)");
+    }
+}
+
+/* Per communicator and collective, the blocks the manifest says the lead
+ * wrote against those the count files hold. */
+static void check_series(cp_profile *p)
+{
+    const cp_manifest *m = &p->manifest;
+    for (size_t i = 0; i < m->ncomms; i++) {
+        const cp_comm_info *c = &m->comms[i];
+        for (size_t k = 0; k < c->nseries; k++) {
+            const cp_series_info *s = &c->series[k];
+            int64_t have[2] = {0, 0};
+            for (size_t f = 0; f < p->nfiles; f++)
+                for (size_t b = 0; b < p->files[f].nblocks; b++) {
+                    const cp_block *blk = &p->files[f].blocks[b];
+                    if (blk->comm_id == c->id && !strcasecmp(blk->collective, s->collective))
+                        have[p->files[f].direction == CP_SEND ? 0 : 1]++;
+                }
+            for (int d = 0; d < 2; d++) {
+                if (have[d] >= s->blocks[d])
+                    continue;
+                char name[96];
+                snprintf(name, sizeof name, "%s-counters.rank%" PRId64 ".txt",
+                         d == 0 ? "send" : "recv", c->lead);
+                char what[200];
+                snprintf(what, sizeof what, "communicator %" PRId64 ", %s", c->id, s->collective);
+                cp_reader_damage(p, what,
+                                 "%" PRId64 " of its %" PRId64 " %s blocks are not in %s (lost "
+                                 "with the file's end, or the file)",
+                                 s->blocks[d] - have[d], s->blocks[d],
+                                 d == 0 ? "send" : "receive", name);
+            }
+        }
+    }
+}
+
+void cp_reader_check_integrity(cp_profile *p)
+{
+    if (!p->has_manifest) {
+        for (size_t f = 0; f < p->nfiles; f++)
+            if (p->files[f].version >= 1) { /* collprof's files come with one */
+                cp_reader_damage(p, "manifest.json",
+                                 "missing: the count files are collprof's, whose runs write "
+                                 "one (communicator table, call paths, what the files hold)");
+                break;
+            }
+        return;
+    }
+    check_listed(p);
+    check_series(p);
+}
