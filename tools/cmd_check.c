@@ -32,6 +32,7 @@ static int run(const cli_command *self, int argc, char **argv)
     for (size_t i = 0; i < p.ndamaged; i++)
         printf("%s: damaged: %s\n", p.damaged[i].key, p.damaged[i].value);
     problems += (long)p.ndamaged;
+    cli_damaged = false; /* check's own status says it: problems, exit 1 */
     if (problems) {
         printf("%ld problem%s\n", problems, problems == 1 ? "" : "s");
         cp_profile_free(&p);

@@ -103,6 +103,7 @@ int main(int argc, char **argv)
         }
     }
     int rc = cmd->run(cmd, argc - 1, argv + 1);
-    /* Done on what could be read of a damaged profile: say so by the status. */
-    return rc == CLI_OK && cli_damaged ? CLI_DAMAGED : rc;
+    /* A damaged profile (named on stderr): whatever the command could do
+     * with the rest, the status says the profile is not whole. */
+    return rc != CLI_USAGE && cli_damaged ? CLI_DAMAGED : rc;
 }

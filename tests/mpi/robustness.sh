@@ -6,6 +6,8 @@
 #
 # usage: robustness.sh CASE WORKDIR MPIEXEC LIB [ARGS...]
 #   miniapp   ... MINIAPP COLLPROF_EXE : examples/alltoallv_miniapp at 4 ranks
+#   damaged   ... MINIAPP COLLPROF_EXE : a profile that lost data (files cut short, emptied,
+#                                        a FIFO, removed): named, the rest read, exit 3
 #   bad-env   ... APP COLLPROF_EXE     : an invalid value of each COLLPROF_* variable
 #   unwritable ... APP                 : an output directory that cannot be created
 #   non-mpi   ...                      : programs that never initialise MPI
@@ -50,9 +52,57 @@ miniapp)
     same_as_baseline verbose
     grep '^collprof: finalize stage ' verbose.err |
         sed 's/^collprof: finalize stage \([0-9]*\) (\([a-z. ]*\)): [0-9.]* s on rank 0$/\1 \2/' >stages.txt
-    printf '%s\n' "1 call paths" "2 tables to leads" "3 numbering" "4 count files" "5 timing" \
-        "6 timings.cpt" >stages.want
+    printf '%s\n' "1 call paths" "2 tables to leads" "3 count blocks" "4 numbering" \
+        "5 count files" "6 timing" "7 timings.cpt" >stages.want
     cmp -s stages.txt stages.want || { fail "COLLPROF_VERBOSE=2: finalize stages reported as:"; show stages.txt; }
+    ;;
+
+damaged)
+    # A profile that lost data: each file cut short, emptied, replaced by a
+    # FIFO or removed, and manifest.json removed.  check names it and
+    # fails; every other subcommand names it on stderr, shows what is left
+    # and exits 3; nothing waits.
+    miniapp=$1 collprof=$2
+    COLLPROF_OUTPUT_DIR="$work/whole" run whole 2 yes "$miniapp" 20 5
+    "$collprof" check whole >whole.check 2>&1 || { fail "the whole profile does not check:"; show whole.check; }
+    n=0
+    for c in "send-counters.rank0.txt:cut16:cut short" "send-counters.rank0.txt:empty:emptied" \
+             "send-counters.rank0.txt:fifo:not a regular file (a FIFO)" \
+             "recv-counters.rank1.txt:gone:listed in manifest.json but not there" \
+             "profile.cubex:cut:cut short" "profile.stat:flip:changed since the run wrote it" \
+             "timings.cpt:cut:cut short" "manifest.json:gone:missing"; do
+        file=${c%%:*} rest=${c#*:} how=${rest%%:*} said=${rest#*:}
+        n=$((n + 1))
+        d=$work/d$n
+        rm -rf "$d"
+        cp -r whole "$d"
+        case $how in
+        cut16) head -16 "whole/$file" >"$d/$file" ;;
+        cut) head -c 3000 "whole/$file" >"$d/$file" ;;
+        empty) : >"$d/$file" ;;
+        fifo) rm "$d/$file" && mkfifo "$d/$file" ;;
+        gone) rm "$d/$file" ;;
+        flip) sed 's/mpi_/MPI_/' "whole/$file" >"$d/$file" ;;
+        esac
+        timeout 20 "$collprof" check "$d" >"d$n.check" 2>&1
+        st=$?
+        [ $st = 1 ] || { fail "$file ($how): check exited $st, not 1:"; show "d$n.check"; }
+        grep -qF "$file: damaged: " "d$n.check" && grep -qF "$said" "d$n.check" ||
+            { fail "$file ($how): check does not name the damage ($said):"; show "d$n.check"; }
+        for cmd in summary timings patterns callsites "export --format json"; do
+            timeout 20 "$collprof" $cmd "$d" >"d$n.out" 2>"d$n.err"
+            st=$?
+            [ $st = 3 ] || { fail "$file ($how): $cmd exited $st, not 3:"; show "d$n.err"; }
+            grep -qF "damaged: $file: $said" "d$n.err" ||
+                { fail "$file ($how): $cmd does not name the damage on stderr:"; show "d$n.err"; }
+        done
+    done
+    # A block lost with the end of its file is named by its series.
+    grep -q "damaged: communicator [0-9]*, [A-Za-z]*: 1 of its 1 send blocks are not in send-counters.rank0.txt" d1.check ||
+        { fail "the lost blocks are not named:"; show d1.check; }
+    # The first block of the file cut after it is still read.
+    timeout 20 "$collprof" summary "$work/d1" >d1.summary 2>/dev/null
+    grep -q "Alltoallv  *20 " d1.summary || { fail "the block before the cut is not read:"; show d1.summary; }
     ;;
 
 bad-env)

@@ -476,7 +476,9 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
     /* Coverage. */
     if (!p->has_timings)
         add(&l, CP_FINDING_COVERAGE, 0,
-            p->has_manifest
+            cp_reader_is_damaged(p, "timings.cpt")
+                ? "coverage: timings.cpt is damaged: no time or waiting findings"
+            : p->has_manifest
                 ? "coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings"
                 : "coverage: counts only (no manifest.json, no timings.cpt): no time or waiting "
                   "findings");

@@ -175,7 +175,13 @@ static void check_series(cp_profile *p)
     }
 }
 
-void cp_reader_check_integrity(cp_profile *p)
+void cp_reader_check_files(cp_profile *p)
+{
+    if (p->has_manifest)
+        check_listed(p);
+}
+
+void cp_reader_check_series(cp_profile *p)
 {
     if (!p->has_manifest) {
         for (size_t f = 0; f < p->nfiles; f++)
@@ -187,6 +193,5 @@ void cp_reader_check_integrity(cp_profile *p)
             }
         return;
     }
-    check_listed(p);
     check_series(p);
 }

@@ -146,6 +146,9 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
         }
     }
 
+    /* Sizes and CRC-32s first: a file cut short is named as such, before
+     * its parser says where it ends. */
+    cp_reader_check_files(p);
     size_t ncounts = 0;
     for (size_t i = 0; i < nnames; i++) {
         int dir;
@@ -272,7 +275,7 @@ int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
     if (rc == 0)
         rc = load_timings(p, err);
     if (rc == 0 && p->npartials == 0)
-        cp_reader_check_integrity(p);
+        cp_reader_check_series(p);
     if (rc == 0 && p->has_timings && !p->has_manifest && p->npartials == 0) {
         /* Its communicators and call paths are the manifest's. */
         cp_cpt_file_free(&p->timings);

@@ -52,13 +52,16 @@ int cp_reader_common_calls(const cp_ranges *const *a, size_t na, const cp_ranges
 /* Damage (integrity.c): note that name is damaged and why (the first
  * reason of a name stands); is it?  cp_reader_regular: 1 when p->dir/name
  * is a regular file, 0 when absent, -1 when not regular (noted) or not to
- * be looked at.  cp_reader_check_integrity: every file against the
- * manifest's sizes and CRC-32s, every series against its blocks. */
+ * be looked at.  cp_reader_check_files: every file the manifest lists
+ * against its size and CRC-32 (before the files are parsed);
+ * cp_reader_check_series: every series against its blocks, and collprof's
+ * count files without their manifest (after). */
 void cp_reader_damage(cp_profile *p, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool cp_reader_is_damaged(const cp_profile *p, const char *name);
 int cp_reader_regular(cp_profile *p, const char *name);
-void cp_reader_check_integrity(cp_profile *p);
+void cp_reader_check_files(cp_profile *p);
+void cp_reader_check_series(cp_profile *p);
 
 /* "partial.rank<R>" -> R; -1 for any other name. */
 int64_t cp_reader_partial_rank(const char *name);

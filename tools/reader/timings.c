@@ -238,6 +238,9 @@ static int hosts_of(const cp_cpt_file *f, cp_timings *t, cp_error *err)
 int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (!p->has_timings && cp_reader_is_damaged(p, "timings.cpt"))
+        return cp_error_set(err, "%s: timings.cpt is damaged (see above): no timings to show",
+                            p->dir);
     if (!p->has_timings)
         return cp_error_set(err, "%s: no timings.cpt (was COLLPROF_TIMING=off?)", p->dir);
     if (!p->has_manifest)
