@@ -153,13 +153,20 @@ static struct slot *probe(uint64_t h, const uint64_t *ips, int n, bool *found)
 
 /* ------------------------------------------------------------ resolution */
 
+/* A function name is given only when the call lies inside that symbol's
+ * extent: dladdr names the nearest exported symbol before an address,
+ * however far (a stripped program's every call site would take the name of
+ * some small exported function before it).  Without a name the site is
+ * its module and offset alone. */
 static void module_of(uint64_t ip, cp_frame *f)
 {
     Dl_info info;
     struct link_map *lm = NULL;
+    const ElfW(Sym) *sym = NULL;
     /* ip - 1: a return address may lie just past the end of a function
      * that ends in a call. */
-    if (!dladdr1((void *)(uintptr_t)(ip - 1), &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm) {
+    void *at = (void *)(uintptr_t)(ip - 1);
+    if (!dladdr1(at, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm) {
         snprintf(f->module, sizeof f->module, "?");
         f->address = ip;
         return;
@@ -171,12 +178,18 @@ static void module_of(uint64_t ip, cp_frame *f)
         ssize_t len = readlink("/proc/self/exe", f->module, sizeof f->module - 1);
         f->module[len > 0 ? len : 0] = '\0';
     }
-    if (info.dli_sname)
-        snprintf(f->function, sizeof f->function, "%s", info.dli_sname);
+    Dl_info si;
+    if (dladdr1(at, &si, (void **)&sym, RTLD_DL_SYMENT) && si.dli_sname && si.dli_saddr && sym &&
+        (uintptr_t)at - (uintptr_t)si.dli_saddr < (uintptr_t)sym->st_size)
+        snprintf(f->function, sizeof f->function, "%s", si.dli_sname);
 }
 
 /* Function names from the symbol tables (libunwind reads .symtab, which
- * dladdr does not): walk the stack we are on, whose frames these are. */
+ * dladdr does not): walk the stack we are on, whose frames these are.
+ * libunwind names the nearest function symbol before the address; the name
+ * is kept only when that symbol starts inside the procedure the unwind
+ * information gives for the address (a symbol far before it is another
+ * function's, not this one's). */
 static void names_from_stack(const uint64_t *ips, int n, cp_frame *frames)
 {
     unw_context_t uc;
@@ -191,8 +204,11 @@ static void names_from_stack(const uint64_t *ips, int n, cp_frame *frames)
         for (int i = 0; i < n; i++)
             if (ips[i] == (uint64_t)ip && !frames[i].function[0]) {
                 unw_word_t off;
+                unw_proc_info_t pi;
                 char name[sizeof frames[i].function];
-                if (unw_get_proc_name(&cur, name, sizeof name, &off) == 0)
+                if (unw_get_proc_name(&cur, name, sizeof name, &off) == 0 &&
+                    unw_get_proc_info(&cur, &pi) == 0 && ip - off >= pi.start_ip &&
+                    ip - off < pi.end_ip)
                     snprintf(frames[i].function, sizeof frames[i].function, "%s", name);
                 found++;
             }

@@ -59,9 +59,15 @@ static int run(const cli_command *self, int argc, char **argv)
         path_text(&p.manifest, r->id, path, sizeof path);
         ok = cli_table_cell(t, "%" PRId64, r->id) == 0 &&
              cli_table_cell(t, "%s", r->node->function[0] ? r->node->function : "?") == 0 &&
+             /* Without a line: the place in the module, never an offset that
+              * could read as one into the function named before it. */
              (r->source.line > 0
                   ? cli_table_cell(t, "%s:%" PRId64, base(r->source.file), r->source.line)
-                  : cli_table_cell(t, "+0x%" PRIx64, r->node->address)) == 0 &&
+                  : cli_table_cell(t, "%s+0x%" PRIx64 "%s", base(r->node->module),
+                                   r->node->address,
+                                   r->source.line == CP_LINE_CHANGED
+                                       ? " (module rebuilt since the run: no lines)"
+                                       : "")) == 0 &&
              cli_table_cell(t, "%s", base(r->node->module)) == 0 &&
              cli_table_cell(t, "%s", r->collectives) == 0 &&
              cli_table_cell(t, "%" PRIu64, r->calls) == 0 &&

@@ -22,6 +22,10 @@ static int run(const cli_command *self, int argc, char **argv)
         printf("%s/profile.cubex: source lines of %zu of %zu user regions, file and line of %zu "
                "of %zu MPI call sites\n",
                p.dir, st.regions_done, st.regions, st.callsites_done, st.callsites);
+        if (st.changed)
+            printf("%s: %zu regions and call sites left without lines: their module was rebuilt "
+                   "since the run (its build-id is not the one manifest.json recorded)\n", p.dir,
+                   st.changed);
     }
     cp_profile_free(&p);
     return rc;

@@ -67,6 +67,7 @@ void cp_manifest_free(cp_manifest *m)
     kv_free(m->config, m->nconfig);
     kv_free(m->missing, m->nmissing);
     kv_free(m->disagreements, m->ndisagreements);
+    kv_free(m->modules, m->nmodules);
     for (size_t i = 0; i < m->ncomms; i++) {
         cp_ranges_free(&m->comms[i].members);
         cp_ranges_free(&m->comms[i].remote_members);
@@ -106,12 +107,12 @@ static bool kv_equal(const cp_kv *a, size_t na, const cp_kv *b, size_t nb)
 
 int64_t cp_manifest_file_bytes(const cp_manifest *m, size_t i)
 {
-    return m->file_bytes && i < m->nfiles ? m->file_bytes[i] : -1;
+    return m->file_bytes && i < m->nfile_info && i < m->nfiles ? m->file_bytes[i] : -1;
 }
 
 int64_t cp_manifest_file_crc(const cp_manifest *m, size_t i)
 {
-    return m->file_crc && i < m->nfiles ? m->file_crc[i] : -1;
+    return m->file_crc && i < m->nfile_info && i < m->nfiles ? m->file_crc[i] : -1;
 }
 
 bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
@@ -129,6 +130,7 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
         !kv_equal(a->missing, a->nmissing, b->missing, b->nmissing) ||
         !kv_equal(a->disagreements, a->ndisagreements, b->disagreements,
                   b->ndisagreements) ||
+        !kv_equal(a->modules, a->nmodules, b->modules, b->nmodules) ||
         a->ncomms != b->ncomms || a->nfiles != b->nfiles)
         return false;
     for (size_t i = 0; i < a->ncomms; i++) {
@@ -318,6 +320,8 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
     }
     ok = ok && cp_out_printf(o, "%s]", m->ncomms ? "\n  " : "") >= 0;
     ok = ok && write_call_tree(o, m) >= 0;
+    if (m->nmodules)
+        ok = ok && write_kv(o, "modules", m->modules, m->nmodules) >= 0;
     ok = ok && cp_out_printf(o, ",\n  \"files\": [") >= 0;
     for (size_t i = 0; ok && i < m->nfiles; i++) {
         int64_t bytes = cp_manifest_file_bytes(m, i), crc = cp_manifest_file_crc(m, i);
@@ -605,6 +609,7 @@ static int to_files(const jctx *cx, jv *v, cp_manifest *m)
                                     "\"files\", found %s", cp_jtype_name(it->type));
         }
         m->nfiles++;
+        m->nfile_info = m->nfiles;
     }
     return 0;
 }
@@ -691,6 +696,9 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
     if (cp_jget_member(cx, root, "files", true, &v) < 0 || to_files(cx, (jv *)v, m) < 0)
         return -1;
     if (cp_jget_member(cx, root, "call_tree", false, &v) < 0 || to_call_tree(cx, v, m) < 0)
+        return -1;
+    if (cp_jget_member(cx, root, "modules", false, &v) < 0 ||
+        (v && to_kv(cx, (jv *)v, "modules", &m->modules, &m->nmodules) < 0))
         return -1;
     if (cp_jget_member(cx, root, "missing", false, &v) < 0 ||
         (v && to_kv(cx, (jv *)v, "missing", &m->missing, &m->nmissing) < 0))

@@ -318,8 +318,11 @@ typedef struct cp_manifest {
     char **files;              /* file names relative to the output directory */
     size_t nfiles;
     /* Per file (format 2; NULL in older manifests): its size in bytes and
-     * its CRC-32 (zlib's), -1 when not recorded (manifest.json itself). */
+     * its CRC-32 (zlib's), -1 when not recorded (manifest.json itself), for
+     * files 0 .. nfile_info-1 (files appended after them: not recorded).
+     * Read them with cp_manifest_file_bytes / _crc. */
     int64_t *file_bytes, *file_crc;
+    size_t nfile_info;
     cp_kv *missing;            /* files that could not be written: name -> why */
     size_t nmissing;
     /* Series whose ranks disagree on their calls (an erroneous program, a
@@ -329,6 +332,11 @@ typedef struct cp_manifest {
     size_t ndisagreements;
     cp_callsite_node *call_tree; /* empty when call paths were not recorded */
     size_t ncall_tree;
+    /* The modules of the call tree: path -> GNU build-id (hex, "" when the
+     * module has none), format 2; lines are looked up only in a file of
+     * that build. */
+    cp_kv *modules;
+    size_t nmodules;
     bool has_clock;            /* the "clock" key: calls were timed */
     cp_clock_info clock;
 } cp_manifest;

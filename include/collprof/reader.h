@@ -36,6 +36,9 @@ typedef struct cp_profile {
     cp_kv *damaged;
     size_t ndamaged;
 } cp_profile;
+/* The damage of a file the manifest lists and the directory lacks
+ * (cp_profile_check reports it in its own words too). */
+#define CP_DAMAGE_ABSENT "listed in manifest.json but not there"
 
 /* Load dir: manifest.json when present, then every counts file (plain or
  * .gz), then timings.cpt when present; without any of those, the partial
@@ -260,6 +263,8 @@ const cp_pattern_time *cp_pattern_time_find(const cp_pattern_time *t, size_t n,
 typedef struct cp_complete_stats {
     size_t regions, regions_done;     /* user regions; with their source lines */
     size_t callsites, callsites_done; /* MPI call sites; with their file and line */
+    size_t changed; /* regions and call sites of modules rebuilt since the run
+                       (build-id differs): left without lines */
 } cp_complete_stats;
 
 /* Add to dir/profile.cubex the source file, first and last line of each user
@@ -347,8 +352,11 @@ void cp_diff_free(cp_diff *d);
 
 typedef struct cp_source_line {
     char file[1024];
-    int64_t line;  /* -1: unknown (no module file, no debug information) */
+    int64_t line;  /* -1: unknown (no module file, no debug information);
+                      CP_LINE_CHANGED: the module file is not the build that
+                      ran (its build-id differs): its lines are not shown */
 } cp_source_line;
+#define CP_LINE_CHANGED (-2)
 
 /* File and line of each call site (return address) of a module, with
  * addr2line when it is installed and the module is there.  out[i] is
@@ -390,7 +398,7 @@ int64_t *cp_cube_callsite_of(const cp_profile *p, const cp_cube *c, cp_error *er
 
 /* The file and line of each of rows[0..n) (what lines=true gives), for a
  * few rows picked from a list made without them.  0, or -1 (out of memory). */
-int cp_callsite_rows_lines(cp_callsite_row *rows, size_t n);
+int cp_callsite_rows_lines(const cp_profile *p, cp_callsite_row *rows, size_t n);
 
 /* Keep only the blocks whose calls were issued (on some rank) from call path
  * id, and drop the timings, which are not per call path.  Returns 0, or -1

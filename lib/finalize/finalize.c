@@ -261,6 +261,7 @@ static void fingerprint_files(fin *f)
         m->file_bytes = m->file_crc = NULL;
         return;
     }
+    m->nfile_info = m->nfiles;
     for (size_t i = 0; i < m->nfiles; i++) {
         m->file_bytes[i] = m->file_crc[i] = -1;
         if (!m->files[i] || strcmp(m->files[i], "manifest.json") == 0)

@@ -22,10 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "callsite.h"
 #include "callsite_stage.h"
 #include "callsite_tree.h"
+#include "build_id.h"
 #include "finalize.h"
 #include "finalize_mail.h"
 #include "pack.h"
@@ -83,6 +85,40 @@ static void rename_paths(const uint32_t *map, uint32_t n)
         }
 }
 
+/* Rank 0: the build-id of every module of the job's call tree (manifest
+ * "modules"), from the image this process runs when it has the module
+ * loaded (what ran), else from the file as it is now, at the end of the
+ * run.  The reader looks up lines only in a module file of that build. */
+static void record_modules(cp_manifest *m)
+{
+    char exe[1024];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[len > 0 ? len : 0] = '\0';
+    for (size_t i = 0; i < m->ncall_tree; i++) {
+        const char *mod = m->call_tree[i].module;
+        bool seen = !mod[0] || !strcmp(mod, "?");
+        for (size_t k = 0; k < m->nmodules && !seen; k++)
+            seen = strcmp(m->modules[k].key, mod) == 0;
+        if (seen)
+            continue;
+        char id[CP_BUILD_ID_MAX];
+        if (cp_build_id_loaded(strcmp(mod, exe) ? mod : NULL, id, sizeof id))
+            cp_build_id_of_file(mod, id, sizeof id);
+        cp_kv *nk = realloc(m->modules, (m->nmodules + 1) * sizeof *nk);
+        if (!nk)
+            return;
+        m->modules = nk;
+        nk[m->nmodules].key = strdup(mod);
+        nk[m->nmodules].value = strdup(id);
+        if (nk[m->nmodules].key && nk[m->nmodules].value) {
+            m->nmodules++;
+        } else {
+            free(nk[m->nmodules].key);
+            free(nk[m->nmodules].value);
+        }
+    }
+}
+
 void cp_fin_callsites(fin *f)
 {
     if (cp_rt.cfg.callsite_depth == 0)
@@ -100,6 +136,8 @@ void cp_fin_callsites(fin *f)
     cp_fin_world_finish(&down);
     if (!down_ok)
         cp_fin_fail(f, "out of memory while numbering call paths");
+    else if (f->rank == 0)
+        record_modules(&f->man);
     uint32_t *map = malloc((npaths ? npaths : 1) * sizeof *map);
     for (uint32_t i = 0; map && i < npaths; i++)
         map[i] = !down_ok || leaf[i] < 0 ? CP_SEQ_NONE : (uint32_t)st.ids[leaf[i]];

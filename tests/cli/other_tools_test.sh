@@ -134,6 +134,7 @@ expect 0 <<'EOF'
 {"schema_version":1,"format":"collprof-export",
 "manifest":null,
 "partial_profiles":null,
+"damaged":{},
 "findings":[{"kind":"coverage","cost":0,"text":"coverage: counts only (no manifest.json, no timings.cpt): no time or waiting findings"}],
 "counts_files":[
 {"file":"send-counters.job0.rank0.txt","direction":"send","lead_rank":0,"format_version":0,"blocks":[

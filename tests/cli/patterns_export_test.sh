@@ -266,9 +266,35 @@ communicator 0: 3 ranks, lead 0, 1 send matrix, 1 receive matrix
 EOF
 
 run "$collprof" patterns syntax-error
-expect 1 </dev/null
+expect 3 <<'EOF'
+communicator 0: 3 ranks, lead 0, 0 send matrices, 3 receive matrices
+
+  Alltoallv, receive, calls 0-1:
+    2 ranks receive from 1 other rank
+    1 rank receives from 0 other ranks
+
+  Alltoallv, receive, call 2:
+    3 ranks receive from 2 other ranks
+
+  Gatherv, root 0, receive, call 0:
+    1 rank receives from 2 other ranks
+    2 ranks have no receive counts
+
+communicator 1: 2 ranks, lead 2, 1 send matrix, 1 receive matrix
+
+  send matrices, ranked by calls and by bytes:
+  by calls  by bytes  collective  calls  bytes  which calls  pattern
+         1         1  Alltoall        4    256  0-3          uniform
+
+  Alltoall, send, calls 0-3:
+    2 ranks send to 1 other rank
+
+  Alltoall, receive, calls 0-3:
+    2 ranks receive from 1 other rank
+EOF
 expect_err <<'EOF'
-collprof: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+collprof: syntax-error: damaged: send-counters.rank0.txt: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+collprof: syntax-error: what follows is read from the rest of the profile
 EOF
 
 run "$collprof" patterns
@@ -293,6 +319,7 @@ expect 0 <<'EOF'
 {"schema_version":1,"format":"collprof-export",
 "manifest":null,
 "partial_profiles":null,
+"damaged":{},
 "findings":[{"kind":"coverage","cost":0,"text":"coverage: counts only (no manifest.json, no timings.cpt): no time or waiting findings"}],
 "counts_files":[
 {"file":"send-counters.job0.rank0.txt","direction":"send","lead_rank":0,"format_version":0,"blocks":[
@@ -320,9 +347,27 @@ grep -q '^collprof: nodir/x.json: No such file or directory$' err.txt ||
 count=$((count + 2))
 
 run "$collprof" export syntax-error
-expect 1 </dev/null
+expect 3 <<'EOF'
+{"schema_version":1,"format":"collprof-export",
+"manifest":{"format_version":2,"counts_format_version":6,"collprof_version":"0.1.0","mpi_version":"MPICH Version: 4.0.2\nMPICH Release date: Thu Mar 10 11:07:37 CST 2022","job":"test","start_time":"2026-11-22T04:13:35","world_size":3,"partial":false,"partial_reason":"","config":{"COLLPROF_COMPRESS":"none"},"missing":{},"disagreements":{},"communicators":[
+{"id":0,"size":3,"lead":0,"members":[[0,2]],"remote_members":[],"neighbors":null},
+{"id":1,"size":2,"lead":2,"members":[[2,2],[0,0]],"remote_members":[],"neighbors":null}],"files":["manifest.json","send-counters.rank0.txt","recv-counters.rank0.txt","send-counters.rank2.txt","recv-counters.rank2.txt"],"call_tree":[]},
+"partial_profiles":null,
+"damaged":{"send-counters.rank0.txt":"syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer"},
+"findings":[{"kind":"coverage","cost":0,"text":"coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings"}],
+"counts_files":[
+{"file":"send-counters.rank2.txt","direction":"send","lead_rank":2,"format_version":1,"blocks":[
+{"comm":1,"comm_size":2,"comm_world_ranks":[[2,2],[0,0]],"collective":"Alltoall","root":null,"nranks":2,"datatype_size":4,"counts_in_bytes":false,"invalid":false,"all_calls":[[0,3]],"calls":[[0,3]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,1]],"counts":[4]}]}]},
+{"file":"recv-counters.rank0.txt","direction":"recv","lead_rank":0,"format_version":1,"blocks":[
+{"comm":0,"comm_size":3,"comm_world_ranks":[[0,2]],"collective":"Alltoallv","root":null,"nranks":3,"datatype_size":8,"counts_in_bytes":false,"invalid":false,"all_calls":[[0,2]],"calls":[[0,1]],"callsites":[],"row_len":3,"rows":[{"ranks":[[0,0]],"counts":[1,0,0]},{"ranks":[[1,1]],"counts":[2,0,0]},{"ranks":[[2,2]],"counts":[0,3,3]}]},
+{"comm":0,"comm_size":3,"comm_world_ranks":[[0,2]],"collective":"Alltoallv","root":null,"nranks":3,"datatype_size":8,"counts_in_bytes":false,"invalid":false,"all_calls":[[0,2]],"calls":[[2,2]],"callsites":[],"row_len":3,"rows":[{"ranks":[[0,0]],"counts":[0,1,1]},{"ranks":[[1,1]],"counts":[1,0,1]},{"ranks":[[2,2]],"counts":[1,1,0]}]},
+{"comm":0,"comm_size":3,"comm_world_ranks":[[0,2]],"collective":"Gatherv","root":0,"nranks":3,"datatype_size":4,"counts_in_bytes":false,"invalid":false,"all_calls":[[0,0]],"calls":[[0,0]],"callsites":[],"row_len":3,"rows":[{"ranks":[[0,0]],"counts":[1,2,3]}]}]},
+{"file":"recv-counters.rank2.txt","direction":"recv","lead_rank":2,"format_version":1,"blocks":[
+{"comm":1,"comm_size":2,"comm_world_ranks":[[2,2],[0,0]],"collective":"Alltoall","root":null,"nranks":2,"datatype_size":4,"counts_in_bytes":false,"invalid":false,"all_calls":[[0,3]],"calls":[[0,3]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,1]],"counts":[4]}]}]}]}
+EOF
 expect_err <<'EOF'
-collprof: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+collprof: syntax-error: damaged: send-counters.rank0.txt: syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer
+collprof: syntax-error: what follows is read from the rest of the profile
 EOF
 
 run "$collprof" export good --format csv

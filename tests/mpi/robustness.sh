@@ -87,8 +87,11 @@ damaged)
         timeout 20 "$collprof" check "$d" >"d$n.check" 2>&1
         st=$?
         [ $st = 1 ] || { fail "$file ($how): check exited $st, not 1:"; show "d$n.check"; }
-        grep -qF "$file: damaged: " "d$n.check" && grep -qF "$said" "d$n.check" ||
-            { fail "$file ($how): check does not name the damage ($said):"; show "d$n.check"; }
+        if [ $how = gone ] && [ $file != manifest.json ]; then
+            grep -qF "manifest.json: lists $file, which is not in the directory" "d$n.check"
+        else
+            grep -qF "$file: damaged: " "d$n.check" && grep -qF "$said" "d$n.check"
+        fi || { fail "$file ($how): check does not name the damage ($said):"; show "d$n.check"; }
         for cmd in summary timings patterns callsites "export --format json"; do
             timeout 20 "$collprof" $cmd "$d" >"d$n.out" 2>"d$n.err"
             st=$?
@@ -281,6 +284,51 @@ bad-collectives)
         show bad.err
     fi
     echo "COLLPROF_COLLECTIVES=alltoallz: $line"
+    ;;
+
+stripped)
+    # A stripped program and library (test_stripped, stripped_lib.c): no
+    # call site takes the name of the exported function before it; a site
+    # without a name is its module and offset.
+    app=$1 collprof=$2
+    for depth in 1 3; do
+        out=$work/out$depth
+        COLLPROF_OUTPUT_DIR="$out" COLLPROF_CALLSITE_DEPTH=$depth run prog$depth 2 yes "$app"
+        [ "$(cat prog$depth.status)" = 0 ] || { fail "test_stripped failed:"; show prog$depth.err; }
+        "$collprof" callsites "$out" >cs$depth.out 2>&1 || { fail "callsites failed:"; show cs$depth.out; }
+        grep -q "cpt_tiny" cs$depth.out "$out/manifest.json" &&
+            { fail "depth $depth: a call site is named after an exported neighbour:"; show cs$depth.out; }
+        for m in "test_stripped+0x" "libcptstripped.so+0x"; do
+            grep -q "$m[0-9a-f]* " cs$depth.out ||
+                { fail "depth $depth: no site shown as $m...:"; show cs$depth.out; }
+        done
+        "$collprof" summary "$out" >sum$depth.out 2>&1
+        grep -q "cpt_tiny" sum$depth.out && { fail "summary names cpt_tiny:"; show sum$depth.out; }
+    done
+    ;;
+
+rebuilt)
+    # The program file is replaced by another build after the run (here:
+    # another program at the same path): its build-id is not the one the
+    # manifest recorded, so no line of the new file is shown as the run's.
+    app=$1 other=$2 collprof=$3
+    cp "$app" "$work/prog"
+    COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_CALLSITE_DEPTH=1 run prog 2 yes "$work/prog"
+    [ "$(cat prog.status)" = 0 ] || { fail "the program failed:"; show prog.err; }
+    grep -q '"modules": {"[^"]*prog": "[0-9a-f]\{8,\}"' "$work/out/manifest.json" ||
+        { fail "manifest.json does not record the program's build-id:"; show "$work/out/manifest.json"; }
+    "$collprof" callsites "$work/out" >before.out 2>&1
+    grep -q "test_late_rank.c:[0-9]" before.out || { fail "no lines before the rebuild:"; show before.out; }
+    cp "$other" "$work/prog"
+    "$collprof" callsites "$work/out" >after.out 2>&1 || { fail "callsites failed:"; show after.out; }
+    grep -q "\.c:[0-9]" after.out && { fail "lines of the new build shown as the run's:"; show after.out; }
+    grep -q "prog+0x[0-9a-f]* (module rebuilt since the run: no lines)" after.out ||
+        { fail "callsites does not say the module changed:"; show after.out; }
+    "$collprof" complete "$work/out" >complete.out 2>&1
+    grep -q "left without lines: their module was rebuilt" complete.out ||
+        { fail "complete does not say the module changed:"; show complete.out; }
+    "$collprof" summary "$work/out" >sum.out 2>&1
+    grep -q "test_late_rank.c:\|test_callsites.c:" sum.out && { fail "summary shows lines of another build:"; show sum.out; }
     ;;
 
 callsites)

@@ -16,7 +16,7 @@
 static const char example_text[] =
     "{\n"
     "  \"format\": \"collprof-manifest\",\n"
-    "  \"format_version\": 1,\n"
+    "  \"format_version\": 2,\n"
     "  \"counts_format_version\": 1,\n"
     "  \"collprof_version\": \"0.1.0\",\n"
     "  \"mpi_version\": \"MPICH Version: 4.0.2\",\n"
@@ -27,10 +27,18 @@ static const char example_text[] =
     "  \"partial_reason\": \"\",\n"
     "  \"config\": {\"COLLPROF_COMPRESS\": \"none\", \"COLLPROF_OUTPUT_DIR\": \"out\"},\n"
     "  \"communicators\": [\n"
-    "    {\"id\": 0, \"size\": 4, \"lead\": 0, \"members\": \"0-3\"},\n"
+    "    {\"id\": 0, \"size\": 4, \"lead\": 0, \"members\": \"0-3\", \"series\": "
+    "[{\"collective\": \"Alltoallv\", \"calls\": 3, \"blocks\": [2, 1]}]},\n"
     "    {\"id\": 1, \"size\": 2, \"lead\": 2, \"members\": \"2,0\"}\n"
     "  ],\n"
-    "  \"files\": [\"manifest.json\", \"send-counters.rank0.txt\", \"recv-counters.rank0.txt\"]\n"
+    "  \"modules\": {\"/bin/app\": \"0123abcd\"},\n"
+    "  \"files\": [\n"
+    "    \"manifest.json\",\n"
+    "    {\"name\": \"send-counters.rank0.txt\", \"bytes\": 412, \"crc32\": 4294967295},\n"
+    "    {\"name\": \"recv-counters.rank0.txt\", \"bytes\": 0}\n"
+    "  ],\n"
+    "  \"disagreements\": {\"communicator 1, Bcast\": \"ranks disagree on the number of calls "
+    "(rank 1: 1, rank 0: 0)\"}\n"
     "}\n";
 
 static void add_config(cp_manifest *m, const char *k, const char *v)
@@ -63,7 +71,7 @@ static void add_file(cp_manifest *m, const char *name)
 static void example_model(cp_manifest *m)
 {
     memset(m, 0, sizeof *m);
-    m->format_version = 1;
+    m->format_version = CP_MANIFEST_FORMAT_VERSION;
     m->counts_format_version = 1;
     strcpy(m->collprof_version, "0.1.0");
     strcpy(m->mpi_version, "MPICH Version: 4.0.2");
@@ -77,6 +85,22 @@ static void example_model(cp_manifest *m)
     add_file(m, "manifest.json");
     add_file(m, "send-counters.rank0.txt");
     add_file(m, "recv-counters.rank0.txt");
+    m->comms[0].series = calloc(1, sizeof *m->comms[0].series);
+    m->comms[0].nseries = 1;
+    m->comms[0].series[0] = (cp_series_info){"Alltoallv", 3, {2, 1}};
+    m->file_bytes = malloc(8 * sizeof *m->file_bytes);
+    m->file_crc = malloc(8 * sizeof *m->file_crc);
+    const int64_t bytes[] = {-1, 412, 0}, crc[] = {-1, 4294967295, -1};
+    for (int i = 0; i < 3; i++)
+        m->file_bytes[i] = bytes[i], m->file_crc[i] = crc[i];
+    m->nfile_info = 3;
+    m->modules = calloc(1, sizeof *m->modules);
+    m->modules[0] = (cp_kv){strdup("/bin/app"), strdup("0123abcd")};
+    m->nmodules = 1;
+    m->disagreements = calloc(1, sizeof *m->disagreements);
+    m->disagreements[0] = (cp_kv){strdup("communicator 1, Bcast"),
+                                  strdup("ranks disagree on the number of calls (rank 1: 1, rank 0: 0)")};
+    m->ndisagreements = 1;
 }
 
 /* Write m to a file, return its text (malloc'ed). */
@@ -137,7 +161,7 @@ START_TEST(empty_lists_text)
 {
     cp_manifest m;
     memset(&m, 0, sizeof m);
-    m.format_version = 1;
+    m.format_version = CP_MANIFEST_FORMAT_VERSION;
     m.counts_format_version = 1;
     m.world_size = 1;
     m.partial = true;
@@ -145,7 +169,7 @@ START_TEST(empty_lists_text)
     char *text = write_text(&m, false);
     ck_assert_str_eq(text, "{\n"
                            "  \"format\": \"collprof-manifest\",\n"
-                           "  \"format_version\": 1,\n"
+                           "  \"format_version\": 2,\n"
                            "  \"counts_format_version\": 1,\n"
                            "  \"collprof_version\": \"\",\n"
                            "  \"mpi_version\": \"\",\n"
@@ -380,8 +404,14 @@ START_TEST(parsed_values)
     cp_manifest m;
     cp_error err = {{0}};
     ck_assert_msg(parse_text(example_text, strlen(example_text), &m, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(m.format_version, 1);
+    ck_assert_int_eq(m.format_version, 2);
     ck_assert_int_eq(m.world_size, 4);
+    ck_assert_int_eq(cp_manifest_file_bytes(&m, 1), 412);
+    ck_assert_int_eq(cp_manifest_file_crc(&m, 1), 4294967295);
+    ck_assert_int_eq(cp_manifest_file_crc(&m, 2), -1);
+    ck_assert_int_eq(cp_manifest_file_bytes(&m, 0), -1);
+    ck_assert_uint_eq(m.comms[0].nseries, 1);
+    ck_assert_int_eq(m.comms[0].series[0].blocks[0], 2);
     ck_assert_str_eq(m.mpi_version, "MPICH Version: 4.0.2");
     ck_assert_int_eq(m.nconfig, 2);
     ck_assert_str_eq(m.config[1].key, "COLLPROF_OUTPUT_DIR");
@@ -505,16 +535,19 @@ END_TEST
 static const struct {
     const char *old, *new, *msg;
 } bad_manifest[] = {
+    {"\"bytes\": 412", "\"bytes\": -4", "m.json:20:50: expected \"bytes\" between 0 and"},
+    {"\"blocks\": [2, 1]", "\"blocks\": [2]",
+     "m.json:14:116: expected [send blocks, receive blocks] for \"blocks\""},
     {"\"format\": \"collprof-manifest\"", "\"format\": \"other\"",
      "m.json:2:13: expected \"format\": \"collprof-manifest\""},
     {"\"format\": \"collprof-manifest\",", "", "m.json:1:1: expected the key \"format\" in this object"},
-    {"\"format_version\": 1", "\"format_version\": 2",
-     "m.json:3:21: manifest format version 2 is newer than version 1, which this collprof reads"},
-    {"\"format_version\": 1", "\"format_version\": 0",
-     "m.json:3:21: expected \"format_version\" between 1 and 1, found 0"},
-    {"\"format_version\": 1", "\"format_version\": \"1\"",
+    {"\"format_version\": 2", "\"format_version\": 3",
+     "m.json:3:21: manifest format version 3 is newer than version 2, which this collprof reads"},
+    {"\"format_version\": 2", "\"format_version\": 0",
+     "m.json:3:21: expected \"format_version\" between 1 and 2, found 0"},
+    {"\"format_version\": 2", "\"format_version\": \"1\"",
      "m.json:3:21: expected an integer for \"format_version\", found a string"},
-    {"\"format_version\": 1", "\"format_version\": 1.0",
+    {"\"format_version\": 2", "\"format_version\": 1.0",
      "m.json:3:21: expected an integer for \"format_version\", found a number"},
     {"\"world_size\": 4", "\"world_size\": 99999999999999999999",
      "m.json:9:17: expected an integer for \"world_size\", found an integer outside the 64-bit range"},
@@ -538,10 +571,11 @@ static const struct {
     {", \"lead\": 2", "", "m.json:15:5: expected the key \"lead\" in this object"},
     {"\"id\": 1,", "\"id\": -1,", "m.json:15:12: expected \"id\" between 0 and"},
     {"    {\"id\": 1", "    7,{\"id\": 1", "m.json:15:5: expected an object for a communicator, found a number"},
-    {"\"files\": [\"manifest.json\",", "\"files\": [\"manifest.json\", 3,",
-     "m.json:17:30: expected a file name (string) in \"files\", found a number"},
+    {"\"manifest.json\",", "\"manifest.json\", 3,",
+     "m.json:19:22: expected a file name or {\"name\", \"bytes\", \"crc32\"} in \"files\", found a "
+     "number"},
     {"\"files\": [", "\"files\": {\"a\": [",
-     "m.json:17:12: expected an array for \"files\", found an object"},
+     "m.json:18:12: expected an array for \"files\", found an object"},
     {"\"2026-11-22T04:13:35\"", "\"2026-11-22T04:13:35.123456789+01:00\"",
      "m.json:8:17: expected a string of at most 31 bytes for \"start_time\", found 35 bytes"},
 };
@@ -550,7 +584,7 @@ START_TEST(invalid_manifest)
 {
     char *text = replace(example_text, bad_manifest[_i].old, bad_manifest[_i].new);
     if (strcmp(bad_manifest[_i].new, "\"files\": {\"a\": [") == 0) {
-        char *t2 = replace(text, "]\n}", "]}\n}");
+        char *t2 = replace(text, "  ],\n  \"disagreements", "  ]},\n  \"disagreements");
         free(text);
         text = t2;
     }

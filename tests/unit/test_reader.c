@@ -464,12 +464,18 @@ START_TEST(fixture_syntax_error)
     write_fixture(FX_SYNTAX_ERROR);
     cp_profile p;
     cp_error err = {{0}};
-    ck_assert_int_eq(cp_profile_load(tmpdir, &p, &err), -1);
+    /* The file is named as damaged, with the parser's message; the rest is
+     * read (here: nothing else). */
+    ck_assert_int_eq(cp_profile_load(tmpdir, &p, &err), 0);
     char prefix[4096];
     snprintf(prefix, sizeof prefix, "%s/send-counters.rank0.txt:5: ", tmpdir);
-    ck_assert_msg(strncmp(err.msg, prefix, strlen(prefix)) == 0, "%s", err.msg);
-    ck_assert_int_eq(p.nfiles, 0);
-    ck_assert_ptr_null(p.files);
+    ck_assert_uint_ge(p.ndamaged, 1);
+    ck_assert_str_eq(p.damaged[0].key, "send-counters.rank0.txt");
+    ck_assert_msg(strncmp(p.damaged[0].value, prefix, strlen(prefix)) == 0, "%s",
+                  p.damaged[0].value);
+    for (size_t i = 0; i < p.nfiles; i++) /* the others are read, not it */
+        ck_assert_ptr_null(strstr(p.files[i].path, "send-counters.rank0.txt"));
+    cp_profile_free(&p);
 }
 END_TEST
 
@@ -567,12 +573,16 @@ START_TEST(load_errors)
     snprintf(path, sizeof path, "%s/send-counters.job0.rank0.txt", tmpdir);
     ck_assert_int_eq(unlink(path), 0);
     write_text("manifest.json", "{\"format\": \"collprof-manifest\",\n \"format_version\": 7}\n");
-    ck_assert_int_eq(cp_profile_load(tmpdir, &p, &err), -1);
+    ck_assert_int_eq(cp_profile_load(tmpdir, &p, &err), 0); /* named, the rest read */
     snprintf(path, sizeof path,
-             "%s/manifest.json:2:20: manifest format version 7 is newer than version 1, which "
+             "%s/manifest.json:2:20: manifest format version 7 is newer than version 2, which "
              "this collprof reads",
              tmpdir);
-    ck_assert_str_eq(err.msg, path);
+    ck_assert(!p.has_manifest);
+    ck_assert_uint_ge(p.ndamaged, 1);
+    ck_assert_str_eq(p.damaged[0].key, "manifest.json");
+    ck_assert_str_eq(p.damaged[0].value, path);
+    cp_profile_free(&p);
 }
 END_TEST
 

@@ -311,7 +311,15 @@ START_TEST(open_errors)
     ck_assert_str_eq(err.msg, "no-such-tmpdir/no-such-file.txt: cannot open: No such file or directory");
     tmpdir_make();
     ck_assert_ptr_null(cp_in_open(tmpdir, &err));
-    ck_assert_msg(strstr(err.msg, strerror(EISDIR)) != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "not a regular file (a directory): refused") != NULL, "%s",
+                  err.msg);
+    /* A FIFO is refused at once: nothing waits for a writer. */
+    char fifo[4200];
+    snprintf(fifo, sizeof fifo, "%s/send-counters.rank0.txt", tmpdir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_ptr_null(cp_in_open(fifo, &err));
+    ck_assert_msg(strstr(err.msg, "not a regular file (a FIFO): refused") != NULL, "%s", err.msg);
+    unlink(fifo);
     tmpdir_remove();
 }
 END_TEST

@@ -125,8 +125,9 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
     return 0;
 }
 
-/* File and line of every row's call: one addr2line per module. */
-int cp_callsite_rows_lines(cp_callsite_row *rows, size_t n)
+/* File and line of every row's call: one addr2line per module, only in a
+ * module file of the build that ran. */
+int cp_callsite_rows_lines(const cp_profile *p, cp_callsite_row *rows, size_t n)
 {
     uint64_t *addr = malloc((n ? n : 1) * sizeof *addr);
     size_t *which = malloc((n ? n : 1) * sizeof *which);
@@ -145,9 +146,10 @@ int cp_callsite_rows_lines(cp_callsite_row *rows, size_t n)
                 which[k] = j;
                 addr[k++] = rows[j].node->address;
             }
-        rc = cp_reader_symbolize(mod, addr, k, out);
+        bool same = cp_reader_module_is_the_run(p, mod);
+        rc = same ? cp_reader_symbolize(mod, addr, k, out) : 0;
         for (size_t j = 0; rc == 0 && j < k; j++)
-            rows[which[j]].source = out[j];
+            rows[which[j]].source = same ? out[j] : (cp_source_line){.line = CP_LINE_CHANGED};
     }
     free(addr);
     free(which);
@@ -179,7 +181,7 @@ int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows
     cp_cube_free(&c);
     if (rc == 0 && *nrows)
         qsort(*rows, *nrows, sizeof **rows, cmp_row);
-    if (rc == 0 && lines && (rc = cp_callsite_rows_lines(*rows, *nrows)))
+    if (rc == 0 && lines && (rc = cp_callsite_rows_lines(p, *rows, *nrows)))
         cp_error_set(err, "out of memory");
     if (rc) {
         free(*rows);

@@ -74,9 +74,14 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
     }
     if (!mods)
         rc = cp_error_set(err, "out of memory");
-    for (size_t k = 0; rc == 0 && k < nmods; k++)
+    for (size_t k = 0; rc == 0 && k < nmods; k++) {
+        if (!cp_reader_module_is_the_run(p, mods[k])) {
+            st->changed++; /* another build's lines would be false */
+            continue;
+        }
         if (region_lines(&c, mods[k], &st->regions_done))
             rc = cp_error_set(err, "out of memory");
+    }
     free(mods);
     /* Each MPI cnode's call site: the line of the frame that called it. */
     int64_t *site_of = rc ? NULL : cp_cube_callsite_of(p, &c, err);
@@ -88,7 +93,9 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
         const cp_callsite_node *nd = &p->manifest.call_tree[site_of[i]];
         cp_source_line at;
         st->callsites++;
-        if (cp_reader_symbolize(nd->module, &nd->address, 1, &at)) {
+        if (!cp_reader_module_is_the_run(p, nd->module)) {
+            st->changed++; /* not this build's lines: left as they are */
+        } else if (cp_reader_symbolize(nd->module, &nd->address, 1, &at)) {
             rc = cp_error_set(err, "out of memory");
         } else if (at.line > 0) {
             c.cnodes[i].line = at.line;

@@ -433,6 +433,9 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
     } else {
         lit(w, "null");
     }
+    /* What the profile lost (cp_profile.damaged): name -> what is wrong. */
+    lit(w, ",\n\"damaged\":");
+    kv_object(w, p->damaged, p->ndamaged);
     /* What to look at first (collprof summary's findings), every one. */
     lit(w, ",\n\"findings\":[");
     for (size_t i = 0; i < nfindings; i++) {

@@ -349,7 +349,7 @@ static void callsites(const cp_profile *p, list *l)
             rows[k++] = rows[i];
             rows[i] = t;
         }
-    if (k && cp_callsite_rows_lines(rows, k))
+    if (k && cp_callsite_rows_lines(p, rows, k))
         l->failed = true;
     for (size_t i = 0; i < k; i++) {
         const cp_callsite_row *r = &rows[i];
@@ -359,8 +359,9 @@ static void callsites(const cp_profile *p, list *l)
             snprintf(where, sizeof where, "%s:%lld", r->source.file, (long long)r->source.line);
         } else {
             const char *mod = strrchr(r->node->module, '/');
-            snprintf(where, sizeof where, "%s+0x%llx", mod ? mod + 1 : r->node->module,
-                     (unsigned long long)r->node->address);
+            snprintf(where, sizeof where, "%s+0x%llx%s", mod ? mod + 1 : r->node->module,
+                     (unsigned long long)r->node->address,
+                     r->source.line == CP_LINE_CHANGED ? " (module rebuilt since the run)" : "");
         }
         add(l, CP_FINDING_CALLSITE, r->time,
             "callsite: %s at %s (call path %lld; %s): %.6f s in the calls, %.0f%% of all "

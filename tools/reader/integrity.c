@@ -116,7 +116,7 @@ static void check_listed(cp_profile *p)
             continue;
         if (r == 0) {
             if (!listed_missing(m, name))
-                cp_reader_damage(p, name, "listed in manifest.json but not there");
+                cp_reader_damage(p, name, "%s", CP_DAMAGE_ABSENT);
             continue;
         }
         int64_t want = cp_manifest_file_bytes(m, i), want_crc = cp_manifest_file_crc(m, i);

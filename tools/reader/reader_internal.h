@@ -63,6 +63,11 @@ int cp_reader_regular(cp_profile *p, const char *name);
 void cp_reader_check_files(cp_profile *p);
 void cp_reader_check_series(cp_profile *p);
 
+/* Is the module file at this path the build that ran (its build-id the
+ * one manifest.json recorded)?  True when the manifest recorded none (an
+ * older profile).  Lines are looked up only in such a file. */
+bool cp_reader_module_is_the_run(const cp_profile *p, const char *module);
+
 /* "partial.rank<R>" -> R; -1 for any other name. */
 int64_t cp_reader_partial_rank(const char *name);
 /* The partial profiles of the partial.rank<R> among names[] (the entries

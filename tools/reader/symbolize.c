@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "reader_internal.h"
 
 extern char **environ;
@@ -175,4 +176,17 @@ int cp_reader_function_lines(const char *module, const char *const *names, size_
     free(addr);
     free(lines);
     return rc;
+}
+
+bool cp_reader_module_is_the_run(const cp_profile *p, const char *module)
+{
+    const cp_manifest *m = &p->manifest;
+    for (size_t i = 0; p->has_manifest && i < m->nmodules; i++) {
+        if (strcmp(m->modules[i].key, module) != 0)
+            continue;
+        char now[CP_BUILD_ID_MAX];
+        cp_build_id_of_file(module, now, sizeof now);
+        return strcmp(now, m->modules[i].value) == 0;
+    }
+    return true; /* an older profile: nothing recorded to hold it against */
 }

@@ -171,7 +171,7 @@ static void callsite_time(const rp_ctx *c)
     if (n)
         qsort(rows, n, sizeof *rows, by_time);
     size_t k = n < TOP_SITES ? n : TOP_SITES;
-    if (k && rows[0].time > 0 && cp_callsite_rows_lines(rows, k) == 0) {
+    if (k && rows[0].time > 0 && cp_callsite_rows_lines(c->p, rows, k) == 0) {
         int left = 300, top = 24, bh = 18, w = 420, height = top + (int)k * (bh + 6) + 30;
         double mx = rows[0].time, scale = w / (mx > 0 ? mx : 1);
         rp_printf(f, "<figure><figcaption>Time in the collectives per call site and, darker, the "
