@@ -3,8 +3,11 @@
 #include "timing.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hash_index.h"
 
 
 /* The pool: one allocation at start, touched page by page, handed out block
@@ -13,12 +16,16 @@
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static cp_tblock *pool, *free_list;
 static uint64_t pool_blocks, blocks_out;
-static uint64_t series_cap = 2;
+static uint64_t series_cap = 2; /* 0: auto, the pool shared among the series */
+static _Atomic uint64_t nseries; /* series keeping a sample */
+static _Atomic bool pressure;    /* a series found the pool dry */
 
 int cp_timing_start(uint64_t max_records, uint64_t cap)
 {
     pthread_mutex_lock(&pool_lock);
-    series_cap = cap < 2 ? 2 : cap;
+    series_cap = cap == 0 ? 0 : cap < 2 ? 2 : cap;
+    atomic_store(&nseries, 0);
+    atomic_store(&pressure, false);
     free(pool);
     pool = NULL;
     free_list = NULL;
@@ -59,6 +66,7 @@ static cp_tblock *take_block(void)
 static void give_blocks(cp_tblock *b)
 {
     pthread_mutex_lock(&pool_lock);
+    bool some = b != NULL;
     while (b) {
         cp_tblock *next = b->next;
         b->next = free_list;
@@ -66,7 +74,34 @@ static void give_blocks(cp_tblock *b)
         blocks_out--;
         b = next;
     }
+    if (some)
+        atomic_store_explicit(&pressure, false, memory_order_relaxed);
     pthread_mutex_unlock(&pool_lock);
+}
+
+/* Records a series may keep before it thins. */
+static uint64_t share(void)
+{
+    if (series_cap)
+        return series_cap;
+    uint64_t n = atomic_load_explicit(&nseries, memory_order_relaxed);
+    uint64_t s = pool_blocks * CP_TBLOCK_RECS / (n ? n : 1);
+    return s < 2 * CP_TBLOCK_RECS ? 2 * CP_TBLOCK_RECS : s;
+}
+
+/* One bit per (block, level), the same on every rank. */
+static unsigned hbit(uint64_t b, unsigned level)
+{
+    return (unsigned)(cp_hash_mix(cp_hash_mix(0x53414D504C45ull, level), b) >> 29) & 1u;
+}
+
+uint64_t cp_timing_chosen(uint64_t b, unsigned level)
+{
+    /* Block b of level j holds blocks 2b and 2b+1 of level j-1: descend by
+     * the hash's choice to the one call of level 0. */
+    for (unsigned j = level; j > 0; j--)
+        b = 2 * b + hbit(b, j);
+    return b;
 }
 
 uint64_t cp_timing_pool_used(void)
@@ -84,17 +119,19 @@ uint64_t cp_timing_kept(const cp_timing *t)
     return t->npos;
 }
 
-/* Keep every other slot (0, 2, 4, ...: the calls whose index is a multiple
- * of twice the stride) at the front of the chain, in order, and give back
- * the blocks no longer needed.  The writer never overtakes the reader. */
+/* One level up: of the slots of blocks 2j and 2j+1 the one the hash
+ * chooses for block j stays, at the front of the chain, in order; the
+ * blocks no longer needed go back.  A last block whose chosen call is still
+ * to come keeps no slot.  The writer never overtakes the reader. */
 static void thin(cp_timing *t)
 {
     cp_tblock *rb = t->head, *wb = t->head;
     uint64_t w = 0;
+    unsigned up = t->level + 1;
     for (uint64_t r = 0; r < t->npos; r++) {
         if (r > 0 && r % CP_TBLOCK_RECS == 0)
             rb = rb->next;
-        if (r % 2)
+        if ((r & 1) != hbit(r / 2, up))
             continue;
         if (w > 0 && w % CP_TBLOCK_RECS == 0)
             wb = wb->next;
@@ -102,22 +139,29 @@ static void thin(cp_timing *t)
         w++;
     }
     t->npos = w;
-    t->stride *= 2;
+    t->level = up;
+    t->stride = UINT64_C(1) << up;
+    t->next = cp_timing_chosen(w, up);
+    t->gate = t->next;
     if (w > 0) {
         give_blocks(wb->next);
         wb->next = NULL;
         t->tail = wb;
+    } else {
+        give_blocks(t->head);
+        t->head = t->tail = NULL;
     }
 }
 
 /* The record of the next slot, marked untimed; NULL when no block can be
- * had. */
+ * had (the series above their share then thin). */
 static cp_sample_rec *push_slot(cp_timing *t)
 {
     if (t->npos % CP_TBLOCK_RECS == 0) {
         cp_tblock *b = take_block();
         if (!b) {
             t->starved = true;
+            atomic_store_explicit(&pressure, true, memory_order_relaxed);
             return NULL;
         }
         if (t->tail)
@@ -133,34 +177,36 @@ static cp_sample_rec *push_slot(cp_timing *t)
     return r;
 }
 
-/* The stride's power of two. */
-static unsigned log2_of(uint64_t stride)
-{
-    return stride ? (unsigned)__builtin_ctzll(stride) : 0;
-}
-
 cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx)
 {
-    if (t->stride == 0)
-        t->stride = 1;
-    if ((idx & (t->stride - 1)) != 0 || t->starved)
-        return NULL;
-    /* Calls the series numbered without this function (starts of
-     * persistent requests) leave their slots untimed. */
+    if (!t->registered) {
+        t->registered = true;
+        t->stride = UINT64_C(1) << t->level;
+        atomic_fetch_add_explicit(&nseries, 1, memory_order_relaxed);
+    }
+    if (atomic_load_explicit(&pressure, memory_order_relaxed) && t->npos > share())
+        thin(t); /* give the pool back to the series below their share */
     for (;;) {
-        uint64_t pos = idx >> log2_of(t->stride);
-        if (pos >= series_cap) {
+        uint64_t b = t->npos; /* the block of t->next */
+        if (b >= share()) {
             thin(t);
-            if ((idx & (t->stride - 1)) != 0)
-                return NULL;
             continue;
         }
-        while (t->npos < pos)
-            if (!push_slot(t))
-                return NULL;
-        if (t->npos > pos)
-            return NULL; /* numbered twice? keep what is there */
-        return push_slot(t);
+        if (idx < t->next) {
+            t->gate = t->next;
+            return NULL;
+        }
+        /* The block's chosen call was numbered without this function (a
+         * start of a persistent request): its slot stays untimed. */
+        cp_sample_rec *r = push_slot(t);
+        if (!r) { /* the pool is dry: look again a block later */
+            t->gate = idx + t->stride;
+            return NULL;
+        }
+        t->next = cp_timing_chosen(b + 1, t->level);
+        t->gate = t->next;
+        if (idx == cp_timing_chosen(b, t->level))
+            return r;
     }
 }
 
@@ -233,6 +279,8 @@ void cp_timing_compact(cp_timing *t)
 
 void cp_timing_free(cp_timing *t)
 {
+    if (t->registered)
+        atomic_fetch_sub_explicit(&nseries, 1, memory_order_relaxed);
     give_blocks(t->head);
     free(t->agg);
     free(t->hist);

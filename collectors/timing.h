@@ -5,12 +5,24 @@
  * Every timed call adds to exact aggregates kept per call signature (so per
  * call path): count, summed execution and late-arrival time, shortest and
  * longest call, in clock ticks.  Individual enter/exit times are kept for a
- * SAMPLE of the calls chosen by call index alone: call idx is kept when
- * idx % stride == 0, stride a power of two that doubles (and the sample is
- * thinned to every other kept call) whenever the series has kept `cap`
- * calls.  The stride depends only on how many calls the series has made,
- * which is the same on every member of the communicator, so every member
- * keeps the same calls and wait states stay computable, over the whole run.
+ * SAMPLE of the calls chosen by call index alone, one call in each block of
+ * 2^level consecutive calls: which one is a hash of the block and the level
+ * (cp_timing_chosen), the same on every member of the communicator, so
+ * that the members keep the same calls and wait states stay computable,
+ * and a pattern that repeats with a period cannot line up with the sample
+ * (as it would with every 2^level-th call).  When the series has kept its
+ * share of the pool, the level goes up and the sample is thinned: of the
+ * two calls kept in blocks 2j and 2j+1 the one the hash chooses for block j
+ * at the next level stays, so the sample at a level is a subset of the
+ * sample at every lower level: members whose series thinned to different
+ * levels still share the calls of the coarsest one.  A kept call stands for
+ * the 2^level calls of its block: waiting times found in the sample are
+ * scaled by that to describe the whole run.
+ *
+ * A series' share: COLLPROF_TIMING_SAMPLE records when set, else (auto) the
+ * pool divided among the series that keep samples on this rank, so that one
+ * busy series uses the whole pool.  When the pool runs dry a series above
+ * its share thins at its next kept call and gives blocks back.
  *
  * A kept call is a 16-byte record in fixed-size blocks taken from a
  * rank-wide pool that is allocated and touched at start: no allocation and
@@ -92,10 +104,15 @@ typedef struct cp_timing_agg {
 
 typedef struct cp_timing {
     /* the sample */
-    uint64_t stride;       /* kept: idx % stride == 0 (0 before the first call) */
-    uint64_t npos;         /* slots used: calls 0, stride, 2*stride, ... */
+    uint64_t stride;       /* 2^level: calls per block (0 before the first call) */
+    unsigned level;
+    uint64_t npos;         /* slots used: one per block, blocks 0 .. npos-1 */
+    uint64_t next;         /* the call the sample keeps next (of block npos) */
+    uint64_t gate;         /* calls below it need no look (>= next) */
     cp_tblock *head, *tail;
-    bool starved;          /* the pool ran dry: later calls not kept */
+    bool registered;       /* counted among the series that share the pool */
+    bool starved;          /* the pool ran dry once: some calls of the sample
+                              are missing (their slots untimed) */
     /* exact aggregates, per signature id of the counts collector */
     cp_timing_agg *agg;
     uint32_t nagg;
@@ -126,13 +143,17 @@ cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig);
  * sample (marked untimed until cp_timing_add fills it), else NULL.  Called
  * for every numbered call of the series, in call order, by one thread at a
  * time (MPI orders collectives on a communicator).  Inline: most calls are
- * not in the sample, and the stride is a power of two. */
+ * not in the sample, and the next kept call is known: one compare. */
 static inline cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx)
 {
-    if (t->stride > 1 && (idx & (t->stride - 1)))
+    if (idx < t->gate)
         return NULL;
     return cp_timing_slot_kept(t, idx);
 }
+
+/* The call the sample keeps in block b of 2^level calls (the same on every
+ * rank: a hash of the block at each level, see above). */
+uint64_t cp_timing_chosen(uint64_t b, unsigned level);
 
 /* A timed call of signature sig (CP_SEQ_NONE: none) took these stamps
  * (ticks); rec is its cp_timing_slot, or NULL.  Never fails: running out of

@@ -81,7 +81,7 @@ void cp_wcomm_init(cp_wcomm *w)
 }
 
 int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *recs,
-                 size_t n, int64_t rank)
+                 size_t n, int64_t rank, uint32_t level)
 {
     if (k >= CP_WCOMM_COLLS || w->s[k] || !(w->s[k] = malloc(sizeof *w->s[k])))
         return -1;
@@ -93,6 +93,7 @@ int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *
     }
     w->ncalls[k] = w->min_calls[k] = w->max_calls[k] = ncalls;
     w->seen[k] = true;
+    w->level[k] = level;
     return 0;
 }
 
@@ -143,6 +144,7 @@ static void wcomm_up_pack(void *value, int round, cp_wbuf *b)
         cp_put_u32(b, k);
         cp_put_u64(b, w->min_calls[k]);
         cp_put_u64(b, w->max_calls[k]);
+        cp_put_u32(b, w->level[k]);
         cp_wlist none = {0};
         cp_wlist_pack(b, w->s[k] ? &w->s[k]->up : &none, false);
     }
@@ -158,8 +160,11 @@ static int wcomm_up_merge(void *value, int round, cp_rbuf *rb)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t k = cp_get_u32(rb);
         uint64_t lo = cp_get_u64(rb), hi = cp_get_u64(rb);
-        if (rb->bad || k >= CP_WCOMM_COLLS || got[k] || lo > hi)
+        uint32_t level = cp_get_u32(rb);
+        if (rb->bad || k >= CP_WCOMM_COLLS || got[k] || lo > hi || level > 63)
             return CP_GROUP_MALFORMED;
+        if (level > w->level[k])
+            w->level[k] = level; /* the coarsest sample below */
         got[k] = true;
         /* Members on one side without the series made 0 calls of it. */
         if (!w->seen[k]) {
@@ -202,6 +207,7 @@ static void wcomm_down_pack(void *value, int round, cp_wbuf *b)
         if (!cp_wcomm_down(w, k))
             continue;
         cp_put_u32(b, k);
+        cp_put_u32(b, w->level[k]);
         cp_wseries_down_op.pack(w->s[k], round, b);
     }
 }
@@ -213,9 +219,10 @@ static int wcomm_down_merge(void *value, int round, cp_rbuf *rb)
     if (rb->bad || n > CP_WCOMM_COLLS)
         return CP_GROUP_MALFORMED;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = cp_get_u32(rb);
-        if (rb->bad || k >= CP_WCOMM_COLLS)
+        uint32_t k = cp_get_u32(rb), level = cp_get_u32(rb);
+        if (rb->bad || k >= CP_WCOMM_COLLS || level > 63)
             return CP_GROUP_MALFORMED;
+        w->level[k] = level; /* the lead's: the coarsest of all members */
         if (!w->s[k]) { /* the lead agreed on calls this member never made */
             cp_wlist skip;
             if (cp_wlist_unpack(rb, &skip, true))

@@ -59,13 +59,23 @@ typedef struct cp_wcomm {
     /* Up: over this member and the members below it (0 where absent). */
     uint64_t min_calls[CP_WCOMM_COLLS], max_calls[CP_WCOMM_COLLS];
     bool seen[CP_WCOMM_COLLS];     /* some member at or below has it */
+    /* The sample's level (timing.h): up, the coarsest at or below this
+     * member; down, the coarsest of all members, whose calls are the ones
+     * every member kept: each stands for 2^level calls of the run. */
+    uint32_t level[CP_WCOMM_COLLS];
 } cp_wcomm;
 
 void cp_wcomm_init(cp_wcomm *w);
-/* This member's series k: its calls (numbered, recorded or not) and its
- * records.  Returns 0, or -1 when out of memory. */
+/* This member's series k: its calls (numbered, recorded or not), its
+ * records, and the level of its sample.  Returns 0, or -1 when out of
+ * memory. */
 int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *recs,
-                 size_t n, int64_t rank);
+                 size_t n, int64_t rank, uint32_t level);
+/* What each call of series k's list stands for (once down): 2^level. */
+static inline double cp_wcomm_weight(const cp_wcomm *w, uint32_t k)
+{
+    return (double)(UINT64_C(1) << (w->level[k] < 63 ? w->level[k] : 63));
+}
 /* The lead, between the ways up and down: the series all `members` agree
  * on are completed (cp_wseries_top); the others are dropped from what goes
  * down.  *disagreed (may be NULL) gets a bit per collective left out. */

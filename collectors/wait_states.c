@@ -1,6 +1,8 @@
 /* Wait-state patterns (see wait_states.h). */
 #include "wait_states.h"
 
+#include "collprof/profile.h"
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -151,7 +153,7 @@ int cp_wait_states_series(const char *collective, size_t n, const cp_wait_member
         for (size_t r = 0; r < n; r++) {
             enter[r] = m[r].enter[pos[r]];
             exit[r] = m[r].exit[pos[r]];
-            blocking &= !m[r].flags || !(m[r].flags[pos[r]] & 1u);
+            blocking &= !m[r].flags || !(m[r].flags[pos[r]] & (CP_CPT_NONBLOCKING | CP_CPT_FAILED));
         }
         if (blocking) {
             cp_wait_states_call(family, n, enter, exit, m[0].root[pos[0]], sev[0], sev[1]);

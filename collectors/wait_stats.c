@@ -124,6 +124,17 @@ void cp_wstat_add(cp_wstat *w, double v)
     moments(w, 1, v, v, 0, v, v);
 }
 
+void cp_wstat_add_weighted(cp_wstat *w, double v, uint64_t weight)
+{
+    if (weight <= 1) {
+        cp_wstat_add(w, v);
+        return;
+    }
+    to_bins(w);
+    bin_add(w, bin_of(v), weight);
+    moments(w, weight, v * (double)weight, v, 0, v, v);
+}
+
 void cp_wstat_merge(cp_wstat *into, const cp_wstat *from)
 {
     uint64_t have = into->n;

@@ -152,6 +152,10 @@ static int parse_timing_max_calls(cp_config *cfg, const char *v)
 static int parse_timing_sample(cp_config *cfg, const char *v)
 {
     uint64_t n;
+    if (strcmp(v, "auto") == 0) {
+        cfg->timing_sample = 0; /* the pool shared among the busy series */
+        return 0;
+    }
     if (parse_u64(v, &n) || n < 2)
         return -1;
     cfg->timing_sample = n;
@@ -270,7 +274,10 @@ static void show_timing_max_calls(const cp_config *cfg, char *out, size_t len)
 
 static void show_timing_sample(const cp_config *cfg, char *out, size_t len)
 {
-    snprintf(out, len, "%" PRIu64, cfg->timing_sample);
+    if (cfg->timing_sample == 0)
+        snprintf(out, len, "auto");
+    else
+        snprintf(out, len, "%" PRIu64, cfg->timing_sample);
 }
 
 static void show_hostname(const cp_config *cfg, char *out, size_t len)
@@ -319,7 +326,7 @@ static const struct {
     {"COLLPROF_TIMING_MAX_CALLS", parse_timing_max_calls, show_timing_max_calls,
      "a number of calls per rank, 0 or more"},
     {"COLLPROF_TIMING_SAMPLE", parse_timing_sample, show_timing_sample,
-     "a number of calls per communicator and collective, 2 or more"},
+     "auto, or a number of calls per communicator and collective, 2 or more"},
     {"COLLPROF_HOSTNAME", parse_hostname, show_hostname,
      "a host name without spaces (at most 255 characters)"},
     {"COLLPROF_STAT_LAYOUT", parse_stat_layout, show_stat_layout, "cubegui or documented"},

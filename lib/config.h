@@ -26,7 +26,7 @@ typedef struct cp_config {
     bool enabled[CP_NCOLLECTIVES]; /* COLLPROF_COLLECTIVES */
     int timing;            /* COLLPROF_TIMING: enum cp_timing_mode */
     uint64_t timing_max_calls; /* calls per rank kept with their own times */
-    uint64_t timing_sample;    /* calls per series kept before it thins */
+    uint64_t timing_sample;    /* calls per series kept before it thins; 0: auto */
     char hostname[256];    /* COLLPROF_HOSTNAME; empty: gethostname() */
     bool stat_documented;  /* COLLPROF_STAT_LAYOUT=documented */
     int callsite_depth;    /* COLLPROF_CALLSITE_DEPTH: frames per call path, 0 = off */
@@ -52,7 +52,7 @@ const char *cp_timing_mode_name(int mode);
 #define CP_TIMING_MAX_CALLS_DEFAULT 65536
 /* Each (communicator, collective) keeps at most this many calls, spread
  * over its whole run: 16 KiB each, 64 series fill the default pool. */
-#define CP_TIMING_SAMPLE_DEFAULT 1024
+#define CP_TIMING_SAMPLE_DEFAULT 0 /* auto: the pool shared among the series */
 /* The caller of the MPI function: one return address, no unwinding. */
 #define CP_CALLSITE_DEPTH_DEFAULT 1
 

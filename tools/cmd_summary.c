@@ -3,6 +3,7 @@
  * collective).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,10 +122,17 @@ static int time_cells(cli_table *t, const cp_timings *tm, const cp_summary_row *
         const cp_timing_row *x = &tm->rows[i];
         if (x->comm != r->comm || strcasecmp(x->collective, r->collective))
             continue;
-        double wait = 0;
-        for (int p = 0; p < CP_READER_NPATTERNS; p++)
+        double wait = 0, var = 0;
+        for (int p = 0; p < CP_READER_NPATTERNS; p++) {
             wait += x->wait[p];
-        return cli_table_cell(t, "%.6f", x->total) || cli_table_cell(t, "%.6f", wait) ? -1 : 0;
+            var += x->wait_se[p] * x->wait_se[p];
+        }
+        /* A whole-run estimate from sampled calls carries its uncertainty. */
+        return cli_table_cell(t, "%.6f", x->total) ||
+                       (x->wait_weight > 1 ? cli_table_cell(t, "%.6f ±%.6f", wait, sqrt(var))
+                                           : cli_table_cell(t, "%.6f", wait))
+                   ? -1
+                   : 0;
     }
     return cli_table_cell(t, "-") || cli_table_cell(t, "-") ? -1 : 0;
 }

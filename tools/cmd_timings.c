@@ -5,6 +5,7 @@
  * and their ranks, and the hosts.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,11 @@ static int time_table(const cp_timings *t)
     int ok = tb != NULL;
     for (size_t i = 0; ok && i < t->nrows; i++) {
         const cp_timing_row *r = &t->rows[i];
-        double wait = 0;
-        for (int p = 0; p < CP_READER_NPATTERNS; p++)
+        double wait = 0, var = 0;
+        for (int p = 0; p < CP_READER_NPATTERNS; p++) {
             wait += r->wait[p];
+            var += r->wait_se[p] * r->wait_se[p];
+        }
         ok = cli_table_cell(tb, "%" PRId64, r->comm) == 0 &&
              cli_table_cell(tb, "%s", r->collective) == 0 &&
              cli_table_cell(tb, "%" PRIu64, r->instances) == 0 &&
@@ -53,7 +56,9 @@ static int time_table(const cp_timings *t)
              cli_table_cell(tb, "%.6f", r->total) == 0 &&
              cli_table_cell(tb, "%.6f", r->min) == 0 &&
              cli_table_cell(tb, "%.6f", r->median) == 0 &&
-             cli_table_cell(tb, "%.6f", r->max) == 0 && cli_table_cell(tb, "%.6f", wait) == 0 &&
+             cli_table_cell(tb, "%.6f", r->max) == 0 &&
+             (r->wait_weight > 1 ? cli_table_cell(tb, "%.6f ±%.6f", wait, sqrt(var))
+                                 : cli_table_cell(tb, "%.6f", wait)) == 0 &&
              (!t->barrier || cli_table_cell(tb, "%.6f", r->late) == 0);
     }
     if (ok)
@@ -104,7 +109,10 @@ static int wait_table(const cp_timings *t)
                  cli_table_cell(tb, "%s", r->collective) == 0 &&
                  cli_table_cell(tb, "%s", cp_reader_pattern_name(p)) == 0 &&
                  cli_table_cell(tb, "%" PRIu64, r->wait_instances[p]) == 0 &&
-                 cli_table_cell(tb, "%.6f", r->wait[p]) == 0;
+                 (r->wait_weight > 1
+                      ? cli_table_cell(tb, "%.6f ±%.6f (sample: %.6f)", r->wait[p], r->wait_se[p],
+                                       r->wait_sampled[p])
+                      : cli_table_cell(tb, "%.6f", r->wait[p])) == 0;
         }
     if (ok && rows)
         cli_table_print(tb, stdout);

@@ -213,8 +213,18 @@ typedef struct cp_timing_row {
      * (0 when no histogram). */
     uint64_t hist_calls;
     double p50, p90, p99;
-    double wait[CP_READER_NPATTERNS];        /* summed waiting time per pattern */
+    /* Waiting per pattern over the whole run: estimated from the calls of
+     * the sample every member kept, each standing for `wait_weight` calls
+     * (1: every call was kept, the value is exact), with the standard error
+     * of the estimate (0 when exact).  wait_sampled: the sample's own
+     * exact waiting, wait_instances its (rank, call) instances,
+     * wait_calls the calls of the sample analysed. */
+    double wait[CP_READER_NPATTERNS];
+    double wait_se[CP_READER_NPATTERNS];
+    double wait_sampled[CP_READER_NPATTERNS];
     uint64_t wait_instances[CP_READER_NPATTERNS];
+    uint64_t wait_calls;
+    double wait_weight;
     cp_cpt_slow slowest[CP_TIMING_SLOWEST]; /* slowest (rank, call)s, slowest first;
                                                duration = exit - start */
     size_t nslowest;

@@ -70,7 +70,7 @@ static int expand(const cp_counts *c, cp_timing *t)
             b = b->next;
         if (s->enter == CP_SAMPLE_UNTIMED)
             continue;
-        uint64_t call = j * t->stride, left;
+        uint64_t call = cp_timing_chosen(j, t->level), left;
         uint32_t id = cp_seq_iter_peek(&it, &left);
         while (left != UINT64_MAX && call >= at + left) {
             cp_seq_iter_skip(&it, left);

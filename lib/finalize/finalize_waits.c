@@ -99,6 +99,7 @@ typedef struct own_ctx {
     cp_found *fd;
     const cp_timing *t; /* this rank's records of the series (recs, paths) */
     int k;
+    double weight;      /* calls of the run each sampled call stands for */
 } own_ctx;
 
 static void add_own(cp_found *fd, uint32_t k, uint32_t form, uint32_t path, uint32_t pattern,
@@ -128,8 +129,11 @@ static void on_own(void *vctx, int p, size_t i, double sev)
     own_ctx *x = vctx;
     const cp_timing_rec *r = &x->t->recs[i];
     uint32_t path = x->t->paths[i];
-    add_own(x->fd, (uint32_t)x->k, r->form, path, (uint32_t)p, sev);
-    cp_wstat_add(&x->fd->job.stat[p], sev);
+    /* Whole-run estimates: the instance stands for `weight` calls of its
+     * block.  The instance itself (profile.stat's listed events) is as it
+     * was measured. */
+    add_own(x->fd, (uint32_t)x->k, r->form, path, (uint32_t)p, sev * x->weight);
+    cp_wstat_add_weighted(&x->fd->job.stat[p], sev, (uint64_t)x->weight);
     cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->k, r->form, path), .enter = r->enter,
                        .exit = r->exit, .duration = sev, .rank = cp_rt.world_rank};
     cp_stat_offer_event(&x->fd->job.top[p], &e);
@@ -172,7 +176,7 @@ static void collect(all_series *S)
             /* The records and their paths: cp_fin_timing's sums made them. */
             const cp_timing *t = &c->coll[k]->timing;
             failed |= !t->paths || cp_wcomm_add(&s->w, (uint32_t)k, c->coll[k]->counts.ncalls,
-                                               t->recs, t->n, c->rank);
+                                               t->recs, t->n, c->rank, t->level);
         }
         S->g.v[i] = (cp_membership){.key = {c->key_hash, c->key_ordinal, 0},
                                     .size = c->size, .rank = c->rank,
@@ -227,7 +231,7 @@ void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslo
                 if (!cp_wcomm_down(&s->w, (uint32_t)k))
                     continue;
                 const cp_timing *t = &s->c->coll[k]->timing;
-                own_ctx x = {fd, t, k};
+                own_ctx x = {fd, t, k, cp_wcomm_weight(&s->w, (uint32_t)k)};
                 cp_wait_own(cp_wait_family(cp_collective_names[k]), &s->w.s[k]->down, t->recs,
                             t->n, s->c->rank, on_own, &x);
             }

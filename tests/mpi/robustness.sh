@@ -286,6 +286,28 @@ bad-collectives)
     echo "COLLPROF_COLLECTIVES=alltoallz: $line"
     ;;
 
+late-tail)
+    # 300,000 Alltoallv on 2 ranks, rank 1 late by 5 ms in each of the last
+    # 300 only: 1.5 s of waiting for rank 0 in a run of far more calls than
+    # the sample keeps.  With the default settings the whole-run waiting
+    # (profile.stat's mpi_wait_nxn Sum, the summary's waiting) is within
+    # 30 % of 1.5 s, and the summary says it is an estimate.
+    app=$1 collprof=$2
+    COLLPROF_OUTPUT_DIR="$work/out" run prog 2 yes "$app" 300000 300 5000
+    [ "$(cat prog.status)" = 0 ] || { fail "test_late_tail failed:"; show prog.err; }
+    sum=$(awk '$1 == "mpi_wait_nxn" { print $7 }' "$work/out/profile.stat")
+    awk -v s="$sum" 'BEGIN { exit !(s >= 1.05 && s <= 1.95) }' ||
+        { fail "profile.stat mpi_wait_nxn Sum is $sum s, not within 30% of 1.5 s:"; show "$work/out/profile.stat"; }
+    "$collprof" summary "$work/out" >sum.out 2>&1 || { fail "summary failed:"; show sum.out; }
+    w=$(awk '$4 == "Alltoallv" { print $(NF-1) }' sum.out)
+    awk -v s="$w" 'BEGIN { exit !(s >= 1.05 && s <= 1.95) }' ||
+        { fail "summary's waiting is $w s, not within 30% of 1.5 s:"; show sum.out; }
+    grep -q "Alltoallv .* ±[0-9.]*$" sum.out || { fail "summary does not give the estimate's uncertainty:"; show sum.out; }
+    grep -q "waiting [0-9.]* s (estimated from [0-9]* sampled calls, each standing for [0-9]*: ±" sum.out ||
+        { fail "the time finding does not say the waiting is estimated:"; show sum.out; }
+    echo "late tail: profile.stat says $sum s, summary $w s (1.5 s of waiting)"
+    ;;
+
 stripped)
     # A stripped program and library (test_stripped, stripped_lib.c): no
     # call site takes the name of the exported function before it; a site

@@ -442,12 +442,13 @@ START_TEST(wait_series_members_disagree_on_are_left_out)
                                           .start = e, .exit = j + 0.5};
             }
             cp_wcomm_init(&w[r]);
-            ck_assert_int_eq(cp_wcomm_add(&w[r], 1, CALLS, recs, CALLS, r), 0); /* agreed */
+            /* agreed; the members' samples at levels 0, 1, 2, 0, ... */
+            ck_assert_int_eq(cp_wcomm_add(&w[r], 1, CALLS, recs, CALLS, r, (uint32_t)(r % 3)), 0);
             ck_assert_int_eq(cp_wlist_copy(&own[r], &w[r].s[1]->own), 0);
             if (r == n - 1) /* only the last member */
-                ck_assert_int_eq(cp_wcomm_add(&w[r], 3, 1, recs, 1, r), 0);
+                ck_assert_int_eq(cp_wcomm_add(&w[r], 3, 1, recs, 1, r, 0), 0);
             /* every member but the first makes one call more */
-            ck_assert_int_eq(cp_wcomm_add(&w[r], 6, r ? 2 : 1, recs, r ? 2 : 1, r), 0);
+            ck_assert_int_eq(cp_wcomm_add(&w[r], 6, r ? 2 : 1, recs, r ? 2 : 1, r, 0), 0);
             m[r] = (cp_membership){.key = {5, 1, 0}, .size = n, .rank = r, .members = &world,
                                    .value = &w[r]};
             g[r] = (cp_groups){.v = &m[r], .n = 1, .world_of = world_of};
@@ -471,6 +472,8 @@ START_TEST(wait_series_members_disagree_on_are_left_out)
             ck_assert(!m[r].failed);
             ck_assert(cp_wcomm_down(&w[r], 1));
             ck_assert(!cp_wcomm_down(&w[r], 3) && !cp_wcomm_down(&w[r], 6));
+            /* each call of the list stands for the coarsest member's block */
+            ck_assert(cp_wcomm_weight(&w[r], 1) == (n >= 3 ? 4.0 : 2.0));
             ck_assert_uint_eq(w[r].s[1]->down.n, local[r].n);
             ck_assert_mem_eq(w[r].s[1]->down.v, local[r].v, local[r].n * sizeof(cp_wcall));
             cp_wcomm_free(&w[r]);

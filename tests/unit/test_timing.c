@@ -1,7 +1,8 @@
 /*
  * The timing collector (collectors/timing.c): which calls the sample keeps
- * (by call index alone, thinned at the cap), untimed slots, the pool's
- * bound and its blocks coming back, and the exact aggregates.
+ * (one per block by a hash of the block, nested across levels, thinned at
+ * the series' share), untimed slots, the pool shared among the series and
+ * its blocks coming back, and the exact aggregates.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -34,23 +35,29 @@ START_TEST(thinned_by_index)
 {
     ck_assert_int_eq(cp_timing_start(1024, 8), 0);
     cp_timing t = {0};
-    feed(&t, 0, 100, 32, 0);
-    /* the stride doubled at calls 8, 16, 32 and 64 */
+    uint64_t skip = cp_timing_chosen(2, 4); /* a kept call not timed on this rank */
+    feed(&t, 0, 100, (int64_t)skip, 0);
+    /* 100 calls, at most 8 kept: blocks of 16 */
     ck_assert_uint_eq(t.stride, 16);
-    ck_assert_uint_eq(cp_timing_kept(&t), 7);
-    for (uint64_t j = 0; j < 7; j++) {
+    ck_assert_uint_eq(t.level, 4);
+    uint64_t n = cp_timing_kept(&t);
+    ck_assert(n == 6 || n == 7); /* block 6 (calls 96-111): kept if its call came */
+    ck_assert_uint_eq(n, 6 + (cp_timing_chosen(6, 4) < 100));
+    for (uint64_t j = 0; j < n; j++) {
         const cp_sample_rec *r = kept(&t, j);
-        if (j == 2) { /* call 32 was not timed on this rank */
+        uint64_t call = cp_timing_chosen(j, 4);
+        ck_assert(call / 16 == j); /* one call of its own block */
+        if (call == skip) {
             ck_assert(r->enter == CP_SAMPLE_UNTIMED);
             continue;
         }
-        ck_assert_uint_eq(r->enter, 10 * j * 16);
-        ck_assert(r->dur == (float)((j * 16) % 7 + 1));
+        ck_assert_uint_eq(r->enter, 10 * call);
+        ck_assert(r->dur == (float)(call % 7 + 1));
     }
     /* exact over the 99 timed calls */
     uint64_t time = 0, mn = 99, mx = 0;
     for (uint64_t i = 0; i < 100; i++)
-        if (i != 32) {
+        if (i != skip) {
             time += i % 7 + 1;
             mn = i % 7 + 1 < mn ? i % 7 + 1 : mn;
             mx = i % 7 + 1 > mx ? i % 7 + 1 : mx;
@@ -59,10 +66,49 @@ START_TEST(thinned_by_index)
     ck_assert_uint_eq(t.agg[0].time, time);
     ck_assert_uint_eq(t.agg[0].min, mn);
     ck_assert_uint_eq(t.agg[0].max, mx);
-    /* one block holds the 7 kept calls: the others went back */
+    /* one block holds the kept calls: the others went back */
     ck_assert_uint_eq(cp_timing_pool_used(), CP_TBLOCK_RECS);
     cp_timing_free(&t);
     ck_assert_uint_eq(cp_timing_pool_used(), 0);
+}
+END_TEST
+
+/* The sample of a level is a subset of the sample of every lower level
+ * (members whose series thinned to different levels share the coarser
+ * one's calls), and it does not line up with a period: the calls kept of a
+ * pattern that repeats every 16 calls are not all the same call of it. */
+START_TEST(nested_and_not_periodic)
+{
+    for (unsigned k = 0; k < 20; k++)
+        for (uint64_t b = 0; b < 1000; b++) {
+            uint64_t c = cp_timing_chosen(b, k + 1);
+            ck_assert(c == cp_timing_chosen(2 * b, k) || c == cp_timing_chosen(2 * b + 1, k));
+            ck_assert(c >> (k + 1) == b);
+        }
+    unsigned seen = 0;
+    for (uint64_t b = 0; b < 64; b++)
+        seen |= 1u << (cp_timing_chosen(b, 4) % 16);
+    ck_assert_uint_ge((unsigned)__builtin_popcount(seen), 12);
+}
+END_TEST
+
+/* auto (cap 0): one busy series takes the whole pool; two share it. */
+START_TEST(auto_share_of_the_pool)
+{
+    ck_assert_int_eq(cp_timing_start(4096, 0), 0);
+    cp_timing a = {0};
+    feed(&a, 0, 10000, -1, 0);
+    ck_assert_uint_eq(a.level, 2); /* 2,500 blocks of 4 fit in 4,096 records */
+    ck_assert_uint_eq(cp_timing_kept(&a), 2500);
+    cp_timing b = {0};
+    feed(&b, 0, 10000, -1, 0);
+    feed(&a, 10000, 10010, -1, 0); /* the next kept call of a: down to its share */
+    ck_assert_uint_le(cp_timing_kept(&a), 2048);
+    ck_assert_uint_le(cp_timing_kept(&b), 2048);
+    ck_assert_uint_ge(cp_timing_kept(&b), 1024);
+    ck_assert_uint_le(cp_timing_pool_used(), 4096);
+    cp_timing_free(&a);
+    cp_timing_free(&b);
 }
 END_TEST
 
@@ -169,6 +215,8 @@ int main(void)
     Suite *s = suite_create("timing");
     TCase *tc = tcase_create("timing");
     tcase_add_test(tc, thinned_by_index);
+    tcase_add_test(tc, nested_and_not_periodic);
+    tcase_add_test(tc, auto_share_of_the_pool);
     tcase_add_test(tc, same_calls_whatever_was_timed);
     tcase_add_test(tc, pool_runs_dry);
     tcase_add_test(tc, gaps_and_no_signature);

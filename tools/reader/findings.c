@@ -26,6 +26,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -108,6 +109,22 @@ static double waiting(const cp_timing_row *r)
     return w;
 }
 
+/* " (estimated from 37500 sampled calls, each for 8: ±0.23 s)": what a
+ * waiting time of the whole run rests on, when it was not measured whole. */
+static const char *estimate_note(const cp_timing_row *r, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!r || r->wait_weight <= 1)
+        return out;
+    double var = 0;
+    for (int q = 0; q < CP_READER_NPATTERNS; q++)
+        var += r->wait_se[q] * r->wait_se[q];
+    snprintf(out, len, " (estimated from %" PRIu64 " sampled calls, each standing for %.0f: "
+                       "±%.6f s, one standard error)",
+             r->wait_calls, r->wait_weight, sqrt(var));
+    return out;
+}
+
 /* The rank of comm (communicator-local m, world w) that enters last most
  * often among the calls every member timed, and the others' waiting for it
  * in those calls (latest enter - own enter). */
@@ -163,6 +180,10 @@ static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_t
     for (size_t m = 1; m < n; m++)
         if (last[m] > last[top])
             top = m;
+    double weight = 1;
+    const cp_timing_row *tr = t ? timing_of(t, s->comm, s->collective) : NULL;
+    if (tr && tr->wait_weight > 1)
+        weight = tr->wait_weight;
     if (calls > 0 && last[top] * 2 > calls) { /* a rank the others wait for, not chance */
         const cp_comm_info *ci = cp_reader_manifest_comm(p, s->comm);
         int64_t w = ci ? cp_ranges_nth(&ci->members, (int64_t)top) : -1;
@@ -170,10 +191,19 @@ static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_t
                                    (size_t)t->rank_node[w] < t->nhosts
                                ? t->hosts[t->rank_node[w]]
                                : "?";
-        add(l, CP_FINDING_WAITING, cost,
-            "waiting: communicator %" PRId64 ", %s: world rank %" PRId64 " (host %s) arrives "
-            "last in %" PRIu64 " of %" PRIu64 " timed calls; the others wait %.6f s for it there",
-            s->comm, s->collective, w, host, last[top], calls, owed[top]);
+        if (weight > 1) /* a sample: say it, and what it stands for */
+            add(l, CP_FINDING_WAITING, cost,
+                "waiting: communicator %" PRId64 ", %s: world rank %" PRId64 " (host %s) arrives "
+                "last in %" PRIu64 " of %" PRIu64 " sampled calls (each standing for %.0f); the "
+                "others wait %.6f s for it there, about %.6f s over the run (estimated)",
+                s->comm, s->collective, w, host, last[top], calls, weight, owed[top],
+                owed[top] * weight);
+        else
+            add(l, CP_FINDING_WAITING, cost,
+                "waiting: communicator %" PRId64 ", %s: world rank %" PRId64 " (host %s) arrives "
+                "last in %" PRIu64 " of %" PRIu64 " timed calls; the others wait %.6f s for it "
+                "there",
+                s->comm, s->collective, w, host, last[top], calls, owed[top]);
     }
 out:
     free(at);
@@ -464,11 +494,13 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
         const cp_summary_row *s = &rows[i];
         const cp_timing_row *tr = timed ? timing_of(&t, s->comm, s->collective) : NULL;
         double time = tr ? tr->total : 0, wait = waiting(tr);
+        char note[160];
         if (tr && all > 0 && time >= 0.1 * all)
             add(&l, CP_FINDING_TIME, time,
                 "time: communicator %" PRId64 " (%" PRId64 " ranks), %s: %.6f s in the calls, "
-                "%.0f%% of all collective time; waiting %.6f s",
-                s->comm, s->size, s->collective, time, 100 * time / all, wait);
+                "%.0f%% of all collective time; waiting %.6f s%s",
+                s->comm, s->size, s->collective, time, 100 * time / all, wait,
+                estimate_note(tr, note, sizeof note));
         if (tr && time > 0 && wait >= 0.1 * time)
             rc = last_arrival(p, s, &t, &l, wait);
         imbalance(p, s, &l, time);
@@ -492,7 +524,8 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
     if (timed && hist > kept)
         add(&l, CP_FINDING_COVERAGE, 0,
             "coverage: %" PRIu64 " of %" PRIu64 " timed rank-calls have their own times; waiting "
-            "is found in those only (COLLPROF_TIMING_SAMPLE, COLLPROF_TIMING_MAX_CALLS)",
+            "is estimated from those, each standing for its block of calls "
+            "(COLLPROF_TIMING_SAMPLE, COLLPROF_TIMING_MAX_CALLS)",
             kept, hist);
     else if (timed && agg > 0)
         add(&l, CP_FINDING_COVERAGE, 0,

@@ -6,6 +6,7 @@
  * analysis the runtime's leads use (collectors/wait_states.c).
  */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,13 +154,78 @@ static int add_series(acc *a, int64_t rank, const cp_cpt_series *s, cp_error *er
     return add_hist(a, s, err);
 }
 
+/* The calls of the sample every member kept (sorted) and, per pattern and
+ * call, the waiting of all members in it: what the whole-run estimate and
+ * its uncertainty are made of. */
+typedef struct sample_sums {
+    cp_timing_row *r;
+    uint64_t *calls;
+    size_t n;
+    double *y; /* CP_READER_NPATTERNS x n */
+} sample_sums;
+
 static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter, double exit,
                         double sev)
 {
-    cp_timing_row *r = ctx;
-    (void)m, (void)call, (void)enter, (void)exit;
-    r->wait[p] += sev;
-    r->wait_instances[p]++;
+    sample_sums *x = ctx;
+    (void)m, (void)enter, (void)exit;
+    x->r->wait_sampled[p] += sev;
+    x->r->wait_instances[p]++;
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->calls[mid] < call)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < x->n && x->calls[lo] == call)
+        x->y[(size_t)p * x->n + lo] += sev;
+}
+
+/* The calls every member kept: their sorted call arrays intersected. */
+static int common_calls(const cp_wait_member *wm, size_t nm, sample_sums *x)
+{
+    x->calls = malloc((wm[0].n ? wm[0].n : 1) * sizeof *x->calls);
+    if (!x->calls)
+        return -1;
+    size_t *pos = calloc(nm, sizeof *pos);
+    if (!pos)
+        return -1;
+    for (size_t i = 0; i < wm[0].n; i++) {
+        uint64_t c = wm[0].call[i];
+        bool all = true;
+        for (size_t r = 1; r < nm && all; r++) {
+            while (pos[r] < wm[r].n && wm[r].call[pos[r]] < c)
+                pos[r]++;
+            all = pos[r] < wm[r].n && wm[r].call[pos[r]] == c;
+        }
+        if (all)
+            x->calls[x->n++] = c;
+    }
+    free(pos);
+    x->y = calloc((size_t)CP_READER_NPATTERNS * (x->n ? x->n : 1), sizeof *x->y);
+    return x->y ? 0 : -1;
+}
+
+/* Estimate = weight x the sample's sum; its standard error as for a
+ * simple random sample of n of the run's n x weight calls (the sample
+ * takes one call per block, which is at least as precise). */
+static void estimate(cp_timing_row *r, const sample_sums *x)
+{
+    double w = r->wait_weight, n = (double)x->n;
+    for (int p = 0; p < CP_READER_NPATTERNS; p++) {
+        r->wait[p] = w * r->wait_sampled[p];
+        r->wait_se[p] = 0;
+        if (w <= 1 || x->n < 2)
+            continue;
+        double mean = r->wait_sampled[p] / n, ss = 0;
+        for (size_t i = 0; i < x->n; i++) {
+            double d = x->y[(size_t)p * x->n + i] - mean;
+            ss += d * d;
+        }
+        r->wait_se[p] = w * sqrt(n * ss / (n - 1) * (1 - 1 / w));
+    }
 }
 
 /* The members' series of a (communicator, collective) in communicator order,
@@ -202,7 +268,26 @@ static int waits(const cp_profile *p, acc *a, cp_error *err)
         return cp_error_set(err, "out of memory");
     if (!wm)
         return 0;
-    int rc = cp_wait_states_series(a->row.collective, n, wm, on_instance, &a->row);
+    /* Each call of the members' common sample stands for the block of the
+     * coarsest member's sample (timings.cpt: each series' stride). */
+    a->row.wait_weight = 1;
+    for (size_t m = 0; m < n; m++) {
+        const cp_cpt_series *s = NULL;
+        for (size_t w = 0; w < p->timings.world_size && !s; w++)
+            if (a->by_rank[w] && a->by_rank[w]->call == wm[m].call)
+                s = a->by_rank[w];
+        if (s && (double)s->stride > a->row.wait_weight)
+            a->row.wait_weight = (double)s->stride;
+    }
+    sample_sums x = {.r = &a->row};
+    int rc = common_calls(wm, n, &x);
+    if (rc == 0)
+        rc = cp_wait_states_series(a->row.collective, n, wm, on_instance, &x);
+    a->row.wait_calls = x.n;
+    if (rc == 0)
+        estimate(&a->row, &x);
+    free(x.calls);
+    free(x.y);
     free(wm);
     return rc ? cp_error_set(err, "out of memory") : 0;
 }
