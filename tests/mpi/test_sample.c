@@ -4,15 +4,18 @@
  * series grows, the same on every rank; every call still counts, exactly,
  * in the time per call path.
  *
- * 100 MPI_Alltoall on MPI_COMM_WORLD.  With at most 8 kept calls the stride
- * doubles at calls 8, 16, 32 and 64: the kept calls are 0, 16, 32, ..., 96
- * (7 calls); the other 93 are timed in aggregate only.  Rank 1 sleeps D
- * before call 48 (kept) and before call 50 (not kept).  Checked:
- *   timings.cpt  every rank keeps exactly calls 0, 16, ..., 96 and says 93
- *                aggregated; on rank 0, call 48 took about D;
+ * 100 MPI_Alltoall on MPI_COMM_WORLD.  With at most 8 kept calls the sample
+ * goes up to blocks of 16 calls: it keeps the call cp_timing_chosen(j, 4)
+ * (collectors/timing.c) of each block j, 6 or 7 calls; the others are timed
+ * in aggregate only.  Rank 1 sleeps D before the kept call of block 3 and
+ * before another call of that block (not kept).  Checked:
+ *   timings.cpt  every rank keeps exactly those calls, with stride 16, and
+ *                says the rest are aggregated; on rank 0, the delayed kept
+ *                call took about D;
  *   profile.cubex  visits 100 per rank; rank 0's time in MPI_Alltoall is
  *                at least 2 D (both delays: the aggregates are exact), its
- *                mpi_wait_nxn about D (only the kept call 48 is analysed).
+ *                mpi_wait_nxn about 16 D: the kept call's waiting, standing
+ *                for the 16 calls of its block (a whole-run estimate).
  *
  * usage: test_sample [delay=SECONDS]
  */
@@ -25,9 +28,31 @@
 
 #include "cpt.h"
 #include "cubex.h"
+#include "timing.h"
 
 #define NCALLS 100
-#define STRIDE 16 /* the stride after 100 calls with 8 kept at most */
+#define STRIDE 16 /* the block after 100 calls with 8 kept at most */
+#define LEVEL 4
+
+/* The kept call of block 3, and another call of that block. */
+static uint64_t delayed_kept(void)
+{
+    return cp_timing_chosen(3, LEVEL);
+}
+
+static uint64_t delayed_other(void)
+{
+    return 3 * STRIDE + (delayed_kept() - 3 * STRIDE + 5) % STRIDE;
+}
+
+/* Blocks whose kept call came within the run. */
+static int blocks_kept(void)
+{
+    int n = 0;
+    while (cp_timing_chosen((uint64_t)n, LEVEL) < NCALLS)
+        n++;
+    return n;
+}
 
 static double delay = 0.2;
 static int nerrors;
@@ -56,7 +81,7 @@ static void check_cpt(const cp_cpt_file *f, int n)
             FAIL("timings.cpt: rank %d has no Alltoall series", r);
             continue;
         }
-        int want = (NCALLS + STRIDE - 1) / STRIDE;
+        int want = blocks_kept();
         uint64_t hist = 0;
         for (uint32_t i = 0; i < s->hist_n; i++)
             hist += s->hist[i];
@@ -70,16 +95,17 @@ static void check_cpt(const cp_cpt_file *f, int n)
                  r, (unsigned long long)s->n, (unsigned long long)s->naggregated, want,
                  NCALLS - want);
         for (uint64_t i = 0; i < s->n && (int)i < want; i++) {
-            if (s->call[i] != i * STRIDE)
+            if (s->call[i] != cp_timing_chosen(i, LEVEL))
                 FAIL("timings.cpt: rank %d keeps call %llu in place %llu, expected call %llu", r,
                      (unsigned long long)s->call[i], (unsigned long long)i,
-                     (unsigned long long)(i * STRIDE));
+                     (unsigned long long)cp_timing_chosen(i, LEVEL));
             if (!(s->exit[i] >= s->start[i] && s->start[i] >= s->enter[i]))
                 FAIL("timings.cpt: rank %d call %llu: times out of order", r,
                      (unsigned long long)s->call[i]);
-            if (r == 0 && s->call[i] == 48 && !near(s->exit[i] - s->start[i], delay))
-                FAIL("timings.cpt: rank 0's call 48 took %.4f s, expected about %.3f s",
-                     s->exit[i] - s->start[i], delay);
+            if (r == 0 && s->call[i] == delayed_kept() &&
+                !near(s->exit[i] - s->start[i], delay))
+                FAIL("timings.cpt: rank 0's call %llu took %.4f s, expected about %.3f s",
+                     (unsigned long long)s->call[i], s->exit[i] - s->start[i], delay);
         }
     }
 }
@@ -116,9 +142,10 @@ static void check_cube(const cp_cube *c, int n)
     if (t0 < 0.8 * 2 * delay)
         FAIL("profile.cubex: rank 0 spent %.4f s in MPI_Alltoall, expected at least %.3f s "
              "(every call counts, sampled or not)", t0, 0.8 * 2 * delay);
-    if (!near(w0, delay))
+    if (!near(w0, STRIDE * delay))
         FAIL("profile.cubex: rank 0 waited %.4f s (mpi_wait_nxn), expected about %.3f s "
-             "(the kept call 48 only)", w0, delay);
+             "(the kept call %llu, standing for the %d calls of its block)", w0, STRIDE * delay,
+             (unsigned long long)delayed_kept(), STRIDE);
 }
 
 int main(int argc, char **argv)
@@ -131,7 +158,7 @@ int main(int argc, char **argv)
         delay = atof(argv[1] + 6);
     int *sbuf = calloc((size_t)n, sizeof *sbuf), *rbuf = calloc((size_t)n, sizeof *rbuf);
     for (int i = 0; i < NCALLS; i++) {
-        if (rank == 1 && (i == 48 || i == 50)) {
+        if (rank == 1 && ((uint64_t)i == delayed_kept() || (uint64_t)i == delayed_other())) {
             struct timespec ts = {(time_t)delay, (long)((delay - (double)(time_t)delay) * 1e9)};
             nanosleep(&ts, NULL);
         }
@@ -162,7 +189,7 @@ int main(int argc, char **argv)
         cp_cube_free(&cube);
     }
     if (!nerrors)
-        printf("test_sample: calls 0, 16, ..., 96 kept on every rank; time exact, waits of "
-               "the kept calls\n");
+        printf("test_sample: one call per block of 16 kept on every rank; time exact, waits "
+               "of the kept calls scaled to the run\n");
     return nerrors ? 1 : 0;
 }

@@ -159,7 +159,12 @@ bad-input)
     sed -i 's/^Rank(s) 0,2: 0 2 0 2/Rank(s) 0,2: 0 2 x 2/' "$work/corrupt/send-counters.rank0.txt"
     expect_error corrupt 4 "send-counters.rank0.txt:[0-9]*:" "$work/corrupt"
     cp -r "$work/orig" "$work/unknown"
-    sed -i 's/Allgatherv/Allgatherx/g' "$work/unknown/send-counters.rank0.txt" "$work/unknown/recv-counters.rank0.txt"
+    # A profile edited by hand, its manifest edited to agree (no sizes or
+    # CRC-32s, as an older manifest has): the name is what is wrong.
+    sed -i 's/Allgatherv/Allgatherx/g' "$work/unknown/send-counters.rank0.txt" \
+        "$work/unknown/recv-counters.rank0.txt" "$work/unknown/manifest.json"
+    sed -i -E 's/\{"name": ("[^"]*"), "bytes": [0-9]+(, "crc32": [0-9]+)?\}/\1/g' \
+        "$work/unknown/manifest.json"
     expect_error unknown 4 "'Allgatherx' is not a collective collprof-replay knows how to call" "$work/unknown"
     expect_error option 2 "unknown option '--fast'" "$work/orig" --fast
     expect_error scale 2 "--scale-counts: expected a factor above 0, got '0'" "$work/orig" --scale-counts 0

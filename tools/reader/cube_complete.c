@@ -106,6 +106,8 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
     free(site_of);
     if (rc == 0)
         rc = cp_cubex_write(path, &c, err);
+    if (rc == 0) /* a change of ours: the manifest records the new file */
+        rc = cp_reader_refingerprint(p, "profile.cubex", err);
     cp_cube_free(&c);
     return rc;
 }

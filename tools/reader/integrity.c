@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "manifest.h"
 #include "reader_internal.h"
 #include "textio.h"
 
@@ -30,9 +31,19 @@ void cp_reader_damage(cp_profile *p, const char *name, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    for (size_t i = 0; i < p->ndamaged; i++) /* the first reason of a file stands */
-        if (strcmp(p->damaged[i].key, name) == 0)
+    for (size_t i = 0; i < p->ndamaged; i++) /* a second reason joins the first */
+        if (strcmp(p->damaged[i].key, name) == 0) {
+            size_t a = strlen(p->damaged[i].value), b = strlen(why);
+            char *joined = a + b < 4096 ? malloc(a + b + 3) : NULL;
+            if (joined) {
+                memcpy(joined, p->damaged[i].value, a);
+                memcpy(joined + a, "; ", 2);
+                memcpy(joined + a + 2, why, b + 1);
+                free(p->damaged[i].value);
+                p->damaged[i].value = joined;
+            }
             return;
+        }
     cp_kv *nk = realloc(p->damaged, (p->ndamaged + 1) * sizeof *nk);
     if (!nk)
         return;
@@ -163,6 +174,10 @@ static void check_series(cp_profile *p)
                 char name[96];
                 snprintf(name, sizeof name, "%s-counters.rank%" PRId64 ".txt",
                          d == 0 ? "send" : "recv", c->lead);
+                char gz[100];
+                snprintf(gz, sizeof gz, "%s.gz", name);
+                if (listed_missing(m, name) || listed_missing(m, gz))
+                    continue; /* the run said it could not write it ("missing") */
                 char what[200];
                 snprintf(what, sizeof what, "communicator %" PRId64 ", %s", c->id, s->collective);
                 cp_reader_damage(p, what,
@@ -194,4 +209,33 @@ void cp_reader_check_series(cp_profile *p)
         return;
     }
     check_series(p);
+}
+
+int cp_reader_refingerprint(const cp_profile *p, const char *name, cp_error *err)
+{
+    if (!p->has_manifest)
+        return 0;
+    char mpath[sizeof p->dir + 32], path[sizeof p->dir + 300];
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", p->dir);
+    snprintf(path, sizeof path, "%s/%s", p->dir, name);
+    cp_manifest m;
+    if (cp_manifest_parse_file(mpath, &m, err))
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < m.nfile_info && i < m.nfiles; i++) {
+        if (strcmp(m.files[i], name) != 0 || m.file_bytes[i] < 0)
+            continue;
+        int64_t bytes;
+        uint32_t crc;
+        if (fingerprint(path, &bytes, &crc) != 0) {
+            rc = cp_error_set(err, "%s: cannot be read: %s", path, strerror(errno));
+            break;
+        }
+        m.file_bytes[i] = bytes;
+        m.file_crc[i] = m.file_crc[i] >= 0 ? (int64_t)crc : -1;
+        rc = cp_manifest_write_file(mpath, false, &m, err);
+        break;
+    }
+    cp_manifest_free(&m);
+    return rc;
 }

@@ -49,8 +49,8 @@ typedef int (*cp_common_fn)(void *ctx, size_t i, size_t j, const cp_ranges *comm
 int cp_reader_common_calls(const cp_ranges *const *a, size_t na, const cp_ranges *const *b,
                            size_t nb, cp_common_fn fn, void *ctx);
 
-/* Damage (integrity.c): note that name is damaged and why (the first
- * reason of a name stands); is it?  cp_reader_regular: 1 when p->dir/name
+/* Damage (integrity.c): note that name is damaged and why (a later
+ * reason of the same name is joined to the first with "; "); is it?  cp_reader_regular: 1 when p->dir/name
  * is a regular file, 0 when absent, -1 when not regular (noted) or not to
  * be looked at.  cp_reader_check_files: every file the manifest lists
  * against its size and CRC-32 (before the files are parsed);
@@ -61,6 +61,10 @@ void cp_reader_damage(cp_profile *p, const char *name, const char *fmt, ...)
 bool cp_reader_is_damaged(const cp_profile *p, const char *name);
 int cp_reader_regular(cp_profile *p, const char *name);
 void cp_reader_check_files(cp_profile *p);
+/* The file name of p->dir was rewritten by collprof itself (collprof
+ * complete): its size and CRC-32 in manifest.json follow.  0, or -1 with
+ * err set. */
+int cp_reader_refingerprint(const cp_profile *p, const char *name, cp_error *err);
 void cp_reader_check_series(cp_profile *p);
 
 /* Is the module file at this path the build that ran (its build-id the

@@ -121,10 +121,16 @@ int main(int argc, char **argv)
             cp_profile_free(&p);
         return fail(msg, 1);
     }
-    /* A damaged profile: replay what is left, and say what is not. */
-    for (size_t i = 0; wrank == 0 && i < p.ndamaged; i++)
-        fprintf(stderr, "collprof-replay: %s: damaged: %s: %s (replaying the rest)\n", o.dir,
-                p.damaged[i].key, p.damaged[i].value);
+    /* A damaged profile is refused: a benchmark of some of the run's
+     * patterns would read as one of all of them.  (The same on every rank:
+     * each loaded the same files.) */
+    if (p.ndamaged) {
+        snprintf(msg, sizeof msg, "%s: damaged: %s: %s%s; collprof-replay needs the whole "
+                 "profile (collprof check %s)", o.dir, p.damaged[0].key, p.damaged[0].value,
+                 p.ndamaged > 1 ? " (and more)" : "", o.dir);
+        cp_profile_free(&p);
+        return fail(msg, 1);
+    }
     int64_t world = recorded_world(&p);
     if (world > wsize) {
         snprintf(msg, sizeof msg, "%s is the profile of a job of %lld ranks; this job has %d: run "
