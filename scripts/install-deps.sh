@@ -11,4 +11,4 @@ apt-get update
 apt-get install -y --no-install-recommends \
     build-essential pkg-config meson ninja-build python3 \
     mpich libmpich-dev openmpi-bin libopenmpi-dev libunwind-dev zlib1g-dev check gfortran \
-    clang libclang-rt-14-dev chromium man-db groff-base
+    clang libclang-rt-14-dev chromium man-db groff-base python3-mpi4py

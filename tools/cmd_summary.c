@@ -129,8 +129,9 @@ static int time_cells(cli_table *t, const cp_timings *tm, const cp_summary_row *
         }
         /* A whole-run estimate from sampled calls carries its uncertainty. */
         return cli_table_cell(t, "%.6f", x->total) ||
-                       (x->wait_weight > 1 ? cli_table_cell(t, "%.6f ±%.6f", wait, sqrt(var))
-                                           : cli_table_cell(t, "%.6f", wait))
+                       (x->wait_unknown     ? cli_table_cell(t, "-")
+                        : x->wait_weight > 1 ? cli_table_cell(t, "%.6f ±%.6f", wait, sqrt(var))
+                                             : cli_table_cell(t, "%.6f", wait))
                    ? -1
                    : 0;
     }

@@ -225,6 +225,9 @@ typedef struct cp_timing_row {
     uint64_t wait_instances[CP_READER_NPATTERNS];
     uint64_t wait_calls;
     double wait_weight;
+    /* Not every member timed the series (its ranks disagree on its calls,
+     * or some timed none): no waiting can be found, "-" rather than 0. */
+    bool wait_unknown;
     cp_cpt_slow slowest[CP_TIMING_SLOWEST]; /* slowest (rank, call)s, slowest first;
                                                duration = exit - start */
     size_t nslowest;

@@ -329,6 +329,36 @@ stripped)
     done
     ;;
 
+mpi4py)
+    # A real stripped module: mpi4py's MPI extension (Debian's python3-mpi4py,
+    # built on Open MPI) exports one function, PyInit_MPI, far from its call
+    # sites; no site may take its name.  Skipped (77) where this MPI's
+    # Python binding is not installed.
+    collprof=$1
+    [ "$LAUNCH_FLAVOR" = openmpi ] && /usr/bin/python3 -c "import mpi4py" 2>/dev/null ||
+        { echo "no mpi4py for this MPI ($LAUNCH_FLAVOR): skipped"; exit 77; }
+    cat >app.py <<'PY'
+from mpi4py import MPI
+import array
+comm = MPI.COMM_WORLD
+buf = array.array('d', [comm.rank + 1.0] * 8)
+out = array.array('d', [0.0] * 8)
+for i in range(20):
+    comm.Allreduce(buf, out, op=MPI.SUM)
+    comm.Bcast(buf, root=0)
+if comm.rank == 0:
+    print("mpi4py app:", out[0])
+PY
+    run baseline 2 no /usr/bin/python3 app.py
+    COLLPROF_OUTPUT_DIR="$work/out" run prog 2 yes /usr/bin/python3 app.py
+    same_as_baseline prog
+    "$collprof" callsites "$work/out" >cs.out 2>&1 || { fail "callsites failed:"; show cs.out; }
+    grep -q "PyInit_MPI" cs.out "$work/out/manifest.json" &&
+        { fail "a call site is named after PyInit_MPI, which does not hold it:"; show cs.out; }
+    grep -q "MPI\.cpython.*\.so+0x[0-9a-f]* .*Allreduce" cs.out ||
+        { fail "the Allreduce site is not shown as its module and offset:"; show cs.out; }
+    ;;
+
 rebuilt)
     # The program file is replaced by another build after the run (here:
     # another program at the same path): its build-id is not the one the

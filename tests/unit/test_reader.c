@@ -581,7 +581,7 @@ START_TEST(load_errors)
     ck_assert(!p.has_manifest);
     ck_assert_uint_ge(p.ndamaged, 1);
     ck_assert_str_eq(p.damaged[0].key, "manifest.json");
-    ck_assert_str_eq(p.damaged[0].value, path);
+    ck_assert_msg(strncmp(p.damaged[0].value, path, strlen(path)) == 0, "%s", p.damaged[0].value);
     cp_profile_free(&p);
 }
 END_TEST

@@ -266,6 +266,9 @@ static int waits(const cp_profile *p, acc *a, cp_error *err)
     size_t n;
     if (cp_reader_wait_members(p, a->row.comm, a->by_rank, &wm, &n))
         return cp_error_set(err, "out of memory");
+    const cp_comm_info *ci = cp_reader_manifest_comm(p, a->row.comm);
+    if (!wm && ci && !ci->remote_members.n && ci->size >= 2)
+        a->row.wait_unknown = true; /* a member without the series */
     if (!wm)
         return 0;
     /* Each call of the members' common sample stands for the block of the

@@ -6,6 +6,7 @@
  * pairs (histogram.c), and the slowest calls with their rank and host.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,10 +101,18 @@ static void table(FILE *f, const cp_timings *t, const bool *drawn)
                   r->median, r->max);
         if (t->barrier)
             rp_printf(f, "<td class=\"n\">%.6f</td>", r->late);
-        double waiting = 0;
-        for (int p = 0; p < CP_READER_NPATTERNS; p++)
+        double waiting = 0, var = 0;
+        for (int p = 0; p < CP_READER_NPATTERNS; p++) {
             waiting += r->wait[p];
-        rp_printf(f, "<td class=\"n\">%.6f</td>", waiting);
+            var += r->wait_se[p] * r->wait_se[p];
+        }
+        if (r->wait_weight > 1) /* a whole-run estimate from the sample */
+            rp_printf(f,
+                      "<td class=\"n\" title=\"estimated from %" PRIu64 " sampled calls, each "
+                      "standing for %.0f; one standard error\">%.6f ±%.6f</td>",
+                      r->wait_calls, r->wait_weight, waiting, sqrt(var));
+        else
+            rp_printf(f, "<td class=\"n\">%.6f</td>", waiting);
         for (size_t k = 0; k < ncols; k++)
             if (r->wait_instances[cols[k]])
                 rp_printf(f, "<td class=\"n\" title=\"%" PRIu64 " instance%s\">%.6f</td>",
