@@ -84,8 +84,10 @@ static inline void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
 void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking);
 /* The MPI library refused the call with rc: it stays recorded with its
  * counts, marked failed with the error class (it moved nothing).  Only
- * refused calls come here: the wrapper tests rc. */
-void cp_call_failed(cp_comm *c, const cp_call *call, int rc);
+ * refused calls come here: the wrapper tests rc.  Cold: the wrapper's
+ * common path stays as short as it was (measured: the test costs about
+ * 4 ns a call where the plain call was a tail call). */
+__attribute__((cold)) void cp_call_failed(cp_comm *c, const cp_call *call, int rc);
 
 /* A persistent collective was created (rc is its MPI result): each
  * MPI_Start of *request will count as one call with these counts. */
