@@ -194,8 +194,14 @@ static int build_tree(const cp_cube_job *j, cp_cube *c, cp_cube_sites *sc, int64
         uint32_t k = cp_site_key_coll(sc->key[i]), form = cp_site_key_form(sc->key[i]);
         uint32_t path = cp_site_key_path(sc->key[i]);
         int64_t parent = path < nt ? frame_h[path] : root_h;
+        /* The call's file and line, as the run resolved them (the builds
+         * that ran), when it could. */
+        const cp_callsite_node *at = path < nt && j->call_tree[path].line > 0
+                                         ? &j->call_tree[path]
+                                         : NULL;
         if (k >= CP_NCOLLECTIVES || form >= CP_NFORMS || coll_region[k][form] < 0 ||
-            (sc->cnode[i] = cp_cube_tree_add(c, parent, coll_region[k][form], -1, "")) < 0)
+            (sc->cnode[i] = cp_cube_tree_add(c, parent, coll_region[k][form],
+                                             at ? at->line : -1, at ? at->file : "")) < 0)
             goto out;
     }
     if (cp_cube_tree_finish_meta(c, ids)) /* the values come row by row */

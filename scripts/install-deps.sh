@@ -10,5 +10,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends \
     build-essential pkg-config meson ninja-build python3 \
-    mpich libmpich-dev openmpi-bin libopenmpi-dev libunwind-dev zlib1g-dev check gfortran \
+    mpich libmpich-dev openmpi-bin libopenmpi-dev libunwind-dev libdw-dev zlib1g-dev check gfortran \
     clang libclang-rt-14-dev chromium man-db groff-base python3-mpi4py

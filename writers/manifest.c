@@ -163,7 +163,8 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
     for (size_t i = 0; i < a->ncall_tree; i++) {
         const cp_callsite_node *x = &a->call_tree[i], *y = &b->call_tree[i];
         if (x->parent != y->parent || x->address != y->address ||
-            strcmp(x->function, y->function) || strcmp(x->module, y->module))
+            strcmp(x->function, y->function) || strcmp(x->module, y->module) ||
+            x->line != y->line || (x->line > 0 && strcmp(x->file, y->file)))
             return false;
     }
     return true;
@@ -268,7 +269,13 @@ static int write_call_tree(cp_out *o, const cp_manifest *m)
                           n->parent) < 0 ||
             WRITE_FIELD(o, n, function) < 0 || cp_out_printf(o, ", \"module\": ") < 0 ||
             WRITE_FIELD(o, n, module) < 0 ||
-            cp_out_printf(o, ", \"address\": %" PRIu64 "}", n->address) < 0)
+            cp_out_printf(o, ", \"address\": %" PRIu64, n->address) < 0)
+            return -1;
+        /* The line of the call as the module that ran says (format 2). */
+        if (n->line > 0 && (cp_out_printf(o, ", \"file\": ") < 0 || WRITE_FIELD(o, n, file) < 0 ||
+                            cp_out_printf(o, ", \"line\": %" PRId64, n->line) < 0))
+            return -1;
+        if (cp_out_printf(o, "}") < 0)
             return -1;
     }
     return cp_out_printf(o, "\n  ]");
@@ -639,6 +646,11 @@ static int to_call_tree(const jctx *cx, const jv *v, cp_manifest *m)
             cp_jget_int(cx, o, "address", 0, INT64_MAX, &address) < 0)
             return -1;
         n->address = (uint64_t)address;
+        const jv *line;
+        if (cp_jget_member(cx, o, "line", false, &line) < 0 ||
+            (line && (cp_jget_int(cx, o, "line", 1, INT64_MAX, &n->line) < 0 ||
+                      cp_jget_str(cx, o, "file", n->file, sizeof n->file) < 0)))
+            return -1;
         m->ncall_tree++;
     }
     return 0;

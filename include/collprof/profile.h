@@ -288,6 +288,9 @@ typedef struct cp_callsite_node {
     char module[1024];  /* path of the executable or shared object */
     uint64_t address;   /* return address in the module (addr2line -e module
                            takes address - 1 for the line of the call) */
+    char file[1024];    /* source file of the call, resolved at the end of the
+                           run against the module that ran; "" unknown */
+    int64_t line;       /* its line; 0 unknown */
 } cp_callsite_node;
 
 /* How the calls of a run were stamped (manifest.json "clock"; absent when

@@ -28,6 +28,7 @@
 #include "callsite_stage.h"
 #include "callsite_tree.h"
 #include "build_id.h"
+#include "callsite_lines.h"
 #include "finalize.h"
 #include "finalize_mail.h"
 #include "pack.h"
@@ -136,8 +137,11 @@ void cp_fin_callsites(fin *f)
     cp_fin_world_finish(&down);
     if (!down_ok)
         cp_fin_fail(f, "out of memory while numbering call paths");
-    else if (f->rank == 0)
+    else if (f->rank == 0) {
         record_modules(&f->man);
+        /* The lines of the run, while its modules are the builds that ran. */
+        cp_callsite_lines(f->man.call_tree, f->man.ncall_tree, f->man.modules, f->man.nmodules);
+    }
     uint32_t *map = malloc((npaths ? npaths : 1) * sizeof *map);
     for (uint32_t i = 0; map && i < npaths; i++)
         map[i] = !down_ok || leaf[i] < 0 ? CP_SEQ_NONE : (uint32_t)st.ids[leaf[i]];

@@ -361,26 +361,37 @@ PY
 
 rebuilt)
     # The program file is replaced by another build after the run (here:
-    # another program at the same path): its build-id is not the one the
-    # manifest recorded, so no line of the new file is shown as the run's.
+    # another program at the same path).  The run resolved its lines at
+    # finalize against the build that ran: they are still shown, never the
+    # new file's.  A profile without them (an older one: the manifest's
+    # lines taken out) looks its lines up only in a file of the recorded
+    # build-id, so it says the module changed instead.
     app=$1 other=$2 collprof=$3
     cp "$app" "$work/prog"
     COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_CALLSITE_DEPTH=1 run prog 2 yes "$work/prog"
     [ "$(cat prog.status)" = 0 ] || { fail "the program failed:"; show prog.err; }
     grep -q '"modules": {"[^"]*prog": "[0-9a-f]\{8,\}"' "$work/out/manifest.json" ||
         { fail "manifest.json does not record the program's build-id:"; show "$work/out/manifest.json"; }
+    grep -q '"file": "[^"]*test_late_rank.c", "line": [0-9]' "$work/out/manifest.json" ||
+        { fail "manifest.json does not hold the lines of the run:"; show "$work/out/manifest.json"; }
     "$collprof" callsites "$work/out" >before.out 2>&1
     grep -q "test_late_rank.c:[0-9]" before.out || { fail "no lines before the rebuild:"; show before.out; }
     cp "$other" "$work/prog"
     "$collprof" callsites "$work/out" >after.out 2>&1 || { fail "callsites failed:"; show after.out; }
-    grep -q "\.c:[0-9]" after.out && { fail "lines of the new build shown as the run's:"; show after.out; }
-    grep -q "prog+0x[0-9a-f]* (module rebuilt since the run: no lines)" after.out ||
-        { fail "callsites does not say the module changed:"; show after.out; }
+    cmp -s before.out after.out || { fail "callsites changed with the rebuild:"; show after.out; }
+    "$collprof" summary "$work/out" >sum.out 2>&1
+    grep -q "test_callsites.c:" sum.out && { fail "summary shows lines of another build:"; show sum.out; }
     "$collprof" complete "$work/out" >complete.out 2>&1
     grep -q "left without lines: their module was rebuilt" complete.out ||
-        { fail "complete does not say the module changed:"; show complete.out; }
-    "$collprof" summary "$work/out" >sum.out 2>&1
-    grep -q "test_late_rank.c:\|test_callsites.c:" sum.out && { fail "summary shows lines of another build:"; show sum.out; }
+        { fail "complete does not say the module changed (its regions):"; show complete.out; }
+    # The same profile without the lines of the run.
+    cp -r "$work/out" "$work/old"
+    sed -i -E 's/, "file": "[^"]*", "line": [0-9]+//' "$work/old/manifest.json"
+    sed -i -E 's/\{"name": ("[^"]*"), "bytes": [0-9]+(, "crc32": [0-9]+)?\}/\1/g' "$work/old/manifest.json"
+    "$collprof" callsites "$work/old" >old.out 2>&1 || { fail "callsites failed:"; show old.out; }
+    grep -q "\.c:[0-9]" old.out && { fail "lines of the new build shown as the run's:"; show old.out; }
+    grep -q "prog+0x[0-9a-f]* (module rebuilt since the run: no lines)" old.out ||
+        { fail "callsites does not say the module changed:"; show old.out; }
     ;;
 
 callsites)

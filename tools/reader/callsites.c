@@ -125,8 +125,9 @@ static int fill_rows(const cp_profile *p, const cp_cube *c, cp_callsite_row *row
     return 0;
 }
 
-/* File and line of every row's call: one addr2line per module, only in a
- * module file of the build that ran. */
+/* File and line of every row's call: as the run resolved it (manifest),
+ * else one addr2line per module, only in a module file of the build that
+ * ran. */
 int cp_callsite_rows_lines(const cp_profile *p, cp_callsite_row *rows, size_t n)
 {
     uint64_t *addr = malloc((n ? n : 1) * sizeof *addr);
@@ -148,8 +149,16 @@ int cp_callsite_rows_lines(const cp_profile *p, cp_callsite_row *rows, size_t n)
             }
         bool same = cp_reader_module_is_the_run(p, mod);
         rc = same ? cp_reader_symbolize(mod, addr, k, out) : 0;
-        for (size_t j = 0; rc == 0 && j < k; j++)
-            rows[which[j]].source = same ? out[j] : (cp_source_line){.line = CP_LINE_CHANGED};
+        for (size_t j = 0; rc == 0 && j < k; j++) {
+            const cp_callsite_node *nd = rows[which[j]].node;
+            cp_source_line *to = &rows[which[j]].source;
+            if (nd->line > 0) { /* resolved at the end of the run: the run's line */
+                snprintf(to->file, sizeof to->file, "%s", nd->file);
+                to->line = nd->line;
+            } else {
+                *to = same ? out[j] : (cp_source_line){.line = CP_LINE_CHANGED};
+            }
+        }
     }
     free(addr);
     free(which);

@@ -93,7 +93,13 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
         const cp_callsite_node *nd = &p->manifest.call_tree[site_of[i]];
         cp_source_line at;
         st->callsites++;
-        if (!cp_reader_module_is_the_run(p, nd->module)) {
+        if (nd->line > 0) { /* as the run resolved it */
+            snprintf(at.file, sizeof at.file, "%s", nd->file);
+            at.line = nd->line;
+            c.cnodes[i].line = at.line;
+            snprintf(c.cnodes[i].mod, sizeof c.cnodes[i].mod, "%s", at.file);
+            st->callsites_done++;
+        } else if (!cp_reader_module_is_the_run(p, nd->module)) {
             st->changed++; /* not this build's lines: left as they are */
         } else if (cp_reader_symbolize(nd->module, &nd->address, 1, &at)) {
             rc = cp_error_set(err, "out of memory");
