@@ -592,3 +592,39 @@ int cp_read_file(const char *path, char **data, size_t *len, cp_error *err)
     cp_in_close(in);
     return rc;
 }
+
+int cp_file_fingerprint(const char *path, int64_t max_bytes, int64_t *bytes, int64_t *crc)
+{
+    *bytes = *crc = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    if ((int64_t)st.st_size > max_bytes) {
+        close(fd);
+        *bytes = (int64_t)st.st_size;
+        return 0;
+    }
+    static _Thread_local unsigned char buf[1 << 16];
+    uLong c = crc32(0L, Z_NULL, 0);
+    int64_t got = 0;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+        c = crc32(c, buf, (uInt)n);
+        got += n;
+    }
+    int saved = errno;
+    close(fd);
+    if (n < 0) {
+        errno = saved;
+        return -1;
+    }
+    *bytes = got;
+    *crc = (int64_t)c;
+    return 0;
+}

@@ -54,6 +54,12 @@ size_t cp_utf8_len(const unsigned char *s, size_t n);
 
 typedef struct cp_in cp_in;
 
+/* The size of the regular file at path and its CRC-32 (zlib's): what
+ * manifest.json records of each file and the reader holds it against.
+ * When the file is larger than max_bytes only its size is read (*crc -1).
+ * Returns 0, or -1 with errno set (not there, not a regular file, a read
+ * error). */
+int cp_file_fingerprint(const char *path, int64_t max_bytes, int64_t *bytes, int64_t *crc);
 /* What a file of this mode is, when it is not a regular file ("a FIFO",
  * "a directory", ...); NULL for a regular file. */
 const char *cp_file_kind(mode_t mode);

@@ -15,10 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "clock.h"
 #include "finalize.h"
@@ -28,6 +25,7 @@
 #include "outdir.h"
 #include "run_manifest.h"
 #include "runtime.h"
+#include "textio.h"
 #include "transport.h"
 
 void cp_fin_fail(fin *f, const char *msg)
@@ -221,35 +219,6 @@ static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
  * huge job: its chunks carry CRCs of their own). */
 #define CRC_MAX_BYTES (INT64_C(1) << 30)
 
-static void fingerprint(const char *path, int64_t *bytes, int64_t *crc)
-{
-    *bytes = *crc = -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return;
-    }
-    *bytes = (int64_t)st.st_size;
-    if (*bytes > CRC_MAX_BYTES) {
-        close(fd);
-        return;
-    }
-    static unsigned char buf[1 << 20];
-    uLong c = crc32(0L, Z_NULL, 0);
-    int64_t got = 0;
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0) {
-        c = crc32(c, buf, (uInt)n);
-        got += n;
-    }
-    close(fd);
-    if (n == 0 && got == *bytes)
-        *crc = (int64_t)c;
-}
-
 static void fingerprint_files(fin *f)
 {
     cp_manifest *m = &f->man;
@@ -268,7 +237,7 @@ static void fingerprint_files(fin *f)
             continue; /* it cannot hold its own */
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", f->dir, m->files[i]);
-        fingerprint(path, &m->file_bytes[i], &m->file_crc[i]);
+        cp_file_fingerprint(path, CRC_MAX_BYTES, &m->file_bytes[i], &m->file_crc[i]);
     }
 }
 

@@ -9,7 +9,6 @@
  * their exit status) that it is not the whole profile.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,8 +16,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "manifest.h"
 #include "reader_internal.h"
@@ -81,31 +78,6 @@ int cp_reader_regular(cp_profile *p, const char *name)
     return 1;
 }
 
-/* The size and CRC-32 of dir/name; -1 when it cannot be read. */
-static int fingerprint(const char *path, int64_t *bytes, uint32_t *crc)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -1;
-    }
-    static unsigned char buf[1 << 20];
-    uLong c = crc32(0L, Z_NULL, 0);
-    int64_t got = 0;
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0) {
-        c = crc32(c, buf, (uInt)n);
-        got += n;
-    }
-    close(fd);
-    *bytes = got;
-    *crc = (uint32_t)c;
-    return n < 0 ? -1 : 0;
-}
-
 static bool listed_missing(const cp_manifest *m, const char *name)
 {
     for (size_t i = 0; i < m->nmissing; i++)
@@ -135,9 +107,8 @@ static void check_listed(cp_profile *p)
             continue; /* an older manifest: nothing to hold it against */
         char path[sizeof p->dir + 300];
         snprintf(path, sizeof path, "%s/%s", p->dir, name);
-        int64_t bytes;
-        uint32_t crc;
-        if (fingerprint(path, &bytes, &crc) != 0)
+        int64_t bytes, crc;
+        if (cp_file_fingerprint(path, INT64_MAX, &bytes, &crc) != 0)
             cp_reader_damage(p, name, "cannot be read: %s", strerror(errno));
         else if (bytes == 0 && want > 0)
             cp_reader_damage(p, name, "emptied: 0 bytes, the run wrote %" PRId64, want);
@@ -147,7 +118,7 @@ static void check_listed(cp_profile *p)
         else if (bytes > want)
             cp_reader_damage(p, name, "changed: %" PRId64 " bytes, the run wrote %" PRId64,
                              bytes, want);
-        else if (want_crc >= 0 && (int64_t)crc != want_crc)
+        else if (want_crc >= 0 && crc != want_crc)
             cp_reader_damage(p, name, "changed since the run wrote it (its CRC-32 differs)");
     }
 }
@@ -225,14 +196,13 @@ int cp_reader_refingerprint(const cp_profile *p, const char *name, cp_error *err
     for (size_t i = 0; i < m.nfile_info && i < m.nfiles; i++) {
         if (strcmp(m.files[i], name) != 0 || m.file_bytes[i] < 0)
             continue;
-        int64_t bytes;
-        uint32_t crc;
-        if (fingerprint(path, &bytes, &crc) != 0) {
+        int64_t bytes, crc;
+        if (cp_file_fingerprint(path, INT64_MAX, &bytes, &crc) != 0) {
             rc = cp_error_set(err, "%s: cannot be read: %s", path, strerror(errno));
             break;
         }
         m.file_bytes[i] = bytes;
-        m.file_crc[i] = m.file_crc[i] >= 0 ? (int64_t)crc : -1;
+        m.file_crc[i] = m.file_crc[i] >= 0 ? crc : -1;
         rc = cp_manifest_write_file(mpath, false, &m, err);
         break;
     }
