@@ -157,16 +157,8 @@ static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_t
     }
     /* the calls of member 0 that every member timed (calls ascend) */
     for (size_t i = 0; i < wm[0].n; i++) {
-        uint64_t c = wm[0].call[i];
-        bool all = true;
-        for (size_t m = 1; m < n && all; m++) {
-            while (at[m] < wm[m].n && wm[m].call[at[m]] < c)
-                at[m]++;
-            all = at[m] < wm[m].n && wm[m].call[at[m]] == c;
-        }
-        if (!all)
+        if (!cp_reader_all_timed(wm, n, i, at))
             continue;
-        at[0] = i;
         size_t late = 0;
         for (size_t m = 1; m < n; m++)
             if (wm[m].enter[at[m]] > wm[late].enter[at[late]])

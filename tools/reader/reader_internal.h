@@ -18,6 +18,11 @@ struct cp_wait_member;
 int cp_reader_wait_members(const cp_profile *p, int64_t comm, const cp_cpt_series *const *by_rank,
                            struct cp_wait_member **wm, size_t *n);
 
+/* Walking member 0's timed calls in order (i ascending; at[] starts at 0):
+ * is wm[0].call[i] timed by every member?  at[m] is then its position in
+ * member m's series. */
+bool cp_reader_all_timed(const struct cp_wait_member *wm, size_t n, size_t i, size_t *at);
+
 /* Collective names compare case-insensitively ("alltoallv" == "Alltoallv"). */
 int cp_reader_collective_cmp(const char *a, const char *b);
 

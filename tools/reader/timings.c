@@ -183,6 +183,19 @@ static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter,
         x->y[(size_t)p * x->n + lo] += sev;
 }
 
+bool cp_reader_all_timed(const cp_wait_member *wm, size_t n, size_t i, size_t *at)
+{
+    uint64_t c = wm[0].call[i];
+    at[0] = i;
+    for (size_t m = 1; m < n; m++) {
+        while (at[m] < wm[m].n && wm[m].call[at[m]] < c)
+            at[m]++;
+        if (at[m] >= wm[m].n || wm[m].call[at[m]] != c)
+            return false;
+    }
+    return true;
+}
+
 /* The calls every member kept: their sorted call arrays intersected. */
 static int common_calls(const cp_wait_member *wm, size_t nm, sample_sums *x)
 {
@@ -192,17 +205,9 @@ static int common_calls(const cp_wait_member *wm, size_t nm, sample_sums *x)
     size_t *pos = calloc(nm, sizeof *pos);
     if (!pos)
         return -1;
-    for (size_t i = 0; i < wm[0].n; i++) {
-        uint64_t c = wm[0].call[i];
-        bool all = true;
-        for (size_t r = 1; r < nm && all; r++) {
-            while (pos[r] < wm[r].n && wm[r].call[pos[r]] < c)
-                pos[r]++;
-            all = pos[r] < wm[r].n && wm[r].call[pos[r]] == c;
-        }
-        if (all)
-            x->calls[x->n++] = c;
-    }
+    for (size_t i = 0; i < wm[0].n; i++)
+        if (cp_reader_all_timed(wm, nm, i, pos))
+            x->calls[x->n++] = wm[0].call[i];
     free(pos);
     x->y = calloc((size_t)CP_READER_NPATTERNS * (x->n ? x->n : 1), sizeof *x->y);
     return x->y ? 0 : -1;
