@@ -57,6 +57,11 @@ void cp_runtime_start(bool collective)
         for (char *line = strtok(problems, "\n"); line; line = strtok(NULL, "\n"))
             cp_log("%s", line);
     }
+    /* Said now, not after a twelve-hour run: where the profile would go
+     * cannot be written.  The run goes on; finalize says it again. */
+    cp_error od;
+    if (cp_rt.world_rank == 0 && cp_outdir_precheck(&cp_rt.cfg, &od))
+        cp_log("%s: no profile can be written unless that changes before the run ends", od.msg);
 
     time_t now = time(NULL);
     struct tm tm;

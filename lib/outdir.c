@@ -90,6 +90,52 @@ static int check_writable(const char *path, cp_error *err)
     return 0;
 }
 
+int cp_outdir_precheck(const cp_config *cfg, cp_error *err)
+{
+    if (!cfg->output_dir[0]) {
+        if (access(".", W_OK | X_OK) != 0)
+            return cp_error_set(err, "the working directory cannot be written (%s): the "
+                                     "default output directory cannot be made there; set "
+                                     "COLLPROF_OUTPUT_DIR",
+                                strerror(errno));
+        return 0;
+    }
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", cfg->output_dir) >= (int)sizeof path)
+        return cp_error_set(err, "output directory name too long: %s", cfg->output_dir);
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return cp_outdir_check(path, true, err) ? -1 : check_writable(path, err);
+    /* Not there yet: the nearest ancestor that is must be a directory we
+     * may create in. */
+    for (;;) {
+        char *slash = strrchr(path, '/');
+        while (slash && slash > path && slash[1] == '\0') { /* trailing slashes */
+            *slash = '\0';
+            slash = strrchr(path, '/');
+        }
+        if (!slash) {
+            snprintf(path, sizeof path, ".");
+        } else if (slash == path) {
+            path[1] = '\0';
+        } else {
+            *slash = '\0';
+        }
+        if (stat(path, &st) == 0)
+            break;
+        if (errno != ENOENT || !strcmp(path, ".") || !strcmp(path, "/"))
+            return cp_error_set(err, "cannot create directory %s: %s", cfg->output_dir,
+                                strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode))
+        return cp_error_set(err, "cannot create directory %s: %s is not a directory",
+                            cfg->output_dir, path);
+    if (access(path, W_OK | X_OK) != 0)
+        return cp_error_set(err, "cannot create directory %s: %s: %s", cfg->output_dir, path,
+                            strerror(errno));
+    return 0;
+}
+
 int cp_outdir_make(const char *path, bool link_ok, cp_error *err)
 {
     if (cp_mkdirs(path, err) || cp_outdir_check(path, link_ok, err))

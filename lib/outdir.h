@@ -29,6 +29,13 @@ int cp_outdir_check(const char *path, bool link_ok, cp_error *err);
 /* cp_mkdirs, then cp_outdir_check, then a probe that files can be created
  * in it (one message for a read-only directory, not one per file). */
 int cp_outdir_make(const char *path, bool link_ok, cp_error *err);
+/* At MPI_Init, without creating anything: can the output directory be
+ * made and written at the end of the run?  COLLPROF_OUTPUT_DIR: an
+ * existing one must pass cp_outdir_check and take files; a new one needs
+ * its nearest existing ancestor to be a directory this process can write
+ * into.  The default: the working directory must be writable.  Returns 0,
+ * or -1 with err saying why not (the run goes on; finalize tries again). */
+int cp_outdir_precheck(const cp_config *cfg, cp_error *err);
 /* Remove the files an earlier run left in an output directory reused
  * (COLLPROF_OUTPUT_DIR): only names collprof writes (and their temporary
  * and .part names), and with `folders` the partial.rank<R> folders, so that
