@@ -610,15 +610,21 @@ int cp_file_fingerprint(const char *path, int64_t max_bytes, int64_t *bytes, int
         *bytes = (int64_t)st.st_size;
         return 0;
     }
-    static _Thread_local unsigned char buf[1 << 16];
+    unsigned char *buf = malloc(1 << 16); /* not on the stack of a rank at finalize */
+    if (!buf) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
     uLong c = crc32(0L, Z_NULL, 0);
     int64_t got = 0;
     ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0) {
+    while ((n = read(fd, buf, 1 << 16)) > 0) {
         c = crc32(c, buf, (uInt)n);
         got += n;
     }
     int saved = errno;
+    free(buf);
     close(fd);
     if (n < 0) {
         errno = saved;

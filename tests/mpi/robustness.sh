@@ -332,6 +332,45 @@ stripped)
     done
     ;;
 
+other-mpi)
+    # collprof built for one MPI, preloaded into programs of the other (a C
+    # program built with the other MPI's mpicc, and, where that is Open MPI,
+    # a Python program through mpi4py): each runs exactly as without
+    # collprof (output, exit status), with one line on stderr naming both
+    # MPIs.  MPIEXEC here is the other MPI's launcher.
+    app=$1
+    for status in 0 3; do
+        run baseline$status 2 no "$app" $status
+        run other$status 2 yes "$app" $status
+        cp baseline$status.out baseline.out
+        cp baseline$status.status baseline.status
+        same_as_baseline other$status
+        [ "$(grep -c "^collprof:" other$status.err)" = 1 ] &&
+            grep -q "^collprof: this program uses .*: this collprof was built for .*; it stands aside and profiles nothing" other$status.err ||
+            { fail "exit $status: expected one line saying collprof stands aside:"; show other$status.err; }
+        ls -d collprof.* >/dev/null 2>&1 && fail "exit $status: a profile was written"
+    done
+    if [ "$LAUNCH_FLAVOR" = openmpi ] && /usr/bin/python3 -c "import mpi4py" 2>/dev/null; then
+        cat >app.py <<'PY'
+from mpi4py import MPI
+import array
+comm = MPI.COMM_WORLD
+buf = array.array('d', [comm.rank + 1.0] * 8)
+out = array.array('d', [0.0] * 8)
+for i in range(5):
+    comm.Allreduce(buf, out, op=MPI.SUM)
+if comm.rank == 0:
+    print("mpi4py app:", out[0])
+PY
+        run pybase 2 no /usr/bin/python3 app.py
+        run py 2 yes /usr/bin/python3 app.py
+        cp pybase.out baseline.out
+        cp pybase.status baseline.status
+        same_as_baseline py
+        [ "$(grep -c "^collprof:" py.err)" = 1 ] || { fail "mpi4py: expected one collprof line:"; show py.err; }
+    fi
+    ;;
+
 mpi4py)
     # A real stripped module: mpi4py's MPI extension (Debian's python3-mpi4py,
     # built on Open MPI) exports one function, PyInit_MPI, far from its call

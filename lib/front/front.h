@@ -1,0 +1,64 @@
+/*
+ * The front of libcollprof.so: what a process preloads or links.  Its only
+ * exported functions are stubs named as the MPI functions collprof wraps;
+ * each jumps, registers untouched, either into the core library
+ * (libcollprof-core-<mpi>.so, loaded privately, RTLD_LOCAL) when the
+ * process uses the MPI library collprof was built for, or into that other
+ * MPI library itself: a program of the other MPI then runs exactly as
+ * without collprof, which says so once.  Which one is decided before the
+ * first MPI call (at load when the program is linked with its MPI, else at
+ * its first MPI call: a Python program opens its MPI late).
+ */
+#ifndef COLLPROF_FRONT_H
+#define COLLPROF_FRONT_H
+
+#include <stddef.h>
+
+#define CP_FRONT_HIDDEN __attribute__((visibility("hidden")))
+
+/* 0: not decided; 1: this MPI, the core; 2: the other MPI (or no core). */
+extern CP_FRONT_HIDDEN unsigned char cp_front_mode;
+extern CP_FRONT_HIDDEN const size_t cp_front_n;
+extern CP_FRONT_HIDDEN const char *const cp_front_names[];
+extern CP_FRONT_HIDDEN void *cp_front_impl[], *cp_front_next[];
+/* Decide (from a stub, every argument register saved around it). */
+CP_FRONT_HIDDEN void cp_front_decide(void);
+
+/* A stub: name NAME, its slot at byte offset OFF of the tables.  When not
+ * decided, the argument registers (integer and vector, and %al of a
+ * variadic call) are saved, cp_front_decide runs, and the stub starts
+ * again. */
+#define CP_FRONT_STUB(NAME, OFF)                                                          \
+    __asm__(".text\n"                                                                     \
+            ".globl " #NAME "\n"                                                          \
+            ".type " #NAME ", @function\n" #NAME ":\n"                                   \
+            "0:  cmpb $1, cp_front_mode(%rip)\n"                                          \
+            "    jne 1f\n"                                                                \
+            "    jmp *cp_front_impl+" #OFF "(%rip)\n"                                     \
+            "1:  cmpb $2, cp_front_mode(%rip)\n"                                          \
+            "    jne 2f\n"                                                                \
+            "    jmp *cp_front_next+" #OFF "(%rip)\n"                                     \
+            "2:  push %rbp\n"                                                             \
+            "    mov %rsp, %rbp\n"                                                        \
+            "    and $-16, %rsp\n"                                                        \
+            "    push %rdi\n    push %rsi\n    push %rdx\n    push %rcx\n"                \
+            "    push %r8\n    push %r9\n    push %rax\n    push %r10\n"                  \
+            "    sub $128, %rsp\n"                                                        \
+            "    movdqu %xmm0, 0(%rsp)\n    movdqu %xmm1, 16(%rsp)\n"                     \
+            "    movdqu %xmm2, 32(%rsp)\n    movdqu %xmm3, 48(%rsp)\n"                    \
+            "    movdqu %xmm4, 64(%rsp)\n    movdqu %xmm5, 80(%rsp)\n"                    \
+            "    movdqu %xmm6, 96(%rsp)\n    movdqu %xmm7, 112(%rsp)\n"                   \
+            "    call cp_front_decide\n"                                                  \
+            "    movdqu 0(%rsp), %xmm0\n    movdqu 16(%rsp), %xmm1\n"                     \
+            "    movdqu 32(%rsp), %xmm2\n    movdqu 48(%rsp), %xmm3\n"                    \
+            "    movdqu 64(%rsp), %xmm4\n    movdqu 80(%rsp), %xmm5\n"                    \
+            "    movdqu 96(%rsp), %xmm6\n    movdqu 112(%rsp), %xmm7\n"                   \
+            "    add $128, %rsp\n"                                                        \
+            "    pop %r10\n    pop %rax\n    pop %r9\n    pop %r8\n"                      \
+            "    pop %rcx\n    pop %rdx\n    pop %rsi\n    pop %rdi\n"                    \
+            "    mov %rbp, %rsp\n"                                                        \
+            "    pop %rbp\n"                                                              \
+            "    jmp 0b\n"                                                                \
+            ".size " #NAME ", .-" #NAME "\n");
+
+#endif
