@@ -109,10 +109,10 @@ static void *open_core(char *why, size_t len)
     return h;
 }
 
-/* The other MPI loaded in the process: the stubs go to it.  This MPI
- * loaded (the program's, the core is not loaded yet): to the core.
- * Neither: wait for the first MPI call (a Python program opens its MPI
- * late); then this MPI is the one. */
+/* The other MPI loaded in the process: the stubs go to it (from the first
+ * MPI call).  This MPI loaded (the program's: the core is not loaded yet):
+ * to the core, from now.  Neither: wait for the first MPI call (a Python
+ * program opens its MPI late); then this MPI is the one. */
 static void decide(bool at_call)
 {
     pthread_mutex_lock(&lock);
@@ -122,6 +122,13 @@ static void decide(bool at_call)
     }
     char path[4096], lib[4096];
     if (loaded(other, path, sizeof path)) {
+        /* Said and settled at the first MPI call only: a launcher of the
+         * other MPI (orterun loads its libraries too) never calls one,
+         * and must print nothing. */
+        if (!at_call) {
+            pthread_mutex_unlock(&lock);
+            return;
+        }
         loaded(other_lib, lib, sizeof lib);
         say("this program uses %s (%s): this collprof was built for " CP_FRONT_MPI_NAME
             "; it stands aside and profiles nothing (a collprof built for that MPI would: "

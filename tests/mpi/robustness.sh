@@ -350,6 +350,10 @@ other-mpi)
             { fail "exit $status: expected one line saying collprof stands aside:"; show other$status.err; }
         ls -d collprof.* >/dev/null 2>&1 && fail "exit $status: a profile was written"
     done
+    # The other MPI's launcher itself preloaded (it loads that MPI's
+    # libraries but never calls MPI): not a word.
+    LD_PRELOAD=$lib timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS -n 1 /bin/true >launcher.out 2>&1
+    grep -q "collprof" launcher.out && { fail "the launcher, preloaded, printed:"; show launcher.out; }
     if [ "$LAUNCH_FLAVOR" = openmpi ] && /usr/bin/python3 -c "import mpi4py" 2>/dev/null; then
         cat >app.py <<'PY'
 from mpi4py import MPI
