@@ -201,6 +201,30 @@ static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *se
     return true;
 }
 
+/* The id of signature *s, added when new (its `next` hint empty);
+ * CP_SEQ_NONE when memory ran out. */
+static uint32_t intern_sig(cp_counts *t, cp_sig *s)
+{
+    uint64_t h = hash_sig(s);
+    struct sig_ctx ctx = {t, s};
+    uint32_t id = cp_index_find(&t->sig_index, h, sig_match_cb, &ctx);
+    if (id != EMPTY)
+        return id;
+    if (t->nsigs == t->cap_sigs) {
+        uint32_t ncap = t->cap_sigs ? t->cap_sigs * 2 : 2;
+        cp_sig *ns = realloc(t->sigs, ncap * sizeof *ns);
+        if (!ns)
+            return CP_SEQ_NONE;
+        t->sigs = ns;
+        t->cap_sigs = ncap;
+    }
+    if (cp_index_put(&t->sig_index, h, t->nsigs))
+        return CP_SEQ_NONE;
+    s->next = CP_SEQ_NONE;
+    t->sigs[t->nsigs] = *s;
+    return t->nsigs++;
+}
+
 uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
                              int64_t root, uint32_t callpath)
 {
@@ -222,24 +246,9 @@ uint32_t cp_counts_signature_form(cp_counts *t, const cp_vec_arg *send, const cp
     cp_sig s = {.root = root, .callpath = callpath, .form = (uint8_t)form};
     if (vector_id(t, send, &s.send) || vector_id(t, recv, &s.recv))
         goto oom;
-    uint64_t h = hash_sig(&s);
-    struct sig_ctx ctx = {t, &s};
-    uint32_t id = cp_index_find(&t->sig_index, h, sig_match_cb, &ctx);
-    if (id == EMPTY) {
-        if (t->nsigs == t->cap_sigs) {
-            uint32_t ncap = t->cap_sigs ? t->cap_sigs * 2 : 2;
-            cp_sig *ns = realloc(t->sigs, ncap * sizeof *ns);
-            if (!ns)
-                goto oom;
-            t->sigs = ns;
-            t->cap_sigs = ncap;
-        }
-        id = t->nsigs;
-        if (cp_index_put(&t->sig_index, h, id))
-            goto oom;
-        s.next = CP_SEQ_NONE;
-        t->sigs[t->nsigs++] = s;
-    }
+    uint32_t id = intern_sig(t, &s);
+    if (id == CP_SEQ_NONE)
+        goto oom;
     if (t->last_sig != CP_SEQ_NONE)
         t->sigs[t->last_sig].next = id;
     t->last_sig = id;
@@ -296,24 +305,7 @@ static uint32_t failed_sig(cp_counts *t, uint32_t sig, int32_t err)
         return CP_SEQ_NONE;
     cp_sig s = t->sigs[sig];
     s.err = err;
-    s.next = CP_SEQ_NONE;
-    uint64_t h = hash_sig(&s);
-    struct sig_ctx ctx = {t, &s};
-    uint32_t id = cp_index_find(&t->sig_index, h, sig_match_cb, &ctx);
-    if (id != EMPTY)
-        return id;
-    if (t->nsigs == t->cap_sigs) {
-        uint32_t ncap = t->cap_sigs ? t->cap_sigs * 2 : 2;
-        cp_sig *ns = realloc(t->sigs, ncap * sizeof *ns);
-        if (!ns)
-            return CP_SEQ_NONE;
-        t->sigs = ns;
-        t->cap_sigs = ncap;
-    }
-    if (cp_index_put(&t->sig_index, h, t->nsigs))
-        return CP_SEQ_NONE;
-    t->sigs[t->nsigs] = s;
-    return t->nsigs++;
+    return intern_sig(t, &s);
 }
 
 void cp_counts_failed(cp_counts *t, uint64_t idx, uint32_t sig, int32_t err)
