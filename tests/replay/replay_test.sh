@@ -135,6 +135,23 @@ select)
     [ "$(cat top.status)" = 0 ] || { fail "--comm 2 --collective alltoallv failed:"; show top.err; }
     [ "$(grep -c '^2  *2  *Alltoallv ' top.out)" = 1 ] && [ "$(grep -c '^[0-9]' top.out)" = 1 ] ||
         { fail "--comm 2 --collective alltoallv: expected the one pattern of communicator 2:"; show top.out; }
+    grep -q "^collprof-replay: 1 pattern of " top.out || { fail "one pattern, not '1 patterns':"; show top.out; }
+    # Bounded by time: no pattern's timed calls can fit in a nanosecond, so
+    # each is timed once; rank 0 says on stderr which pattern it is at.
+    run bounded 4 no "$replay" "$work/orig" --seconds 1e-9
+    [ "$(cat bounded.status)" = 0 ] || { fail "--seconds 1e-9 failed:"; show bounded.err; }
+    [ "$(grep '^[0-9]' bounded.out | awk '$7 != 1' | wc -l)" = 0 ] &&
+        [ "$(grep -c '^[0-9]' bounded.out)" = 14 ] ||
+        { fail "--seconds 1e-9: expected n_sample 1 for each of the 14 patterns:"; show bounded.out; }
+    grep -q "n_sample = min(1000, 4 MB / bytes sent, the calls that fit in 1e-09 s)" bounded.out ||
+        { fail "--seconds: the method line does not say the limit:"; show bounded.out; }
+    for i in $(seq 1 14); do
+        grep -q "^collprof-replay: pattern $i of 14 ([A-Za-z_]*): measured in [0-9.]* s$" bounded.err ||
+            { fail "no progress line for pattern $i on stderr:"; show bounded.err; break; }
+    done
+    # every time column says its unit
+    grep -q "t_min\[usec\] *t_avg\[usec\] *t_max\[usec\] *projected\[s\] *recorded min/median/max\[usec\]" bounded.out ||
+        { fail "the table's time columns do not say their units:"; show bounded.out; }
     run bytes 4 no "$replay" "$work/orig" --top 2 --top-by bytes --repetitions 1
     [ "$(grep -c '^[0-9]' bytes.out)" = 2 ] && grep -q "^note: .*--top 2: 12 more patterns left out" bytes.out ||
         { fail "--top 2 --top-by bytes: expected 2 patterns and a note:"; show bytes.out; }
@@ -168,6 +185,7 @@ bad-input)
     expect_error unknown 4 "'Allgatherx' is not a collective collprof-replay knows how to call" "$work/unknown"
     expect_error option 2 "unknown option '--fast'" "$work/orig" --fast
     expect_error scale 2 "--scale-counts: expected a factor above 0, got '0'" "$work/orig" --scale-counts 0
+    expect_error seconds 2 "--seconds: expected seconds per pattern above 0, got '-1'" "$work/orig" --seconds -1
     cat missing.err smaller.err corrupt.err unknown.err
     ;;
 

@@ -87,8 +87,14 @@ static void measure_all(const rpl_comms *c, rpl_patterns *ps,
             a.sbuf = sbuf;
             a.rbuf = rbuf;
         }
+        double t0 = MPI_Wtime();
         rpl_measure(&c->v[pt->comm], &a, pt, o);
         rpl_args_free(&a);
+        /* A long replay shows that it is moving (the table comes at the end). */
+        if (wrank == 0)
+            fprintf(stderr, "collprof-replay: pattern %zu of %zu (%s): %s %.2f s\n", i + 1, ps->n,
+                    pt->collective, pt->skipped ? "skipped after" : "measured in",
+                    MPI_Wtime() - t0);
     }
 }
 

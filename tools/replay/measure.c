@@ -4,7 +4,9 @@
  *   n_sample = MSGSPERSAMPLE for a rank that sends nothing, else
  *   max(1, min(MSGSPERSAMPLE, OVERALL_VOL / X)), X the bytes this rank
  *   sends, agreed over the communicator (the smallest) so that every rank
- *   repeats equally; --repetitions R sets it;
+ *   repeats equally, and no more calls than fit in --seconds S (1 s unless
+ *   asked otherwise, judged by the last warm-up call); --repetitions R
+ *   sets it instead;
  *   N_WARMUP calls off the clock, N_BARR barriers, then n_sample calls timed
  *   together: t = elapsed / n_sample per rank; t_min, t_avg, t_max over the
  *   ranks.
@@ -59,6 +61,16 @@ static double timed(const rpl_args *a, MPI_Comm sync, int64_t n, bool nonblockin
     return (MPI_Wtime() - t0) / (double)n;
 }
 
+/* At most as many calls as fit in the time limit, judged by the last
+ * warm-up call (a non-blocking pattern is timed three times), at least one. */
+static int64_t within_seconds(int64_t n, double per_call, bool nonblocking, double seconds)
+{
+    double fit = seconds / (nonblocking ? 3 : 1) / (per_call > 0 ? per_call : 1e-9);
+    if (fit < (double)n)
+        n = fit < 1 ? 1 : (int64_t)fit;
+    return n;
+}
+
 int rpl_measure(const rpl_comm *rc, const rpl_args *a, rpl_pattern *pt, const rpl_options *o)
 {
     bool member = rc->side >= 0 && !pt->skipped;
@@ -69,10 +81,16 @@ int rpl_measure(const rpl_comm *rc, const rpl_args *a, rpl_pattern *pt, const rp
         n = a->sent == 0 ? MSGSPERSAMPLE : a->sent >= OVERALL_VOL ? 1 : OVERALL_VOL / a->sent;
         if (n > MSGSPERSAMPLE)
             n = MSGSPERSAMPLE;
+        double last = 0;
+        for (int i = 0; i < N_WARMUP && mpirc == MPI_SUCCESS; i++) {
+            double t0 = MPI_Wtime();
+            mpirc = run(a, 1, false, 0, NULL);
+            last = MPI_Wtime() - t0;
+        }
+        n = within_seconds(n, last, pt->nonblocking, o->seconds);
         if (o->repetitions)
             n = o->repetitions;
         MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT64_T, MPI_MIN, rc->sync);
-        mpirc = run(a, N_WARMUP, false, 0, NULL);
         if (mpirc == MPI_SUCCESS)
             t = timed(a, rc->sync, n, false, 0, NULL, &mpirc);
         if (pt->nonblocking && mpirc == MPI_SUCCESS) {

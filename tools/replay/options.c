@@ -9,12 +9,26 @@ void rpl_usage(FILE *out)
 {
     fputs("usage: mpiexec -n N collprof-replay DIR [--sequence] [--comm ID] [--collective NAME]\n"
           "           [--top K] [--top-by time|bytes] [--scale-counts F] [--repetitions R]\n"
-          "           [--json FILE]\n"
+          "           [--seconds S] [--json FILE]\n"
           "Measures each distinct (communicator, collective, count matrix) of the collprof\n"
           "profile in DIR the way the Intel MPI Benchmarks measure a collective; --sequence\n"
           "replays the recorded calls in their recorded order instead.  N must be at least\n"
-          "the recorded world size.  See docs/replay.md.\n",
+          "the recorded world size.  Each pattern's timed calls take about S seconds at\n"
+          "the most (default 1; --repetitions R sets their number instead).  See\n"
+          "docs/replay.md.\n",
           out);
+}
+
+/* A positive number up to hi, or -1. */
+static int positive(const char *s, double hi, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || end == s || *end || !(x > 0) || x > hi)
+        return -1;
+    *v = x;
+    return 0;
 }
 
 static int integer(const char *s, int64_t lo, int64_t *v)
@@ -30,13 +44,14 @@ static int integer(const char *s, int64_t lo, int64_t *v)
 
 int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t errsize)
 {
-    *o = (rpl_options){.comm = -1, .scale = 1, .top_by = RPL_TOP_TIME};
+    *o = (rpl_options){.comm = -1, .scale = 1, .top_by = RPL_TOP_TIME,
+                          .seconds = RPL_SECONDS_DEFAULT};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = strcmp(a, "--comm") == 0 || strcmp(a, "--collective") == 0 ||
                      strcmp(a, "--top") == 0 || strcmp(a, "--top-by") == 0 ||
                      strcmp(a, "--scale-counts") == 0 || strcmp(a, "--repetitions") == 0 ||
-                     strcmp(a, "--json") == 0;
+                     strcmp(a, "--seconds") == 0 || strcmp(a, "--json") == 0;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return 1;
         if (takes && !v) {
@@ -72,10 +87,7 @@ int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t e
             o->top_by = strcmp(v, "time") == 0 ? RPL_TOP_TIME : RPL_TOP_BYTES;
             i++;
         } else if (strcmp(a, "--scale-counts") == 0) {
-            char *end;
-            errno = 0;
-            o->scale = strtod(v, &end);
-            if (errno || end == v || *end || !(o->scale > 0) || o->scale > 1e6) {
+            if (positive(v, 1e6, &o->scale)) {
                 snprintf(err, errsize, "--scale-counts: expected a factor above 0, got '%s'", v);
                 return 2;
             }
@@ -83,6 +95,12 @@ int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t e
         } else if (strcmp(a, "--repetitions") == 0) {
             if (integer(v, 1, &o->repetitions)) {
                 snprintf(err, errsize, "--repetitions: expected 1 or more, got '%s'", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--seconds") == 0) {
+            if (positive(v, 86400, &o->seconds)) {
+                snprintf(err, errsize, "--seconds: expected seconds per pattern above 0, got '%s'", v);
                 return 2;
             }
             i++;

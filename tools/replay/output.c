@@ -39,9 +39,14 @@ void rpl_print_table(FILE *out, const cp_profile *p, const rpl_comms *c, const r
 {
     char lib[256];
     first_line(lib, sizeof lib);
-    fprintf(out, "collprof-replay: %zu patterns of %s, %d ranks, %s\n", ps->n, p->dir, nranks, lib);
-    fprintf(out, "method: IMB (n_sample = min(1000, 4 MB / bytes sent), agreed; 2 warm-up calls, "
-                 "2 barriers); times in microseconds per call%s\n",
+    fprintf(out, "collprof-replay: %zu pattern%s of %s, %d ranks, %s\n", ps->n, ps->n == 1 ? "" : "s",
+            p->dir, nranks, lib);
+    if (o->repetitions)
+        fprintf(out, "method: IMB (n_sample = %lld, as asked", (long long)o->repetitions);
+    else
+        fprintf(out, "method: IMB (n_sample = min(1000, 4 MB / bytes sent, the calls that fit in "
+                     "%g s), agreed", o->seconds);
+    fprintf(out, "; 2 warm-up calls, 2 barriers); times in microseconds per call%s\n",
             o->scale != 1 ? "; counts scaled" : "");
     if (!p->has_manifest)
         fprintf(out, "note: the other tools' count files name no communicator members: only the "
@@ -49,8 +54,8 @@ void rpl_print_table(FILE *out, const cp_profile *p, const rpl_comms *c, const r
     if (ps->note[0])
         fprintf(out, "note: %s\n", ps->note);
     fprintf(out, "\n%-7s %6s  %-20s %10s %10s %14s %8s %11s %11s %11s %12s  %s\n", "comm", "ranks",
-            "collective", "first call", "calls", "bytes/call", "n_sample", "t_min", "t_avg",
-            "t_max", "projected s", "recorded min/median/max");
+            "collective", "first call", "calls", "bytes/call", "n_sample", "t_min[usec]",
+            "t_avg[usec]", "t_max[usec]", "projected[s]", "recorded min/median/max[usec]");
     for (size_t i = 0; i < ps->n; i++) {
         const rpl_pattern *pt = &ps->v[i];
         const rpl_comm *rc = &c->v[pt->comm];
@@ -72,8 +77,8 @@ void rpl_print_table(FILE *out, const cp_profile *p, const rpl_comms *c, const r
             fprintf(out, "  -");
         fputc('\n', out);
         if (pt->nonblocking)
-            fprintf(out, "%-7s %6s  %-20s non-blocking: t_pure %.2f, t_ovrl %.2f, t_CPU %.2f, "
-                         "overlap %.1f%%\n",
+            fprintf(out, "%-7s %6s  %-20s non-blocking: t_pure %.2f usec, t_ovrl %.2f usec, "
+                         "t_CPU %.2f usec, overlap %.1f%%\n",
                     "", "", "", pt->t_pure * 1e6, pt->t_ovrl * 1e6, pt->t_cpu * 1e6, pt->overlap);
     }
 }

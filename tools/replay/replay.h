@@ -33,8 +33,13 @@ typedef struct rpl_options {
     int64_t top;              /* --top K, 0: every pattern */
     int top_by;               /* RPL_TOP_TIME / RPL_TOP_BYTES (--top-by) */
     double scale;             /* --scale-counts F (1: as recorded) */
-    int64_t repetitions;      /* --repetitions R, 0: IMB's rule */
+    int64_t repetitions;      /* --repetitions R, 0: IMB's rule within --seconds */
+    double seconds;           /* --seconds S: the timed calls of a pattern, at the most */
 } rpl_options;
+
+/* A pattern's timed calls take about this long unless asked otherwise: a
+ * profile of many large patterns is replayed in minutes, not hours. */
+#define RPL_SECONDS_DEFAULT 1.0
 
 /* 0 (parsed), 1 (--help printed), or 2 (a message in err). */
 int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t errsize);
