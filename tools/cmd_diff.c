@@ -5,6 +5,7 @@
  * gone from A.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +14,23 @@
 #include "ranges.h"
 #include "table.h"
 
-/* "1.25x", "-" when a is 0. */
+/* B/A as "1.25x"; "=" when both are 0, "from 0" when only A is.  Two
+ * different values never read as "1.00x": the ratio gets the digits that
+ * show the difference (680704 vs 678720 bytes: "0.997x"). */
 static const char *ratio(double a, double b, char *buf, size_t size)
 {
-    if (a == 0)
-        snprintf(buf, size, b == 0 ? "=" : "new");
-    else
-        snprintf(buf, size, "%.2fx", b / a);
+    if (a == 0) {
+        snprintf(buf, size, b == 0 ? "=" : "from 0");
+        return buf;
+    }
+    double r = b / a, half_unit = 0.005;
+    for (int digits = 2; digits <= 9; digits++, half_unit /= 10) {
+        if (a == b || fabs(r - 1) >= half_unit) {
+            snprintf(buf, size, "%.*fx", digits, r);
+            return buf;
+        }
+    }
+    snprintf(buf, size, b > a ? "~1x (B larger)" : "~1x (B smaller)");
     return buf;
 }
 
@@ -243,8 +254,11 @@ static int run(const cli_command *self, int argc, char **argv)
                p[0].has_manifest ? p[0].manifest.world_size : -1, dirs[1],
                p[1].has_manifest ? p[1].manifest.world_size : -1);
         if (!d.timed[0] || !d.timed[1])
-            printf("times: %s has no timings.cpt; its times read 0\n",
-                   !d.timed[0] && !d.timed[1] ? "neither" : !d.timed[0] ? "A" : "B");
+            printf("times: %s; %s\n",
+                   !d.timed[0] && !d.timed[1] ? "neither A nor B has a timings.cpt"
+                   : !d.timed[0]              ? "A has no timings.cpt"
+                                              : "B has no timings.cpt",
+                   !d.timed[0] && !d.timed[1] ? "their times read 0" : "its times read 0");
         printf("\n");
         if (series_table(&d) < 0) {
             fprintf(stderr, "collprof: out of memory\n");

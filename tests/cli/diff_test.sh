@@ -76,6 +76,29 @@ count=$((count + 1))
 grep -q '^communicator 0, Alltoallv: 2 send matrices in both, 0 new in B, 0 gone from A$' out.txt ||
     { fail "diff d d: the same matrix twice pairs with itself:"; cat out.txt; }
 
+# e, f: the Alltoallv of calls 0-1 sends 100000 elements from rank 0 in e,
+# 100001 in f: the bytes differ by 16 in about 1.6 MB, and the ratio says so
+cp -r a e && cp -r a f || exit 1
+sed -i 's/^Rank(s) 0: 1 2 0$/Rank(s) 0: 100000 2 0/' e/send-counters.rank0.txt
+sed -i 's/^Rank(s) 0: 1 2 0$/Rank(s) 0: 100001 2 0/' f/send-counters.rank0.txt
+run "$collprof" diff e f
+count=$((count + 1))
+grep -q '^times: neither A nor B has a timings.cpt; their times read 0$' out.txt ||
+    { fail "diff e f: the line about the missing times:"; cat out.txt; }
+grep '^ *0  *Alltoallv ' out.txt | grep -q ' 1.00001x ' ||
+    { fail "diff e f: bytes that differ must not read as 1.00x:"; cat out.txt; }
+run "$collprof" diff e e
+count=$((count + 1))
+grep '^ *0  *Alltoallv ' out.txt | grep -q ' 1.00x ' || { fail "diff e e: expected 1.00x:"; cat out.txt; }
+
+# g: the Gatherv of call 0 sends nothing; against a, its bytes grow from 0
+cp -r a g || exit 1
+sed -i -e '/^Gatherv calls 0$/,/^END DATA$/s/^\(Rank(s) [0-2]:\) [1-3]$/\1 0/' g/send-counters.rank0.txt
+run "$collprof" diff g a
+count=$((count + 1))
+grep -q '^ *0  *Gatherv  *1  *1  *0  *24  *from 0 ' out.txt ||
+    { fail "diff g a: 0 bytes, then 24: expected 'from 0':"; cat out.txt; }
+
 run "$collprof" diff a
 expect 2 </dev/null
 run "$collprof" diff a b c
