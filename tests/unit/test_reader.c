@@ -3,6 +3,7 @@
  * and of other tools, finding blocks, the summary numbers and the checks.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -837,6 +838,52 @@ START_TEST(intercommunicator_without_blocks)
 }
 END_TEST
 
+/* docs/reader.md's "Bytes sent" rule names the collectives whose single
+ * count goes to each peer and those where it counts once: each name is on
+ * the side the code puts it (the words match the numbers). */
+static void doc_names_on_side(const char *text, const char *from, const char *to, bool per_peer,
+                              int *seen)
+{
+    const char *a = strstr(text, from), *z = a ? strstr(a, to) : NULL;
+    ck_assert_msg(a && z, "docs/reader.md: no text from '%s' to '%s'", from, to);
+    for (const char *q = strchr(a, '`'); q && q < z; q = strchr(q + 1, '`')) {
+        const char *e = strchr(q + 1, '`');
+        char name[64];
+        size_t n = e ? (size_t)(e - q - 1) : 0;
+        if (!e || n == 0 || n >= sizeof name)
+            break;
+        memcpy(name, q + 1, n);
+        name[n] = '\0';
+        q = e;
+        if (strchr(name, ' ') || name[0] < 'A' || name[0] > 'Z')
+            continue; /* not a collective's name */
+        ck_assert_msg(cp_collective_single_count_per_peer(name) == per_peer,
+                      "docs/reader.md puts %s %s; the code does not", name,
+                      per_peer ? "among the per-peer counts" : "among the counts taken once");
+        (*seen)++;
+    }
+}
+
+START_TEST(bytes_rule_as_documented)
+{
+    const char *root = getenv("CP_SOURCE_ROOT");
+    ck_assert_msg(root != NULL, "CP_SOURCE_ROOT is not set");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/docs/reader.md", root);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "%s: cannot open", path);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    int per_peer = 0, once = 0;
+    doc_names_on_side(text, "amount *for each peer*:", "(peers:", true, &per_peer);
+    doc_names_on_side(text, "contribution and counts once:", "The rule is", false, &once);
+    ck_assert_int_ge(per_peer, 8);
+    ck_assert_int_ge(once, 6);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     Suite *s = suite_create("reader");
@@ -869,6 +916,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, call_bytes_per_collective);
     tcase_add_test(tc, neighbourhood_checked_through_topology);
     tcase_add_test(tc, intercommunicator_without_blocks);
+    tcase_add_test(tc, bytes_rule_as_documented);
 run:
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
