@@ -293,22 +293,31 @@ late-tail)
     # 300,000 Alltoallv on 2 ranks, rank 1 late by 5 ms in each of the last
     # 300 only: 1.5 s of waiting for rank 0 in a run of far more calls than
     # the sample keeps.  With the default settings the whole-run waiting
-    # (profile.stat's mpi_wait_nxn Sum, the summary's waiting) is within
-    # 30 % of 1.5 s, and the summary says it is an estimate.
+    # (profile.stat's mpi_wait_nxn Sum, the summary's waiting) is at least
+    # 70 % of 1.5 s (a loaded machine only adds waiting: a sleep that
+    # overshoots, a rank descheduled), and at most the exact time in the
+    # calls (summary's time column, every call's) plus three standard errors
+    # of the estimate: waiting is part of the time in the calls.  The
+    # summary says it is an estimate.
     app=$1 collprof=$2
     COLLPROF_OUTPUT_DIR="$work/out" run prog 2 yes "$app" 300000 300 5000
     [ "$(cat prog.status)" = 0 ] || { fail "test_late_tail failed:"; show prog.err; }
-    sum=$(awk '$1 == "mpi_wait_nxn" { print $7 }' "$work/out/profile.stat")
-    awk -v s="$sum" 'BEGIN { exit !(s >= 1.05 && s <= 1.95) }' ||
-        { fail "profile.stat mpi_wait_nxn Sum is $sum s, not within 30% of 1.5 s:"; show "$work/out/profile.stat"; }
     "$collprof" summary "$work/out" >sum.out 2>&1 || { fail "summary failed:"; show sum.out; }
-    w=$(awk '$4 == "Alltoallv" { print $(NF-1) }' sum.out)
-    awk -v s="$w" 'BEGIN { exit !(s >= 1.05 && s <= 1.95) }' ||
-        { fail "summary's waiting is $w s, not within 30% of 1.5 s:"; show sum.out; }
+    row=$(awk '$4 == "Alltoallv" { e = $NF; sub(/^[^0-9.]*/, "", e); print $(NF-2), $(NF-1), e }' sum.out)
+    set -- $row
+    time_in_calls=${1:-0} w=${2:-0} se=${3:-0}
+    within() { # VALUE: at least 1.05 s, at most the time in the calls + 3 standard errors
+        awk -v s="$1" -v t="$time_in_calls" -v e="$se" 'BEGIN { exit !(s >= 1.05 && s <= t + 3 * e) }'
+    }
+    sum=$(awk '$1 == "mpi_wait_nxn" { print $7 }' "$work/out/profile.stat")
+    within "$sum" ||
+        { fail "profile.stat mpi_wait_nxn Sum is $sum s: not between 1.05 s and $time_in_calls s (time in the calls) + 3 x $se:"; show "$work/out/profile.stat"; }
+    within "$w" ||
+        { fail "summary's waiting is $w s: not between 1.05 s and $time_in_calls s (time in the calls) + 3 x $se:"; show sum.out; }
     grep -q "Alltoallv .* ±[0-9.]*$" sum.out || { fail "summary does not give the estimate's uncertainty:"; show sum.out; }
     grep -q "waiting [0-9.]* s (estimated from [0-9]* sampled calls, each standing for [0-9]*: ±" sum.out ||
         { fail "the time finding does not say the waiting is estimated:"; show sum.out; }
-    echo "late tail: profile.stat says $sum s, summary $w s (1.5 s of waiting)"
+    echo "late tail: profile.stat says $sum s, summary $w s, standard error $se s (1.5 s of waiting injected; $time_in_calls s in the calls)"
     ;;
 
 stripped)
