@@ -61,6 +61,15 @@ said_twice() {
 # limit.  (MPICH's mpiexec kills the other ranks with SIGKILL as soon as one
 # dies of a signal, even with -disable-auto-cleanup: collprof's ranks stay
 # half a second after writing for the others to finish.)
+# sh -c "$own_status" sh PROGRAM ARGS...: runs PROGRAM, records its own
+# exit status (128 + a signal's number) in $CPT_STATUS.rank<R> and exits
+# with it, so that mpiexec still sees the rank fail: what a rank died of by
+# itself, apart from what the launcher reports for the job.
+own_status='"$@"; s=$?; echo $s >"$CPT_STATUS.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"; exit $s'
+# own NAME RANK: the own_status record of RANK in run NAME, "none" when the launcher
+# killed it first
+own() { cat "$1.own.rank$2" 2>/dev/null || echo none; }
+
 run_killed() {
     name=$1 n=$2 preload=$3 sig=$4
     shift 4
@@ -438,7 +447,6 @@ sigterm)
     # writing its partial profile then adds 9 (12 | 9 = 13), as a rank that
     # is slow for any other reason would.  What must not change is what
     # each rank dies of by itself: SIGUSR2, recorded by a shell around it.
-    own_status='"$@"; s=$?; echo $s >"$CPT_STATUS.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"; exit $s'
     CPT_STATUS=$work/baseline_usr2.own COLLPROF_OUTPUT_DIR=$work/base1 \
         run_killed baseline_usr2 2 no USR2 sh -c "$own_status" sh "$nofin" term
     CPT_STATUS=$work/usr2.own COLLPROF_SIGNALS=TERM,USR2 COLLPROF_OUTPUT_DIR=$work/usr2 \
@@ -447,7 +455,7 @@ sigterm)
     [ "$(cat usr2.status)" != 0 ] || fail "usr2: mpiexec reports success for ranks ended by SIGUSR2"
     died_of_usr2=0
     for r in 0 1; do
-        s=$(cat "usr2.own.rank$r" 2>/dev/null || echo none)
+        s=$(own usr2 $r)
         case $s in
         140) died_of_usr2=$((died_of_usr2 + 1)) ;;
         none) ;; # killed by the launcher after the other rank died
@@ -468,9 +476,7 @@ abort | segv | fpe | bus | ill | abrt)
         # Which dying rank's status mpiexec reports is a race among the
         # ranks (the faulting one, or one it then killed): each rank's own
         # status is what must not change, recorded by a shell around it
-        # (128 + the signal's number), which exits with that status so that
-        # mpiexec still sees a rank fail.
-        own_status='"$@"; s=$?; echo $s >"$CPT_STATUS.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"; exit $s'
+        # (128 + the signal's number; own_status above).
         CPT_STATUS=$work/baseline.own COLLPROF_OUTPUT_DIR=$work/base \
             run baseline 3 no sh -c "$own_status" sh "$nofin" "$case_"
         CPT_STATUS=$work/profiled.own COLLPROF_OUTPUT_DIR=$work/out \
@@ -478,15 +484,14 @@ abort | segv | fpe | bus | ill | abrt)
         launcher_report baseline.out profiled.out
         cmp -s baseline.out profiled.out || { fail "stdout changed under collprof:"; show profiled.out; }
         [ "$(cat profiled.status)" != 0 ] || fail "mpiexec reports success for a crashed rank"
-        own() { cat "$1.own.rank1" 2>/dev/null || echo none; }
         for number in 4 6 7 8 11; do # ILL ABRT BUS FPE SEGV (Linux)
             [ "$(kill -l $number | tr A-Z a-z)" = "$case_" ] && break
         done
-        [ "$(own baseline)" = $((128 + number)) ] ||
-            fail "without collprof rank 1 did not end with SIG$(kill -l $number): status $(own baseline)"
-        [ "$(own baseline)" = "$(own profiled)" ] ||
-            fail "rank 1 ended with status $(own profiled), without collprof $(own baseline)"
-        echo "rank 1's own exit status: $(own profiled) (without collprof: $(own baseline))"
+        [ "$(own baseline 1)" = $((128 + number)) ] ||
+            fail "without collprof rank 1 did not end with SIG$(kill -l $number): status $(own baseline 1)"
+        [ "$(own baseline 1)" = "$(own profiled 1)" ] ||
+            fail "rank 1 ended with status $(own profiled 1), without collprof $(own baseline 1)"
+        echo "rank 1's own exit status: $(own profiled 1) (without collprof: $(own baseline 1))"
     fi
     "$nofin" check "$work/out" 3 "$case_" rank1 >check.out 2>&1 || { fail "partial profiles:"; show check.out; }
     case $case_ in
