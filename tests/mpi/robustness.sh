@@ -25,6 +25,8 @@ set -u
 case_=$1 work=$2 mpiexec=$3 lib=$4
 shift 4
 . "$(dirname "$0")/runs.sh"
+# The mpi4py program of the other-mpi and mpi4py cases.
+mpi4py_app=$(cd "$(dirname "$0")" && pwd)/app_mpi4py.py
 
 case $case_ in
 miniapp)
@@ -364,19 +366,8 @@ other-mpi)
     LD_PRELOAD=$lib timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS -n 1 /bin/true >launcher.out 2>&1
     grep -q "collprof" launcher.out && { fail "the launcher, preloaded, printed:"; show launcher.out; }
     if [ "$LAUNCH_FLAVOR" = openmpi ] && /usr/bin/python3 -c "import mpi4py" 2>/dev/null; then
-        cat >app.py <<'PY'
-from mpi4py import MPI
-import array
-comm = MPI.COMM_WORLD
-buf = array.array('d', [comm.rank + 1.0] * 8)
-out = array.array('d', [0.0] * 8)
-for i in range(5):
-    comm.Allreduce(buf, out, op=MPI.SUM)
-if comm.rank == 0:
-    print("mpi4py app:", out[0])
-PY
-        run pybase 2 no /usr/bin/python3 app.py
-        run py 2 yes /usr/bin/python3 app.py
+        run pybase 2 no /usr/bin/python3 "$mpi4py_app" 5
+        run py 2 yes /usr/bin/python3 "$mpi4py_app" 5
         cp pybase.out baseline.out
         cp pybase.status baseline.status
         same_as_baseline py
@@ -392,20 +383,8 @@ mpi4py)
     collprof=$1
     [ "$LAUNCH_FLAVOR" = openmpi ] && /usr/bin/python3 -c "import mpi4py" 2>/dev/null ||
         { echo "no mpi4py for this MPI ($LAUNCH_FLAVOR): skipped"; exit 77; }
-    cat >app.py <<'PY'
-from mpi4py import MPI
-import array
-comm = MPI.COMM_WORLD
-buf = array.array('d', [comm.rank + 1.0] * 8)
-out = array.array('d', [0.0] * 8)
-for i in range(20):
-    comm.Allreduce(buf, out, op=MPI.SUM)
-    comm.Bcast(buf, root=0)
-if comm.rank == 0:
-    print("mpi4py app:", out[0])
-PY
-    run baseline 2 no /usr/bin/python3 app.py
-    COLLPROF_OUTPUT_DIR="$work/out" run prog 2 yes /usr/bin/python3 app.py
+    run baseline 2 no /usr/bin/python3 "$mpi4py_app" 20
+    COLLPROF_OUTPUT_DIR="$work/out" run prog 2 yes /usr/bin/python3 "$mpi4py_app" 20
     same_as_baseline prog
     "$collprof" callsites "$work/out" >cs.out 2>&1 || { fail "callsites failed:"; show cs.out; }
     grep -q "PyInit_MPI" cs.out "$work/out/manifest.json" &&
