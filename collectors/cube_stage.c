@@ -181,9 +181,8 @@ static int build_tree(const cp_cube_job *j, cp_cube *c, cp_cube_sites *sc, int64
             char fn[64], name[72];
             cp_mpi_function_name(cp_collective_names[k], form, fn, sizeof fn);
             /* MPIX_..._init where the library has only those (MPI 3.1). */
-            bool ext = (form & ~CP_FORM_LARGE) == CP_FORM_PERSISTENT &&
-                       strcmp(CP_PERSISTENT_PREFIX, "MPI_") != 0;
-            snprintf(name, sizeof name, "%s%s", ext ? CP_PERSISTENT_PREFIX : "MPI_", fn + 4);
+            bool ext = (form & ~CP_FORM_LARGE) == CP_FORM_PERSISTENT && j->persistent_prefix;
+            snprintf(name, sizeof name, "%s%s", ext ? j->persistent_prefix : "MPI_", fn + 4);
             if ((coll_region[k][form] =
                      add_region(c, name, "MPI", "mpi", role_of(k),
                                 form == CP_FORM_ANY ? "MPI collective (all forms)"

@@ -43,6 +43,9 @@ typedef struct cp_cube_job {
     const cp_job_hosts *hosts;          /* where every rank ran */
     bool timing, barrier;               /* which metrics there are */
     const char *program;                /* the root's region */
+    const char *persistent_prefix;      /* the persistent forms' prefix where it is not MPI_
+                                         * (MPIX_ before MPI 4.0), else NULL: Cube names
+                                         * their regions as the application called them */
     const char *machine;
     const char *const (*attrs)[2];      /* (name, value) pairs of the file */
     size_t nattrs;

@@ -43,6 +43,9 @@ static int build_meta(const fin *f, const cp_run_times *rt, cp_cube *c,
                      .ncall_tree = f->man.ncall_tree, .hosts = &rt->hosts,
                      .timing = rt->timing, .barrier = cp_rt.cfg.timing == CP_TIMING_BARRIER,
                      .program = program_invocation_short_name, .machine = machine,
+#ifdef CP_MPIX_PERSISTENT /* this MPI library's persistent forms are MPIX_..._init */
+                     .persistent_prefix = "MPIX_",
+#endif
                      .attrs = attrs, .nattrs = sizeof attrs / sizeof attrs[0]};
     return cp_cube_stage_meta(&j, c, metric, sc, root);
 }

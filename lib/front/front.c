@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "front_flavor.h" /* which MPI, the other one, the core's file name */
+#include CP_FRONT_FLAVOR_H /* which MPI, the other one, the core's file name (meson) */
 
 CP_FRONT_HIDDEN unsigned char cp_front_mode;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -88,21 +88,29 @@ static void to_the_mpi(const char *lib)
     __atomic_store_n(&cp_front_mode, 2, __ATOMIC_RELEASE);
 }
 
+/* The path of a file beside this library (NULL: not known). */
+static bool beside(const char *name, char *path, size_t len)
+{
+    Dl_info info;
+    if (!dladdr((void *)&cp_front_mode, &info) || !info.dli_fname)
+        return false;
+    const char *slash = strrchr(info.dli_fname, '/');
+    snprintf(path, len, "%.*s%s", slash ? (int)(slash - info.dli_fname + 1) : 0,
+             info.dli_fname, name);
+    return true;
+}
+
 /* The core library, beside this one, opened privately (RTLD_LOCAL): its
  * functions of the MPI names, and the MPI library it needs, stay out of
  * the global scope, where a Python program's late-opened MPI would
  * otherwise find this MPI's functions before its own. */
 static void *open_core(char *why, size_t len)
 {
-    Dl_info info;
     char path[4200];
-    if (!dladdr((void *)&cp_front_mode, &info) || !info.dli_fname) {
+    if (!beside(CP_FRONT_CORE, path, sizeof path)) {
         snprintf(why, len, "cannot find where libcollprof.so is");
         return NULL;
     }
-    const char *slash = strrchr(info.dli_fname, '/');
-    snprintf(path, sizeof path, "%.*s%s", slash ? (int)(slash - info.dli_fname + 1) : 0,
-             info.dli_fname, CP_FRONT_CORE);
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
         snprintf(why, len, "%s", dlerror());
@@ -130,10 +138,21 @@ static void decide(bool at_call)
             return;
         }
         loaded(other_lib, lib, sizeof lib);
-        say("this program uses %s (%s): this collprof was built for " CP_FRONT_MPI_NAME
-            "; it stands aside and profiles nothing (a collprof built for that MPI would: "
-            "meson setup -Dmpi=" CP_FRONT_OTHER_OPTION ")",
-            CP_FRONT_OTHER_NAME, lib[0] ? lib : path);
+        /* Which file would profile it: the other MPI's collprof beside
+         * this one (a build for both), else how to build it. */
+        char front[4200], would[4400];
+        if (beside(CP_FRONT_OTHER_FRONT, front, sizeof front) && access(front, R_OK) == 0)
+            snprintf(would, sizeof would, "%s would (`collprof run` picks it)", front);
+        else
+            snprintf(would, sizeof would,
+                     "a collprof built for that MPI would: meson setup -Dmpi=auto or -Dmpi="
+                     CP_FRONT_OTHER_OPTION);
+        char msg[9000];
+        snprintf(msg, sizeof msg,
+                 "this program uses " CP_FRONT_OTHER_NAME " (%s): this collprof was built for "
+                 CP_FRONT_MPI_NAME "; it stands aside and profiles nothing (%s)",
+                 lib[0] ? lib : path, would);
+        say("%s%s", msg, "");
         to_the_mpi(lib);
     } else if (at_call || loaded(mine, NULL, 0)) {
         char why[600];

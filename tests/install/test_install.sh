@@ -2,9 +2,11 @@
 # `meson install` puts the library, headers, pkg-config file, reader and docs
 # in place, and an application builds against the installed copy through
 # pkg-config, as the README says.
-# usage: test_install.sh BUILD_DIR MPI   (MPI: mpich or openmpi, as -Dmpi=)
+# usage: test_install.sh BUILD_DIR MPI FLAVOURS
+#   MPI: the default MPI (mpich or openmpi); FLAVOURS: every MPI built for,
+#   comma-separated: each has its libcollprof-<mpi>.so and collprof-<mpi>.pc
 set -eu
-build=$1 mpi=$2
+build=$1 mpi=$2 flavours=$3
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --quiet >/dev/null
@@ -16,7 +18,13 @@ root=$dest$prefix
 fail() { echo "FAIL: $*"; exit 1; }
 for f in "$libdir/libcollprof.so" include/collprof.h include/collprof/reader.h \
          include/collprof/profile.h bin/collprof bin/collprof-replay "$libdir/pkgconfig/collprof.pc" \
-         share/doc/collprof/configuration.md share/doc/collprof/replay.md; do
+         share/doc/collprof/configuration.md share/doc/collprof/replay.md \
+         share/man/man1/collprof.1 share/man/man1/collprof-replay.1 share/man/man3/collprof.3 \
+         share/man/man7/collprof-config.7 \
+         $(for f in $(echo "$flavours" | tr , ' '); do
+               echo "$libdir/libcollprof-$f.so" "$libdir/libcollprof-core-$f.so" \
+                    "$libdir/pkgconfig/collprof-$f.pc"
+           done); do
     case $f in /*) p=$dest$f ;; *) p=$root/$f ;; esac
     [ -e "$p" ] || fail "not installed: $f"
 done
@@ -24,6 +32,10 @@ case $libdir in /*) pcdir=$dest$libdir/pkgconfig ;; *) pcdir=$root/$libdir/pkgco
 flags=$(PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs collprof) ||
     fail "pkg-config collprof"
 echo "$flags" | grep -q -- '-lcollprof' || fail "pkg-config gives no -lcollprof: $flags"
+for f in $(echo "$flavours" | tr , ' '); do
+    PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --libs "collprof-$f" |
+        grep -q -- "-lcollprof-$f" || fail "pkg-config collprof-$f gives no -lcollprof-$f"
+done
 # An application using the control API compiles and links against it.
 cat > "$dest/app.c" <<'C'
 #include <collprof.h>
