@@ -40,6 +40,7 @@ extern const size_t cli_ncommands;
 extern const char cli_description[];
 extern const char cli_exit_status[];
 
+extern const cli_command cli_cmd_run;
 extern const cli_command cli_cmd_summary;
 extern const cli_command cli_cmd_matrix;
 extern const cli_command cli_cmd_check;

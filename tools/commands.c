@@ -6,6 +6,7 @@
 #include "cli.h"
 
 const cli_command *const cli_commands[] = {
+    &cli_cmd_run,
     &cli_cmd_summary,
     &cli_cmd_matrix,
     &cli_cmd_patterns,
@@ -21,8 +22,9 @@ const cli_command *const cli_commands[] = {
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 
 const char cli_description[] =
-    "Reads the output directory of a collprof run (or a directory of count files\n"
-    "written by collective_profiler) and reports on it.\n";
+    "Runs an MPI program under collprof (run), reads the output directory of a\n"
+    "collprof run (or a directory of count files written by collective_profiler)\n"
+    "and reports on it.\n";
 
 const char cli_exit_status[] = "Exit status: 0 success, 1 bad input or problems found, 2 usage "
                                "error.\n";

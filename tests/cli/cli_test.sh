@@ -34,7 +34,7 @@ start time:       2026-11-22T04:13:35
 partial:          no
 counts files:     4 (2 send, 2 receive)
 
-findings, most costly first:
+findings, by the time each explains:
   coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
@@ -55,7 +55,7 @@ start time:       2026-11-22T04:13:35
 partial:          no
 counts files:     4 (2 send, 2 receive)
 
-findings, most costly first:
+findings, by the time each explains:
   coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
@@ -75,7 +75,7 @@ start time:       unknown
 partial:          unknown
 counts files:     4 (2 send, 2 receive)
 
-findings, most costly first:
+findings, by the time each explains:
   coverage: counts only (no manifest.json, no timings.cpt): no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
@@ -96,7 +96,7 @@ start time:       2026-11-22T04:13:35
 partial:          no
 counts files:     3 (1 send, 2 receive)
 
-findings, most costly first:
+findings, by the time each explains:
   coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
@@ -335,10 +335,12 @@ expect 0 <<'EOF'
 usage: collprof <command> [arguments]
        collprof --help | --version | help <command>
 
-Reads the output directory of a collprof run (or a directory of count files
-written by collective_profiler) and reports on it.
+Runs an MPI program under collprof (run), reads the output directory of a
+collprof run (or a directory of count files written by collective_profiler)
+and reports on it.
 
 commands:
+  run        run one rank of PROGRAM under collprof, for whichever MPI it uses
   summary    what the run was, then one line per communicator and collective
   matrix     the full send or receive count matrix of one call
   patterns   who talks to how many ranks, and the shape of every matrix

@@ -19,6 +19,8 @@
 #                                        rank late at a known line
 #   cube-tools ... TEST_LATE_RANK CUBE_VALUES COLLPROF_EXE : cubelib's cube_dump and
 #                                        cube_sanity read profile.cubex as we do
+#   collprof-run ... MINIAPP COLLPROF_EXE : `mpiexec collprof run MINIAPP` with
+#                                        MPIEXEC, the launcher of MINIAPP's MPI
 # WORKDIR is emptied first; APP is app_exit (a few Alltoallv, one stdout line,
 # returns its argument).
 set -u
@@ -360,6 +362,10 @@ other-mpi)
             grep -q "^collprof: this program uses .*: this collprof was built for .*; it stands aside and profiles nothing" other$status.err ||
             { fail "exit $status: expected one line saying collprof stands aside:"; show other$status.err; }
         ls -d collprof.* >/dev/null 2>&1 && fail "exit $status: a profile was written"
+        # Where collprof was built for both MPIs, the line names the other
+        # one's library, which must be there.
+        named=$(sed -n 's/.*(\(\/[^ ]*\) would (`collprof run` picks it))$/\1/p' other$status.err)
+        [ -z "$named" ] || [ -r "$named" ] || fail "exit $status: names $named, which is not there"
     done
     # The other MPI's launcher itself preloaded (it loads that MPI's
     # libraries but never calls MPI): not a word.
@@ -373,6 +379,41 @@ other-mpi)
         same_as_baseline py
         [ "$(grep -c "^collprof:" py.err)" = 1 ] || { fail "mpi4py: expected one collprof line:"; show py.err; }
     fi
+    ;;
+
+collprof-run)
+    # `mpiexec -n 2 collprof run PROGRAM`: the launcher starts collprof run
+    # for each rank, which preloads the library built for the program's MPI
+    # (as the manifest names it) and becomes the program.  Same
+    # output and status as without; a whole profile, checked; where this
+    # launcher is Open MPI's and mpi4py is installed, `collprof run python3`
+    # too.  Then what `collprof run` says of a program it cannot run.
+    miniapp=$1 collprof=$2
+    title=MPICH
+    [ "$LAUNCH_FLAVOR" = openmpi ] && title="Open MPI"
+    run baseline 2 no "$miniapp" 6 2
+    COLLPROF_OUTPUT_DIR="$work/out" run profiled 2 no "$collprof" run "$miniapp" 6 2
+    same_as_baseline profiled
+    grep -q "^collprof: wrote .* to $work/out" profiled.err || { fail "no profile written:"; show profiled.err; }
+    "$collprof" check "$work/out" >check.out 2>&1 || { fail "check failed:"; show check.out; }
+    "$collprof" summary "$work/out" >summary.out 2>&1
+    grep -q "^MPI library: *$title" summary.out ||
+        { fail "expected the run to be profiled by the collprof of $title:"; show summary.out; }
+    [ "$(awk '$1 == 0 && $4 == "Alltoallv" { print $5 }' summary.out)" = 6 ] ||
+        { fail "expected 6 Alltoallv calls on communicator 0 (the halo exchanges):"; show summary.out; }
+    if [ "$LAUNCH_FLAVOR" = openmpi ] && /usr/bin/python3 -c "import mpi4py" 2>/dev/null; then
+        run pybase 2 no /usr/bin/python3 "$mpi4py_app" 5
+        COLLPROF_OUTPUT_DIR="$work/py" run py 2 no "$collprof" run /usr/bin/python3 "$mpi4py_app" 5
+        cp pybase.out baseline.out
+        cp pybase.status baseline.status
+        same_as_baseline py
+        "$collprof" check "$work/py" >pycheck.out 2>&1 || { fail "mpi4py: check failed:"; show pycheck.out; }
+    fi
+    "$collprof" run ./no-such-program >missing.out 2>&1
+    [ $? = 127 ] && grep -q "^collprof run: cannot run ./no-such-program: No such file or directory$" missing.out ||
+        { fail "a missing program: expected exit 127 and the reason:"; show missing.out; }
+    "$collprof" run --mpi lam "$miniapp" >bad.out 2>&1
+    [ $? = 2 ] && grep -q "expected mpich or openmpi" bad.out || { fail "--mpi lam: expected a usage error:"; show bad.out; }
     ;;
 
 mpi4py)
@@ -707,7 +748,7 @@ PY
     ;;
 
 *)
-    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives|callsites|late-rank|cube-tools WORKDIR MPIEXEC LIB [ARGS...]" >&2
+    echo "usage: $0 miniapp|bad-env|unwritable|non-mpi|exit-code|bad-collectives|callsites|late-rank|cube-tools|collprof-run|... WORKDIR MPIEXEC LIB [ARGS...]" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,272 @@
+/*
+ * collprof run PROGRAM [ARGS]: start one rank of an application under
+ * collprof, whichever MPI library it uses.  The MPI launcher starts it for
+ * each rank (`mpiexec -n 64 collprof run ./app args`); it finds which MPI
+ * the process will use, puts the collprof library built for that MPI
+ * first in LD_PRELOAD and executes the program in its place: same process,
+ * same arguments, same exit status.
+ *
+ * Which MPI, first found wins:
+ *   1. --mpi NAME or COLLPROF_MPI (mpich, openmpi): the user said so;
+ *   2. the MPI library the program itself is linked with (its ELF
+ *      DT_NEEDED entries: libmpich.so.12 / libmpi.so.12 are MPICH's,
+ *      libmpi*.so.40 Open MPI's);
+ *   3. the launcher that started it (Open MPI's sets OMPI_COMM_WORLD_SIZE,
+ *      MPICH's Hydra PMI_RANK): a Python program with mpi4py, or a script,
+ *      says nothing by itself;
+ *   4. the default MPI of this build (libcollprof.so).
+ * If no collprof library for that MPI is installed, the program runs
+ * without profiling and rank 0 says so once: collprof never stops a run.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "collprof_config.h"
+
+enum { MPI_UNKNOWN = -1, MPI_MPICH, MPI_OPENMPI, MPI_N };
+static const char *const mpi_option[MPI_N] = {"mpich", "openmpi"};
+static const char *const mpi_title[MPI_N] = {"MPICH", "Open MPI"};
+
+static int mpi_by_name(const char *s)
+{
+    for (int i = 0; i < MPI_N; i++)
+        if (strcmp(s, mpi_option[i]) == 0)
+            return i;
+    return MPI_UNKNOWN;
+}
+
+/* Which MPI a shared library's name belongs to. */
+static int mpi_of_soname(const char *n)
+{
+    if (strncmp(n, "libmpich", 8) == 0 || strcmp(n, "libmpi.so.12") == 0 ||
+        strcmp(n, "libmpifort.so.12") == 0)
+        return MPI_MPICH;
+    if (strncmp(n, "libmpi", 6) == 0 && strstr(n, ".so.40"))
+        return MPI_OPENMPI;
+    if (strncmp(n, "libopen-pal", 11) == 0 || strncmp(n, "libopen-rte", 11) == 0)
+        return MPI_OPENMPI;
+    return MPI_UNKNOWN;
+}
+
+static int read_at(int fd, void *buf, size_t len, off_t off)
+{
+    return pread(fd, buf, len, off) == (ssize_t)len ? 0 : -1;
+}
+
+/* The MPI of the DT_NEEDED entries of a 64-bit ELF file (from its section
+ * headers, which stripping keeps), MPI_UNKNOWN when none names one. */
+static int mpi_of_elf(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return MPI_UNKNOWN;
+    int found = MPI_UNKNOWN;
+    Elf64_Ehdr eh;
+    if (read_at(fd, &eh, sizeof eh, 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        eh.e_shnum == 0 || eh.e_shnum > 4096)
+        goto out;
+    Elf64_Shdr *sh = calloc(eh.e_shnum, sizeof *sh);
+    if (!sh || read_at(fd, sh, eh.e_shnum * sizeof *sh, (off_t)eh.e_shoff) != 0) {
+        free(sh);
+        goto out;
+    }
+    for (size_t s = 0; s < eh.e_shnum && found == MPI_UNKNOWN; s++) {
+        if (sh[s].sh_type != SHT_DYNAMIC || sh[s].sh_link >= eh.e_shnum)
+            continue;
+        const Elf64_Shdr *str = &sh[sh[s].sh_link];
+        size_t ndyn = sh[s].sh_size / sizeof(Elf64_Dyn);
+        for (size_t d = 0; d < ndyn && d < 65536 && found == MPI_UNKNOWN; d++) {
+            Elf64_Dyn dyn;
+            if (read_at(fd, &dyn, sizeof dyn, (off_t)(sh[s].sh_offset + d * sizeof dyn)) != 0 ||
+                dyn.d_tag == DT_NULL)
+                break;
+            char name[256];
+            if (dyn.d_tag != DT_NEEDED || dyn.d_un.d_val >= str->sh_size)
+                continue;
+            ssize_t got = pread(fd, name, sizeof name - 1, (off_t)(str->sh_offset + dyn.d_un.d_val));
+            if (got <= 0)
+                continue;
+            name[got] = '\0';
+            found = mpi_of_soname(name);
+        }
+    }
+    free(sh);
+out:
+    close(fd);
+    return found;
+}
+
+/* The file execvp would run for PROG (NULL: not found). */
+static const char *program_path(const char *prog, char *buf, size_t len)
+{
+    if (strchr(prog, '/'))
+        return prog;
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        snprintf(buf, len, "%.*s%s%s", (int)n, n ? p : ".", "/", prog);
+        if (access(buf, X_OK) == 0)
+            return buf;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return NULL;
+}
+
+/* The MPI of the launcher that started this process. */
+static int mpi_of_launcher(void)
+{
+    if (getenv("OMPI_COMM_WORLD_SIZE"))
+        return MPI_OPENMPI;
+    if (getenv("PMI_RANK") || getenv("PMI_SIZE") || getenv("HYDRA_CONTROL_FD"))
+        return MPI_MPICH;
+    return MPI_UNKNOWN;
+}
+
+/* This process's rank in the job, as the launcher says (-1: not said). */
+static long launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return strtol(v, NULL, 10);
+    }
+    return -1;
+}
+
+/* The directory of this executable. */
+static int own_dir(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    return 0;
+}
+
+/* The collprof library for MPI m: installed (this executable in the
+ * configured bindir: the configured libdir), else in a build tree
+ * (tools/collprof beside lib/). */
+static const char *library_for(int m, char *buf, size_t len)
+{
+    char dir[PATH_MAX];
+    if (own_dir(dir, sizeof dir) != 0)
+        return NULL;
+    char bindir[PATH_MAX];
+    const char *where[2] = {NULL, NULL};
+    char build_lib[PATH_MAX + 8];
+    if (realpath(COLLPROF_BINDIR, bindir) && strcmp(bindir, dir) == 0)
+        where[0] = COLLPROF_LIBDIR;
+    snprintf(build_lib, sizeof build_lib, "%s/../lib", dir);
+    where[1] = build_lib;
+    for (int i = 0; i < 2; i++) {
+        if (!where[i])
+            continue;
+        snprintf(buf, len, "%s/libcollprof-%s.so", where[i], mpi_option[m]);
+        if (access(buf, R_OK) == 0)
+            return buf;
+    }
+    return NULL;
+}
+
+static void say(const char *fmt, const char *a, const char *b)
+{
+    if (launcher_rank() > 0)
+        return;
+    fprintf(stderr, "collprof run: ");
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+}
+
+static int run_run(const cli_command *self, int argc, char **argv)
+{
+    int first = 1;
+    const char *asked = getenv("COLLPROF_MPI");
+    const char *why = "COLLPROF_MPI";
+    while (first < argc && argv[first][0] == '-') {
+        if (strcmp(argv[first], "--") == 0) {
+            first++;
+            break;
+        }
+        if (strcmp(argv[first], "--mpi") == 0 && first + 1 < argc) {
+            asked = argv[first + 1];
+            why = "--mpi";
+            first += 2;
+        } else if (cli_is_help(argv[first])) {
+            cli_print_help(self);
+            return CLI_OK;
+        } else {
+            return cli_usage_error(self, "unknown option '%s'", argv[first]);
+        }
+    }
+    if (first >= argc)
+        return cli_usage_error(self, "expected a program to run");
+    char **prog = argv + first;
+
+    int m = MPI_UNKNOWN;
+    if (asked && *asked && (m = mpi_by_name(asked)) == MPI_UNKNOWN)
+        return cli_usage_error(self, "%s=%s: expected mpich or openmpi", why, asked);
+    char found[PATH_MAX];
+    const char *path = program_path(prog[0], found, sizeof found);
+    if (m == MPI_UNKNOWN && path)
+        m = mpi_of_elf(path);
+    if (m == MPI_UNKNOWN)
+        m = mpi_of_launcher();
+    if (m == MPI_UNKNOWN)
+        m = mpi_by_name(COLLPROF_DEFAULT_MPI);
+
+    char lib[PATH_MAX + 64];
+    if (m != MPI_UNKNOWN && library_for(m, lib, sizeof lib)) {
+        const char *old = getenv("LD_PRELOAD");
+        size_t n = strlen(lib) + (old ? strlen(old) + 1 : 0) + 1;
+        char *preload = malloc(n);
+        if (preload) {
+            snprintf(preload, n, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+            setenv("LD_PRELOAD", preload, 1);
+            free(preload);
+        }
+    } else if (m != MPI_UNKNOWN) {
+        say("%s has no collprof library here (libcollprof-%s.so): the program runs without "
+            "profiling",
+            mpi_title[m], mpi_option[m]);
+    }
+    execvp(prog[0], prog);
+    int e = errno;
+    fprintf(stderr, "collprof run: cannot run %s: %s\n", prog[0], strerror(e));
+    return e == ENOENT ? 127 : 126;
+}
+
+const cli_command cli_cmd_run = {
+    .name = "run",
+    .synopsis = "run [--mpi mpich|openmpi] PROGRAM [ARGS...]",
+    .brief = "run one rank of PROGRAM under collprof, for whichever MPI it uses",
+    .help = "Started by the MPI launcher for each rank, as in\n"
+            "  mpiexec -n 64 collprof run ./app args\n"
+            "  mpiexec -n 4 collprof run python3 app.py      (mpi4py)\n"
+            "it preloads the collprof library built for the MPI library the program\n"
+            "will use and executes the program in its place (same process, arguments,\n"
+            "environment and exit status).  Which MPI: --mpi or COLLPROF_MPI if given;\n"
+            "else the one the program is linked with (libmpich.so.12: MPICH,\n"
+            "libmpi.so.40: Open MPI); else the launcher's (Open MPI's sets\n"
+            "OMPI_COMM_WORLD_SIZE, MPICH's PMI_RANK); else the default of this build.\n"
+            "Without a collprof library for that MPI the program runs unprofiled and\n"
+            "rank 0 says so.  The settings (COLLPROF_OUTPUT_DIR, ...) pass through the\n"
+            "environment as usual.  Exit status: the program's; 127 if it cannot be\n"
+            "found, 126 if it cannot be executed.\n",
+    .run = run_run,
+};
