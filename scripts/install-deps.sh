@@ -1,9 +1,9 @@
 #!/bin/sh
 # Install what collprof needs to build and test on Debian 12 (run as root).
-# The field's own dependencies: MPICH, libunwind, zlib, Check, meson; and
-# Open MPI for its second build (meson setup -Dmpi=openmpi).  With both MPIs
-# installed, Debian's alternatives point the plain mpicc/mpiexec to one of
-# them: the build and the tests use the versioned names (mpicc.mpich,
+# The field's own dependencies: MPICH and Open MPI (collprof is built for
+# each), libunwind, elfutils' libdw, zlib, Check, meson.  With both MPIs
+# installed, Debian's alternatives point the plain mpicc/mpiexec to Open
+# MPI's: the build and the tests use the versioned names (mpicc.mpich,
 # mpiexec.openmpi, ...) so that it does not matter which.
 set -eu
 export DEBIAN_FRONTEND=noninteractive

@@ -1,25 +1,49 @@
 #!/bin/sh
-# Quick start: install the dependencies, build collprof, profile the bundled
-# example application (an irregular MPI_Alltoallv mini-app) on 4 ranks, and
-# show the reader's summary of the result (counts, time, waiting, call sites).
+# Quick start: install the dependencies, build collprof for each MPI library
+# installed (MPICH and Open MPI), install it (as root: into /usr/local),
+# profile the bundled example application (an irregular MPI_Alltoallv
+# mini-app) on 4 ranks with `collprof run`, and show the reader's summary of
+# the result (counts, time, waiting, call sites).
 set -eu
 cd "$(dirname "$0")/.."
-if [ "$(id -u)" = 0 ]; then
+root=no
+[ "$(id -u)" = 0 ] && root=yes
+if [ $root = yes ]; then
     scripts/install-deps.sh
 fi
 [ -d build ] || meson setup build
 ninja -C build
+if [ $root = yes ]; then
+    # collprof, collprof-replay, the libraries, man pages, pkg-config files.
+    meson install -C build --quiet >/dev/null
+    ldconfig
+    collprof=collprof
+else
+    collprof=$PWD/build/tools/collprof
+fi
 out=collprof-example-output
 rm -rf "$out"
-# Only the ranks load the library (-genv LD_PRELOAD), not mpiexec itself.
-# MPICH's own launcher: with a second MPI installed, the plain mpiexec may
-# be that one's.
+# The launcher starts `collprof run` for each rank, which preloads the
+# collprof library of the program's MPI (here MPICH's: the example is built
+# with it) and runs the program.  MPICH's own launcher by its own name: with
+# Open MPI installed too, the plain mpiexec is Open MPI's.
 mpiexec=$(command -v mpiexec.mpich || command -v mpiexec)
 UCX_TLS=sm,self UCX_POSIX_USE_PROC_LINK=n COLLPROF_OUTPUT_DIR="$out" \
-    "$mpiexec" -genv LD_PRELOAD "$PWD/build/lib/libcollprof.so" -n 4 build/examples/alltoallv_miniapp
+    "$mpiexec" -n 4 "$collprof" run build/examples/alltoallv_miniapp
 echo
-build/tools/collprof summary "$out"
+"$collprof" summary "$out"
 echo
-build/tools/collprof callsites "$out"
+"$collprof" callsites "$out"
 echo
-build/tools/collprof check "$out"
+"$collprof" check "$out"
+echo
+if [ $root = yes ]; then
+    echo "collprof is installed in $(meson introspect build --buildoptions |
+        python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])'):"
+    echo "  mpiexec -n 4 collprof run ./your_app     profile a program (MPICH or Open MPI)"
+    echo "  collprof summary DIR                     read a profile; man collprof, man collprof-replay"
+    echo "  pkg-config --cflags --libs collprof      link collprof at build time"
+else
+    echo "collprof is built in build/, not installed (that needs root): ninja -C build install"
+    echo "  mpiexec -n 4 build/tools/collprof run ./your_app; build/tools/collprof summary DIR"
+fi
