@@ -225,7 +225,8 @@ static void print_failed(const cp_profile *p)
     }
 }
 
-/* The findings, most costly first: FINDINGS_SHOWN of them unless all. */
+/* The findings, by the time each explains: FINDINGS_SHOWN of them unless
+ * all. */
 #define FINDINGS_SHOWN 5
 static int print_findings(const cp_profile *p, bool all)
 {
@@ -237,7 +238,7 @@ static int print_findings(const cp_profile *p, bool all)
         return -1;
     }
     if (n) {
-        printf("findings, most costly first:\n");
+        printf("findings, by the time each explains:\n");
         size_t shown = all || n <= FINDINGS_SHOWN ? n : FINDINGS_SHOWN;
         for (size_t i = 0; i < shown; i++)
             printf("  %s\n", f[i].text);
@@ -339,10 +340,12 @@ const cli_command cli_cmd_summary = {
         "\n"
         "The header comes from manifest.json: job, world size, MPI library, collprof\n"
         "version, start time, and whether the run was cut short (partial).  Then the\n"
-        "findings, most costly first (five; --all for every one): the series that\n"
-        "cost the most time, the rank the others wait for, bytes imbalance, pattern\n"
-        "facts worth acting on, and what the profile leaves out (docs/reader.md,\n"
-        "\"Findings\", gives the thresholds).  The table\n"
+        "findings, by the time each explains (five; --all for every one): the rank\n"
+        "the others wait for, the series that cost the most time, call sites that\n"
+        "cost more than their share of the calls, bytes imbalance that costs\n"
+        "waiting; then the share of the run in collectives, pattern facts worth\n"
+        "acting on, and what the profile leaves out (docs/reader.md, \"Findings\",\n"
+        "gives the thresholds).  The table\n"
         "has one line per communicator and collective:\n"
         "  comm           communicator id (synthetic for other tools' files)\n"
         "  size, lead     its size and the world rank of its rank 0\n"

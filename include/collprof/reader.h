@@ -305,11 +305,12 @@ enum { CP_FINDING_TIME, CP_FINDING_WAITING, CP_FINDING_IMBALANCE, CP_FINDING_PAT
        CP_FINDING_COVERAGE, CP_FINDING_SHARE, CP_FINDING_CALLSITE };
 typedef struct cp_finding {
     int kind;        /* CP_FINDING_* */
-    double cost;     /* seconds it stands for (its series' time, or waiting); orders them */
+    double cost;     /* seconds it explains (docs/reader.md, "Findings"); orders them */
     char text[512];  /* one line: "time: communicator 0 (4 ranks), Alltoallv: ..." */
 } cp_finding;
 
-/* Every finding, most costly first, what the profile leaves out last.
+/* Every finding, by the time each explains, then the run's share in
+ * collectives, pattern facts, and what the profile leaves out last.
  * Returns 0, or -1 with err set.  Free *out with free(). */
 int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *n, cp_error *err);
 

@@ -38,7 +38,7 @@ start time:       unknown
 partial:          unknown
 counts files:     4 (2 send, 2 receive)
 
-findings, most costly first:
+findings, by the time each explains:
   coverage: counts only (no manifest.json, no timings.cpt): no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix

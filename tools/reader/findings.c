@@ -1,27 +1,32 @@
 /*
  * Findings: what a performance engineer reads first (`collprof summary`'s
- * opening lines).  Each is one line with its numbers, most costly first;
- * thresholds in docs/reader.md ("Findings"):
- *   time       the series (communicator, collective) that cost the most:
- *              10% or more of all collective time, with its waiting;
+ * opening lines).  Each is one line with its numbers, one line per fact,
+ * ranked by the time each explains (by_cost); thresholds in docs/reader.md
+ * ("Findings"):
  *   waiting    for a series whose waiting is 10% or more of its time, the
- *              rank that arrives last most often, and how long the others
- *              waited in those calls;
+ *              rank that arrives last in most calls, and how long the
+ *              others waited for it: that waiting is what it explains;
+ *   time       a series (communicator, collective) with 10% or more of all
+ *              collective time, with its waiting; it explains its time
+ *              less the waiting a late rank explains;
+ *   callsite   a call path with 10% or more of all collective time or of
+ *              all waiting, unless its calls are one series' (then that
+ *              series' lines name it): it explains its time beyond its
+ *              share of the calls;
  *   imbalance  bytes sent per rank, max / average of 1.5 or more, and
- *              ranks that never send (per-peer rows only);
+ *              ranks that never send (per-peer rows only); where timed,
+ *              only when the waiting no late rank explains is 10% or more
+ *              of the series' time, which is what it explains;
+ *   share      each rank's share of its run (MPI_Init to MPI_Finalize) in
+ *              collectives: average, the rank with the least and the most
+ *              (context: after the findings that explain time);
  *   pattern    one matrix in 90% or more of 10 or more calls; an
  *              all-to-all where each rank addresses at most a tenth of
  *              the others (8 ranks or more); counts that change every call
  *              (10 calls or more);
  *   coverage   what the profile leaves out: sampled times, no timings,
  *              partial ranks, calls made but not recorded (paused, before
- *              COLLPROF_START_CALL, past COLLPROF_MAX_CALLS);
- *   callsite   a call path (the code that called the collectives) with 10%
- *              or more of all collective time or of all waiting: where in
- *              the code, its collectives, time and waiting;
- *   share      each rank's share of its run (MPI_Init to MPI_Finalize) in
- *              collectives: average, the rank with the least and the most
- *              (always, when profile.cubex has times; it comes first).
+ *              COLLPROF_START_CALL, past COLLPROF_MAX_CALLS); last.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -129,8 +134,9 @@ static const char *estimate_note(const cp_timing_row *r, char *out, size_t len)
  * often among the calls every member timed, and the others' waiting for it
  * in those calls (latest enter - own enter). */
 static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_timings *t,
-                        list *l, double cost)
+                        const char *site_at, list *l, double *explained)
 {
+    *explained = 0;
     size_t world = (size_t)p->timings.world_size;
     const cp_cpt_series **by_rank = calloc(world ? world : 1, sizeof *by_rank);
     if (!by_rank)
@@ -177,6 +183,9 @@ static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_t
     if (tr && tr->wait_weight > 1)
         weight = tr->wait_weight;
     if (calls > 0 && last[top] * 2 > calls) { /* a rank the others wait for, not chance */
+        /* It explains the waiting it causes (over the run, when a sample). */
+        double cost = owed[top] * weight;
+        *explained = cost;
         const cp_comm_info *ci = cp_reader_manifest_comm(p, s->comm);
         int64_t w = ci ? cp_ranges_nth(&ci->members, (int64_t)top) : -1;
         const char *host = w >= 0 && t && (uint64_t)w < t->nranks && t->rank_node &&
@@ -185,17 +194,18 @@ static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_t
                                : "?";
         if (weight > 1) /* a sample: say it, and what it stands for */
             add(l, CP_FINDING_WAITING, cost,
-                "waiting: communicator %" PRId64 ", %s: world rank %" PRId64 " (host %s) arrives "
-                "last in %" PRIu64 " of %" PRIu64 " sampled calls (each standing for %.0f); the "
-                "others wait %.6f s for it there, about %.6f s over the run (estimated)",
-                s->comm, s->collective, w, host, last[top], calls, weight, owed[top],
+                "waiting: communicator %" PRId64 ", %s%s: world rank %" PRId64 " (host %s) "
+                "arrives last in %" PRIu64 " of %" PRIu64 " sampled calls (each standing for "
+                "%.0f); the others wait %.6f s for it there, about %.6f s over the run "
+                "(estimated)",
+                s->comm, s->collective, site_at, w, host, last[top], calls, weight, owed[top],
                 owed[top] * weight);
         else
             add(l, CP_FINDING_WAITING, cost,
-                "waiting: communicator %" PRId64 ", %s: world rank %" PRId64 " (host %s) arrives "
-                "last in %" PRIu64 " of %" PRIu64 " timed calls; the others wait %.6f s for it "
-                "there",
-                s->comm, s->collective, w, host, last[top], calls, owed[top]);
+                "waiting: communicator %" PRId64 ", %s%s: world rank %" PRId64 " (host %s) "
+                "arrives last in %" PRIu64 " of %" PRIu64 " timed calls; the others wait %.6f s "
+                "for it there",
+                s->comm, s->collective, site_at, w, host, last[top], calls, owed[top]);
     }
 out:
     free(at);
@@ -205,11 +215,15 @@ out:
     return rc;
 }
 
-/* Bytes sent per rank over the series' send matrices with a row per peer. */
-static void imbalance(const cp_profile *p, const cp_summary_row *s, list *l, double cost)
+/* Bytes sent per rank over the series' send matrices with a row per peer.
+ * Where the series was timed, said only where it may cost time: the
+ * waiting in it that no late rank explains (unexplained, 10% or more of
+ * its time), which is then its cost; untimed, it costs nothing known. */
+static void imbalance(const cp_profile *p, const cp_summary_row *s, list *l, bool timed,
+                      double time, double unexplained)
 {
     int64_t n = s->size;
-    if (n < 2)
+    if (n < 2 || (timed && !(unexplained > 0 && unexplained >= 0.1 * time)))
         return;
     double *bytes = calloc((size_t)n, sizeof *bytes);
     bool *row = calloc((size_t)n, sizeof *row);
@@ -256,11 +270,17 @@ static void imbalance(const cp_profile *p, const cp_summary_row *s, list *l, dou
     double avg = with_row ? total / (double)with_row : 0;
     if (any && avg > 0 && max >= 1.5 * avg) {
         char *q = silent ? cp_ranges_to_string(&quiet) : NULL;
-        add(l, CP_FINDING_IMBALANCE, cost,
+        char cost[120];
+        if (timed)
+            snprintf(cost, sizeof cost, "; waiting in the calls that no late rank explains: "
+                                        "%.6f s", unexplained);
+        else
+            snprintf(cost, sizeof cost, " (not timed: what it costs is not known)");
+        add(l, CP_FINDING_IMBALANCE, timed ? unexplained : 0,
             "imbalance: communicator %" PRId64 ", %s: rank %" PRId64 " sends %.1fx the average "
-            "bytes%s%s%s",
+            "bytes%s%s%s%s",
             s->comm, s->collective, argmax, max / avg, silent ? "; ranks " : "",
-            q ? q : "", silent ? " never send" : "");
+            q ? q : "", silent ? " never send" : "", cost);
         free(q);
     }
     cp_ranges_free(&quiet);
@@ -347,51 +367,103 @@ static void share(const cp_profile *p, list *l)
     free(rt);
 }
 
-/* Call sites that cost 10% or more of all collective time or waiting
- * (profiles with call paths; lines looked up for those only). */
-static void callsites(const cp_profile *p, list *l)
+/* The call sites that cost 10% or more of all collective time or waiting
+ * (profiles with call paths; lines looked up for those only).  A site
+ * whose calls are those of one series (its one collective, the series'
+ * time within 10%) is named in that series' lines instead of a line of
+ * its own: one line per fact. */
+typedef struct site {
+    cp_callsite_row row;
+    char where[1300]; /* "exchange (app.c:46)", "? (libx.so+0x1f00)" */
+    bool named;       /* in a series' line */
+} site;
+typedef struct sites {
+    site *v;
+    size_t n;
+    double all_time, all_wait;
+    uint64_t all_calls;
+} sites;
+
+static int sites_load(const cp_profile *p, sites *out)
 {
+    *out = (sites){0};
     cp_callsite_row *rows;
     size_t n;
     cp_error err;
     if (!p->has_manifest || p->manifest.ncall_tree == 0 ||
         cp_profile_callsites(p, false, &rows, &n, &err))
-        return;
+        return 0; /* no call paths: no call-site findings */
     /* Shares of profile.cubex's own totals, so that they add up to 100%. */
-    double all_time = 0, all_wait = 0;
     for (size_t i = 0; i < n; i++) {
-        all_time += rows[i].time;
-        all_wait += rows[i].waiting;
+        out->all_time += rows[i].time;
+        out->all_wait += rows[i].waiting;
+        out->all_calls += rows[i].calls;
     }
     size_t k = 0; /* the costly ones first in rows */
     for (size_t i = 0; i < n; i++)
-        if ((all_time > 0 && rows[i].time >= 0.1 * all_time) ||
-            (all_wait > 0 && rows[i].waiting >= 0.1 * all_wait)) {
+        if ((out->all_time > 0 && rows[i].time >= 0.1 * out->all_time) ||
+            (out->all_wait > 0 && rows[i].waiting >= 0.1 * out->all_wait)) {
             cp_callsite_row t = rows[k];
             rows[k++] = rows[i];
             rows[i] = t;
         }
-    if (k && cp_callsite_rows_lines(p, rows, k))
-        l->failed = true;
+    if (k && (cp_callsite_rows_lines(p, rows, k) || !(out->v = calloc(k, sizeof *out->v)))) {
+        free(rows);
+        return -1;
+    }
     for (size_t i = 0; i < k; i++) {
+        site *x = &out->v[out->n++];
+        x->row = rows[i];
         const cp_callsite_row *r = &rows[i];
         const char *fn = r->node->function[0] ? r->node->function : "?";
-        char where[1200];
         if (r->source.line >= 0) {
-            snprintf(where, sizeof where, "%s:%lld", r->source.file, (long long)r->source.line);
+            snprintf(x->where, sizeof x->where, "%.250s (%.1000s:%lld)", fn, r->source.file,
+                     (long long)r->source.line);
         } else {
             const char *mod = strrchr(r->node->module, '/');
-            snprintf(where, sizeof where, "%s+0x%llx%s", mod ? mod + 1 : r->node->module,
-                     (unsigned long long)r->node->address,
-                     r->source.line == CP_LINE_CHANGED ? " (module rebuilt since the run)" : "");
+            snprintf(x->where, sizeof x->where, "%.250s (%.1000s+0x%llx%s)", fn,
+                     mod ? mod + 1 : r->node->module, (unsigned long long)r->node->address,
+                     r->source.line == CP_LINE_CHANGED ? ", module rebuilt since the run" : "");
         }
-        add(l, CP_FINDING_CALLSITE, r->time,
-            "callsite: %s at %s (call path %lld; %s): %.6f s in the calls, %.0f%% of all "
-            "collective time; waiting %.6f s",
-            fn, where, (long long)r->id, r->collectives, r->time,
-            all_time > 0 ? 100 * r->time / all_time : 0, r->waiting);
     }
     free(rows);
+    return 0;
+}
+
+/* The site whose calls are those of the series (collective coll, time s),
+ * marked as named there; NULL when none is. */
+static const site *site_of_series(sites *ss, const char *coll, double time)
+{
+    for (size_t i = 0; i < ss->n; i++) {
+        site *x = &ss->v[i];
+        double most = x->row.time > time ? x->row.time : time;
+        if (!x->named && time > 0 && !cp_reader_collective_cmp(x->row.collectives, coll) &&
+            fabs(x->row.time - time) <= 0.1 * most) {
+            x->named = true;
+            return x;
+        }
+    }
+    return NULL;
+}
+
+/* The sites not named in a series' line: each costs the time beyond its
+ * fair share, its share of all rank-calls of all collective time. */
+static void sites_add(const sites *ss, list *l)
+{
+    for (size_t i = 0; i < ss->n; i++) {
+        const site *x = &ss->v[i];
+        const cp_callsite_row *r = &x->row;
+        if (x->named)
+            continue;
+        double share = ss->all_calls ? (double)r->calls / (double)ss->all_calls : 0;
+        double beyond = r->time - share * ss->all_time;
+        add(l, CP_FINDING_CALLSITE, beyond > 0 ? beyond : 0,
+            "callsite: %s, call path %lld (%s): %.6f s in the calls, %.0f%% of all collective "
+            "time in %.0f%% of the calls (%.6f s beyond that share); waiting %.6f s",
+            x->where, (long long)r->id, r->collectives, r->time,
+            ss->all_time > 0 ? 100 * r->time / ss->all_time : 0, 100 * share,
+            beyond > 0 ? beyond : 0, r->waiting);
+    }
 }
 
 static const char *config_value(const cp_profile *p, const char *key)
@@ -446,11 +518,29 @@ static void not_recorded(const cp_profile *p, const cp_summary_row *rows, size_t
             capped, max);
 }
 
+/* The order: first what explains time (the waiting a late rank causes, a
+ * series' own time, a call site's time beyond its share, imbalance that
+ * costs waiting), by the seconds explained; then the run's share in
+ * collectives (context); then pattern facts; what is left out last. */
+static int tier(int kind)
+{
+    switch (kind) {
+    case CP_FINDING_SHARE:
+        return 1;
+    case CP_FINDING_PATTERN:
+        return 2;
+    case CP_FINDING_COVERAGE:
+        return 3;
+    default:
+        return 0;
+    }
+}
+
 static int by_cost(const void *x, const void *y)
 {
     const cp_finding *a = x, *b = y;
-    if ((a->kind == CP_FINDING_COVERAGE) != (b->kind == CP_FINDING_COVERAGE))
-        return a->kind == CP_FINDING_COVERAGE ? 1 : -1; /* what is left out: last */
+    if (tier(a->kind) != tier(b->kind))
+        return tier(a->kind) - tier(b->kind);
     if (a->cost != b->cost)
         return a->cost < b->cost ? 1 : -1;
     return (a->kind > b->kind) - (a->kind < b->kind);
@@ -478,26 +568,34 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
     for (size_t i = 0; timed && i < t.nrows; i++)
         all += t.rows[i].total;
     int rc = 0;
+    sites ss = {0};
     if (timed) {
         share(p, &l);
-        callsites(p, &l);
+        rc = sites_load(p, &ss);
     }
     for (size_t i = 0; i < nrows && rc == 0; i++) {
         const cp_summary_row *s = &rows[i];
         const cp_timing_row *tr = timed ? timing_of(&t, s->comm, s->collective) : NULL;
-        double time = tr ? tr->total : 0, wait = waiting(tr);
-        char note[160];
-        if (tr && all > 0 && time >= 0.1 * all)
-            add(&l, CP_FINDING_TIME, time,
-                "time: communicator %" PRId64 " (%" PRId64 " ranks), %s: %.6f s in the calls, "
-                "%.0f%% of all collective time; waiting %.6f s%s",
-                s->comm, s->size, s->collective, time, 100 * time / all, wait,
-                estimate_note(tr, note, sizeof note));
+        double time = tr ? tr->total : 0, wait = waiting(tr), explained = 0;
+        /* The call site of the series' calls, named in its lines. */
+        const site *x = tr ? site_of_series(&ss, s->collective, time) : NULL;
+        char at[1400] = "", note[160];
+        if (x)
+            snprintf(at, sizeof at, " at %s", x->where);
         if (tr && time > 0 && wait >= 0.1 * time)
-            rc = last_arrival(p, s, &t, &l, wait);
-        imbalance(p, s, &l, time);
+            rc = last_arrival(p, s, &t, at, &l, &explained);
+        /* The series' own time: what no late rank explains. */
+        if (tr && all > 0 && time >= 0.1 * all)
+            add(&l, CP_FINDING_TIME, time - explained,
+                "time: communicator %" PRId64 " (%" PRId64 " ranks), %s%s: %.6f s in the calls, "
+                "%.0f%% of all collective time; waiting %.6f s%s",
+                s->comm, s->size, s->collective, at, time, 100 * time / all, wait,
+                estimate_note(tr, note, sizeof note));
+        imbalance(p, s, &l, tr != NULL, time, wait - explained);
         pattern_facts(patterns_of(pats, npats, s->comm), s, &l, time);
     }
+    sites_add(&ss, &l);
+    free(ss.v);
     /* Coverage. */
     if (!p->has_timings)
         add(&l, CP_FINDING_COVERAGE, 0,

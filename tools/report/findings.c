@@ -1,6 +1,7 @@
 /*
  * The report's first section: the findings of `collprof summary`, every
- * one, most costly first (cp_profile_findings; docs/reader.md "Findings").
+ * one, by the time each explains (cp_profile_findings; docs/reader.md
+ * "Findings").
  */
 #include <stdlib.h>
 
@@ -13,8 +14,10 @@ int rp_section_findings(const rp_ctx *c)
     cp_error err;
     if (cp_profile_findings(c->p, &f, &n, &err))
         return -1;
-    rp_printf(c->out, "<p class=\"note\">What to look at first, most costly first (the seconds a "
-                      "finding stands for), what the profile leaves out last; the thresholds are "
+    rp_printf(c->out, "<p class=\"note\">What to look at first, by the time each finding "
+                      "explains (the waiting a late rank causes, a series&#39; own time, a call "
+                      "site&#39;s time beyond its share of the calls), then context and pattern "
+                      "facts, what the profile leaves out last; the thresholds are "
                       "in the reader&#39;s documentation (<code>collprof help summary</code>).</p>\n");
     if (n == 0) {
         rp_printf(c->out, "<p>Nothing stands out.</p>\n");
