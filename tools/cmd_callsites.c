@@ -49,7 +49,7 @@ static int run(const cli_command *self, int argc, char **argv)
         return CLI_BAD_INPUT;
     }
     static const char *const headers[] = {"id", "function", "source", "module", "collectives",
-                                          "calls", "bytes sent", "time (s)", "call path"};
+                                          "rank-calls", "bytes sent", "time (s)", "call path"};
     static const bool right[] = {true, false, false, false, false, true, true, true, false};
     cli_table *t = cli_table_new(9, headers, right);
     int ok = t != NULL;
@@ -98,7 +98,8 @@ const cli_command cli_cmd_callsites = {
         "               that call (addr2line on the module, when the module is still\n"
         "               there and has debug information; else +0xADDRESS in module)\n"
         "  collectives  which collectives this path called\n"
-        "  calls        calls over all ranks (one rank's call counts once)\n"
+        "  rank-calls   (rank, call) pairs: one call on 4 ranks counts 4 (summary's\n"
+        "               calls count it once)\n"
         "  bytes sent   bytes the ranks' send counts ask to move, over all ranks\n"
         "  time (s)     seconds in those calls, over all ranks (timed runs)\n"
         "  call path    the functions from the caller of MPI outwards\n",

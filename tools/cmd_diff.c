@@ -77,7 +77,7 @@ static int sites_table(const cp_diff *d)
            "line)%s\n",
            !d->has_sites[0] ? ": A has no call paths" : !d->has_sites[1] ? ": B has no call paths"
                                                                        : "");
-    static const char *const headers[] = {"call site",  "calls A",    "calls B",
+    static const char *const headers[] = {"call site",  "rank-calls A",    "rank-calls B",
                                           "time A (s)", "time B (s)", "B/A",
                                           "waiting A (s)", "waiting B (s)", "B/A"};
     static const bool right[] = {false, true, true, true, true, true, true, true, true};

@@ -35,7 +35,7 @@ static int print_hosts(const cp_timings *t)
 
 static int time_table(const cp_timings *t)
 {
-    static const char *const headers[] = {"comm", "collective", "timed calls", "aggregated",
+    static const char *const headers[] = {"comm", "collective", "timed rank-calls", "aggregated",
                                           "time (s)", "min (s)", "median (s)", "max (s)",
                                           "waiting (s)", "late arrival (s)"};
     static const bool right[] = {true, false, true, true, true, true, true, true, true, true};
@@ -70,7 +70,7 @@ static int time_table(const cp_timings *t)
 /* Every timed call, from the histograms: only when the file has them. */
 static int quantile_table(const cp_timings *t)
 {
-    static const char *const headers[] = {"comm", "collective", "calls", "p50 (us)",
+    static const char *const headers[] = {"comm", "collective", "rank-calls", "p50 (us)",
                                           "p90 (us)", "p99 (us)"};
     static const bool right[] = {true, false, true, true, true, true};
     cli_table *tb = cli_table_new(6, headers, right);
@@ -198,13 +198,14 @@ const cli_command cli_cmd_timings = {
         "\n"
         "hosts           each host (node index) and its world ranks\n"
         "time per communicator and collective:\n"
-        "  timed calls   (rank, call) pairs timed with their own enter/exit\n"
-        "  aggregated    timed calls not in the timing sample, in the time only\n"
+        "  timed rank-calls  (rank, call) pairs timed with their own enter/exit (one\n"
+        "                call on 4 ranks counts 4; summary's calls count it once)\n"
+        "  aggregated    timed rank-calls not in the timing sample, in the time only\n"
         "  time          seconds in the MPI call, summed over ranks and calls\n"
         "  min/median/max  of one rank's time in one kept call\n"
         "time per call over the whole run: every timed call of every rank, from\n"
-        "  the log-scale histograms (quantiles p50, p90, p99 in microseconds,\n"
-        "  within 12.5%)\n"
+        "  the log-scale histograms (rank-calls; quantiles p50, p90, p99 in\n"
+        "  microseconds, within 12.5%)\n"
         "  waiting       summed waiting time of every wait-state pattern\n"
         "  late arrival  barrier mode: time in the barrier before the call\n"
         "waiting time per pattern: instances (one rank's wait in one call) and their\n"
