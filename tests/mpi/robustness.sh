@@ -598,6 +598,10 @@ PY
         ! grep -q ':CONSOLE' chromium.err ||
             { fail "the report logs to the console:"; grep ':CONSOLE' chromium.err >&2; }
         echo "screenshot of the report: $work/report.png"
+        # No table scrolls at 1400 px, no chart sticks out at 700 px, the
+        # captions name the colours the bars have.
+        python3 "$(dirname "$0")/../report/report_browser.py" --widths report.html >widths.out 2>&1 ||
+            { fail "the report at 1400 and 700 px:"; show widths.out; }
     else
         echo "chromium not found (scripts/install-deps.sh installs it): the rendering is not checked"
     fi

@@ -2,6 +2,7 @@
 """`collprof report` opened in headless Chromium.
 
     report_browser.py COLLPROF MAKE_REPORT_FIXTURE
+    report_browser.py --widths PAGE     (the width and caption checks of one page)
 
 For a varied 8-rank directory, a 1,024-rank one and a timed one (with
 timings.cpt: the "Time and waiting" section), the test writes the report,
@@ -13,15 +14,23 @@ lets Chromium load it from a file (no network), and checks:
     duration histogram holds all (rank, call) pairs of its collective;
   - a screenshot (--screenshot, 1200x900) is a PNG of that size that is not
     blank; it is kept as report-screenshot.png in the working directory;
-    a taller one shows the heat maps painted in their colours.
+    a taller one shows the heat maps painted in their colours;
+  - at a window 1400 px wide no table scrolls sideways and nothing sticks
+    out of the page; at 700 px no chart or heat map does (a table may
+    scroll inside itself); screenshots at both widths are kept as
+    report-1400.png and report-700.png;
+  - the captions that name a colour name the one the chart is drawn in
+    (the page's style gives each bar class its fill).
 A page with a deliberate script error must be caught, so that a Chromium
 whose logging changed cannot make the test pass silently.
 
 Exit 77 (skipped) only when no `chromium` is installed.
 """
+import html
 import html.parser
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -190,6 +199,96 @@ VIRIDIS = ["440154", "472d7b", "3b528b", "2c728e", "21918c", "28ae80", "5ec962",
            "fde725"]
 
 
+# Measured in the page itself: what sticks out of the window on the right,
+# and which tables scroll sideways; written into the DOM for --dump-dom.
+WIDTH_PROBE = """<script>(function(){var W=document.documentElement.clientWidth,out=[],scroll=[];
+function nm(e){var f=e.closest('figure,table');return e.tagName+(e.id?'#'+e.id:'')+
+ (f&&f!==e&&f.id?' in #'+f.id:'');}
+document.querySelectorAll('svg,figure,table,pre,dl,p,img,ol').forEach(function(e){
+ if(e.parentElement&&e.parentElement.closest('svg'))return;
+ var r=e.getBoundingClientRect();if(r.width>0&&r.right>W+0.5)out.push(nm(e)+' to '+Math.round(r.right));});
+document.querySelectorAll('table').forEach(function(e){if(e.scrollWidth>e.clientWidth+1)
+ scroll.push(nm(e)+' '+e.scrollWidth+' > '+e.clientWidth);});
+var p=document.createElement('pre');p.id='cp-widths';p.textContent=JSON.stringify(
+ {width:W,out:out,scroll:scroll});document.body.appendChild(p);})();</script>"""
+
+
+def widths(chromium, tmp, page, width, name):
+    """The WIDTH_PROBE's findings for the page in a window `width` wide."""
+    src = open(page, encoding="utf-8").read()
+    probed = os.path.join(tmp, "probe-%d.html" % width)
+    i = src.rfind("</body>")
+    with open(probed, "w", encoding="utf-8") as f:
+        f.write(src[:i] + WIDTH_PROBE + src[i:] if i >= 0 else src + WIDTH_PROBE)
+    out, console = run_chromium(chromium, tmp, name, ["--dump-dom", "--hide-scrollbars",
+                                                      "--window-size=%d,1000" % width], probed)
+    for line in console:
+        fail("%s: console: %s" % (name, line))
+    m = re.search(r'<pre id="cp-widths">(.*?)</pre>', out, re.S)
+    if not m:
+        fail("%s: the width probe did not run" % name)
+        return None
+    got = json.loads(html.unescape(m.group(1)))
+    if got["width"] != width:
+        fail("%s: a window %d px wide measured %d px" % (name, width, got["width"]))
+    return got
+
+
+def check_widths(chromium, tmp, page, name, keep):
+    """1400 px: no table scrolls, nothing sticks out; 700 px: no chart or
+    heat map sticks out (tables may scroll in themselves)."""
+    wide = widths(chromium, tmp, page, 1400, name + " at 1400 px")
+    if wide:
+        for what in wide["scroll"]:
+            fail("%s at 1400 px: a table scrolls sideways: %s" % (name, what))
+        for what in wide["out"]:
+            fail("%s at 1400 px: sticks out of the window: %s" % (name, what))
+    narrow = widths(chromium, tmp, page, 700, name + " at 700 px")
+    if narrow:
+        for what in narrow["out"]:
+            fail("%s at 700 px: sticks out of the window: %s" % (name, what))
+    if keep:
+        for w in (1400, 700):
+            screenshot(chromium, tmp, page, os.path.abspath("report-%d.png" % w), (w, 2400),
+                       "%s screenshot at %d px" % (name, w))
+
+
+def hue_name(fill):
+    """The colour word for a bar fill ("#3b6fb6": blue)."""
+    r, g, b = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
+    if b > r and b > g:
+        return "blue"
+    if r > g > b:
+        return "orange"
+    return fill
+
+
+def check_captions(page, name):
+    """The findings charts' captions name their bars' colours truly: the
+    fill of the class the legend labels "in collectives" and of the one it
+    labels "waiting"."""
+    src = open(page, encoding="utf-8").read()
+    fills = dict(re.findall(r"svg\.bars \.([a-z])\{fill:(#[0-9a-f]{6})\}", src))
+    m = re.search(r'<figure><figcaption>(Each rank.*?)</figcaption>\s*<svg id="chart-waiting"'
+                  r'(.*?)</svg>', src, re.S)
+    if not m:
+        fail("%s: no waiting chart" % name)
+        return
+    caption, svg = html.unescape(m.group(1)), m.group(2)
+    legend = dict((label, cls) for cls, label in
+                  re.findall(r'<rect class="([a-z])"[^>]*/><text[^>]*>([a-z ]+)</text>', svg))
+    for label, words in (("in collectives", "time in collectives (%s)"),
+                         ("waiting", "waiting in them (%s")):
+        cls = legend.get(label)
+        if not cls or cls not in fills:
+            fail("%s: the waiting chart's legend has no %r in a styled class: %s"
+                 % (name, label, legend))
+            continue
+        if words % hue_name(fills[cls]) not in caption:
+            fail("%s: the caption does not say %r (the %s bars are %s): %s"
+                 % (name, words % hue_name(fills[cls]), label, fills[cls], caption))
+
+
 def screenshot(chromium, tmp, page, path, size, name):
     """Screenshot of the page; returns png_samples() of it."""
     if os.path.exists(path):
@@ -227,10 +326,13 @@ def render(chromium, tmp, collprof, make_fixture, name, fixture):
 
 def check_timed(chromium, tmp, collprof, make_fixture):
     """A directory with timings.cpt: the "Time and waiting" section renders,
-    each histogram holds every (rank, call) pair of its collective."""
-    _, _, dom = render(chromium, tmp, collprof, make_fixture, "timed", ["timed"])
+    each histogram holds every (rank, call) pair of its collective; the
+    page fits both widths; its captions name their colours truly."""
+    _, page, dom = render(chromium, tmp, collprof, make_fixture, "timed", ["timed"])
     if not dom:
         return
+    check_widths(chromium, tmp, page, "timed", True)
+    check_captions(page, "timed")
     for fig, pairs in (("t-c0-Alltoallv", 9), ("t-c0-Gatherv", 3), ("t-c1-Alltoall", 8)):
         bars = dom.cells.get(fig, [])
         got = sum(int(b["data-count"]) for b in bars)
@@ -243,7 +345,24 @@ def check_timed(chromium, tmp, collprof, make_fixture):
                                                                    b["data-hi"]))
 
 
+def widths_only(page):
+    """The width and caption checks of one written page (a real run's)."""
+    chromium = shutil.which("chromium")
+    if not chromium:
+        print("SKIP: chromium is not installed (Debian package chromium)")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="cp-report-widths-")
+    try:
+        check_widths(chromium, tmp, os.path.abspath(page), os.path.basename(page), False)
+        check_captions(page, os.path.basename(page))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures else 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--widths":
+        return widths_only(sys.argv[2])
     if len(sys.argv) != 3:
         print(__doc__)
         return 2
@@ -267,6 +386,7 @@ def main():
             d, page, dom = render(chromium, tmp, collprof, make_fixture, name, fixture)
             if not dom:
                 continue
+            check_widths(chromium, tmp, page, name, False)
             rows, unit = matrix(collprof, d, 0, "Alltoallv", 0)
             check_cells(dom, "m-c0-Alltoallv-send-1", per_peer(rows), unit, name)
             if name == "large":

@@ -1,6 +1,6 @@
 /*
  * The pictures under the findings: what they say, at a glance.
- *  - each rank's time in collectives and, darker, its waiting in them
+ *  - each rank's time in collectives (orange) and its waiting in them (blue)
  *    (profile.cubex): the late rank is the one that waits least;
  *  - time and waiting per call site, the costliest first (call paths);
  *  - the share of the ranks' time spent in collectives over the run, from
@@ -133,8 +133,9 @@ static void rank_waiting(const rp_ctx *c)
             if (wt[g] < wt[least])
                 least = g;
         }
-        rp_printf(f, "<figure><figcaption>Each rank's time in collectives and, darker, its waiting "
-                     "in them (seconds%s). The rank the others wait for waits least: here ",
+        rp_printf(f, "<figure><figcaption>Each rank's time in collectives (" RP_BAR_R_NAME ") and "
+                     "its waiting in them (" RP_BAR_S_NAME ", drawn over it; seconds%s). The rank "
+                     "the others wait for waits least: here ",
                   t > 1 ? "; each bar: the average over its ranks" : "");
         rp_printf(f, "world rank%s %s, %.6f s.</figcaption>\n", t > 1 ? "s" : "", lab[least],
                   wt[least]);
@@ -174,8 +175,9 @@ static void callsite_time(const rp_ctx *c)
     if (k && rows[0].time > 0 && cp_callsite_rows_lines(c->p, rows, k) == 0) {
         int left = 300, top = 24, bh = 18, w = 420, height = top + (int)k * (bh + 6) + 30;
         double mx = rows[0].time, scale = w / (mx > 0 ? mx : 1);
-        rp_printf(f, "<figure><figcaption>Time in the collectives per call site and, darker, the "
-                     "waiting in them (seconds, summed over the ranks); the %zu costliest of %zu."
+        rp_printf(f, "<figure><figcaption>Time in the collectives per call site (" RP_BAR_R_NAME
+                     ") and the waiting in them (" RP_BAR_S_NAME ", drawn over it; seconds, "
+                     "summed over the ranks); the %zu costliest of %zu."
                      "</figcaption>\n",
                   k, n);
         rp_printf(f, "<svg id=\"chart-callsites\" class=\"bars\" width=\"%d\" height=\"%d\" "

@@ -23,6 +23,14 @@ typedef struct rp_options {
     size_t cell_budget;  /* cells of all heat maps together (a cell is ~200 bytes) */
 } rp_options;
 
+/* The two colours of the bar charts: the page's style (html.c) draws
+ * with them, and the captions that speak of a colour name it from here.
+ * Class "s": sent, waiting; class "r": received, time in collectives. */
+#define RP_BAR_S_FILL "#3b6fb6"
+#define RP_BAR_S_NAME "blue"
+#define RP_BAR_R_FILL "#e08a2c"
+#define RP_BAR_R_NAME "orange"
+
 #define RP_DEFAULT_MAX_MATRICES 8
 #define RP_DEFAULT_MAX_CELLS 128
 /* About 18 MB of cells: five full 128 x 128 maps and more.  Past it, maps

@@ -22,20 +22,6 @@ static void fig_id(FILE *f, const cp_timing_row *r)
     rp_id(f, r->collective);
 }
 
-/* The patterns with an instance in some row: the table's columns. */
-static size_t used_patterns(const cp_timings *t, int *cols)
-{
-    size_t n = 0;
-    for (int p = 0; p < CP_READER_NPATTERNS; p++) {
-        bool used = false;
-        for (size_t i = 0; i < t->nrows && !used; i++)
-            used = t->rows[i].wait_instances[p] > 0;
-        if (used)
-            cols[n++] = p;
-    }
-    return n;
-}
-
 /* The ranks, the first RP_MAX_HOSTS hosts with their ranks, the mode. */
 #define RP_MAX_HOSTS 32
 static int hosts(FILE *f, const cp_timings *t)
@@ -71,19 +57,13 @@ static int hosts(FILE *f, const cp_timings *t)
 
 static void table(FILE *f, const cp_timings *t, const bool *drawn)
 {
-    int cols[CP_READER_NPATTERNS];
-    size_t ncols = used_patterns(t, cols);
-    rp_printf(f, "<div class=\"wide\"><table class=\"timing\">\n<tr><th class=\"n\">comm</th><th>collective</th>"
-                 "<th class=\"n\">timed calls</th><th class=\"n\">aggregated</th>"
+    rp_printf(f, "<table class=\"timing\">\n<tr><th class=\"n\">comm</th><th>collective</th>"
+                 "<th class=\"n\">timed rank-calls</th><th class=\"n\">aggregated</th>"
                  "<th class=\"n\">time (s)</th><th class=\"n\">min (s)</th>"
                  "<th class=\"n\">median (s)</th><th class=\"n\">max (s)</th>");
     if (t->barrier)
         rp_printf(f, "<th class=\"n\">late arrival (s)</th>");
-    rp_printf(f, "<th class=\"n\">waiting (s)</th>");
-    for (size_t k = 0; k < ncols; k++)
-        rp_printf(f, "<th class=\"n\"><code>%s</code> (s)</th>",
-                  cp_reader_pattern_name(cols[k]));
-    rp_printf(f, "</tr>\n");
+    rp_printf(f, "<th class=\"n\">waiting (s)</th></tr>\n");
     for (size_t i = 0; i < t->nrows; i++) {
         const cp_timing_row *r = &t->rows[i];
         rp_printf(f, "<tr><td class=\"n\">%" PRId64 "</td><td>", r->comm);
@@ -113,16 +93,36 @@ static void table(FILE *f, const cp_timings *t, const bool *drawn)
                       r->wait_calls, r->wait_weight, waiting, sqrt(var));
         else
             rp_printf(f, "<td class=\"n\">%.6f</td>", waiting);
-        for (size_t k = 0; k < ncols; k++)
-            if (r->wait_instances[cols[k]])
-                rp_printf(f, "<td class=\"n\" title=\"%" PRIu64 " instance%s\">%.6f</td>",
-                          r->wait_instances[cols[k]], r->wait_instances[cols[k]] == 1 ? "" : "s",
-                          r->wait[cols[k]]);
-            else
-                rp_printf(f, "<td class=\"n\">-</td>");
         rp_printf(f, "</tr>\n");
     }
-    rp_printf(f, "</table></div>\n");
+    rp_printf(f, "</table>\n");
+}
+
+/* The waiting of each wait-state pattern, one row per (series, pattern)
+ * with instances: as `collprof timings` prints it, and narrow at any
+ * number of patterns. */
+static void pattern_table(FILE *f, const cp_timings *t)
+{
+    bool any = false;
+    for (size_t i = 0; i < t->nrows; i++)
+        for (int p = 0; p < CP_READER_NPATTERNS; p++) {
+            const cp_timing_row *r = &t->rows[i];
+            if (!r->wait_instances[p])
+                continue;
+            if (!any)
+                rp_printf(f, "<table class=\"patterns\">\n<tr><th class=\"n\">comm</th>"
+                             "<th>collective</th><th>wait-state pattern</th>"
+                             "<th class=\"n\">instances</th><th class=\"n\">waiting (s)</th>"
+                             "</tr>\n");
+            any = true;
+            rp_printf(f, "<tr><td class=\"n\">%" PRId64 "</td><td>", r->comm);
+            rp_text(f, r->collective);
+            rp_printf(f, "</td><td><code>%s</code></td><td class=\"n\">%" PRIu64 "</td>"
+                         "<td class=\"n\">%.6f</td></tr>\n",
+                      cp_reader_pattern_name(p), r->wait_instances[p], r->wait[p]);
+        }
+    if (any)
+        rp_printf(f, "</table>\n");
 }
 
 /* exit - start of every timed (rank, call) pair of row r (malloc'ed; the
@@ -229,13 +229,14 @@ int rp_section_timing(const rp_ctx *c)
               "<p class=\"note\">From <code>timings.cpt</code>, as <code>collprof timings</code> "
               "prints it: every rank&#39;s time in every timed call (exit &minus; start, in "
               "seconds), and the time ranks spent waiting for others in each wait-state "
-              "pattern, recomputed from their aligned enter and exit times. <i>Timed calls</i> "
-              "are (rank, call) pairs; <i>aggregated</i> calls (past "
+              "pattern, recomputed from their aligned enter and exit times. <i>Timed "
+              "rank-calls</i> are (rank, call) pairs; <i>aggregated</i> calls (past "
               "<code>COLLPROF_TIMING_MAX_CALLS</code>) count in the time only; <i>waiting</i> "
-              "sums the patterns&#39; columns (seconds; the tooltip of a cell gives its "
-              "number of instances, a rank&#39;s wait in one call).</p>\n");
+              "sums the second table&#39;s patterns (seconds; an instance is a rank&#39;s "
+              "wait in one call).</p>\n");
     int rc = hosts(f, &t);
     table(f, &t, drawn);
+    pattern_table(f, &t);
     rp_printf(f, "<h3>Durations</h3>\n");
     for (size_t i = 0; i < t.nrows && rc == 0; i++)
         if (drawn[i])
