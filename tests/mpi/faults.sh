@@ -65,7 +65,9 @@ said_twice() {
 # exit status (128 + a signal's number) in $CPT_STATUS.rank<R> and exits
 # with it, so that mpiexec still sees the rank fail: what a rank died of by
 # itself, apart from what the launcher reports for the job.
-own_status='"$@"; s=$?; echo $s >"$CPT_STATUS.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}"; exit $s'
+# (written aside and renamed: the launcher may SIGKILL the shell between
+# creating the file and writing it, which must read as "none", not as "")
+own_status='"$@"; s=$?; f=$CPT_STATUS.rank${PMI_RANK:-$OMPI_COMM_WORLD_RANK}; echo $s >"$f.part" && mv "$f.part" "$f"; exit $s'
 # own NAME RANK: the own_status record of RANK in run NAME, "none" when the launcher
 # killed it first
 own() { cat "$1.own.rank$2" 2>/dev/null || echo none; }
