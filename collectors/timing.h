@@ -41,6 +41,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timing_hist.h"
+
 /* A kept call as finalize uses it. */
 typedef struct cp_timing_rec {
     uint64_t call;  /* call index on its (communicator, collective) */
@@ -70,30 +72,6 @@ typedef struct cp_tblock {
     struct cp_tblock *next;
     cp_sample_rec r[CP_TBLOCK_RECS];
 } cp_tblock;
-
-/* Durations of every timed call of a series, on a log scale: a quarter of
- * an octave per bucket (a bucket is at most 25% wide), ticks from 2^4 to
- * 2^44 (below: the first bucket, above: the last); 32-bit counts that
- * saturate.  Whole-run quantiles within 12.5% from 640 bytes per series. */
-#define CP_TIMING_HIST_N 160
-
-static inline uint32_t cp_timing_hist_index(uint64_t ticks)
-{
-    if (ticks < 16)
-        return 0;
-    unsigned b = 63u - (unsigned)__builtin_clzll(ticks);
-    if (b >= 44)
-        return CP_TIMING_HIST_N - 1;
-    return 4u * (b - 4u) + (uint32_t)((ticks >> (b - 2u)) & 3u);
-}
-
-/* The ticks bucket i holds: [lo, hi) (bucket 0 also holds what is shorter). */
-static inline void cp_timing_hist_bounds(uint32_t i, double *lo, double *hi)
-{
-    double base = (double)(UINT64_C(1) << (i / 4 + 2));
-    *lo = (4 + i % 4) * base;
-    *hi = (5 + i % 4) * base;
-}
 
 /* Exact sums of the timed calls of one signature (ticks). */
 typedef struct cp_timing_agg {

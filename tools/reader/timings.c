@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cpt.h"
-#include "timing.h"
+#include "timing_hist.h"
 #include "reader_internal.h"
 #include "stat.h"
 #include "wait_states.h"
