@@ -9,9 +9,9 @@
  * Counts (here): each virtual rank's table is built by the real collector
  * from the dense count arrays an application would pass
  * (cp_counts_signature, cp_counts_record); the rank makes its holding of
- * each of its communicators (collectors/counts_stage.c) and runs them all
+ * each of its communicators (merge/counts_stage.c) and runs them all
  * up the communicators' trees through finalize's engine
- * (collectors/group_trees.c), as lib/finalize/finalize_exchange.c does
+ * (merge/group_trees.c), as lib/finalize/finalize_exchange.c does
  * over MPI.  Each lead makes the blocks (cp_counts_tree_blocks), writes
  * its rows in rank space (cp_counts_compact_rows) and the count files
  * (cp_compact_write_file); the files are parsed back and every rank's row

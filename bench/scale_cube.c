@@ -1,6 +1,6 @@
 /*
  * The scale simulator's Cube stage: profile.cubex of P virtual ranks
- * through finalize's own code (collectors/cube_stage.c, as
+ * through finalize's own code (merge/cube_stage.c, as
  * lib/finalize/finalize_profile.c runs it over MPI): rank 0 builds the
  * metadata from the job's sites, call paths and where every rank ran
  * (cp_cube_stage_meta); every rank fills its column from its own sites

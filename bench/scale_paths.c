@@ -1,6 +1,6 @@
 /*
  * The scale simulator's call-path stage: finalize's own way up and down
- * (collectors/callsite_stage.c, as lib/finalize/finalize_callsites.c runs
+ * (merge/callsite_stage.c, as lib/finalize/finalize_callsites.c runs
  * it over MPI) for every virtual rank, over the simulator's mailboxes: up,
  * the ranks from P - 1 down to 0, each rank's paths as a prefix tree
  * packed to its parent and merged there; rank 0 numbers the job's tree;

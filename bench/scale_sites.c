@@ -1,8 +1,8 @@
 /*
  * The scale simulator's sites stage: finalize's own reduction of the job's
- * sites, clocks and locations (collectors/job_sites.c) up the world's
+ * sites, clocks and locations (merge/job_sites.c) up the world's
  * binomial tree, through the same carrier interface finalize uses
- * (collectors/tree_reduce.h: cp_tree_reduce_up), here mailboxes in memory.
+ * (merge/tree_reduce.h: cp_tree_reduce_up), here mailboxes in memory.
  * The virtual ranks run one by one from P - 1 down to 0: a rank's children
  * have sent before it receives, so no threads are needed, and only the
  * messages in flight (at most one per level of the tree) are held.

@@ -1,10 +1,10 @@
 /*
  * The scale simulator's wait-state stage: finalize's own code for every
- * virtual rank — each member's series (collectors/wait_stage.c) up and
+ * virtual rank — each member's series (merge/wait_stage.c) up and
  * down its communicator's tree through finalize's engine
- * (collectors/group_trees.c), as lib/finalize/finalize_waits.c runs it
+ * (merge/group_trees.c), as lib/finalize/finalize_waits.c runs it
  * over MPI, here over the simulator's mailboxes; then the statistics up
- * the world's tree (collectors/job_waits.c over cp_tree_reduce_up).
+ * the world's tree (merge/job_waits.c over cp_tree_reduce_up).
  *
  * Up, the members run from n - 1 down to 0; down, from the lead in the
  * tree's order, each member's state after the way up rebuilt from its
@@ -280,7 +280,7 @@ static size_t job_bytes(const cp_job_waits *j)
 }
 
 /* The statistics up the world's tree through finalize's own reduction
- * (collectors/job_waits.c over cp_tree_reduce_up), the ranks run from
+ * (merge/job_waits.c over cp_tree_reduce_up), the ranks run from
  * P - 1 down to 0 over the simulator's mailboxes. */
 void sim_waits_stats(wait_sim *s)
 {

@@ -15,9 +15,9 @@
  * child sent.  Every rank then renames the paths in its signatures, so that
  * the count files, the Cube call tree and profile.stat all speak of the
  * same ids.  No rank receives more than ceil(log2 P) trees.  The tree
- * itself (no MPI): collectors/callsite_tree.c; a rank's way up and down
+ * itself (no MPI): merge/callsite_tree.c; a rank's way up and down
  * over any carrier (run by the scale simulator too):
- * collectors/callsite_stage.c.
+ * merge/callsite_stage.c.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * Finalize, step 2: the tables of every (communicator, collective) go to
  * the communicator's lead up a binomial tree of its members
- * (collectors/counts_stage.h over collectors/group_trees.h, all
+ * (merge/counts_stage.h over merge/group_trees.h, all
  * communicators together, round by round, over MPI): each member merges
  * what its children send into its own tables (identical rows collapse into
  * rank ranges at every step) and sends the result to its parent.  So the

@@ -38,7 +38,7 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
                       void *ctx);
 
 /* The world's ranks (f->w), messages of one tag, as a carrier for the
- * MPI-free stages (collectors/tree_reduce.h, group_trees.h).  A send is
+ * MPI-free stages (merge/tree_reduce.h, group_trees.h).  A send is
  * posted with a copy of its bytes and returns at once (so that ranks
  * sending to each other in one round never wait on each other; without
  * room for the copy it waits instead); cp_fin_world_finish waits for every
@@ -55,7 +55,7 @@ cp_tree_io cp_fin_world_carrier(cp_fin_world_io *w);
 void cp_fin_world_finish(cp_fin_world_io *w);
 
 /* The world rank of member m of a communicator whose members are the
- * cp_ranges at `members` (cp_groups.world_of, collectors/group_trees.h). */
+ * cp_ranges at `members` (cp_groups.world_of, merge/group_trees.h). */
 int64_t cp_fin_member_world(const void *members, int64_t m);
 
 /* Says what went wrong at this rank in a stage over many groups' trees

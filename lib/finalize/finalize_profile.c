@@ -1,7 +1,7 @@
 /*
  * Finalize, step 5: the Cube profile and the wait-state statistics.  What
  * goes into profile.cubex — rank 0's metadata, every rank's column, the
- * rows a batch at a time — is collectors/cube_stage.c, MPI-free (the scale
+ * rows a batch at a time — is merge/cube_stage.c, MPI-free (the scale
  * simulator runs it too); here rank 0 builds the metadata from what the
  * timing stage gathered, shares the site -> cnode map, the ranks agree
  * that everyone has room and which rows anyone has a value in, and the

@@ -16,7 +16,7 @@
  * cores).  Each rank keeps its own sites: its
  * column of values goes to rank 0 row by row when profile.cubex is written
  * (finalize_profile.c).  The value and its merge (no MPI, run by the scale
- * simulator too): collectors/job_sites.c.
+ * simulator too): merge/job_sites.c.
  */
 #include <stdlib.h>
 #include <string.h>

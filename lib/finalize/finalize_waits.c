@@ -4,20 +4,20 @@
  * For every series (communicator, collective with a wait-state family) the
  * members reduce their sampled calls up the binomial tree of the
  * communicator's members, and the lead's result comes back down the same
- * tree (collectors/wait_tree.h: per call the latest enter, first exit,
+ * tree (merge/wait_tree.h: per call the latest enter, first exit,
  * the root's enter, ...).  Each member then computes its own waiting times
  * from its own records: no rank ever receives another rank's enter and exit
  * times, a member receives at most ceil(log2 P) lists going up and one
  * coming down, each as long as the series' sample (at most
  * COLLPROF_TIMING_MAX_CALLS calls).  All series move together, round by
- * round, as the count tables do (collectors/group_trees.h): a member posts
+ * round, as the count tables do (merge/group_trees.h): a member posts
  * its sends of a round before it receives that round's messages, so no
  * collective is needed between rounds and none can deadlock.  What a member
- * keeps, merges and sends is collectors/wait_stage.h, shared with the scale
+ * keeps, merges and sends is merge/wait_stage.h, shared with the scale
  * simulator; this file builds the series from the registry and carries
  * them over MPI.
  *
- * Then the statistics of every pattern's instances (collectors/wait_stats.h,
+ * Then the statistics of every pattern's instances (merge/wait_stats.h,
  * bounded), the most severe instances and the slowest calls (timings.cpt's
  * list) merge up the world's binomial tree to rank 0, which writes
  * profile.stat: rank 0 receives ceil(log2 P) messages of bounded size.
@@ -52,7 +52,7 @@ _Static_assert(CP_NCOLLECTIVES <= CP_WCOMM_COLLS, "a communicator's series carry
 
 /* One communicator this rank is a member of, with the series it called
  * there; all its series go through the communicator's tree together
- * (collectors/wait_stage.h: cp_wcomm), so every member takes part. */
+ * (merge/wait_stage.h: cp_wcomm), so every member takes part. */
 typedef struct wcomm {
     const cp_comm *c;
     cp_wcomm w;

@@ -1,6 +1,6 @@
 /*
  * Messages between ranks run one by one, for the unit tests of the stages
- * that run over a carrier (collectors/tree_reduce.h): what a rank sends
+ * that run over a carrier (merge/tree_reduce.h): what a rank sends
  * waits here until the rank it is for runs and asks for it.
  */
 #ifndef CPT_MAILBOX_H

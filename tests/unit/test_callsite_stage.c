@@ -1,5 +1,5 @@
 /*
- * The call-path stage of one rank, up and down (collectors/callsite_stage.c),
+ * The call-path stage of one rank, up and down (merge/callsite_stage.c),
  * for n ranks run one by one over mailboxes as the scale simulator runs
  * them: rank 0 ends with the job's distinct nodes, every rank's paths get
  * the ids rank 0 gave them, for any n; when a rank fails on the way up,

@@ -1,5 +1,5 @@
 /*
- * Finalize's Cube stage without MPI (collectors/cube_stage.c), for a few
+ * Finalize's Cube stage without MPI (merge/cube_stage.c), for a few
  * ranks in one process: rank 0's metadata from the job's sites, call paths
  * and hosts (a prefix tree of functions, the MPI nodes below their call
  * sites, the hosts and every location's), every rank's column, and the

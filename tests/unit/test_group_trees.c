@@ -1,5 +1,5 @@
 /*
- * Many groups' trees at once (collectors/group_trees.c), for ranks run one
+ * Many groups' trees at once (merge/group_trees.c), for ranks run one
  * by one over mailboxes as the scale simulator runs them: every rank is in
  * the world, its row and its column of an s x s grid, all moving together.
  * Each group's first member ends with the sum of its members, every member
@@ -7,8 +7,8 @@
  * failed at the top (and its data still arrive when the op sends partial
  * values); a message cut short is refused and reported, and no rank is
  * left waiting.  Then the two ops finalize moves this way: count tables
- * (collectors/counts_stage.c) reach the lead with every rank's counts, and
- * wait-state lists (collectors/wait_stage.c) come down to every member
+ * (merge/counts_stage.c) reach the lead with every rank's counts, and
+ * wait-state lists (merge/wait_stage.c) come down to every member
  * equal to the one-process reduction (cp_wait_tree_local).
  */
 #include <check.h>

@@ -1,6 +1,6 @@
 /*
  * The job's sites, clocks and locations up the binomial tree
- * (collectors/job_sites.c over collectors/tree_reduce.c), for n ranks run
+ * (merge/job_sites.c over merge/tree_reduce.c), for n ranks run
  * one by one from n - 1 down to 0 over mailboxes, as the scale simulator
  * runs them: rank 0 ends with the union of the keys, the sums and maxima,
  * and every rank's location in rank order, for any n; a rank that failed

@@ -1,10 +1,10 @@
 /*
- * Wait states by reduction (collectors/wait_tree.h) give every member
+ * Wait states by reduction (merge/wait_tree.h) give every member
  * exactly the waiting times of the post-mortem walk over everyone's
  * enter/exit times (cp_wait_states_series), for every family, job sizes
  * that are and are not powers of two, members that timed different calls,
  * non-blocking calls and rooted collectives; the lists survive packing;
- * and the mergeable statistics (collectors/wait_stats.h) are exact up to
+ * and the mergeable statistics (merge/wait_stats.h) are exact up to
  * CP_WSTAT_EXACT instances and within CP_WSTAT_ACCURACY beyond.
  */
 #include <check.h>

@@ -2,7 +2,7 @@
  * Time per pattern: for each distinct send matrix (block) of a (communicator,
  * collective), the recorded times of its calls — exit - start of every
  * (rank, call) of timings.cpt's sample whose call moved that matrix — and
- * the waiting time of those instances (collectors/wait_states.c, as `collprof
+ * the waiting time of those instances (model/wait_states.c, as `collprof
  * timings` finds it per series).  Times exist per (communicator, collective)
  * in timings.cpt; a block's calls say which of them belong to which matrix.
  *

@@ -3,7 +3,7 @@
  * timings.cpt: per (communicator, collective) the time spent, its spread,
  * the slowest calls, and the waiting time of each wait-state pattern,
  * recomputed from every rank's aligned enter/exit times with the same
- * analysis the runtime's leads use (collectors/wait_states.c).
+ * analysis the runtime's leads use (model/wait_states.c).
  */
 #include <stdio.h>
 #include <math.h>
