@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 {
@@ -218,17 +219,13 @@ int cli_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows)
     return CLI_OK;
 }
 
+static int put_stdout(void *ctx, const char *p, size_t n)
+{
+    (void)ctx;
+    return fwrite(p, 1, n, stdout) == n ? 0 : -1;
+}
+
 void cli_json_string(const char *s)
 {
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
+    cp_json_escape(s, strlen(s), put_stdout, NULL);
 }

@@ -496,14 +496,16 @@ int cp_json_parse(const char *data, size_t len, const char *name, jv *root, cp_e
 
 /* ============================================================= writing */
 
-/* Write s[0..n) as a JSON string: quotes, backslashes and control
- * characters escaped, valid UTF-8 kept as is, invalid bytes replaced by
- * U+FFFD so that the output is always valid JSON. */
-int cp_json_write_string(cp_out *o, const char *s, size_t n)
+/* The one JSON string escaper (every JSON collprof writes goes through
+ * it): quotes, backslashes and control characters escaped, valid UTF-8
+ * kept as is, invalid bytes replaced by U+FFFD so that the output is
+ * always valid JSON.  Runs of bytes that need no escape go to put in one
+ * piece. */
+int cp_json_escape(const char *s, size_t n, cp_json_put put, void *ctx)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t start = 0, i = 0;
-    if (cp_out_write(o, "\"", 1) < 0)
+    if (put(ctx, "\"", 1) < 0)
         return -1;
     while (i < n) {
         unsigned char c = u[i];
@@ -535,9 +537,9 @@ int cp_json_write_string(cp_out *o, const char *s, size_t n)
                 skip = l;
         }
         if (esc) {
-            if (i > start && cp_out_write(o, s + start, i - start) < 0)
+            if (i > start && put(ctx, s + start, i - start) < 0)
                 return -1;
-            if (cp_out_write(o, esc, strlen(esc)) < 0)
+            if (put(ctx, esc, strlen(esc)) < 0)
                 return -1;
             i += skip;
             start = i;
@@ -545,9 +547,19 @@ int cp_json_write_string(cp_out *o, const char *s, size_t n)
             i += skip;
         }
     }
-    if (i > start && cp_out_write(o, s + start, i - start) < 0)
+    if (i > start && put(ctx, s + start, i - start) < 0)
         return -1;
-    return cp_out_write(o, "\"", 1);
+    return put(ctx, "\"", 1);
+}
+
+static int put_out(void *ctx, const char *p, size_t n)
+{
+    return cp_out_write(ctx, p, n) < 0 ? -1 : 0;
+}
+
+int cp_json_write_string(cp_out *o, const char *s, size_t n)
+{
+    return cp_json_escape(s, n, put_out, o);
 }
 
 /* ======================================================= tree helpers */

@@ -37,9 +37,14 @@ typedef struct jctx {
  * and nothing after it.  0, or -1 with err naming name:line:column. */
 int cp_json_parse(const char *data, size_t len, const char *name, jv *root, cp_error *err);
 void cp_jv_free(jv *v);
-/* Write s[0..n) as a JSON string: quotes, backslashes and control
- * characters escaped, valid UTF-8 kept, invalid bytes as U+FFFD (the
- * output is always valid JSON).  0, or -1 when writing fails. */
+/* s[0..n) as a JSON string: quotes, backslashes and control characters
+ * escaped, valid UTF-8 kept, invalid bytes as U+FFFD (the output is always
+ * valid JSON), handed to put(ctx, bytes, len) piece by piece (put returns
+ * 0, or -1 to stop).  The one escaper of every JSON collprof writes.
+ * 0, or -1 when put failed. */
+typedef int (*cp_json_put)(void *ctx, const char *p, size_t n);
+int cp_json_escape(const char *s, size_t n, cp_json_put put, void *ctx);
+/* The same into a file being written.  0, or -1 when writing fails. */
 int cp_json_write_string(cp_out *o, const char *s, size_t n);
 
 /* Messages about value v: "name:line:column: what".  Returns -1. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "replay_json.h"
 #include "tmpdir.h"
 
@@ -138,12 +139,40 @@ START_TEST(bad_files_are_refused_with_where_and_what)
 }
 END_TEST
 
+/* The one JSON string escaper (manifest, replay.json, export, the CLI's
+ * --format json): control characters escaped, valid UTF-8 of 2, 3 and 4
+ * bytes kept, every invalid byte (a lone continuation, an overlong form,
+ * a surrogate, a cut sequence) as U+FFFD: the output parses as JSON and
+ * gives back the valid text. */
+static int put_buf(void *ctx, const char *p, size_t n)
+{
+    strncat(ctx, p, n);
+    return 0;
+}
+
+START_TEST(json_strings_always_valid)
+{
+    const char in[] = "a\"b\\c\n\x01 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 "
+                      "\x80 \xc0\xaf \xed\xa0\x80 \xe2\x82";
+    char out[512] = "";
+    ck_assert_int_eq(cp_json_escape(in, sizeof in - 1, put_buf, out), 0);
+    ck_assert_str_eq(out, "\"a\\\"b\\\\c\\n\\u0001 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 "
+                          "\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd "
+                          "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\"");
+    jv v;
+    cp_error err = {{0}};
+    ck_assert_msg(cp_json_parse(out, strlen(out), "escaped", &v, &err) == 0, "%s", err.msg);
+    cp_jv_free(&v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("replay_json");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, tmpdir_make, tmpdir_remove);
     tcase_add_test(tc, patterns_round_trip);
+    tcase_add_test(tc, json_strings_always_valid);
     tcase_add_test(tc, sequence_round_trip);
     tcase_add_loop_test(tc, bad_files_are_refused_with_where_and_what, 0,
                         (int)(sizeof bad / sizeof bad[0]));

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "mpi_names.h"
 #include "reader_internal.h"
 #include "textio.h"
@@ -66,65 +67,17 @@ static void i64_or_null(jw *w, int64_t v)
 }
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+static int put_jw(void *ctx, const char *p, size_t n)
 {
-    unsigned c = s[0];
-    size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-                                : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (len == 0 || len > n || (len == 2 && c < 0xc2))
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if (len == 3) {
-        unsigned cp = (c & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
-        if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))
-            return 0;
-    } else if (len == 4) {
-        unsigned cp = (c & 0x07u) << 18 | (s[1] & 0x3fu) << 12 | (s[2] & 0x3fu) << 6;
-        if (cp < 0x10000 || cp > 0x10ffff)
-            return 0;
-    }
-    return len;
+    raw(ctx, p, n);
+    return 0;
 }
 
-/* A JSON string.  The model's strings come from parsed files and file
- * names; bytes that are not UTF-8 become U+FFFD, so the output is always
- * valid JSON (as the manifest writer does). */
+/* A JSON string (the model's strings come from parsed files and file
+ * names): the one escaper, cp_json_escape. */
 static void str(jw *w, const char *s, size_t max)
 {
-    static const char hex[] = "0123456789abcdef";
-    size_t n = strnlen(s, max);
-    const unsigned char *u = (const unsigned char *)s;
-    lit(w, "\"");
-    for (size_t i = 0; i < n;) {
-        unsigned c = u[i];
-        if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-            raw(w, e, 2);
-        } else if (c == '\n') {
-            lit(w, "\\n");
-        } else if (c == '\t') {
-            lit(w, "\\t");
-        } else if (c == '\r') {
-            lit(w, "\\r");
-        } else if (c < 0x20) {
-            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            raw(w, e, 6);
-        } else {
-            size_t len = utf8_len(u + i, n - i);
-            if (len == 0) {
-                lit(w, "\xef\xbf\xbd");
-                i++;
-                continue;
-            }
-            raw(w, s + i, len);
-            i += len;
-            continue;
-        }
-        i++;
-    }
-    lit(w, "\"");
+    cp_json_escape(s, strnlen(s, max), put_jw, w);
 }
 
 static void key(jw *w, const char *k, bool first)
