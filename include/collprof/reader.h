@@ -35,6 +35,9 @@ typedef struct cp_profile {
      * that does not is left out.  Empty: the profile is whole. */
     cp_kv *damaged;
     size_t ndamaged;
+    /* Files read on demand and kept, so that each is read once however many
+     * questions need it (the reader's own; NULL: read each time). */
+    struct cp_reader_cache *cache;
 } cp_profile;
 /* The damage of a file the manifest lists and the directory lacks
  * (cp_profile_check reports it in its own words too). */

@@ -349,6 +349,16 @@ START_TEST(findings_by_hand)
     ck_assert_int_eq(x[n - 1].kind, CP_FINDING_COVERAGE);
     ck_assert_msg(strstr(x[n - 1].text, "6 of 11 timed rank-calls have their own times") != NULL, "%s", x[n - 1].text);
     free(x);
+    /* profile.cubex is read once per loaded profile: asked again with the
+     * file gone, the same findings come from what was read. */
+    char cube[4200];
+    snprintf(cube, sizeof cube, "%s/profile.cubex", tmpdir);
+    ck_assert_int_eq(unlink(cube), 0);
+    size_t n2;
+    ck_assert_msg(cp_profile_findings(&p, &x, &n2, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(n2, n);
+    ck_assert_int_eq(x[3].kind, CP_FINDING_SHARE);
+    free(x);
     cp_profile_free(&p);
     tmpdir_remove();
 }

@@ -180,14 +180,15 @@ int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows
     if (!p->has_manifest || p->manifest.ncall_tree == 0)
         return cp_error_set(err, "%s: no call paths recorded (COLLPROF_CALLSITE_DEPTH=0, or "
                                  "not a collprof output directory)", p->dir);
-    char path[sizeof p->dir + 32];
-    snprintf(path, sizeof path, "%s/profile.cubex", p->dir);
-    cp_cube c;
-    if (cp_cubex_read(path, &c, err))
+    const cp_cube *c;
+    cp_cube own;
+    bool owned;
+    if (cp_reader_cube(p, &c, &own, &owned, err))
         return -1;
-    *rows = calloc(c.ncnodes ? c.ncnodes : 1, sizeof **rows);
-    int rc = *rows ? fill_rows(p, &c, *rows, nrows, err) : cp_error_set(err, "out of memory");
-    cp_cube_free(&c);
+    *rows = calloc(c->ncnodes ? c->ncnodes : 1, sizeof **rows);
+    int rc = *rows ? fill_rows(p, c, *rows, nrows, err) : cp_error_set(err, "out of memory");
+    if (owned)
+        cp_cube_free(&own);
     if (rc == 0 && *nrows)
         qsort(*rows, *nrows, sizeof **rows, cmp_row);
     if (rc == 0 && lines && (rc = cp_callsite_rows_lines(p, *rows, *nrows)))

@@ -289,6 +289,8 @@ int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
     free(names);
     if (rc < 0)
         cp_profile_free(p);
+    if (rc == 0 && !(p->cache = cp_reader_cache_new()))
+        rc = cp_error_set(err, "out of memory");
     return rc;
 }
 
@@ -314,5 +316,6 @@ void cp_profile_free(cp_profile *p)
     }
     free(p->damaged);
     cp_ranges_free(&p->absent);
+    cp_reader_cache_free(p->cache);
     memset(p, 0, sizeof *p);
 }

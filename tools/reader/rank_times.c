@@ -17,45 +17,47 @@ int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp
 {
     *out = NULL;
     *n = 0;
-    char path[sizeof p->dir + 32];
-    snprintf(path, sizeof path, "%s/profile.cubex", p->dir);
-    cp_cube c;
-    if (cp_cubex_read(path, &c, err))
+    const cp_cube *cube;
+    cp_cube own;
+    bool owned;
+    if (cp_reader_cube(p, &cube, &own, &owned, err))
         return -1;
-    int64_t time = cp_cube_find_metric(&c, "time"), late = cp_cube_find_metric(&c, "late_arrival");
+    const cp_cube *const c = cube;
+    int64_t time = cp_cube_find_metric(c, "time"), late = cp_cube_find_metric(c, "late_arrival");
     int rc = 0;
     if (time < 0) {
-        rc = cp_error_set(err, "%s: no time metric (COLLPROF_TIMING=off?)", path);
-    } else if (!(*out = calloc(c.nlocations ? c.nlocations : 1, sizeof **out))) {
+        rc = cp_error_set(err, "%s/profile.cubex: no time metric (COLLPROF_TIMING=off?)", p->dir);
+    } else if (!(*out = calloc(c->nlocations ? c->nlocations : 1, sizeof **out))) {
         rc = cp_error_set(err, "out of memory");
     } else {
-        *n = c.nlocations;
+        *n = c->nlocations;
         int64_t wm[CP_NWAIT_PATTERNS];
         for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-            wm[p] = cp_cube_find_metric(&c, cp_wait_metrics[p].uniq_name);
-        for (size_t l = 0; l < c.nlocations; l++) {
+            wm[p] = cp_cube_find_metric(c, cp_wait_metrics[p].uniq_name);
+        for (size_t l = 0; l < c->nlocations; l++) {
             cp_rank_time *r = &(*out)[l];
-            int64_t h = c.location_host[l];
+            int64_t h = c->location_host[l];
             snprintf(r->host, sizeof r->host, "%s",
-                     h >= 0 && (size_t)h < c.nhosts ? c.hosts[h].name : "");
-            for (size_t k = 0; k < c.ncnodes; k++) {
+                     h >= 0 && (size_t)h < c->nhosts ? c->hosts[h].name : "");
+            for (size_t k = 0; k < c->ncnodes; k++) {
                 /* Time holds the metrics below it (MPI, late arrival); a
                  * file of a flat metric list (before the metric tree) has
                  * late arrival beside it. */
-                double t = cp_cube_get_double(&c, (size_t)time, k, l);
-                double w = late >= 0 && !c.metrics[late].parent[0]
-                               ? cp_cube_get_double(&c, (size_t)late, k, l)
+                double t = cp_cube_get_double(c, (size_t)time, k, l);
+                double w = late >= 0 && !c->metrics[late].parent[0]
+                               ? cp_cube_get_double(c, (size_t)late, k, l)
                                : 0;
                 for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-                    r->waiting += wm[p] >= 0 ? cp_cube_get_double(&c, (size_t)wm[p], k, l) : 0;
+                    r->waiting += wm[p] >= 0 ? cp_cube_get_double(c, (size_t)wm[p], k, l) : 0;
                 r->run += t + w;
-                if (c.cnodes[k].parent >= 0)
+                if (c->cnodes[k].parent >= 0)
                     r->collectives += t + w;
                 else
                     r->collectives += w; /* a root holds only the time outside */
             }
         }
     }
-    cp_cube_free(&c);
+    if (owned)
+        cp_cube_free(&own);
     return rc;
 }

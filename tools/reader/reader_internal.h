@@ -26,6 +26,15 @@ bool cp_reader_all_timed(const struct cp_wait_member *wm, size_t n, size_t i, si
 /* Collective names compare case-insensitively ("alltoallv" == "Alltoallv"). */
 int cp_reader_collective_cmp(const char *a, const char *b);
 
+/* p's profile.cubex, read once and kept in p's cache (read into *own, for
+ * the caller to free with cp_cube_free, when p has no cache: *own says so).
+ * 0, or -1 with err set (the failure is kept too: said the same each time). */
+struct cp_cube;
+int cp_reader_cube(const cp_profile *p, const struct cp_cube **c, struct cp_cube *own, bool *owned,
+                   cp_error *err);
+struct cp_reader_cache *cp_reader_cache_new(void);
+void cp_reader_cache_free(struct cp_reader_cache *cache);
+
 /* The file name without its directory. */
 const char *cp_reader_basename(const char *path);
 

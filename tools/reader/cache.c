@@ -1,0 +1,59 @@
+/*
+ * Files of a profile read on demand, once: profile.cubex is asked for by
+ * the findings (the share of the run, the call sites), the report's
+ * charts, `callsites` and `check`; one summary or report reads it once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cubex.h"
+#include "reader_internal.h"
+
+struct cp_reader_cache {
+    bool cube_tried;
+    int cube_rc;
+    cp_error cube_err;
+    cp_cube cube;
+};
+
+static int read_cube(const cp_profile *p, cp_cube *c, cp_error *err)
+{
+    char path[sizeof p->dir + 32];
+    snprintf(path, sizeof path, "%s/profile.cubex", p->dir);
+    return cp_cubex_read(path, c, err);
+}
+
+int cp_reader_cube(const cp_profile *p, const cp_cube **c, cp_cube *own, bool *owned,
+                   cp_error *err)
+{
+    struct cp_reader_cache *k = p->cache;
+    *owned = k == NULL;
+    if (!k) {
+        *c = own;
+        return read_cube(p, own, err);
+    }
+    if (!k->cube_tried) {
+        k->cube_tried = true;
+        k->cube_rc = read_cube(p, &k->cube, &k->cube_err);
+    }
+    if (k->cube_rc) {
+        *err = k->cube_err;
+        return -1;
+    }
+    *c = &k->cube;
+    return 0;
+}
+
+struct cp_reader_cache *cp_reader_cache_new(void)
+{
+    return calloc(1, sizeof(struct cp_reader_cache));
+}
+
+void cp_reader_cache_free(struct cp_reader_cache *k)
+{
+    if (!k)
+        return;
+    if (k->cube_tried && k->cube_rc == 0)
+        cp_cube_free(&k->cube);
+    free(k);
+}
