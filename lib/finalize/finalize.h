@@ -1,7 +1,9 @@
 /*
- * Finalize, internal: the state shared by its steps (finalize.c drives them;
- * finalize_ids.c numbers the communicators; finalize_exchange.c moves each
- * rank's tables to the leads; finalize_merge.c merges and writes them).
+ * Finalize, internal: the state its stages share and the stages
+ * themselves.  finalize.c is the driver (the table of stages, in order);
+ * finalize_fin.c the helpers of the shared state; one file per stage
+ * (finalize_callsites.c, finalize_exchange.c, finalize_merge.c,
+ * finalize_ids.c, finalize_timing.c, finalize_cpt.c, finalize_conclude.c).
  */
 #ifndef COLLPROF_FINALIZE_H
 #define COLLPROF_FINALIZE_H
@@ -34,6 +36,17 @@ typedef struct cp_led {
     int64_t calls[CP_NCOLLECTIVES], nblocks_of[CP_NCOLLECTIVES][2];
 } cp_led;
 
+/* What the agreement stage settles, for the stages after it. */
+typedef struct fin_outcome {
+    bool ok;             /* the profile can be written (no rank failed) */
+    int lowest[3];       /* the lowest rank that failed / could not write its count
+                            files / its part of timings.cpt; the size: none */
+    bool any_partial;    /* some rank's counts are partial (memory ran out) */
+    char counts_reason[1024], cpt_reason[1024]; /* those ranks' reasons (rank 0) */
+    const char *run_files[3]; /* run-wide files written (rank 0) */
+    size_t nrun;
+} fin_outcome;
+
 typedef struct fin {
     MPI_Comm w;
     int rank, size;
@@ -61,6 +74,8 @@ typedef struct fin {
     char cpt_part[4300];  /* timings.cpt before renaming, "" if not made */
     bool trees_ok;    /* every rank holds every communicator (cp_fin_exchange) */
     struct cp_run_times *rt; /* the timing stages' sums (finalize_timing.h) */
+    double t0;        /* when finalize began (PMPI_Wtime) */
+    fin_outcome outcome; /* the agreement stage's (finalize_conclude.c) */
 } fin;
 
 /* Index led[] (after filling it, and again after reordering it) and the
@@ -94,6 +109,11 @@ void cp_fin_number(fin *f);
 void cp_fin_make_blocks(fin *f);
 /* Leads: the blocks, numbered, into the count files under .part names. */
 void cp_fin_merge_and_write(fin *f);
+/* The last stages (finalize_conclude.c): agree on what failed, the leads
+ * rename; the run-wide files; the manifest. */
+void cp_fin_agree(fin *f);
+void cp_fin_run_files(fin *f);
+void cp_fin_manifest(fin *f);
 void cp_fin_free(fin *f);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Finalize, step 1: the job's call tree.  Every rank holds its call paths,
+ * A finalize stage: the job's call tree.  Every rank holds its call paths,
  * already resolved on that rank to (module, address, function), as a
  * prefix tree: below the same caller node, the frame that called MPI is
  * one node per call site (module and address), a frame further out one

@@ -1,5 +1,5 @@
 /*
- * Finalize, step 6: timings.cpt, one file written by all ranks.  Each rank
+ * A finalize stage: timings.cpt, one file written by all ranks.  Each rank
  * encodes its own chunk (location, then per (communicator, collective) its
  * times, compressed); an exclusive scan of the chunk sizes places it; rank 0
  * writes the header (with every chunk's offset) in front of its own chunk.

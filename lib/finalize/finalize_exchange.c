@@ -1,5 +1,5 @@
 /*
- * Finalize, step 2: the tables of every (communicator, collective) go to
+ * A finalize stage: the tables of every (communicator, collective) go to
  * the communicator's lead up a binomial tree of its members
  * (merge/counts_stage.h over merge/group_trees.h, all
  * communicators together, round by round, over MPI): each member merges

@@ -1,5 +1,5 @@
 /*
- * Finalize, step 2: number the communicators job-wide.  Each lead describes
+ * A finalize stage: number the communicators job-wide.  Each lead describes
  * the communicators it leads (key, size, members, remote group, topology)
  * to world rank 0, which sorts them (largest first, then lead rank, then the
  * lead's order of first use), fills the manifest's communicator table and

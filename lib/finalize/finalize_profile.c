@@ -1,5 +1,5 @@
 /*
- * Finalize, step 5: the Cube profile and the wait-state statistics.  What
+ * In finalize's run-files stage: the Cube profile and the wait-state statistics.  What
  * goes into profile.cubex — rank 0's metadata, every rank's column, the
  * rows a batch at a time — is merge/cube_stage.c, MPI-free (the scale
  * simulator runs it too); here rank 0 builds the metadata from what the

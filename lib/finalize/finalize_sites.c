@@ -1,5 +1,5 @@
 /*
- * Finalize, step 4c: what rank 0 must know of every rank's sites to build
+ * In finalize's timing stage: what rank 0 must know of every rank's sites to build
  * the Cube profile's metadata and timings.cpt's aggregates, without
  * gathering the sites: the sorted set of site keys (collective, form, call
  * path) of the job, the number of calls timed in aggregate only, and per

@@ -1,5 +1,5 @@
 /*
- * Finalize, step 4: timing (see finalize_timing.h).
+ * A finalize stage: timing (see finalize_timing.h).
  *
  * Data sent to a lead grows with the calls timed (at most
  * COLLPROF_TIMING_MAX_CALLS per rank); data sent to rank 0 grows with the

@@ -1,5 +1,5 @@
 /*
- * Finalize, step 4b: wait states by reductions over each communicator.
+ * In finalize's timing stage: wait states by reductions over each communicator.
  *
  * For every series (communicator, collective with a wait-state family) the
  * members reduce their sampled calls up the binomial tree of the

@@ -57,7 +57,8 @@ miniapp)
     grep '^collprof: finalize stage ' verbose.err |
         sed 's/^collprof: finalize stage \([0-9]*\) (\([a-z. ]*\)): [0-9.]* s on rank 0$/\1 \2/' >stages.txt
     printf '%s\n' "1 call paths" "2 tables to leads" "3 count blocks" "4 numbering" \
-        "5 count files" "6 timing" "7 timings.cpt" >stages.want
+        "5 count files" "6 timing" "7 timings.cpt" "8 agreement" "9 run files" "10 manifest" \
+        >stages.want
     cmp -s stages.txt stages.want || { fail "COLLPROF_VERBOSE=2: finalize stages reported as:"; show stages.txt; }
     ;;
 
