@@ -10,16 +10,16 @@
 #include "cli.h"
 #include "report/report.h"
 
-struct report_ctx {
+struct report_run {
     const cp_profile *p;
-    const rp_options *opt;
-    rp_stats *stats;
+    const report_options *opt;
+    report_stats *stats;
 };
 
 static int write_report(FILE *f, void *vctx, cp_error *err)
 {
-    struct report_ctx *c = vctx;
-    return rp_write_report(f, c->p, c->opt, c->stats, err);
+    struct report_run *c = vctx;
+    return report_write_report(f, c->p, c->opt, c->stats, err);
 }
 
 static int run(const cli_command *self, int argc, char **argv)
@@ -34,7 +34,8 @@ static int run(const cli_command *self, int argc, char **argv)
         return rc;
     if (!out || !out[0])
         return cli_usage_error(self, "-o FILE is required (- for standard output)");
-    rp_options opt = {RP_DEFAULT_MAX_MATRICES, RP_DEFAULT_MAX_CELLS, RP_DEFAULT_CELL_BUDGET};
+    report_options opt = {REPORT_DEFAULT_MAX_MATRICES, REPORT_DEFAULT_MAX_CELLS,
+                          REPORT_DEFAULT_CELL_BUDGET};
     if (max_s) {
         int64_t m;
         if (cli_int64(self, "--max-matrices", max_s, &m) < 0)
@@ -45,20 +46,20 @@ static int run(const cli_command *self, int argc, char **argv)
     cp_profile p;
     if ((rc = cli_load(dir, &p)) != CLI_OK)
         return rc;
-    rp_stats stats;
+    report_stats stats;
     if (strcmp(out, "-") == 0) {
         cp_error err = {{0}};
-        if (rp_write_report(stdout, &p, &opt, &stats, &err) != 0) {
+        if (report_write_report(stdout, &p, &opt, &stats, &err) != 0) {
             fprintf(stderr, "collprof: standard output: %s\n", err.msg);
             rc = CLI_BAD_INPUT;
         }
     } else {
         long size = 0;
-        struct report_ctx ctx = {&p, &opt, &stats};
+        struct report_run ctx = {&p, &opt, &stats};
         rc = cli_write_file(out, write_report, &ctx, &size);
         if (rc == CLI_OK) {
             char human[32];
-            rp_human_bytes(human, sizeof human, size);
+            report_human_bytes(human, sizeof human, size);
             printf("%s: %zu communicator%s, %zu heat map%s", out, stats.communicators,
                    stats.communicators == 1 ? "" : "s", stats.heatmaps,
                    stats.heatmaps == 1 ? "" : "s");

@@ -19,13 +19,14 @@
 #include "timing_fixture.h"
 #include "tmpdir.h"
 
-static rp_options defaults(void)
+static report_options defaults(void)
 {
-    return (rp_options){RP_DEFAULT_MAX_MATRICES, RP_DEFAULT_MAX_CELLS, RP_DEFAULT_CELL_BUDGET};
+    return (report_options){REPORT_DEFAULT_MAX_MATRICES, REPORT_DEFAULT_MAX_CELLS,
+                            REPORT_DEFAULT_CELL_BUDGET};
 }
 
 /* The report of tmpdir (malloc'ed), its length in *len. */
-static char *report(const rp_options *opt, rp_stats *stats, size_t *len)
+static char *report(const report_options *opt, report_stats *stats, size_t *len)
 {
     cp_profile p;
     cp_error err = {{0}};
@@ -34,8 +35,8 @@ static char *report(const rp_options *opt, rp_stats *stats, size_t *len)
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
     ck_assert_ptr_nonnull(f);
-    rp_stats st;
-    ck_assert_msg(rp_write_report(f, &p, opt, stats ? stats : &st, &err) == 0, "%s", err.msg);
+    report_stats st;
+    ck_assert_msg(report_write_report(f, &p, opt, stats ? stats : &st, &err) == 0, "%s", err.msg);
     fclose(f);
     cp_profile_free(&p);
     if (len)
@@ -195,8 +196,8 @@ static void write_good(void)
 START_TEST(self_contained)
 {
     write_good();
-    char *html = report(&(rp_options){RP_DEFAULT_MAX_MATRICES, RP_DEFAULT_MAX_CELLS,
-                                      RP_DEFAULT_CELL_BUDGET},
+    char *html = report(&(report_options){REPORT_DEFAULT_MAX_MATRICES, REPORT_DEFAULT_MAX_CELLS,
+                                          REPORT_DEFAULT_CELL_BUDGET},
                         NULL, NULL);
     ck_assert_ptr_nonnull(strstr(html, "<!DOCTYPE html>"));
     ck_assert_ptr_nonnull(strstr(html, "</html>\n"));
@@ -218,8 +219,8 @@ END_TEST
 START_TEST(good_cells)
 {
     write_good();
-    rp_options opt = defaults();
-    rp_stats st;
+    report_options opt = defaults();
+    report_stats st;
     char *html = report(&opt, &st, NULL);
     /* most frequent first: calls 0-1, then call 2 */
     expect_matrix(html, "m-c0-Alltoallv-send-1", "data-sender", "data-receiver", 3, 3, 8,
@@ -263,9 +264,9 @@ END_TEST
 START_TEST(max_matrices)
 {
     write_good();
-    rp_options opt = defaults();
+    report_options opt = defaults();
     opt.max_matrices = 1;
-    rp_stats st;
+    report_stats st;
     char *html = report(&opt, &st, NULL);
     ck_assert(has_figure(html, "m-c0-Alltoallv-send-1"));
     ck_assert(!has_figure(html, "m-c0-Alltoallv-send-2"));
@@ -325,7 +326,7 @@ START_TEST(mixed_cells)
     tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(rfx_write_mixed(tmpdir, &err) == 0, "%s", err.msg);
-    rp_options opt = defaults();
+    report_options opt = defaults();
     char *html = report(&opt, NULL, NULL);
     expect_matrix(html, "m-c0-Alltoallv-send-1", "data-sender", "data-receiver", 8, 8, 8,
                   rfx_mixed_count);
@@ -366,7 +367,7 @@ START_TEST(escaping)
     tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(rfx_write_mixed(tmpdir, &err) == 0, "%s", err.msg);
-    rp_options opt = defaults();
+    report_options opt = defaults();
     char *html = report(&opt, NULL, NULL);
     ck_assert_ptr_null(strstr(html, RFX_JOB));
     ck_assert_ptr_null(strstr(html, "<b>\"Tom"));
@@ -399,8 +400,8 @@ START_TEST(large_aggregated)
     tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(rfx_write_large(tmpdir, LARGE, &err) == 0, "%s", err.msg);
-    rp_options opt = defaults();
-    rp_stats st;
+    report_options opt = defaults();
+    report_stats st;
     size_t len;
     char *html = report(&opt, &st, &len);
     ck_assert_msg(len < 20 * 1000 * 1000, "the 1024-rank report has %zu bytes", len);
@@ -467,9 +468,9 @@ START_TEST(cell_budget)
     tmpdir_make();
     cp_error err = {{0}};
     ck_assert_msg(rfx_write_large(tmpdir, 256, &err) == 0, "%s", err.msg);
-    rp_options opt = defaults();
+    report_options opt = defaults();
     opt.cell_budget = 20000; /* one full map, two coarser, then nothing */
-    rp_stats st;
+    report_stats st;
     char *html = report(&opt, &st, NULL);
     ck_assert_uint_eq(st.heatmaps, 3);
     ck_assert_uint_eq(st.not_drawn, 1);
@@ -565,7 +566,7 @@ START_TEST(timing_section)
     cp_error err = {{0}};
     ck_assert_msg(tfx_write(tmpdir, &t, &err) == 0, "%s", err.msg);
     tfx_free(&t);
-    rp_options opt = defaults();
+    report_options opt = defaults();
     char *html = report(&opt, NULL, NULL);
     ck_assert_ptr_nonnull(strstr(html, "<a href=\"#timing\">Time and waiting</a>"));
     ck_assert_ptr_nonnull(strstr(html, "<section id=\"timing\">\n<h2>Time and waiting</h2>"));

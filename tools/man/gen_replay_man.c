@@ -1,6 +1,6 @@
 /*
  * Writes the manual page collprof-replay(1) from the command's own usage
- * text (rpl_usage, tools/replay/options.c), so that the two cannot
+ * text (replay_usage, tools/replay/options.c), so that the two cannot
  * disagree.  Run by the build.
  *
  * usage: gen_replay_man VERSION OUTPUT
@@ -23,7 +23,7 @@ int main(int argc, char **argv)
     FILE *mem = open_memstream(&usage, &len);
     if (!mem)
         return 1;
-    rpl_usage(mem);
+    replay_usage(mem);
     if (fclose(mem) != 0 || strncmp(usage, "usage: ", 7) != 0)
         return 1;
     /* The usage lines, then the description (the first line not indented

@@ -64,7 +64,7 @@ static MPI_Datatype reduce_type(int64_t size, MPI_Op *op)
     return bytes_type(size);
 }
 
-void rpl_types_free(void)
+void replay_types_free(void)
 {
     for (size_t i = 0; i < ntypes; i++)
         MPI_Type_free(&types[i].t);
@@ -159,15 +159,18 @@ static int count_array(int n, const int *c, MPI_Count **out)
 }
 #endif
 
-int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_args *a,
-                  char *why, size_t whysize)
+int replay_args_make(const replay_comms *c, const replay_pattern *pt, double scale, replay_args *a,
+                     char *why, size_t whysize)
 {
-    *a = (rpl_args){.coll = pt->coll, .comm = MPI_COMM_NULL, .stype = MPI_BYTE,
-                    .rtype = MPI_BYTE, .op = MPI_OP_NULL};
-    const rpl_comm *rc = &c->v[pt->comm];
+    *a = (replay_args){.coll = pt->coll,
+                       .comm = MPI_COMM_NULL,
+                       .stype = MPI_BYTE,
+                       .rtype = MPI_BYTE,
+                       .op = MPI_OP_NULL};
+    const replay_comm *rc = &c->v[pt->comm];
     if (rc->side < 0)
         return 0;
-    const rpl_coll *co = &rpl_colls[pt->coll];
+    const replay_coll *co = &replay_colls[pt->coll];
     int s = rc->side;
     int64_t r = rc->rank;
     const cp_block *S = pt->send[s], *R = pt->recv[s];
@@ -175,12 +178,12 @@ int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_a
     a->comm = rc->comm;
     int peers = (int)(rc->inter ? rc->size[1 - s] : rc->size[0]);
     int indeg = peers, outdeg = peers;
-    if (co->flags & RPL_NEIGHBOR) {
+    if (co->flags & REPLAY_NEIGHBOR) {
         int weighted;
         MPI_Dist_graph_neighbors_count(rc->comm, &indeg, &outdeg, &weighted);
     }
     int64_t sdt = dt_of(S, R), rdt = dt_of(R, S);
-    if (co->flags & RPL_REDUCE) {
+    if (co->flags & REPLAY_REDUCE) {
         a->stype = a->rtype = reduce_type(sdt, &a->op);
         rdt = sdt;
     } else {
@@ -192,7 +195,7 @@ int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_a
         return 1;
     }
     bool root = false;
-    if ((co->flags & RPL_ROOTED) && rc->inter) {
+    if ((co->flags & REPLAY_ROOTED) && rc->inter) {
         /* The root's group recorded the root's side of the call (a send
          * block where the root sends, a receive block where it receives),
          * the other group the other side; both name the root's rank in its
@@ -211,7 +214,7 @@ int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_a
         }
         root = s == rs && rb->root == r;
         a->root = s != rs ? (int)rb->root : root ? MPI_ROOT : MPI_PROC_NULL;
-    } else if (co->flags & RPL_ROOTED) {
+    } else if (co->flags & REPLAY_ROOTED) {
         int64_t rt = S && S->root >= 0 ? S->root : R ? R->root : -1;
         if (rt < 0 || rt >= rc->size[0]) {
             snprintf(why, whysize, "no root recorded");
@@ -244,7 +247,7 @@ int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_a
         nomem |= vector(&x, S, r, outdeg, &a->scounts, &a->sdispls, sdt, &st);
         nomem |= vector(&x, R, r, indeg, &a->rcounts, &a->rdispls, rdt, &rt_);
         nomem |= byte_types(outdeg, &a->stypes) | byte_types(indeg, &a->rtypes);
-        if (co->flags & RPL_NEIGHBOR) {
+        if (co->flags & REPLAY_NEIGHBOR) {
             nomem |= aint_displs(outdeg, a->sdispls, &a->sdispls_aint) |
                      aint_displs(indeg, a->rdispls, &a->rdispls_aint);
 #if MPI_VERSION >= 4
@@ -324,7 +327,7 @@ int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_a
     return 0;
 }
 
-void rpl_args_free(rpl_args *a)
+void replay_args_free(replay_args *a)
 {
     free(a->scounts);
     free(a->sdispls);
@@ -338,5 +341,5 @@ void rpl_args_free(rpl_args *a)
     free(a->scounts_c);
     free(a->rcounts_c);
 #endif
-    *a = (rpl_args){0};
+    *a = (replay_args){0};
 }

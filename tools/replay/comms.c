@@ -22,23 +22,23 @@
 #pragma GCC diagnostic ignored "-Wpragmas"
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 
-typedef struct rpl_index {
+typedef struct replay_index {
     int64_t id;
     size_t comm;
     int side;
-} rpl_index;
-
+} replay_index;
 
 static int by_id(const void *x, const void *y)
 {
-    const rpl_index *a = x, *b = y;
+    const replay_index *a = x, *b = y;
     return (a->id > b->id) - (a->id < b->id);
 }
 
-const rpl_comm *rpl_comms_find(const rpl_comms *c, int64_t id, int *side)
+const replay_comm *replay_comms_find(const replay_comms *c, int64_t id, int *side)
 {
-    rpl_index key = {.id = id};
-    const rpl_index *x = c->nindex ? bsearch(&key, c->index, c->nindex, sizeof key, by_id) : NULL;
+    replay_index key = {.id = id};
+    const replay_index *x =
+        c->nindex ? bsearch(&key, c->index, c->nindex, sizeof key, by_id) : NULL;
     if (!x)
         return NULL;
     if (side)
@@ -119,7 +119,7 @@ static int infer_grid(const cp_comm_info *ci, int *ndims, int *dims, int *period
     return 0;
 }
 
-static int build_grid(const cp_comm_info *ci, rpl_comm *rc)
+static int build_grid(const cp_comm_info *ci, replay_comm *rc)
 {
     int nd, dims[MAX_DIMS], periods[MAX_DIMS];
     if (infer_grid(ci, &nd, dims, periods)) {
@@ -138,7 +138,7 @@ static int build_grid(const cp_comm_info *ci, rpl_comm *rc)
     return mpirc;
 }
 
-static int build_topology(const cp_comm_info *ci, rpl_comm *rc)
+static int build_topology(const cp_comm_info *ci, replay_comm *rc)
 {
     if (rc->side < 0)
         return MPI_SUCCESS;
@@ -177,7 +177,7 @@ static int64_t partner(const cp_manifest *m, size_t i, const bool *used)
     return -1;
 }
 
-static int from_manifest(const cp_manifest *m, int wrank, rpl_comms *out, cp_error *err)
+static int from_manifest(const cp_manifest *m, int wrank, replay_comms *out, cp_error *err)
 {
     bool *used = calloc(m->ncomms + 1, sizeof *used);
     if (!used)
@@ -187,9 +187,12 @@ static int from_manifest(const cp_manifest *m, int wrank, rpl_comms *out, cp_err
         if (used[i])
             continue;
         const cp_comm_info *ci = &m->comms[i];
-        rpl_comm *rc = &out->v[out->n++];
-        *rc = (rpl_comm){.id = {ci->id, -1}, .size = {ci->size, 0}, .side = -1,
-                         .comm = MPI_COMM_NULL, .sync = MPI_COMM_NULL};
+        replay_comm *rc = &out->v[out->n++];
+        *rc = (replay_comm){.id = {ci->id, -1},
+                            .size = {ci->size, 0},
+                            .side = -1,
+                            .comm = MPI_COMM_NULL,
+                            .sync = MPI_COMM_NULL};
         used[i] = true;
         if (ci->remote_members.n == 0) {
             mpirc = split(&ci->members, 0, wrank, &rc->comm);
@@ -238,7 +241,7 @@ static int from_manifest(const cp_manifest *m, int wrank, rpl_comms *out, cp_err
 }
 
 /* The other tools' dialect: one communicator per synthetic id. */
-static int from_blocks(const cp_profile *p, int wrank, rpl_comms *out, cp_error *err)
+static int from_blocks(const cp_profile *p, int wrank, replay_comms *out, cp_error *err)
 {
     int64_t world = 0;
     for (size_t f = 0; f < p->nfiles; f++)
@@ -253,9 +256,12 @@ static int from_blocks(const cp_profile *p, int wrank, rpl_comms *out, cp_error 
                 seen = out->v[i].id[0] == b->comm_id;
             if (seen)
                 continue;
-            rpl_comm *rc = &out->v[out->n++];
-            *rc = (rpl_comm){.id = {b->comm_id, -1}, .size = {b->nranks, 0}, .side = -1,
-                             .comm = MPI_COMM_NULL, .sync = MPI_COMM_NULL};
+            replay_comm *rc = &out->v[out->n++];
+            *rc = (replay_comm){.id = {b->comm_id, -1},
+                                .size = {b->nranks, 0},
+                                .side = -1,
+                                .comm = MPI_COMM_NULL,
+                                .sync = MPI_COMM_NULL};
             if (b->nranks == world) {
                 cp_ranges first = {0};
                 if (cp_ranges_add_range(&first, 0, world - 1))
@@ -285,15 +291,15 @@ static size_t count_blocks(const cp_profile *p)
     return n;
 }
 
-int rpl_comms_build(const cp_profile *p, rpl_comms *out, cp_error *err)
+int replay_comms_build(const cp_profile *p, replay_comms *out, cp_error *err)
 {
-    *out = (rpl_comms){0};
+    *out = (replay_comms){0};
     int wrank;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     size_t cap = p->has_manifest ? p->manifest.ncomms : count_blocks(p);
     /* communicators, then their index (at most two entries each) */
     out->v = calloc(cap + 1, sizeof *out->v);
-    rpl_index *idx = calloc(2 * cap + 1, sizeof *idx);
+    replay_index *idx = calloc(2 * cap + 1, sizeof *idx);
     out->index = idx;
     if (!out->v || !idx)
         return cp_error_set(err, "out of memory");
@@ -303,13 +309,13 @@ int rpl_comms_build(const cp_profile *p, rpl_comms *out, cp_error *err)
     size_t k = 0;
     for (size_t i = 0; i < out->n; i++)
         for (int s = 0; s < (out->v[i].inter ? 2 : 1); s++)
-            idx[k++] = (rpl_index){.id = out->v[i].id[s], .comm = i, .side = s};
+            idx[k++] = (replay_index){.id = out->v[i].id[s], .comm = i, .side = s};
     qsort(idx, k, sizeof *idx, by_id);
     out->nindex = k;
     return 0;
 }
 
-int64_t rpl_comm_lead(const cp_profile *p, int64_t id)
+int64_t replay_comm_lead(const cp_profile *p, int64_t id)
 {
     for (size_t i = 0; p->has_manifest && i < p->manifest.ncomms; i++)
         if (p->manifest.comms[i].id == id)
@@ -317,8 +323,8 @@ int64_t rpl_comm_lead(const cp_profile *p, int64_t id)
     return -1;
 }
 
-const cp_cpt_series *rpl_timed_series(const cp_profile *p, int64_t rank, int64_t id,
-                                      const char *coll)
+const cp_cpt_series *replay_timed_series(const cp_profile *p, int64_t rank, int64_t id,
+                                         const char *coll)
 {
     if (!p->has_timings || rank < 0 || (uint64_t)rank >= p->timings.world_size)
         return NULL;
@@ -329,10 +335,10 @@ const cp_cpt_series *rpl_timed_series(const cp_profile *p, int64_t rank, int64_t
     return NULL;
 }
 
-void rpl_comms_free(rpl_comms *c)
+void replay_comms_free(replay_comms *c)
 {
     for (size_t i = 0; i < c->n; i++) {
-        rpl_comm *rc = &c->v[i];
+        replay_comm *rc = &c->v[i];
         if (rc->sync != MPI_COMM_NULL && rc->sync != rc->comm)
             MPI_Comm_free(&rc->sync);
         if (rc->comm != MPI_COMM_NULL)
@@ -340,5 +346,5 @@ void rpl_comms_free(rpl_comms *c)
     }
     free(c->v);
     free(c->index);
-    *c = (rpl_comms){0};
+    *c = (replay_comms){0};
 }

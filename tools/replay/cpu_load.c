@@ -15,7 +15,7 @@ static void spin(long n)
     sink = x;
 }
 
-void rpl_cpu_load(double seconds)
+void replay_cpu_load(double seconds)
 {
     if (per_second == 0) {
         long n = 1000;

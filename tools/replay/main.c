@@ -54,29 +54,30 @@ static int64_t recorded_world(const cp_profile *p)
 
 /* This rank's arguments of every pattern, once, for the buffer sizes: the
  * buffers are as large as the largest call needs, no larger. */
-static void buffer_sizes(const rpl_comms *c, const rpl_patterns *ps,
-                         const rpl_options *o, size_t *sbytes, size_t *rbytes)
+static void buffer_sizes(const replay_comms *c, const replay_patterns *ps, const replay_options *o,
+                         size_t *sbytes, size_t *rbytes)
 {
     *sbytes = *rbytes = 1;
     for (size_t i = 0; i < ps->n; i++) {
-        rpl_args a = {0};
+        replay_args a = {0};
         char why[160];
-        if (!ps->v[i].skipped && rpl_args_make(c, &ps->v[i], o->scale, &a, why, sizeof why) == 0) {
+        if (!ps->v[i].skipped &&
+            replay_args_make(c, &ps->v[i], o->scale, &a, why, sizeof why) == 0) {
             *sbytes = a.sbytes > *sbytes ? a.sbytes : *sbytes;
             *rbytes = a.rbytes > *rbytes ? a.rbytes : *rbytes;
         }
-        rpl_args_free(&a);
+        replay_args_free(&a);
     }
 }
 
-static void measure_all(const rpl_comms *c, rpl_patterns *ps,
-                        const rpl_options *o, void *sbuf, void *rbuf)
+static void measure_all(const replay_comms *c, replay_patterns *ps, const replay_options *o,
+                        void *sbuf, void *rbuf)
 {
     for (size_t i = 0; i < ps->n; i++) {
-        rpl_pattern *pt = &ps->v[i];
-        rpl_args a = {0};
+        replay_pattern *pt = &ps->v[i];
+        replay_args a = {0};
         char why[160] = "";
-        int rc = pt->skipped ? 0 : rpl_args_make(c, pt, o->scale, &a, why, sizeof why);
+        int rc = pt->skipped ? 0 : replay_args_make(c, pt, o->scale, &a, why, sizeof why);
         if (rc < 0)
             snprintf(why, sizeof why, "rank %d: out of memory", wrank);
         if (!pt->skipped && agree_failure(rc != 0, why, sizeof why)) {
@@ -88,8 +89,8 @@ static void measure_all(const rpl_comms *c, rpl_patterns *ps,
             a.rbuf = rbuf;
         }
         double t0 = MPI_Wtime();
-        rpl_measure(&c->v[pt->comm], &a, pt, o);
-        rpl_args_free(&a);
+        replay_measure(&c->v[pt->comm], &a, pt, o);
+        replay_args_free(&a);
         /* A long replay shows that it is moving (the table comes at the end). */
         if (wrank == 0)
             fprintf(stderr, "collprof-replay: pattern %zu of %zu (%s): %s %.2f s\n", i + 1, ps->n,
@@ -104,17 +105,17 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rpl_options o;
+    replay_options o;
     char msg[1024] = "";
-    switch (rpl_options_parse(argc, argv, &o, msg, sizeof msg)) {
+    switch (replay_options_parse(argc, argv, &o, msg, sizeof msg)) {
     case 1:
         if (wrank == 0)
-            rpl_usage(stdout);
+            replay_usage(stdout);
         MPI_Finalize();
         return 0;
     case 2:
         if (wrank == 0)
-            rpl_usage(stderr);
+            replay_usage(stderr);
         return fail(msg, 2);
     }
     cp_profile p;
@@ -144,15 +145,15 @@ int main(int argc, char **argv)
         cp_profile_free(&p);
         return fail(msg, 1);
     }
-    rpl_comms comms;
-    int built = rpl_comms_build(&p, &comms, &err);
-    rpl_patterns ps = {0};
-    int found = built ? -1 : rpl_patterns_find(&p, &comms, &o, &ps, &err);
+    replay_comms comms;
+    int built = replay_comms_build(&p, &comms, &err);
+    replay_patterns ps = {0};
+    int found = built ? -1 : replay_patterns_find(&p, &comms, &o, &ps, &err);
     if (found)
         snprintf(msg, sizeof msg, "%s", err.msg);
     if (agree_failure(found != 0, msg, sizeof msg)) {
-        rpl_patterns_free(&ps);
-        rpl_comms_free(&comms);
+        replay_patterns_free(&ps);
+        replay_comms_free(&comms);
         cp_profile_free(&p);
         return fail(msg, 1);
     }
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
      * timed, when a non-blocking pattern will be measured. */
     for (size_t i = 0; !o.sequence && i < ps.n; i++)
         if (ps.v[i].nonblocking && !ps.v[i].skipped) {
-            rpl_cpu_load(0);
+            replay_cpu_load(0);
             break;
         }
     size_t sbytes, rbytes;
@@ -172,17 +173,17 @@ int main(int argc, char **argv)
     if (agree_failure(!sbuf || !rbuf, msg, sizeof msg)) {
         free(sbuf);
         free(rbuf);
-        rpl_patterns_free(&ps);
-        rpl_comms_free(&comms);
+        replay_patterns_free(&ps);
+        replay_comms_free(&comms);
         cp_profile_free(&p);
         return fail(msg, 1);
     }
     memset(sbuf, 1, sbytes); /* touched now: no page faults on the clock */
     memset(rbuf, 0, rbytes);
-    rpl_sequence_result seq = {0};
+    replay_sequence_result seq = {0};
     int status = 0;
     if (o.sequence) {
-        int rc = rpl_sequence(&p, &comms, &ps, &o, sbuf, rbuf, &seq, &err);
+        int rc = replay_sequence(&p, &comms, &ps, &o, sbuf, rbuf, &seq, &err);
         if (rc)
             snprintf(msg, sizeof msg, "%s", err.msg);
         if (agree_failure(rc != 0, msg, sizeof msg)) {
@@ -195,12 +196,12 @@ int main(int argc, char **argv)
     }
     if (wrank == 0 && status == 0) {
         if (o.sequence)
-            rpl_print_sequence(stdout, &p, &seq);
+            replay_print_sequence(stdout, &p, &seq);
         else
-            rpl_print_table(stdout, &p, &comms, &ps, &o, wsize);
+            replay_print_table(stdout, &p, &comms, &ps, &o, wsize);
         fflush(stdout);
-        if (o.json && rpl_write_json(o.json, &p, &comms, &ps, &o, wsize, o.sequence ? &seq : NULL,
-                                     &err)) {
+        if (o.json &&
+            replay_write_json(o.json, &p, &comms, &ps, &o, wsize, o.sequence ? &seq : NULL, &err)) {
             fprintf(stderr, "collprof-replay: %s\n", err.msg);
             status = 1;
         }
@@ -208,9 +209,9 @@ int main(int argc, char **argv)
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(sbuf);
     free(rbuf);
-    rpl_patterns_free(&ps);
-    rpl_comms_free(&comms);
-    rpl_types_free();
+    replay_patterns_free(&ps);
+    replay_comms_free(&comms);
+    replay_types_free();
     cp_profile_free(&p);
     MPI_Finalize();
     return status;

@@ -28,19 +28,19 @@
 #define N_BARR 2
 #define N_WARMUP 2
 
-static int run(const rpl_args *a, int64_t n, bool nonblocking, double load, double *cpu)
+static int run(const replay_args *a, int64_t n, bool nonblocking, double load, double *cpu)
 {
     int rc = MPI_SUCCESS;
     for (int64_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
         if (!nonblocking) {
-            rc = rpl_colls[a->coll].call(a, NULL);
+            rc = replay_colls[a->coll].call(a, NULL);
             continue;
         }
         MPI_Request req;
-        rc = rpl_colls[a->coll].call(a, &req);
+        rc = replay_colls[a->coll].call(a, &req);
         if (rc == MPI_SUCCESS && load > 0) {
             double t = MPI_Wtime();
-            rpl_cpu_load(load);
+            replay_cpu_load(load);
             if (cpu)
                 *cpu += MPI_Wtime() - t;
         }
@@ -51,7 +51,7 @@ static int run(const rpl_args *a, int64_t n, bool nonblocking, double load, doub
 }
 
 /* Seconds per call of n calls, after the barriers. */
-static double timed(const rpl_args *a, MPI_Comm sync, int64_t n, bool nonblocking, double load,
+static double timed(const replay_args *a, MPI_Comm sync, int64_t n, bool nonblocking, double load,
                     double *cpu, int *rc)
 {
     for (int i = 0; i < N_BARR; i++)
@@ -71,7 +71,8 @@ static int64_t within_seconds(int64_t n, double per_call, bool nonblocking, doub
     return n;
 }
 
-int rpl_measure(const rpl_comm *rc, const rpl_args *a, rpl_pattern *pt, const rpl_options *o)
+int replay_measure(const replay_comm *rc, const replay_args *a, replay_pattern *pt,
+                   const replay_options *o)
 {
     bool member = rc->side >= 0 && !pt->skipped;
     double t = INFINITY, pure = 0, ovrl = 0, cpu = 0;

@@ -28,10 +28,10 @@ static int integer(const char *s, int64_t lo, int64_t *v)
     return 0;
 }
 
-int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t errsize)
+int replay_options_parse(int argc, char **argv, replay_options *o, char *err, size_t errsize)
 {
-    *o = (rpl_options){.comm = -1, .scale = 1, .top_by = RPL_TOP_TIME,
-                          .seconds = RPL_SECONDS_DEFAULT};
+    *o = (replay_options){
+        .comm = -1, .scale = 1, .top_by = REPLAY_TOP_TIME, .seconds = REPLAY_SECONDS_DEFAULT};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = strcmp(a, "--comm") == 0 || strcmp(a, "--collective") == 0 ||
@@ -53,7 +53,7 @@ int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t e
             }
             i++;
         } else if (strcmp(a, "--collective") == 0) {
-            if (rpl_coll_find(v) < 0) {
+            if (replay_coll_find(v) < 0) {
                 snprintf(err, errsize, "--collective: '%s' is not a collective collprof records", v);
                 return 2;
             }
@@ -70,7 +70,7 @@ int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t e
                 snprintf(err, errsize, "--top-by: expected time or bytes, got '%s'", v);
                 return 2;
             }
-            o->top_by = strcmp(v, "time") == 0 ? RPL_TOP_TIME : RPL_TOP_BYTES;
+            o->top_by = strcmp(v, "time") == 0 ? REPLAY_TOP_TIME : REPLAY_TOP_BYTES;
             i++;
         } else if (strcmp(a, "--scale-counts") == 0) {
             if (positive(v, 1e6, &o->scale)) {

@@ -9,7 +9,7 @@
 #include "replay.h"
 #include "replay_json.h"
 
-static void comm_label(const rpl_comm *rc, char *buf, size_t size)
+static void comm_label(const replay_comm *rc, char *buf, size_t size)
 {
     if (rc->inter && rc->id[1] >= 0)
         snprintf(buf, size, "%lld/%lld", (long long)rc->id[0], (long long)rc->id[1]);
@@ -17,7 +17,7 @@ static void comm_label(const rpl_comm *rc, char *buf, size_t size)
         snprintf(buf, size, "%lld", (long long)rc->id[0]);
 }
 
-static int64_t ranks_of(const rpl_comm *rc)
+static int64_t ranks_of(const replay_comm *rc)
 {
     return rc->size[0] + (rc->inter ? rc->size[1] : 0);
 }
@@ -34,8 +34,8 @@ static void first_line(char *buf, size_t size)
     buf[n] = '\0';
 }
 
-void rpl_print_table(FILE *out, const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps,
-                     const rpl_options *o, int nranks)
+void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
+                        const replay_patterns *ps, const replay_options *o, int nranks)
 {
     char lib[256];
     first_line(lib, sizeof lib);
@@ -57,8 +57,8 @@ void rpl_print_table(FILE *out, const cp_profile *p, const rpl_comms *c, const r
             "collective", "first call", "calls", "bytes/call", "n_sample", "t_min[usec]",
             "t_avg[usec]", "t_max[usec]", "projected[s]", "recorded min/median/max[usec]");
     for (size_t i = 0; i < ps->n; i++) {
-        const rpl_pattern *pt = &ps->v[i];
-        const rpl_comm *rc = &c->v[pt->comm];
+        const replay_pattern *pt = &ps->v[i];
+        const replay_comm *rc = &c->v[pt->comm];
         char label[48];
         comm_label(rc, label, sizeof label);
         fprintf(out, "%-7s %6lld  %-20s %10lld %10lld %14lld", label, (long long)ranks_of(rc),
@@ -83,7 +83,7 @@ void rpl_print_table(FILE *out, const cp_profile *p, const rpl_comms *c, const r
     }
 }
 
-void rpl_print_sequence(FILE *out, const cp_profile *p, const rpl_sequence_result *r)
+void replay_print_sequence(FILE *out, const cp_profile *p, const replay_sequence_result *r)
 {
     char lib[256];
     first_line(lib, sizeof lib);
@@ -98,12 +98,16 @@ void rpl_print_sequence(FILE *out, const cp_profile *p, const rpl_sequence_resul
         fprintf(out, "recorded:       - (no timings.cpt)\n");
 }
 
-int rpl_write_json(const char *path, const cp_profile *p, const rpl_comms *c,
-                   const rpl_patterns *ps, const rpl_options *o, int nranks,
-                   const rpl_sequence_result *seq, cp_error *err)
+int replay_write_json(const char *path, const cp_profile *p, const replay_comms *c,
+                      const replay_patterns *ps, const replay_options *o, int nranks,
+                      const replay_sequence_result *seq, cp_error *err)
 {
-    cp_replay r = {.ranks = nranks, .sequence = seq != NULL, .comm = o->comm, .top = o->top,
-                   .top_by_bytes = o->top_by == RPL_TOP_BYTES, .scale_counts = o->scale,
+    cp_replay r = {.ranks = nranks,
+                   .sequence = seq != NULL,
+                   .comm = o->comm,
+                   .top = o->top,
+                   .top_by_bytes = o->top_by == REPLAY_TOP_BYTES,
+                   .scale_counts = o->scale,
                    .repetitions = o->repetitions};
     snprintf(r.profile, sizeof r.profile, "%s", p->dir);
     first_line(r.mpi_library, sizeof r.mpi_library);
@@ -118,8 +122,8 @@ int rpl_write_json(const char *path, const cp_profile *p, const rpl_comms *c,
         return cp_error_set(err, "out of memory");
     }
     for (size_t i = 0; !seq && i < ps->n; i++) {
-        const rpl_pattern *pt = &ps->v[i];
-        const rpl_comm *rc = &c->v[pt->comm];
+        const replay_pattern *pt = &ps->v[i];
+        const replay_comm *rc = &c->v[pt->comm];
         cp_replay_pattern *x = &r.patterns[r.npatterns++];
         *x = (cp_replay_pattern){
             .comm = rc->id[0], .remote_comm = rc->inter ? rc->id[1] : -1, .ranks = ranks_of(rc),

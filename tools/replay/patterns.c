@@ -17,25 +17,25 @@
  * non-blocking (I... or persistent)?  timings.cpt's sample of that rank. */
 static bool nonblocking(const cp_profile *p, const cp_block *b, int64_t lead)
 {
-    const cp_cpt_series *s = rpl_timed_series(p, lead, b->comm_id, b->collective);
+    const cp_cpt_series *s = replay_timed_series(p, lead, b->comm_id, b->collective);
     for (uint64_t k = 0; s && k < s->n; k++)
         if ((s->flags[k] & CP_CPT_NONBLOCKING) && cp_ranges_contains(&b->calls, (int64_t)s->call[k]))
             return true;
     return false;
 }
 
-static const rpl_options *order_by; /* qsort has no context argument */
+static const replay_options *order_by; /* qsort has no context argument */
 
-static double cost(const rpl_pattern *x)
+static double cost(const replay_pattern *x)
 {
-    if (order_by->top_by == RPL_TOP_TIME && x->rec_instances)
+    if (order_by->top_by == REPLAY_TOP_TIME && x->rec_instances)
         return x->rec_median * (double)x->calls;
     return (double)x->bytes * (double)x->calls;
 }
 
 static int by_cost(const void *a, const void *b)
 {
-    const rpl_pattern *x = a, *y = b;
+    const replay_pattern *x = a, *y = b;
     double cx = cost(x), cy = cost(y);
     if (cx != cy)
         return cx < cy ? 1 : -1;
@@ -47,17 +47,17 @@ static int by_cost(const void *a, const void *b)
     return (x->first_call > y->first_call) - (x->first_call < y->first_call);
 }
 
-static bool selected(const rpl_options *o, const rpl_comm *rc, const cp_block *b)
+static bool selected(const replay_options *o, const replay_comm *rc, const cp_block *b)
 {
     if (o->comm >= 0 && rc->id[0] != o->comm && rc->id[1] != o->comm)
         return false;
     return !o->collective[0] || strcasecmp(o->collective, b->collective) == 0;
 }
 
-int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options *o,
-                      rpl_patterns *out, cp_error *err)
+int replay_patterns_find(const cp_profile *p, const replay_comms *c, const replay_options *o,
+                         replay_patterns *out, cp_error *err)
 {
-    *out = (rpl_patterns){0};
+    *out = (replay_patterns){0};
     size_t cap = 0;
     for (size_t f = 0; f < p->nfiles; f++)
         cap += p->files[f].direction == CP_SEND ? p->files[f].nblocks : 0;
@@ -76,10 +76,10 @@ int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options
         for (size_t k = 0; k < p->files[f].nblocks; k++) {
             const cp_block *b = &p->files[f].blocks[k];
             int side;
-            const rpl_comm *rc = rpl_comms_find(c, b->comm_id, &side);
+            const replay_comm *rc = replay_comms_find(c, b->comm_id, &side);
             if (!rc) {
                 free(times);
-                rpl_patterns_free(out);
+                replay_patterns_free(out);
                 return cp_error_set(err, "%s: communicator %lld of a %s block is not in "
                                          "manifest.json", p->files[f].path,
                                     (long long)b->comm_id, b->collective);
@@ -94,17 +94,17 @@ int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options
                               cp_profile_find(p, rc->id[0], b->collective, CP_SEND,
                                               cp_ranges_nth(&b->calls, 0))))
                 continue;
-            int coll = rpl_coll_find(b->collective);
+            int coll = replay_coll_find(b->collective);
             if (coll < 0) {
                 free(times);
-                rpl_patterns_free(out);
+                replay_patterns_free(out);
                 return cp_error_set(err, "%s: communicator %lld: '%s' is not a collective "
                                          "collprof-replay knows how to call",
                                     p->files[f].path, (long long)b->comm_id, b->collective);
             }
-            rpl_pattern *pt = &out->v[out->n++];
-            *pt = (rpl_pattern){.comm = (size_t)(rc - c->v), .coll = coll};
-            snprintf(pt->collective, sizeof pt->collective, "%s", rpl_colls[coll].name);
+            replay_pattern *pt = &out->v[out->n++];
+            *pt = (replay_pattern){.comm = (size_t)(rc - c->v), .coll = coll};
+            snprintf(pt->collective, sizeof pt->collective, "%s", replay_colls[coll].name);
             pt->first_call = cp_ranges_nth(&b->calls, 0);
             pt->calls = cp_ranges_count(&b->calls);
             pt->key = b;
@@ -118,7 +118,7 @@ int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options
                 int64_t more = pt->send[g] ? cp_profile_call_bytes(p, pt->send[g]) : 0;
                 pt->bytes = more > INT64_MAX - pt->bytes ? INT64_MAX : pt->bytes + more;
             }
-            pt->nonblocking = nonblocking(p, b, rpl_comm_lead(p, b->comm_id));
+            pt->nonblocking = nonblocking(p, b, replay_comm_lead(p, b->comm_id));
             const cp_pattern_time *t = cp_pattern_time_find(times, ntimes, b);
             if (t && t->instances) {
                 pt->rec_instances = t->instances;
@@ -140,7 +140,7 @@ int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options
     }
     free(times);
     order_by = o;
-    if (o->top_by == RPL_TOP_TIME && !any_timed && o->top)
+    if (o->top_by == REPLAY_TOP_TIME && !any_timed && o->top)
         snprintf(out->note, sizeof out->note, "no recorded times (timings.cpt): --top ranks the "
                                               "patterns by bytes");
     if (out->n)
@@ -155,8 +155,8 @@ int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options
     return 0;
 }
 
-void rpl_patterns_free(rpl_patterns *ps)
+void replay_patterns_free(replay_patterns *ps)
 {
     free(ps->v);
-    *ps = (rpl_patterns){0};
+    *ps = (replay_patterns){0};
 }

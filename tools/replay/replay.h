@@ -23,34 +23,34 @@
 
 /* ------------------------------------------------------------ options */
 
-enum { RPL_TOP_TIME, RPL_TOP_BYTES };
-typedef struct rpl_options {
+enum { REPLAY_TOP_TIME, REPLAY_TOP_BYTES };
+typedef struct replay_options {
     const char *dir;
     const char *json;         /* --json FILE, or NULL */
     bool sequence;            /* --sequence */
     int64_t comm;             /* --comm ID (a recorded id), -1: every one */
     char collective[32];      /* --collective NAME, "" for every one */
     int64_t top;              /* --top K, 0: every pattern */
-    int top_by;               /* RPL_TOP_TIME / RPL_TOP_BYTES (--top-by) */
+    int top_by;               /* REPLAY_TOP_TIME / REPLAY_TOP_BYTES (--top-by) */
     double scale;             /* --scale-counts F (1: as recorded) */
     int64_t repetitions;      /* --repetitions R, 0: IMB's rule within --seconds */
     double seconds;           /* --seconds S: the timed calls of a pattern, at the most */
-} rpl_options;
+} replay_options;
 
 /* A pattern's timed calls take about this long unless asked otherwise: a
  * profile of many large patterns is replayed in minutes, not hours. */
-#define RPL_SECONDS_DEFAULT 1.0
+#define REPLAY_SECONDS_DEFAULT 1.0
 
 /* 0 (parsed), 1 (--help printed), or 2 (a message in err). */
-int rpl_options_parse(int argc, char **argv, rpl_options *o, char *err, size_t errsize);
-void rpl_usage(FILE *out);
+int replay_options_parse(int argc, char **argv, replay_options *o, char *err, size_t errsize);
+void replay_usage(FILE *out);
 
 /* -------------------------------------------------------- communicators */
 
 /* One communicator to replay on: an intracommunicator (one recorded entry),
  * an intercommunicator (its two groups' entries), or, for the other tools'
  * dialect, the first ranks of MPI_COMM_WORLD. */
-typedef struct rpl_comm {
+typedef struct replay_comm {
     int64_t id[2];            /* recorded ids of its groups; id[1] = -1 unless inter */
     int64_t size[2];          /* their sizes */
     bool inter;
@@ -61,34 +61,34 @@ typedef struct rpl_comm {
     MPI_Comm sync;            /* all members of both groups (intra: comm itself;
                                  inter: the merged groups) for the agreement
                                  and the barriers of the measurement */
-} rpl_comm;
+} replay_comm;
 
-typedef struct rpl_comms {
-    rpl_comm *v;
+typedef struct replay_comms {
+    replay_comm *v;
     size_t n;
     void *index;              /* (recorded id, communicator, group), by id */
     size_t nindex;
-} rpl_comms;
+} replay_comms;
 
 /* Rebuild every communicator of the profile (collective over
  * MPI_COMM_WORLD).  0, or -1 with err set (the same outcome on every rank). */
-int rpl_comms_build(const cp_profile *p, rpl_comms *out, cp_error *err);
-void rpl_comms_free(rpl_comms *c);
+int replay_comms_build(const cp_profile *p, replay_comms *out, cp_error *err);
+void replay_comms_free(replay_comms *c);
 /* World rank `rank`'s timed calls of (recorded communicator id, coll) in
  * timings.cpt (a rank has one series of each), or NULL. */
-const cp_cpt_series *rpl_timed_series(const cp_profile *p, int64_t rank, int64_t id,
-                                      const char *coll);
+const cp_cpt_series *replay_timed_series(const cp_profile *p, int64_t rank, int64_t id,
+                                         const char *coll);
 /* World rank of recorded communicator id's rank 0 (manifest), or -1. */
-int64_t rpl_comm_lead(const cp_profile *p, int64_t id);
+int64_t replay_comm_lead(const cp_profile *p, int64_t id);
 /* The communicator holding recorded id and its group (side), or NULL. */
-const rpl_comm *rpl_comms_find(const rpl_comms *c, int64_t id, int *side);
+const replay_comm *replay_comms_find(const replay_comms *c, int64_t id, int *side);
 
 /* ------------------------------------------------------------- patterns */
 
 /* One distinct (communicator, collective, matrix): the send and receive
  * blocks of each group, as recorded at the first call that moved it. */
-typedef struct rpl_pattern {
-    size_t comm;              /* index into rpl_comms */
+typedef struct replay_pattern {
+    size_t comm; /* index into replay_comms */
     char collective[32];
     int coll;                 /* index into the table of call.c */
     const cp_block *send[2], *recv[2]; /* NULL where that group did not record one */
@@ -106,23 +106,23 @@ typedef struct rpl_pattern {
     int64_t n_sample;
     double t_min, t_avg, t_max;      /* seconds per call over the ranks */
     double t_pure, t_ovrl, t_cpu, overlap; /* non-blocking: IMB-NBC (max over ranks) */
-} rpl_pattern;
+} replay_pattern;
 
-typedef struct rpl_patterns {
-    rpl_pattern *v;
+typedef struct replay_patterns {
+    replay_pattern *v;
     size_t n;
     char note[256];           /* what the selection left out, "" */
-} rpl_patterns;
+} replay_patterns;
 
 /* Every pattern of the profile on the rebuilt communicators, selected by
  * the options, most costly first.  0, or -1 with err set. */
-int rpl_patterns_find(const cp_profile *p, const rpl_comms *c, const rpl_options *o,
-                      rpl_patterns *out, cp_error *err);
-void rpl_patterns_free(rpl_patterns *ps);
+int replay_patterns_find(const cp_profile *p, const replay_comms *c, const replay_options *o,
+                         replay_patterns *out, cp_error *err);
+void replay_patterns_free(replay_patterns *ps);
 
 /* ----------------------------------------------------- one call's arguments */
 
-typedef struct rpl_args {
+typedef struct replay_args {
     int coll;
     MPI_Comm comm;
     int root;                 /* communicator rank, or MPI_ROOT / MPI_PROC_NULL (inter) */
@@ -138,35 +138,37 @@ typedef struct rpl_args {
     size_t sbytes, rbytes;    /* buffer bytes this call needs */
     int64_t sent;             /* bytes this rank sends (IMB's X) */
     void *sbuf, *rbuf;        /* set by the caller, at least sbytes / rbytes */
-} rpl_args;
+} replay_args;
 
 /* This rank's arguments of pattern pt, counts multiplied by scale.  0; 1
  * when it cannot be replayed (why set: a count beyond int, ...); -1 out
  * of memory. */
-int rpl_args_make(const rpl_comms *c, const rpl_pattern *pt, double scale, rpl_args *a,
-                  char *why, size_t whysize);
-void rpl_args_free(rpl_args *a);
+int replay_args_make(const replay_comms *c, const replay_pattern *pt, double scale, replay_args *a,
+                     char *why, size_t whysize);
+void replay_args_free(replay_args *a);
 /* The datatypes and the reduction operation made for the arguments. */
-void rpl_types_free(void);
+void replay_types_free(void);
 
 /* ------------------------------------------------------------- the calls */
 
-enum { RPL_SINGLE = 1 << 0,   /* counts: one value (else a vector) */
-       RPL_ROOTED = 1 << 1,
-       RPL_REDUCE = 1 << 2,   /* takes an MPI_Op */
-       RPL_NEIGHBOR = 1 << 3,
-       RPL_TYPED = 1 << 4 };  /* per-peer datatypes (..._alltoallw) */
-typedef struct rpl_coll {
+enum {
+    REPLAY_SINGLE = 1 << 0, /* counts: one value (else a vector) */
+    REPLAY_ROOTED = 1 << 1,
+    REPLAY_REDUCE = 1 << 2, /* takes an MPI_Op */
+    REPLAY_NEIGHBOR = 1 << 3,
+    REPLAY_TYPED = 1 << 4
+}; /* per-peer datatypes (..._alltoallw) */
+typedef struct replay_coll {
     const char *name;         /* as the count files name it: "Alltoallv" */
     unsigned flags;
     /* The call, blocking (req NULL) or non-blocking. */
-    int (*call)(const rpl_args *a, MPI_Request *req);
-} rpl_coll;
+    int (*call)(const replay_args *a, MPI_Request *req);
+} replay_coll;
 
-extern const rpl_coll rpl_colls[];
-extern const size_t rpl_ncolls;
+extern const replay_coll replay_colls[];
+extern const size_t replay_ncolls;
 /* Index of the collective (case-insensitive), -1 when unknown. */
-int rpl_coll_find(const char *name);
+int replay_coll_find(const char *name);
 
 /* ------------------------------------------------------------ measuring */
 
@@ -174,30 +176,31 @@ int rpl_coll_find(const char *name);
  * communicator rc: collective over rc's members, and then over
  * MPI_COMM_WORLD (every rank, member or not, in the same pattern order),
  * which brings the numbers to pt on world rank 0.  Returns 0. */
-int rpl_measure(const rpl_comm *rc, const rpl_args *a, rpl_pattern *pt, const rpl_options *o);
+int replay_measure(const replay_comm *rc, const replay_args *a, replay_pattern *pt,
+                   const replay_options *o);
 /* Keep the CPU busy for about that long (calibrated at the first call). */
-void rpl_cpu_load(double seconds);
+void replay_cpu_load(double seconds);
 
 /* --sequence: every selected communicator's recorded calls, in recorded
  * order.  Total seconds on rank 0 (max over ranks); the recorded total in
  * *recorded (0 without timings). */
-typedef struct rpl_sequence_result {
+typedef struct replay_sequence_result {
     int64_t calls;            /* calls replayed (by the busiest rank) */
     double seconds;           /* wall time of the replay, max over ranks */
     double recorded;          /* the run's recorded time in those calls, max over ranks */
     bool has_recorded;
-} rpl_sequence_result;
-int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps,
-                 const rpl_options *o, void *sbuf, void *rbuf, rpl_sequence_result *res,
-                 cp_error *err);
+} replay_sequence_result;
+int replay_sequence(const cp_profile *p, const replay_comms *c, const replay_patterns *ps,
+                    const replay_options *o, void *sbuf, void *rbuf, replay_sequence_result *res,
+                    cp_error *err);
 
 /* --------------------------------------------------------------- output */
 
-void rpl_print_table(FILE *out, const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps,
-                     const rpl_options *o, int nranks);
-void rpl_print_sequence(FILE *out, const cp_profile *p, const rpl_sequence_result *r);
-int rpl_write_json(const char *path, const cp_profile *p, const rpl_comms *c,
-                   const rpl_patterns *ps, const rpl_options *o, int nranks,
-                   const rpl_sequence_result *seq, cp_error *err);
+void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
+                        const replay_patterns *ps, const replay_options *o, int nranks);
+void replay_print_sequence(FILE *out, const cp_profile *p, const replay_sequence_result *r);
+int replay_write_json(const char *path, const cp_profile *p, const replay_comms *c,
+                      const replay_patterns *ps, const replay_options *o, int nranks,
+                      const replay_sequence_result *seq, cp_error *err);
 
 #endif

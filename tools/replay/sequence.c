@@ -22,7 +22,7 @@
 #include "replay.h"
 
 typedef struct series {
-    size_t comm;               /* rpl_comms index */
+    size_t comm;               /* replay_comms index */
     int64_t id;                /* recorded id (group 0) */
     char coll[32];
     cp_ranges calls;
@@ -119,7 +119,7 @@ static void sift_down(series **h, size_t n, size_t i)
 /* This rank's recorded seconds in its calls of (id, coll). */
 static double recorded(const cp_profile *p, int wrank, int64_t id, const char *coll)
 {
-    const cp_cpt_series *s = rpl_timed_series(p, wrank, id, coll);
+    const cp_cpt_series *s = replay_timed_series(p, wrank, id, coll);
     if (!s)
         return 0;
     double t = s->agg_time;
@@ -128,17 +128,17 @@ static double recorded(const cp_profile *p, int wrank, int64_t id, const char *c
     return t;
 }
 
-int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps,
-                 const rpl_options *o, void *sbuf, void *rbuf, rpl_sequence_result *res,
-                 cp_error *err)
+int replay_sequence(const cp_profile *p, const replay_comms *c, const replay_patterns *ps,
+                    const replay_options *o, void *sbuf, void *rbuf, replay_sequence_result *res,
+                    cp_error *err)
 {
     (void)o;
-    *res = (rpl_sequence_result){.has_recorded = p->has_timings};
+    *res = (replay_sequence_result){.has_recorded = p->has_timings};
     int wrank;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     series *sv = calloc(ps->n + 1, sizeof *sv);
     series **heap = calloc(ps->n + 1, sizeof *heap);
-    rpl_args *args = calloc(ps->n + 1, sizeof *args);
+    replay_args *args = calloc(ps->n + 1, sizeof *args);
     signed char *made = calloc(ps->n + 1, 1); /* 0 not yet, 1 made, -1 cannot */
     size_t ns = 0;
     int rc = 0;
@@ -154,8 +154,8 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
         }
     /* one series per selected (communicator, collective) of this rank */
     for (size_t i = 0; rc == 0 && i < ps->n; i++) {
-        const rpl_pattern *pt = &ps->v[i];
-        const rpl_comm *rcm = &c->v[pt->comm];
+        const replay_pattern *pt = &ps->v[i];
+        const replay_comm *rcm = &c->v[pt->comm];
         if (rcm->side < 0 || pt->skipped)
             continue;
         series *s = NULL;
@@ -175,7 +175,7 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
                 break;
             }
             s->ncalls = cp_ranges_count(&s->calls);
-            s->ts = rpl_timed_series(p, rpl_comm_lead(p, s->id), s->id, s->coll);
+            s->ts = replay_timed_series(p, replay_comm_lead(p, s->id), s->id, s->coll);
             mine_recorded += recorded(p, wrank, rcm->id[rcm->side], s->coll);
         }
         s->pats[s->npats++] = i;
@@ -211,7 +211,7 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
         }
         if (pi != SIZE_MAX && made[pi] == 0) {
             char why[160];
-            int m = rpl_args_make(c, &ps->v[pi], o->scale, &args[pi], why, sizeof why);
+            int m = replay_args_make(c, &ps->v[pi], o->scale, &args[pi], why, sizeof why);
             made[pi] = m == 0 ? 1 : -1;
             args[pi].sbuf = sbuf;
             args[pi].rbuf = rbuf;
@@ -219,11 +219,11 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
         if (pi != SIZE_MAX && made[pi] == 1) {
             if (ps->v[pi].nonblocking) {
                 MPI_Request req;
-                mpirc = rpl_colls[args[pi].coll].call(&args[pi], &req);
+                mpirc = replay_colls[args[pi].coll].call(&args[pi], &req);
                 if (mpirc == MPI_SUCCESS)
                     mpirc = MPI_Wait(&req, MPI_STATUS_IGNORE);
             } else {
-                mpirc = rpl_colls[args[pi].coll].call(&args[pi], NULL);
+                mpirc = replay_colls[args[pi].coll].call(&args[pi], NULL);
             }
             ncalls++;
         }
@@ -251,7 +251,7 @@ int rpl_sequence(const cp_profile *p, const rpl_comms *c, const rpl_patterns *ps
         free(sv[k].pats);
     }
     for (size_t i = 0; args && i < ps->n; i++)
-        rpl_args_free(&args[i]);
+        replay_args_free(&args[i]);
     free(sv);
     free(heap);
     free(args);

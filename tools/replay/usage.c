@@ -2,7 +2,7 @@
  * error, and made into its manual page (tools/man/gen_replay_man.c). */
 #include "replay.h"
 
-void rpl_usage(FILE *out)
+void replay_usage(FILE *out)
 {
     fputs("usage: mpiexec -n N collprof-replay DIR [--sequence] [--comm ID] [--collective NAME]\n"
           "           [--top K] [--top-by time|bytes] [--scale-counts F] [--repetitions R]\n"

@@ -20,7 +20,7 @@ static int64_t group_sum(const int64_t *v, int64_t lo, int64_t hi)
     return (int64_t)s;
 }
 
-void rp_bars_svg(FILE *f, const rp_bars *b)
+void report_bars_svg(FILE *f, const report_bars *b)
 {
     int64_t n = b->n > 0 ? b->n : 1;
     int64_t maxg = b->max_groups ? (int64_t)b->max_groups : 1;
@@ -36,7 +36,7 @@ void rp_bars_svg(FILE *f, const rp_bars *b)
     if (!sent || !recv) {
         free(sent);
         free(recv);
-        rp_printf(f, "<p class=\"note\">(out of memory for the chart)</p>\n");
+        report_printf(f, "<p class=\"note\">(out of memory for the chart)</p>\n");
         return;
     }
     int64_t top_value = 1;
@@ -48,55 +48,57 @@ void rp_bars_svg(FILE *f, const rp_bars *b)
         top_value = recv[g] > top_value ? recv[g] : top_value;
     }
 
-    rp_printf(f, "<svg class=\"bars\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", width,
-              height, width, height);
-    rp_printf(f,
-              "<rect class=\"s\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/>"
-              "<text x=\"%d\" y=\"16\">sent</text>",
-              left, left + 16);
+    report_printf(f, "<svg class=\"bars\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+                  width, height, width, height);
+    report_printf(f,
+                  "<rect class=\"s\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/>"
+                  "<text x=\"%d\" y=\"16\">sent</text>",
+                  left, left + 16);
     if (b->received)
-        rp_printf(f,
-                  "<rect class=\"r\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/>"
-                  "<text x=\"%d\" y=\"16\">received</text>",
-                  left + 60, left + 76);
+        report_printf(f,
+                      "<rect class=\"r\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/>"
+                      "<text x=\"%d\" y=\"16\">received</text>",
+                      left + 60, left + 76);
     if (t > 1)
-        rp_printf(f, "<text x=\"%d\" y=\"16\">(each bar: sum over %" PRId64 " ranks)</text>",
-                  left + 150, t);
+        report_printf(f, "<text x=\"%d\" y=\"16\">(each bar: sum over %" PRId64 " ranks)</text>",
+                      left + 150, t);
     fputc('\n', f);
-    double scale = rp_value_axis(f, &(rp_plot){left, top, w, h}, top_value, true);
-    rp_axis_ticks(f, n, t, gw, true, left, top + h, false);
-    rp_printf(f, "<text class=\"t\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">rank</text>\n",
-              left + w / 2, top + h + 36);
+    double scale = report_value_axis(f, &(report_plot){left, top, w, h}, top_value, true);
+    report_axis_ticks(f, n, t, gw, true, left, top + h, false);
+    report_printf(f, "<text class=\"t\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">rank</text>\n",
+                  left + w / 2, top + h + 36);
 
     int bw = b->received ? (gw - 1) / 2 : gw - 1;
     bw = bw < 1 ? 1 : bw;
     for (int64_t g = 0; g < ngroups; g++) {
         int64_t lo = g * t, hi = lo + t - 1 < n - 1 ? lo + t - 1 : n - 1;
         char ranks[48], hs[32], hr[32];
-        rp_range(ranks, sizeof ranks, lo, hi);
-        rp_human_bytes(hs, sizeof hs, sent[g]);
-        rp_human_bytes(hr, sizeof hr, recv[g]);
+        report_range(ranks, sizeof ranks, lo, hi);
+        report_human_bytes(hs, sizeof hs, sent[g]);
+        report_human_bytes(hr, sizeof hr, recv[g]);
         int x = left + (int)g * gw;
         double ys = sent[g] * scale, yr = recv[g] * scale;
-        rp_printf(f, "<g class=\"b\" data-ranks=\"%s\" data-sent=\"%" PRId64 "\"", ranks, sent[g]);
+        report_printf(f, "<g class=\"b\" data-ranks=\"%s\" data-sent=\"%" PRId64 "\"", ranks,
+                      sent[g]);
         if (b->received)
-            rp_printf(f, " data-received=\"%" PRId64 "\"", recv[g]);
-        rp_printf(f, "><title>rank%s %s: sent %" PRId64 " bytes (%s)", lo == hi ? "" : "s", ranks,
-                  sent[g], hs);
+            report_printf(f, " data-received=\"%" PRId64 "\"", recv[g]);
+        report_printf(f, "><title>rank%s %s: sent %" PRId64 " bytes (%s)", lo == hi ? "" : "s",
+                      ranks, sent[g], hs);
         if (b->received)
-            rp_printf(f, ", received %" PRId64 " bytes (%s)", recv[g], hr);
+            report_printf(f, ", received %" PRId64 " bytes (%s)", recv[g], hr);
         /* an invisible full-height rectangle makes short bars easy to hover */
-        rp_printf(f,
-                  "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"transparent\"/>"
-                  "<rect class=\"s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>",
-                  x, top, gw, h, x, top + h - ys, bw, ys);
+        report_printf(
+            f,
+            "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"transparent\"/>"
+            "<rect class=\"s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>",
+            x, top, gw, h, x, top + h - ys, bw, ys);
         if (b->received)
-            rp_printf(f, "<rect class=\"r\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>",
-                      x + bw, top + h - yr, bw, yr);
-        rp_printf(f, "</g>\n");
+            report_printf(f, "<rect class=\"r\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>",
+                          x + bw, top + h - yr, bw, yr);
+        report_printf(f, "</g>\n");
     }
-    rp_printf(f, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", left,
-              top + h, left + w, top + h);
+    report_printf(f, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", left,
+                  top + h, left + w, top + h);
     free(sent);
     free(recv);
 }

@@ -29,7 +29,7 @@ static int64_t peers(const cp_comm_info *ci, const cp_block *b, int dir, int64_t
 
 static void add_block(i128 *acc, int64_t n, const cp_comm_info *ci, const cp_block *b, int dir)
 {
-    bool per_peer = rp_single_count_per_peer(b->collective, dir);
+    bool per_peer = report_single_count_per_peer(b->collective, dir);
     i128 ncalls = cp_ranges_count(&b->calls);
     int64_t unit = b->counts_in_bytes ? 1 : b->dtsize;
     for (size_t i = 0; i < b->nrows; i++) {
@@ -64,16 +64,16 @@ static void stats_line(FILE *f, const char *what, const int64_t *v, int64_t n)
     }
     int64_t t = total > INT64_MAX ? INT64_MAX : (int64_t)total;
     char ht[32], hl[32], hh[32];
-    rp_human_bytes(ht, sizeof ht, t);
-    rp_human_bytes(hl, sizeof hl, v[lo]);
-    rp_human_bytes(hh, sizeof hh, v[hi]);
-    rp_printf(f,
-              "<li>%s: %" PRId64 " bytes in all (%s); per rank from %s (rank %" PRId64
-              ") to %s (rank %" PRId64 ")</li>\n",
-              what, t, ht, hl, lo, hh, hi);
+    report_human_bytes(ht, sizeof ht, t);
+    report_human_bytes(hl, sizeof hl, v[lo]);
+    report_human_bytes(hh, sizeof hh, v[hi]);
+    report_printf(f,
+                  "<li>%s: %" PRId64 " bytes in all (%s); per rank from %s (rank %" PRId64
+                  ") to %s (rank %" PRId64 ")</li>\n",
+                  what, t, ht, hl, lo, hh, hi);
 }
 
-static int communicator(const rp_ctx *c, const cp_summary_row *r)
+static int communicator(const report_ctx *c, const cp_summary_row *r)
 {
     FILE *f = c->out;
     const cp_profile *p = c->p;
@@ -103,24 +103,25 @@ static int communicator(const rp_ctx *c, const cp_summary_row *r)
             v[d][x] = (int64_t)acc[d][x];
             any |= v[d][x] != 0;
         }
-    rp_printf(f, "<h3 id=\"bytes-%" PRId64 "\">Communicator %" PRId64 "</h3>\n", r->comm,
-              r->comm);
+    report_printf(f, "<h3 id=\"bytes-%" PRId64 "\">Communicator %" PRId64 "</h3>\n", r->comm,
+                  r->comm);
     if (!any) {
-        rp_printf(f, "<p>No bytes: its collectives pass no counts, or only zeros.</p>\n");
+        report_printf(f, "<p>No bytes: its collectives pass no counts, or only zeros.</p>\n");
         rc = 0;
         goto out;
     }
-    rp_printf(f, "<ul>\n");
+    report_printf(f, "<ul>\n");
     stats_line(f, "Sent", v[0], n);
     if (has_recv)
         stats_line(f, "Received", v[1], n);
-    rp_printf(f, "</ul>\n<figure id=\"bytes-c%" PRId64 "\">\n", r->comm);
-    rp_bars bars = {.n = n, .sent = v[0], .received = has_recv ? v[1] : NULL,
-                    .max_groups = c->opt->max_cells};
-    rp_bars_svg(f, &bars);
-    rp_printf(f, "<p class=\"info\"></p>\n<figcaption>Bytes per rank of communicator %" PRId64
-                 ", over all its collectives and calls.</figcaption>\n</figure>\n",
-              r->comm);
+    report_printf(f, "</ul>\n<figure id=\"bytes-c%" PRId64 "\">\n", r->comm);
+    report_bars bars = {
+        .n = n, .sent = v[0], .received = has_recv ? v[1] : NULL, .max_groups = c->opt->max_cells};
+    report_bars_svg(f, &bars);
+    report_printf(f,
+                  "<p class=\"info\"></p>\n<figcaption>Bytes per rank of communicator %" PRId64
+                  ", over all its collectives and calls.</figcaption>\n</figure>\n",
+                  r->comm);
     rc = 0;
 out:
     free(acc[0]);
@@ -130,15 +131,15 @@ out:
     return rc;
 }
 
-int rp_section_bytes(const rp_ctx *c)
+int report_section_bytes(const report_ctx *c)
 {
-    rp_printf(c->out,
-              "<p class=\"note\">What each rank&#39;s arguments ask to send and to receive, "
-              "summed over every collective and call of its communicator (ranks are "
-              "communicator ranks). A single count that goes to every peer (Alltoall, "
-              "Allgather, ...) counts once per peer, any other single count (a reduction&#39;s "
-              "contribution, a Bcast buffer) once, as in <code>collprof summary</code>: the sent "
-              "bytes of a communicator add up to its <i>bytes sent</i>.</p>\n");
+    report_printf(
+        c->out, "<p class=\"note\">What each rank&#39;s arguments ask to send and to receive, "
+                "summed over every collective and call of its communicator (ranks are "
+                "communicator ranks). A single count that goes to every peer (Alltoall, "
+                "Allgather, ...) counts once per peer, any other single count (a reduction&#39;s "
+                "contribution, a Bcast buffer) once, as in <code>collprof summary</code>: the sent "
+                "bytes of a communicator add up to its <i>bytes sent</i>.</p>\n");
     for (size_t i = 0; i < c->nrows;) {
         if (communicator(c, &c->rows[i]) < 0)
             return -1;

@@ -7,30 +7,31 @@
 
 #include "report.h"
 
-int rp_section_findings(const rp_ctx *c)
+int report_section_findings(const report_ctx *c)
 {
     cp_finding *f;
     size_t n;
     cp_error err;
     if (cp_profile_findings(c->p, &f, &n, &err))
         return -1;
-    rp_printf(c->out, "<p class=\"note\">What to look at first, by the time each finding "
-                      "explains (the waiting a late rank causes, a series&#39; own time, a call "
-                      "site&#39;s time beyond its share of the calls), then context and pattern "
-                      "facts, what the profile leaves out last; the thresholds are "
-                      "in the reader&#39;s documentation (<code>collprof help summary</code>).</p>\n");
+    report_printf(c->out,
+                  "<p class=\"note\">What to look at first, by the time each finding "
+                  "explains (the waiting a late rank causes, a series&#39; own time, a call "
+                  "site&#39;s time beyond its share of the calls), then context and pattern "
+                  "facts, what the profile leaves out last; the thresholds are "
+                  "in the reader&#39;s documentation (<code>collprof help summary</code>).</p>\n");
     if (n == 0) {
-        rp_printf(c->out, "<p>Nothing stands out.</p>\n");
+        report_printf(c->out, "<p>Nothing stands out.</p>\n");
     } else {
-        rp_printf(c->out, "<ol class=\"findings\">\n");
+        report_printf(c->out, "<ol class=\"findings\">\n");
         for (size_t i = 0; i < n; i++) {
-            rp_printf(c->out, "<li>");
-            rp_text(c->out, f[i].text);
-            rp_printf(c->out, "</li>\n");
+            report_printf(c->out, "<li>");
+            report_text(c->out, f[i].text);
+            report_printf(c->out, "</li>\n");
         }
-        rp_printf(c->out, "</ol>\n");
+        report_printf(c->out, "</ol>\n");
     }
     free(f);
-    rp_findings_charts(c);
+    report_findings_charts(c);
     return 0;
 }

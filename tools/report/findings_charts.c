@@ -36,9 +36,11 @@ static double axis(FILE *f, int left, int top, int w, int h, double top_value, c
         max = step;
     for (double v = 0; v <= max * 1.0001; v += step) {
         double y = top + h - v * h / max;
-        rp_printf(f, "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" opacity=\".3\"/>"
-                     "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g%s</text>\n",
-                  left, y, left + w, y, left - 4, y + 3, v, unit);
+        report_printf(
+            f,
+            "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" opacity=\".3\"/>"
+            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g%s</text>\n",
+            left, y, left + w, y, left - 4, y + 3, v, unit);
     }
     return h / max;
 }
@@ -62,53 +64,58 @@ static void vbars_svg(FILE *f, const vbars *b)
     double mx = 0;
     for (size_t i = 0; i < b->n; i++)
         mx = fmax(mx, b->total[i]);
-    rp_printf(f, "<svg id=\"%s\" class=\"bars\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-              b->id, width, height, width, height);
-    rp_printf(f, "<rect class=\"r\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/>"
-                 "<text x=\"%d\" y=\"16\">%s</text>",
-              left, left + 16, b->total_name);
+    report_printf(
+        f, "<svg id=\"%s\" class=\"bars\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+        b->id, width, height, width, height);
+    report_printf(f,
+                  "<rect class=\"r\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/>"
+                  "<text x=\"%d\" y=\"16\">%s</text>",
+                  left, left + 16, b->total_name);
     if (b->part)
-        rp_printf(f, "<rect class=\"s\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/>"
-                     "<text x=\"%d\" y=\"16\">%s</text>",
-                  left + 150, left + 166, b->part_name);
+        report_printf(f,
+                      "<rect class=\"s\" x=\"%d\" y=\"6\" width=\"12\" height=\"12\"/>"
+                      "<text x=\"%d\" y=\"16\">%s</text>",
+                      left + 150, left + 166, b->part_name);
     fputc('\n', f);
     double scale = axis(f, left, top, w, h, mx, b->unit);
     for (size_t i = 0; i < b->n; i++) {
         int x = left + (int)i * gw;
         double yt = b->total[i] * scale, yp = b->part ? fmin(b->part[i], b->total[i]) * scale : 0;
-        rp_printf(f, "<g class=\"b\" data-x=\"");
-        rp_text(f, b->xlabel[i]);
-        rp_printf(f, "\" data-total=\"%.9g\"", b->total[i]);
+        report_printf(f, "<g class=\"b\" data-x=\"");
+        report_text(f, b->xlabel[i]);
+        report_printf(f, "\" data-total=\"%.9g\"", b->total[i]);
         if (b->part)
-            rp_printf(f, " data-part=\"%.9g\"", b->part[i]);
-        rp_printf(f, "><title>%s ", b->xname);
-        rp_text(f, b->xlabel[i]);
-        rp_printf(f, ": %s %.6g%s", b->total_name, b->total[i], b->unit);
+            report_printf(f, " data-part=\"%.9g\"", b->part[i]);
+        report_printf(f, "><title>%s ", b->xname);
+        report_text(f, b->xlabel[i]);
+        report_printf(f, ": %s %.6g%s", b->total_name, b->total[i], b->unit);
         if (b->part)
-            rp_printf(f, ", %s %.6g%s", b->part_name, b->part[i], b->unit);
-        rp_printf(f, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                     "fill=\"transparent\"/><rect class=\"r\" x=\"%d\" y=\"%.1f\" width=\"%d\" "
-                     "height=\"%.1f\"/>",
-                  x, top, gw, h, x, top + h - yt, gw - 1 > 0 ? gw - 1 : 1, yt);
+            report_printf(f, ", %s %.6g%s", b->part_name, b->part[i], b->unit);
+        report_printf(f,
+                      "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                      "fill=\"transparent\"/><rect class=\"r\" x=\"%d\" y=\"%.1f\" width=\"%d\" "
+                      "height=\"%.1f\"/>",
+                      x, top, gw, h, x, top + h - yt, gw - 1 > 0 ? gw - 1 : 1, yt);
         if (b->part)
-            rp_printf(f, "<rect class=\"s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>", x,
-                      top + h - yp, gw - 1 > 0 ? gw - 1 : 1, yp);
-        rp_printf(f, "</g>\n");
+            report_printf(f, "<rect class=\"s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>",
+                          x, top + h - yp, gw - 1 > 0 ? gw - 1 : 1, yp);
+        report_printf(f, "</g>\n");
         if (i % (b->label_every ? b->label_every : 1) == 0) {
-            rp_printf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x + gw / 2.0,
-                      top + h + 14);
-            rp_text(f, b->xlabel[i]);
-            rp_printf(f, "</text>\n");
+            report_printf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x + gw / 2.0,
+                          top + h + 14);
+            report_text(f, b->xlabel[i]);
+            report_printf(f, "</text>\n");
         }
     }
-    rp_printf(f, "<text class=\"t\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n"
-                 "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n",
-              left + w / 2, top + h + 36, b->xname, left, top + h, left + w, top + h);
+    report_printf(f,
+                  "<text class=\"t\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n"
+                  "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n",
+                  left + w / 2, top + h + 36, b->xname, left, top + h, left + w, top + h);
 }
 
 /* ------------------------------------------------- waiting per rank */
 
-static void rank_waiting(const rp_ctx *c)
+static void rank_waiting(const report_ctx *c)
 {
     FILE *f = c->out;
     cp_rank_time *rt;
@@ -128,22 +135,24 @@ static void rank_waiting(const rp_ctx *c)
                 tot[g] += rt[r].collectives / (double)(hi - lo + 1);
                 wt[g] += rt[r].waiting / (double)(hi - lo + 1);
             }
-            rp_range(lab[g], sizeof lab[g], (int64_t)lo, (int64_t)hi);
+            report_range(lab[g], sizeof lab[g], (int64_t)lo, (int64_t)hi);
             labels[g] = lab[g];
             if (wt[g] < wt[least])
                 least = g;
         }
-        rp_printf(f, "<figure><figcaption>Each rank's time in collectives (" RP_BAR_R_NAME ") and "
-                     "its waiting in them (" RP_BAR_S_NAME ", drawn over it; seconds%s). The rank "
-                     "the others wait for waits least: here ",
-                  t > 1 ? "; each bar: the average over its ranks" : "");
-        rp_printf(f, "world rank%s %s, %.6f s.</figcaption>\n", t > 1 ? "s" : "", lab[least],
-                  wt[least]);
+        report_printf(
+            f,
+            "<figure><figcaption>Each rank's time in collectives (" REPORT_BAR_R_NAME ") and "
+            "its waiting in them (" REPORT_BAR_S_NAME ", drawn over it; seconds%s). The rank "
+            "the others wait for waits least: here ",
+            t > 1 ? "; each bar: the average over its ranks" : "");
+        report_printf(f, "world rank%s %s, %.6f s.</figcaption>\n", t > 1 ? "s" : "", lab[least],
+                      wt[least]);
         vbars_svg(f, &(vbars){.id = "chart-waiting", .xname = "world rank", .unit = " s",
                               .total_name = "in collectives", .part_name = "waiting", .n = ng,
                               .total = tot, .part = wt, .xlabel = labels,
                               .label_every = ng > 32 ? ng / 16 : 1});
-        rp_printf(f, "</figure>\n");
+        report_printf(f, "</figure>\n");
     }
     free(tot);
     free(wt);
@@ -160,7 +169,7 @@ static int by_time(const void *a, const void *b)
     return (x->time < y->time) - (x->time > y->time);
 }
 
-static void callsite_time(const rp_ctx *c)
+static void callsite_time(const report_ctx *c)
 {
     FILE *f = c->out;
     cp_callsite_row *rows;
@@ -175,14 +184,17 @@ static void callsite_time(const rp_ctx *c)
     if (k && rows[0].time > 0 && cp_callsite_rows_lines(c->p, rows, k) == 0) {
         int left = 300, top = 24, bh = 18, w = 420, height = top + (int)k * (bh + 6) + 30;
         double mx = rows[0].time, scale = w / (mx > 0 ? mx : 1);
-        rp_printf(f, "<figure><figcaption>Time in the collectives per call site (" RP_BAR_R_NAME
-                     ") and the waiting in them (" RP_BAR_S_NAME ", drawn over it; seconds, "
-                     "summed over the ranks); the %zu costliest of %zu."
-                     "</figcaption>\n",
-                  k, n);
-        rp_printf(f, "<svg id=\"chart-callsites\" class=\"bars\" width=\"%d\" height=\"%d\" "
-                     "viewBox=\"0 0 %d %d\">\n",
-                  left + w + 90, height, left + w + 90, height);
+        report_printf(
+            f,
+            "<figure><figcaption>Time in the collectives per call site (" REPORT_BAR_R_NAME
+            ") and the waiting in them (" REPORT_BAR_S_NAME ", drawn over it; seconds, "
+            "summed over the ranks); the %zu costliest of %zu."
+            "</figcaption>\n",
+            k, n);
+        report_printf(f,
+                      "<svg id=\"chart-callsites\" class=\"bars\" width=\"%d\" height=\"%d\" "
+                      "viewBox=\"0 0 %d %d\">\n",
+                      left + w + 90, height, left + w + 90, height);
         for (size_t i = 0; i < k; i++) {
             const cp_callsite_row *r = &rows[i];
             char where[1400];
@@ -198,30 +210,31 @@ static void callsite_time(const rp_ctx *c)
                          mod ? mod + 1 : r->node->module, (unsigned long long)r->node->address);
             }
             int y = top + (int)i * (bh + 6);
-            rp_printf(f, "<g class=\"b\" data-x=\"");
-            rp_text(f, where);
-            rp_printf(f, "\" data-path=\"%lld\" data-total=\"%.9g\" data-part=\"%.9g\"><title>",
-                      (long long)r->id, r->time, r->waiting);
-            rp_text(f, where);
-            rp_printf(f, " (call path %lld; ", (long long)r->id);
-            rp_text(f, r->collectives);
-            rp_printf(f, "): %.6f s, waiting %.6f s</title>", r->time, r->waiting);
-            rp_printf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + 13);
-            rp_text(f, where);
-            rp_printf(f, "</text><rect class=\"r\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
-                         "height=\"%d\"/><rect class=\"s\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
-                         "height=\"%d\"/><text x=\"%.1f\" y=\"%d\">%.4g s</text></g>\n",
-                      left, y, r->time * scale, bh, left, y, fmin(r->waiting, r->time) * scale,
-                      bh, left + r->time * scale + 4, y + 13, r->time);
+            report_printf(f, "<g class=\"b\" data-x=\"");
+            report_text(f, where);
+            report_printf(f, "\" data-path=\"%lld\" data-total=\"%.9g\" data-part=\"%.9g\"><title>",
+                          (long long)r->id, r->time, r->waiting);
+            report_text(f, where);
+            report_printf(f, " (call path %lld; ", (long long)r->id);
+            report_text(f, r->collectives);
+            report_printf(f, "): %.6f s, waiting %.6f s</title>", r->time, r->waiting);
+            report_printf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + 13);
+            report_text(f, where);
+            report_printf(f,
+                          "</text><rect class=\"r\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
+                          "height=\"%d\"/><rect class=\"s\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
+                          "height=\"%d\"/><text x=\"%.1f\" y=\"%d\">%.4g s</text></g>\n",
+                          left, y, r->time * scale, bh, left, y, fmin(r->waiting, r->time) * scale,
+                          bh, left + r->time * scale + 4, y + 13, r->time);
         }
-        rp_printf(f, "</svg>\n</figure>\n");
+        report_printf(f, "</svg>\n</figure>\n");
     }
     free(rows);
 }
 
 /* --------------------------------------- share over the run (timeline) */
 
-static void share_timeline(const rp_ctx *c)
+static void share_timeline(const report_ctx *c)
 {
     FILE *f = c->out;
     const cp_cpt_file *t = &c->p->timings;
@@ -261,17 +274,19 @@ static void share_timeline(const rp_ctx *c)
         snprintf(lab[b], sizeof lab[b], "%.3g", t0 + b * bw);
         labels[b] = lab[b];
     }
-    rp_printf(f, "<figure><figcaption>The share of the ranks' time spent in collectives over the "
-                 "run (%%, all ranks together; %d intervals of %.3g s from the first timed call to "
-                 "the last; sampled calls stand for the calls between them).</figcaption>\n",
-              TIMELINE_BINS, bw);
+    report_printf(
+        f,
+        "<figure><figcaption>The share of the ranks' time spent in collectives over the "
+        "run (%%, all ranks together; %d intervals of %.3g s from the first timed call to "
+        "the last; sampled calls stand for the calls between them).</figcaption>\n",
+        TIMELINE_BINS, bw);
     vbars_svg(f, &(vbars){.id = "chart-share", .xname = "seconds from the start", .unit = "%",
                           .total_name = "in collectives", .part_name = NULL, .n = TIMELINE_BINS,
                           .total = share, .part = NULL, .xlabel = labels, .label_every = 10});
-    rp_printf(f, "</figure>\n");
+    report_printf(f, "</figure>\n");
 }
 
-void rp_findings_charts(const rp_ctx *c)
+void report_findings_charts(const report_ctx *c)
 {
     if (!c->p->has_timings)
         return;

@@ -28,7 +28,7 @@ static i128 sat_add(i128 a, i128 b)
 }
 
 typedef struct placer {
-    rp_grid *g;
+    report_grid *g;
     i128 *sum;            /* rows * cols */
     bool transpose;       /* receive side: the row's rank is the receiver */
     int64_t nrank, npeer; /* extent of the row's ranks and of its peers */
@@ -73,7 +73,7 @@ static void add_range(placer *pl, int64_t lo, int64_t hi, const i128 *psum)
 static void add_one(placer *pl, int64_t rank, int64_t peer, int64_t count)
 {
     if (rank < 0 || rank >= pl->nrank || peer < 0 || peer >= pl->npeer || count < 0) {
-        pl->g->notes |= RP_NOTE_IGNORED;
+        pl->g->notes |= REPORT_NOTE_IGNORED;
         return;
     }
     i128 *c = tile(pl, (size_t)(rank / rank_step(pl)), (size_t)(peer / peer_step(pl)));
@@ -94,7 +94,7 @@ static void place_vector(placer *pl, int64_t lo, int64_t hi, const cp_row *row, 
     memset(psum, 0, peer_tiles(pl) * sizeof *psum);
     for (size_t k = 0; k < row->len; k++) {
         if ((int64_t)k >= pl->npeer || row->counts[k] < 0) {
-            pl->g->notes |= RP_NOTE_IGNORED;
+            pl->g->notes |= REPORT_NOTE_IGNORED;
             continue;
         }
         size_t t = k / (size_t)peer_step(pl);
@@ -107,7 +107,7 @@ static void place_vector(placer *pl, int64_t lo, int64_t hi, const cp_row *row, 
 static void place_spread(placer *pl, int64_t lo, int64_t hi, int64_t count, i128 *psum)
 {
     if (count < 0) {
-        pl->g->notes |= RP_NOTE_IGNORED;
+        pl->g->notes |= REPORT_NOTE_IGNORED;
         return;
     }
     int64_t step = peer_step(pl);
@@ -138,15 +138,15 @@ static void place_span(placer *pl, int64_t r, int64_t plo, int64_t phi, int64_t 
 
 /* A single count of a prefix reduction (Scan, Exscan), for ranks lo..hi:
  * per rank, since each reaches its own span of ranks. */
-static void place_prefix(placer *pl, enum rp_reach reach, bool self, int64_t lo, int64_t hi,
+static void place_prefix(placer *pl, enum report_reach reach, bool self, int64_t lo, int64_t hi,
                          int64_t count, i128 *psum)
 {
     if (count < 0 || pl->npeer != pl->nrank) {
-        pl->g->notes |= RP_NOTE_IGNORED; /* not a prefix over one group */
+        pl->g->notes |= REPORT_NOTE_IGNORED; /* not a prefix over one group */
         return;
     }
     for (int64_t r = lo; r <= hi; r++) {
-        if (reach == RP_REACH_AFTER)
+        if (reach == REPORT_REACH_AFTER)
             place_span(pl, r, self ? r : r + 1, pl->npeer - 1, count, psum);
         else
             place_span(pl, r, 0, self ? r : r - 1, count, psum);
@@ -160,7 +160,7 @@ static void place_to_peer(placer *pl, int64_t lo, int64_t hi, int64_t peer, int6
     if (lo > hi)
         return;
     if (peer < 0 || peer >= pl->npeer || count < 0) {
-        pl->g->notes |= RP_NOTE_IGNORED;
+        pl->g->notes |= REPORT_NOTE_IGNORED;
         return;
     }
     memset(psum, 0, peer_tiles(pl) * sizeof *psum);
@@ -173,7 +173,7 @@ static void place_to_peer(placer *pl, int64_t lo, int64_t hi, int64_t peer, int6
 static void place_rooted(placer *pl, const cp_block *b, int dir, bool inter, int64_t lo,
                          int64_t hi, int64_t count, i128 *psum)
 {
-    bool root_side = rp_root_side(b->collective, dir);
+    bool root_side = report_root_side(b->collective, dir);
     if (inter) {
         /* The root's group and the other group write separate blocks: on the
          * root's side the rows are the root's (the rest of its group passes
@@ -192,7 +192,7 @@ static void place_rooted(placer *pl, const cp_block *b, int dir, bool inter, int
     place_to_peer(pl, lo, b->root - 1, b->root, count, psum);
     place_to_peer(pl, b->root + 1, hi, b->root, count, psum);
     place_spread(pl, b->root, b->root, count, psum);
-    if (rp_root_skips_itself(b->collective)) {
+    if (report_root_skips_itself(b->collective)) {
         /* the spread added it to the root's own cell just now */
         size_t t = (size_t)(b->root / rank_step(pl)), u = (size_t)(b->root / peer_step(pl));
         if (*tile(pl, t, u) < INT64_MAX)
@@ -236,7 +236,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-static int shape(rp_grid *g, int64_t nsenders, int64_t nreceivers, size_t max_cells)
+static int shape(report_grid *g, int64_t nsenders, int64_t nreceivers, size_t max_cells)
 {
     int64_t m = max_cells ? (int64_t)max_cells : 1;
     g->nsenders = nsenders > 0 ? nsenders : 1;
@@ -249,7 +249,8 @@ static int shape(rp_grid *g, int64_t nsenders, int64_t nreceivers, size_t max_ce
     return g->count ? 0 : -1;
 }
 
-int rp_grid_build(rp_grid *g, const cp_profile *p, const cp_block *b, int dir, size_t max_cells)
+int report_grid_build(report_grid *g, const cp_profile *p, const cp_block *b, int dir,
+                      size_t max_cells)
 {
     memset(g, 0, sizeof *g);
     const cp_comm_info *ci = cp_reader_manifest_comm(p, b->comm_id);
@@ -265,21 +266,21 @@ int rp_grid_build(rp_grid *g, const cp_profile *p, const cp_block *b, int dir, s
         size_t widest = b->row_len;
         for (size_t i = 0; i < b->nrows; i++)
             widest = b->rows[i].len > widest ? b->rows[i].len : widest;
-        g->notes |= RP_NOTE_AS_GIVEN | (ci && ci->neighbors ? RP_NOTE_LISTS_DIFFER : 0);
+        g->notes |= REPORT_NOTE_AS_GIVEN | (ci && ci->neighbors ? REPORT_NOTE_LISTS_DIFFER : 0);
         npeers = (int64_t)widest;
     }
     placer pl = {.g = g, .transpose = dir == CP_RECV && !g->by_index, .nrank = n,
                  .npeer = npeers};
     if (shape(g, pl.transpose ? npeers : n, pl.transpose ? n : npeers, max_cells) < 0)
         return -1;
-    g->notes |= (placed ? RP_NOTE_NEIGHBORS : 0) | (inter ? RP_NOTE_INTERCOMM : 0) |
-                (b->root >= 0 ? RP_NOTE_ROOTED : 0);
+    g->notes |= (placed ? REPORT_NOTE_NEIGHBORS : 0) | (inter ? REPORT_NOTE_INTERCOMM : 0) |
+                (b->root >= 0 ? REPORT_NOTE_ROOTED : 0);
     pl.sum = calloc(g->rows * g->cols, sizeof *pl.sum);
     i128 *psum = calloc(g->rows > g->cols ? g->rows : g->cols, sizeof *psum);
     if (!pl.sum || !psum) {
         free(pl.sum);
         free(psum);
-        rp_grid_free(g);
+        report_grid_free(g);
         return -1;
     }
     for (size_t i = 0; i < b->nrows; i++) {
@@ -289,7 +290,7 @@ int rp_grid_build(rp_grid *g, const cp_profile *p, const cp_block *b, int dir, s
         for (size_t k = 0; k < row->ranks.n; k++) {
             int64_t lo = row->ranks.v[k].lo, hi = row->ranks.v[k].hi;
             if (hi >= n) {
-                g->notes |= RP_NOTE_IGNORED; /* `collprof check` reports it */
+                g->notes |= REPORT_NOTE_IGNORED; /* `collprof check` reports it */
                 hi = n - 1;
             }
             if (lo > hi)
@@ -300,13 +301,13 @@ int rp_grid_build(rp_grid *g, const cp_profile *p, const cp_block *b, int dir, s
             } else if (row->len > 1 || g->by_index) {
                 place_vector(&pl, lo, hi, row, psum);
             } else if (b->root >= 0) {
-                g->notes |= RP_NOTE_SINGLE;
+                g->notes |= REPORT_NOTE_SINGLE;
                 place_rooted(&pl, b, dir, inter, lo, hi, row->counts[0], psum);
             } else {
                 bool self;
-                enum rp_reach reach = rp_single_count_reach(b->collective, dir, &self);
-                g->notes |= reach == RP_REACH_ALL ? RP_NOTE_SINGLE : RP_NOTE_PREFIX;
-                if (reach == RP_REACH_ALL)
+                enum report_reach reach = report_single_count_reach(b->collective, dir, &self);
+                g->notes |= reach == REPORT_REACH_ALL ? REPORT_NOTE_SINGLE : REPORT_NOTE_PREFIX;
+                if (reach == REPORT_REACH_ALL)
                     place_spread(&pl, lo, hi, row->counts[0], psum);
                 else
                     place_prefix(&pl, reach, self, lo, hi, row->counts[0], psum);
@@ -320,13 +321,13 @@ int rp_grid_build(rp_grid *g, const cp_profile *p, const cp_block *b, int dir, s
     return 0;
 }
 
-void rp_grid_free(rp_grid *g)
+void report_grid_free(report_grid *g)
 {
     free(g->count);
     g->count = NULL;
 }
 
-bool rp_grid_same_picture(const rp_grid *a, const rp_grid *b)
+bool report_grid_same_picture(const report_grid *a, const report_grid *b)
 {
     if (a->rows != b->rows || a->cols != b->cols || a->tr != b->tr || a->tc != b->tc ||
         a->nsenders != b->nsenders || a->nreceivers != b->nreceivers || a->by_index != b->by_index)
@@ -337,13 +338,13 @@ bool rp_grid_same_picture(const rp_grid *a, const rp_grid *b)
     return true;
 }
 
-void rp_grid_row_ranks(const rp_grid *g, size_t i, int64_t *lo, int64_t *hi)
+void report_grid_row_ranks(const report_grid *g, size_t i, int64_t *lo, int64_t *hi)
 {
     *lo = (int64_t)i * g->tr;
     *hi = *lo + g->tr - 1 < g->nsenders - 1 ? *lo + g->tr - 1 : g->nsenders - 1;
 }
 
-void rp_grid_col_ranks(const rp_grid *g, size_t j, int64_t *lo, int64_t *hi)
+void report_grid_col_ranks(const report_grid *g, size_t j, int64_t *lo, int64_t *hi)
 {
     *lo = (int64_t)j * g->tc;
     *hi = *lo + g->tc - 1 < g->nreceivers - 1 ? *lo + g->tc - 1 : g->nreceivers - 1;

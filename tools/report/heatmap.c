@@ -17,7 +17,7 @@ typedef struct scale {
     int nbins;
 } scale;
 
-static scale make_scale(const rp_grid *g)
+static scale make_scale(const report_grid *g)
 {
     scale s = {0, 0, 0};
     for (size_t i = 0; i < g->rows * g->cols; i++) {
@@ -77,38 +77,37 @@ static int64_t bin_low(const scale *s, int k)
     return lo;
 }
 
-static int64_t bytes_of(const rp_grid *g, int64_t count)
+static int64_t bytes_of(const report_grid *g, int64_t count)
 {
     __extension__ __int128 b = (__int128)count * g->unit;
     return b > INT64_MAX ? INT64_MAX : (int64_t)b;
 }
 
-static void cells(FILE *f, const rp_grid *g, const scale *s, const rp_heatmap_labels *l)
+static void cells(FILE *f, const report_grid *g, const scale *s, const report_heatmap_labels *l)
 {
     for (size_t i = 0; i < g->rows; i++) {
         int64_t rlo, rhi;
-        rp_grid_row_ranks(g, i, &rlo, &rhi);
+        report_grid_row_ranks(g, i, &rlo, &rhi);
         char rr[48];
-        rp_range(rr, sizeof rr, rlo, rhi);
+        report_range(rr, sizeof rr, rlo, rhi);
         for (size_t j = 0; j < g->cols; j++) {
             int64_t clo, chi, v = g->count[i * g->cols + j];
-            rp_grid_col_ranks(g, j, &clo, &chi);
+            report_grid_col_ranks(g, j, &clo, &chi);
             char cr[48];
-            rp_range(cr, sizeof cr, clo, chi);
+            report_range(cr, sizeof cr, clo, chi);
             char cls[8];
             if (v > 0)
                 snprintf(cls, sizeof cls, "c%d", colour(s, bin(s, v)));
             else
                 strcpy(cls, "z");
             int64_t bytes = bytes_of(g, v);
-            rp_printf(f,
-                      "<rect x=\"%zu\" y=\"%zu\" width=\"1\" height=\"1\" class=\"%s\" "
-                      "data-%s=\"%s\" data-%s=\"%s\" data-count=\"%" PRId64
-                      "\" data-bytes=\"%" PRId64 "\"><title>%s%s %s, %s%s %s: count %" PRId64
-                      ", %" PRId64 " bytes</title></rect>\n",
-                      j, i, cls, l->row_attr, rr, l->col_attr, cr, v, bytes, l->row_attr,
-                      rlo == rhi ? "" : "s", rr, l->col_attr, clo == chi ? "" : "s", cr, v,
-                      bytes);
+            report_printf(
+                f,
+                "<rect x=\"%zu\" y=\"%zu\" width=\"1\" height=\"1\" class=\"%s\" "
+                "data-%s=\"%s\" data-%s=\"%s\" data-count=\"%" PRId64 "\" data-bytes=\"%" PRId64
+                "\"><title>%s%s %s, %s%s %s: count %" PRId64 ", %" PRId64 " bytes</title></rect>\n",
+                j, i, cls, l->row_attr, rr, l->col_attr, cr, v, bytes, l->row_attr,
+                rlo == rhi ? "" : "s", rr, l->col_attr, clo == chi ? "" : "s", cr, v, bytes);
         }
     }
 }
@@ -122,7 +121,7 @@ static bool bin_used(const scale *s, int k, int64_t *lo, int64_t *hi)
 }
 
 /* What legend() draws, in pixels. */
-static int legend_height(const rp_grid *g, const scale *s)
+static int legend_height(const report_grid *g, const scale *s)
 {
     int h = 24 + (g->tr > 1 || g->tc > 1 ? 14 : 0) + 10 + 18;
     for (int k = 0; k < s->nbins; k++) {
@@ -133,45 +132,45 @@ static int legend_height(const rp_grid *g, const scale *s)
 }
 
 /* Title, unit, then one swatch per used bin, largest first. */
-static void legend(FILE *f, const rp_grid *g, const scale *s, int x, int y)
+static void legend(FILE *f, const report_grid *g, const scale *s, int x, int y)
 {
     bool aggregated = g->tr > 1 || g->tc > 1;
-    rp_printf(f, "<text class=\"t\" x=\"%d\" y=\"%d\">count per cell</text>", x, y + 10);
+    report_printf(f, "<text class=\"t\" x=\"%d\" y=\"%d\">count per cell</text>", x, y + 10);
     int line = y + 24;
     if (aggregated) {
-        rp_printf(f, "<text x=\"%d\" y=\"%d\">(sum over its ranks)</text>", x, line);
+        report_printf(f, "<text x=\"%d\" y=\"%d\">(sum over its ranks)</text>", x, line);
         line += 14;
     }
     if (g->unit == 1)
-        rp_printf(f, "<text x=\"%d\" y=\"%d\">counts in bytes</text>", x, line);
+        report_printf(f, "<text x=\"%d\" y=\"%d\">counts in bytes</text>", x, line);
     else
-        rp_printf(f, "<text x=\"%d\" y=\"%d\">1 count = %" PRId64 " bytes</text>", x, line,
-                  g->unit);
+        report_printf(f, "<text x=\"%d\" y=\"%d\">1 count = %" PRId64 " bytes</text>", x, line,
+                      g->unit);
     line += 10;
-    rp_printf(f,
-              "<rect class=\"z\" x=\"%d\" y=\"%d\" width=\"14\" height=\"14\"/>"
-              "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">0</text>\n",
-              x, line, x + 20, line + 7);
+    report_printf(f,
+                  "<rect class=\"z\" x=\"%d\" y=\"%d\" width=\"14\" height=\"14\"/>"
+                  "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">0</text>\n",
+                  x, line, x + 20, line + 7);
     line += 18;
     for (int k = s->nbins - 1; k >= 0; k--) {
         int64_t lo, hi;
         if (!bin_used(s, k, &lo, &hi))
             continue;
         char a[24], b[24];
-        rp_human_count(a, sizeof a, lo);
-        rp_human_count(b, sizeof b, hi);
-        rp_printf(f,
-                  "<rect class=\"c%d\" x=\"%d\" y=\"%d\" width=\"14\" height=\"14\"/>"
-                  "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">%s%s%s</text>\n",
-                  colour(s, k), x, line, x + 20, line + 7, a, lo == hi ? "" : " \xe2\x80\x93 ",
-                  lo == hi ? "" : b);
+        report_human_count(a, sizeof a, lo);
+        report_human_count(b, sizeof b, hi);
+        report_printf(f,
+                      "<rect class=\"c%d\" x=\"%d\" y=\"%d\" width=\"14\" height=\"14\"/>"
+                      "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">%s%s%s</text>\n",
+                      colour(s, k), x, line, x + 20, line + 7, a, lo == hi ? "" : " \xe2\x80\x93 ",
+                      lo == hi ? "" : b);
         line += 18;
     }
     if (s->nbins > 1)
-        rp_printf(f, "<text x=\"%d\" y=\"%d\">(log scale)</text>", x, line + 8);
+        report_printf(f, "<text x=\"%d\" y=\"%d\">(log scale)</text>", x, line + 8);
 }
 
-void rp_heatmap_svg(FILE *f, const rp_grid *g, const rp_heatmap_labels *l)
+void report_heatmap_svg(FILE *f, const report_grid *g, const report_heatmap_labels *l)
 {
     size_t side = g->rows > g->cols ? g->rows : g->cols;
     /* about 520 pixels, but at least 180 so that the axis titles fit */
@@ -186,27 +185,29 @@ void rp_heatmap_svg(FILE *f, const rp_grid *g, const rp_heatmap_labels *l)
     int lh = legend_height(g, &s);
     int height = top + (h > lh ? h : lh) + 10;
 
-    rp_printf(f, "<svg class=\"hm\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", width,
-              height, width, height);
-    rp_printf(f, "<text class=\"t\" x=\"%d\" y=\"12\" text-anchor=\"middle\">", left + w / 2);
-    rp_text(f, l->col_axis);
-    rp_printf(f, " \xe2\x86\x92</text>\n");
+    report_printf(f, "<svg class=\"hm\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", width,
+                  height, width, height);
+    report_printf(f, "<text class=\"t\" x=\"%d\" y=\"12\" text-anchor=\"middle\">", left + w / 2);
+    report_text(f, l->col_axis);
+    report_printf(f, " \xe2\x86\x92</text>\n");
     /* rotated to read upwards: the arrow before the text points down */
-    rp_printf(f, "<text class=\"t\" transform=\"translate(14 %d) rotate(-90)\" "
-                 "text-anchor=\"middle\">\xe2\x86\x90 ", top + h / 2);
-    rp_text(f, l->row_axis);
-    rp_printf(f, "</text>\n");
-    rp_axis_ticks(f, g->nreceivers, g->tc, px, true, left, top - 1, true);
-    rp_axis_ticks(f, g->nsenders, g->tr, px, false, top, left - 1, true);
+    report_printf(f,
+                  "<text class=\"t\" transform=\"translate(14 %d) rotate(-90)\" "
+                  "text-anchor=\"middle\">\xe2\x86\x90 ",
+                  top + h / 2);
+    report_text(f, l->row_axis);
+    report_printf(f, "</text>\n");
+    report_axis_ticks(f, g->nreceivers, g->tc, px, true, left, top - 1, true);
+    report_axis_ticks(f, g->nsenders, g->tr, px, false, top, left - 1, true);
     legend(f, g, &s, legend_x, top);
-    rp_printf(f,
-              "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
-              left - 1, top - 1, w + 2, h + 2);
-    rp_printf(f,
-              "<svg class=\"grid%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-              "viewBox=\"0 0 %zu %zu\" preserveAspectRatio=\"none\" "
-              "shape-rendering=\"crispEdges\">\n",
-              px >= 8 ? " fine" : "", left, top, w, h, g->cols, g->rows);
+    report_printf(
+        f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
+        left - 1, top - 1, w + 2, h + 2);
+    report_printf(f,
+                  "<svg class=\"grid%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                  "viewBox=\"0 0 %zu %zu\" preserveAspectRatio=\"none\" "
+                  "shape-rendering=\"crispEdges\">\n",
+                  px >= 8 ? " fine" : "", left, top, w, h, g->cols, g->rows);
     cells(f, g, &s, l);
-    rp_printf(f, "</svg>\n</svg>\n");
+    report_printf(f, "</svg>\n</svg>\n");
 }

@@ -8,7 +8,7 @@
  * a sixteenth of the span.  Otherwise they are logarithmic, five per decade:
  * edge(k) = 10^(k/5) s (1, 1.58, 2.51, 3.98, 6.31, 10 ...), so that a few
  * slow calls among many fast ones stay visible.  Durations are clamped to
- * [RP_HIST_MIN, RP_HIST_MAX] (a clock that did not move gives 0); values
+ * [REPORT_HIST_MIN, REPORT_HIST_MAX] (a clock that did not move gives 0); values
  * that are not numbers are left out.
  */
 #include <inttypes.h>
@@ -17,8 +17,8 @@
 
 #include "report.h"
 
-#define RP_HIST_MIN 1e-9
-#define RP_HIST_MAX 1e9
+#define REPORT_HIST_MIN 1e-9
+#define REPORT_HIST_MAX 1e9
 
 /* m 10^e, rounded once (powers of ten up to 10^22 are exact doubles):
  * 15 x 0.2 is 3, not 3.0000000000000004. */
@@ -27,13 +27,13 @@ static double scaled(int64_t m, int e)
     return e >= 0 ? (double)m * pow(10, e) : (double)m / pow(10, -e);
 }
 
-double rp_hist_edge(const rp_hist *h, int64_t k)
+double report_hist_edge(const report_hist *h, int64_t k)
 {
     return h->log ? pow(10, (double)k / 5) : scaled(k * h->mant, h->exp10);
 }
 
 /* The bin width: 1, 2 or 5 times a power of ten, the first >= x (x > 0). */
-static void nice(rp_hist *h, double x)
+static void nice(report_hist *h, double x)
 {
     h->exp10 = (int)floor(log10(x));
     h->mant = 1;
@@ -47,24 +47,24 @@ static void nice(rp_hist *h, double x)
 
 static double clamp(double d)
 {
-    return d < RP_HIST_MIN ? RP_HIST_MIN : d > RP_HIST_MAX ? RP_HIST_MAX : d;
+    return d < REPORT_HIST_MIN ? REPORT_HIST_MIN : d > REPORT_HIST_MAX ? REPORT_HIST_MAX : d;
 }
 
 /* The k with edge(k) <= d < edge(k + 1), from an estimate. */
-static int64_t bin_of(const rp_hist *h, double d)
+static int64_t bin_of(const report_hist *h, double d)
 {
     int64_t k = (int64_t)floor(h->log ? 5 * log10(d) : d / scaled(h->mant, h->exp10));
-    while (rp_hist_edge(h, k) > d)
+    while (report_hist_edge(h, k) > d)
         k--;
-    while (rp_hist_edge(h, k + 1) <= d)
+    while (report_hist_edge(h, k + 1) <= d)
         k++;
     return k;
 }
 
-int rp_hist_build(rp_hist *h, const double *v, size_t n)
+int report_hist_build(report_hist *h, const double *v, size_t n)
 {
     double lo = HUGE_VAL, hi = -HUGE_VAL;
-    *h = (rp_hist){0};
+    *h = (report_hist){0};
     for (size_t i = 0; i < n; i++)
         if (isfinite(v[i])) {
             double d = clamp(v[i]);
@@ -88,15 +88,15 @@ int rp_hist_build(rp_hist *h, const double *v, size_t n)
     return 0;
 }
 
-void rp_hist_free(rp_hist *h)
+void report_hist_free(report_hist *h)
 {
     free(h->count);
-    *h = (rp_hist){0};
+    *h = (report_hist){0};
 }
 
 /* The x axis: a label every m-th edge, m such that labels stay 60 px
  * apart; on a log scale at whole decades when they are that far apart. */
-static void x_labels(FILE *f, const rp_hist *h, int left, int bw, int y)
+static void x_labels(FILE *f, const report_hist *h, int left, int bw, int y)
 {
     int64_t m = (60 + bw - 1) / bw;
     if (h->log && m > 1)
@@ -105,12 +105,12 @@ static void x_labels(FILE *f, const rp_hist *h, int left, int bw, int y)
         if (m > 1 && (h->log ? k % m : (k - h->first) % m) != 0)
             continue;
         char lab[32];
-        rp_human_seconds(lab, sizeof lab, rp_hist_edge(h, k));
+        report_human_seconds(lab, sizeof lab, report_hist_edge(h, k));
         int x = left + (int)(k - h->first) * bw;
-        rp_printf(f,
-                  "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
-                  "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                  x, y, x, y + 4, x, y + 16, lab);
+        report_printf(f,
+                      "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+                      "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                      x, y, x, y + 4, x, y + 16, lab);
     }
 }
 
@@ -124,26 +124,27 @@ static void exact(char *buf, size_t size, double v)
     }
 }
 
-static void bar(FILE *f, const rp_hist *h, size_t i, int x, int bw, int top, int ht, double scale)
+static void bar(FILE *f, const report_hist *h, size_t i, int x, int bw, int top, int ht,
+                double scale)
 {
-    double lo = rp_hist_edge(h, h->first + (int64_t)i);
-    double hi = rp_hist_edge(h, h->first + (int64_t)i + 1);
+    double lo = report_hist_edge(h, h->first + (int64_t)i);
+    double hi = report_hist_edge(h, h->first + (int64_t)i + 1);
     char l[32], u[32], el[32], eu[32];
-    rp_human_seconds(l, sizeof l, lo);
-    rp_human_seconds(u, sizeof u, hi);
+    report_human_seconds(l, sizeof l, lo);
+    report_human_seconds(u, sizeof u, hi);
     exact(el, sizeof el, lo);
     exact(eu, sizeof eu, hi);
     double y = h->count[i] * scale;
-    rp_printf(f,
-              "<g class=\"b\" data-lo=\"%s\" data-hi=\"%s\" data-count=\"%" PRIu64 "\">"
-              "<title>%" PRIu64 " of %" PRIu64 " (rank, call) pairs took %s to %s</title>"
-              "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"transparent\"/>"
-              "<rect class=\"s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/></g>\n",
-              el, eu, h->count[i], h->count[i], h->n, l, u, x, top, bw, ht, x,
-              top + ht - y, bw > 2 ? bw - 1 : bw, y);
+    report_printf(f,
+                  "<g class=\"b\" data-lo=\"%s\" data-hi=\"%s\" data-count=\"%" PRIu64 "\">"
+                  "<title>%" PRIu64 " of %" PRIu64 " (rank, call) pairs took %s to %s</title>"
+                  "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"transparent\"/>"
+                  "<rect class=\"s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/></g>\n",
+                  el, eu, h->count[i], h->count[i], h->n, l, u, x, top, bw, ht, x, top + ht - y,
+                  bw > 2 ? bw - 1 : bw, y);
 }
 
-void rp_hist_svg(FILE *f, const rp_hist *h)
+void report_hist_svg(FILE *f, const report_hist *h)
 {
     int nb = h->nbins ? (int)h->nbins : 1;
     int bw = 720 / nb;
@@ -154,21 +155,22 @@ void rp_hist_svg(FILE *f, const rp_hist *h)
     for (size_t i = 0; i < h->nbins; i++)
         most = h->count[i] > most ? h->count[i] : most;
 
-    rp_printf(f, "<svg class=\"bars hist\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-              width, height, width, height);
-    double scale = rp_value_axis(f, &(rp_plot){left, top, w, ht},
-                                 most > INT64_MAX ? INT64_MAX : (int64_t)most, false);
-    rp_printf(f, "<text class=\"t\" x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
-                 "text-anchor=\"middle\">(rank, call) pairs</text>\n",
-              top + ht / 2, top + ht / 2);
+    report_printf(f, "<svg class=\"bars hist\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
+                  width, height, width, height);
+    double scale = report_value_axis(f, &(report_plot){left, top, w, ht},
+                                     most > INT64_MAX ? INT64_MAX : (int64_t)most, false);
+    report_printf(f,
+                  "<text class=\"t\" x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
+                  "text-anchor=\"middle\">(rank, call) pairs</text>\n",
+                  top + ht / 2, top + ht / 2);
     for (size_t i = 0; i < h->nbins; i++)
         if (h->count[i])
             bar(f, h, i, left + (int)i * bw, bw, top, ht, scale);
     x_labels(f, h, left, bw, top + ht);
-    rp_printf(f,
-              "<text class=\"t\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">time in the call "
-              "(%s bins)</text>\n",
-              left + w / 2, top + ht + 40, h->log ? "logarithmic" : "linear");
-    rp_printf(f, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", left,
-              top + ht, left + w, top + ht);
+    report_printf(f,
+                  "<text class=\"t\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">time in the call "
+                  "(%s bins)</text>\n",
+                  left + w / 2, top + ht + 40, h->log ? "logarithmic" : "linear");
+    report_printf(f, "<line class=\"ax\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n</svg>\n", left,
+                  top + ht, left + w, top + ht);
 }

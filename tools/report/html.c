@@ -11,7 +11,7 @@
 #include "ranges.h"
 #include "report.h"
 
-void rp_textn(FILE *f, const char *s, size_t max)
+void report_textn(FILE *f, const char *s, size_t max)
 {
     for (size_t i = 0; i < max && s[i]; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -29,12 +29,12 @@ void rp_textn(FILE *f, const char *s, size_t max)
     }
 }
 
-void rp_text(FILE *f, const char *s)
+void report_text(FILE *f, const char *s)
 {
-    rp_textn(f, s, SIZE_MAX);
+    report_textn(f, s, SIZE_MAX);
 }
 
-void rp_printf(FILE *f, const char *fmt, ...)
+void report_printf(FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -42,7 +42,7 @@ void rp_printf(FILE *f, const char *fmt, ...)
     va_end(ap);
 }
 
-void rp_id(FILE *f, const char *s)
+void report_id(FILE *f, const char *s)
 {
     for (; *s; s++) {
         char c = *s;
@@ -52,7 +52,7 @@ void rp_id(FILE *f, const char *s)
     }
 }
 
-void rp_human_bytes(char *buf, size_t size, int64_t bytes)
+void report_human_bytes(char *buf, size_t size, int64_t bytes)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = (double)bytes;
@@ -69,7 +69,7 @@ void rp_human_bytes(char *buf, size_t size, int64_t bytes)
         snprintf(buf, size, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
-void rp_human_count(char *buf, size_t size, int64_t v)
+void report_human_count(char *buf, size_t size, int64_t v)
 {
     static const char *const suffix[] = {"", "k", "M", "G", "T", "P", "E"};
     if (v < 10000) {
@@ -85,7 +85,7 @@ void rp_human_count(char *buf, size_t size, int64_t v)
     snprintf(buf, size, d < 100 ? "%.1f%s" : "%.0f%s", d, suffix[s]);
 }
 
-void rp_human_seconds(char *buf, size_t size, double s)
+void report_human_seconds(char *buf, size_t size, double s)
 {
     static const struct {
         double scale;
@@ -100,7 +100,7 @@ void rp_human_seconds(char *buf, size_t size, double s)
         snprintf(buf, size, "%.3g %s", s / u[i].scale, u[i].unit);
 }
 
-void rp_range(char *buf, size_t size, int64_t lo, int64_t hi)
+void report_range(char *buf, size_t size, int64_t lo, int64_t hi)
 {
     if (lo == hi)
         snprintf(buf, size, "%" PRId64, lo);
@@ -108,7 +108,7 @@ void rp_range(char *buf, size_t size, int64_t lo, int64_t hi)
         snprintf(buf, size, "%" PRId64 "-%" PRId64, lo, hi);
 }
 
-char *rp_ranges_text(const cp_ranges *r, size_t max)
+char *report_ranges_text(const cp_ranges *r, size_t max)
 {
     char *s = cp_ranges_to_string(r);
     if (s && strlen(s) > max) {
@@ -147,7 +147,7 @@ static const char style[] =
     "svg.hm .c5{fill:#28ae80}svg.hm .c6{fill:#5ec962}svg.hm .c7{fill:#addc30}"
     "svg.hm .c8{fill:#fde725}svg.hm svg.grid rect:hover{stroke:#e3342f;stroke-width:.25}"
     "svg.hm svg.fine rect{stroke:#fff;stroke-width:.03}\n"
-    "svg.bars .s{fill:" RP_BAR_S_FILL "}svg.bars .r{fill:" RP_BAR_R_FILL "}"
+    "svg.bars .s{fill:" REPORT_BAR_S_FILL "}svg.bars .r{fill:" REPORT_BAR_R_FILL "}"
     "svg.bars g.b:hover rect{opacity:.7}"
     "svg .ax{stroke:#888;stroke-width:1}\n"
     "footer{margin-top:40px;font-size:12px;color:#777}\n";
@@ -162,16 +162,16 @@ static const char script[] =
     "  var ti=g.querySelector('title');if(i&&ti)i.textContent=ti.textContent;\n"
     "});\n";
 
-void rp_page_begin(FILE *f, const char *title)
+void report_page_begin(FILE *f, const char *title)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
           f);
-    rp_text(f, title);
+    report_text(f, title);
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", style);
 }
 
-void rp_page_end(FILE *f)
+void report_page_end(FILE *f)
 {
     fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", script);
 }

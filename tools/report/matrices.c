@@ -70,7 +70,7 @@ static bool subset(const cp_ranges *a, const cp_ranges *b)
 }
 
 /* "N more send matrices are not drawn (calls ...)". */
-static int not_drawn(const rp_ctx *c, const entry *const *e, size_t n, const char *side)
+static int not_drawn(const report_ctx *c, const entry *const *e, size_t n, const char *side)
 {
     if (n == 0)
         return 0;
@@ -81,18 +81,23 @@ static int not_drawn(const rp_ctx *c, const entry *const *e, size_t n, const cha
             return -1;
         }
     cp_ranges_normalise(&calls, false);
-    char *list = rp_ranges_text(&calls, 60);
+    char *list = report_ranges_text(&calls, 60);
     cp_ranges_free(&calls);
     if (!list)
         return -1;
-    rp_printf(c->out, "<p class=\"note\">%zu more %s matri%s (calls %s) %s not drawn, to keep "
-                      "the file small: the report draws ",
-              n, side, n == 1 ? "x" : "ces", list, n == 1 ? "is" : "are");
+    report_printf(c->out,
+                  "<p class=\"note\">%zu more %s matri%s (calls %s) %s not drawn, to keep "
+                  "the file small: the report draws ",
+                  n, side, n == 1 ? "x" : "ces", list, n == 1 ? "is" : "are");
     if (c->opt->max_matrices)
-        rp_printf(c->out, "at most %zu per collective and side (<code>--max-matrices</code>) "
-                          "and ", c->opt->max_matrices);
-    rp_printf(c->out, "about %zu cells in all. <code>collprof matrix</code> prints any of "
-                      "them.</p>\n", c->opt->cell_budget);
+        report_printf(c->out,
+                      "at most %zu per collective and side (<code>--max-matrices</code>) "
+                      "and ",
+                      c->opt->max_matrices);
+    report_printf(c->out,
+                  "about %zu cells in all. <code>collprof matrix</code> prints any of "
+                  "them.</p>\n",
+                  c->opt->cell_budget);
     free(list);
     c->stats->not_drawn += n;
     return 0;
@@ -109,24 +114,24 @@ static size_t isqrt(size_t v)
 /* The grid of e within what is left of the cell budget: coarser when the
  * usual picture does not fit.  Returns 1 (built; *coarser set), 0 (does not
  * fit at all) or -1 (no memory). */
-static int budgeted_grid(const rp_ctx *c, const entry *e, rp_grid *g, bool *coarser)
+static int budgeted_grid(const report_ctx *c, const entry *e, report_grid *g, bool *coarser)
 {
     size_t left = c->opt->cell_budget > c->stats->cells ? c->opt->cell_budget - c->stats->cells : 0;
     *coarser = false;
-    if (rp_grid_build(g, c->p, e->b, e->dir, c->opt->max_cells) < 0)
+    if (report_grid_build(g, c->p, e->b, e->dir, c->opt->max_cells) < 0)
         return -1;
     if (g->rows * g->cols <= left)
         return 1;
-    rp_grid_free(g);
+    report_grid_free(g);
     size_t side = isqrt(left);
-    if (side < RP_MIN_SIDE)
+    if (side < REPORT_MIN_SIDE)
         return 0;
     *coarser = true;
-    return rp_grid_build(g, c->p, e->b, e->dir, side) < 0 ? -1 : 1;
+    return report_grid_build(g, c->p, e->b, e->dir, side) < 0 ? -1 : 1;
 }
 
 /* Draw up to max_matrices of e[0..n), within the cell budget. */
-static int draw(const rp_ctx *c, const cp_summary_row *r, const entry *e, size_t n)
+static int draw(const report_ctx *c, const cp_summary_row *r, const entry *e, size_t n)
 {
     size_t max = c->opt->max_matrices ? c->opt->max_matrices : n;
     const entry **skipped = malloc(n * sizeof *skipped);
@@ -135,7 +140,7 @@ static int draw(const rp_ctx *c, const cp_summary_row *r, const entry *e, size_t
     size_t nskipped = 0, drawn = 0;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        rp_grid g;
+        report_grid g;
         bool coarser = false;
         int fits = drawn < max ? budgeted_grid(c, &e[i], &g, &coarser) : 0;
         if (fits < 0) {
@@ -143,10 +148,10 @@ static int draw(const rp_ctx *c, const cp_summary_row *r, const entry *e, size_t
         } else if (fits == 0) {
             skipped[nskipped++] = &e[i];
         } else {
-            rc = rp_figure(c, r->collective, e[i].b, e[i].dir, &g,
-                           (rp_figure_place){++drawn, n, coarser});
+            rc = report_figure(c, r->collective, e[i].b, e[i].dir, &g,
+                               (report_figure_place){++drawn, n, coarser});
             c->stats->cells += g.rows * g.cols;
-            rp_grid_free(&g);
+            report_grid_free(&g);
         }
     }
     if (rc == 0)
@@ -157,7 +162,7 @@ static int draw(const rp_ctx *c, const cp_summary_row *r, const entry *e, size_t
 
 /* The receive blocks that draw the same picture as the send block of
  * their calls are moved to the end of recv[] (*same of them). */
-static int drop_same_as_send(const rp_ctx *c, const entry *send, size_t nsend, entry *recv,
+static int drop_same_as_send(const report_ctx *c, const entry *send, size_t nsend, entry *recv,
                              size_t nrecv, size_t *same)
 {
     size_t keep = 0;
@@ -167,21 +172,22 @@ static int drop_same_as_send(const rp_ctx *c, const entry *send, size_t nsend, e
     *same = 0;
     for (size_t i = 0; i < nrecv; i++) {
         bool dup = false;
-        rp_grid gr = {0};
+        report_grid gr = {0};
         for (size_t k = 0; k < nsend && !dup; k++) {
             if (!subset(&recv[i].b->calls, &send[k].b->calls))
                 continue;
-            rp_grid gs;
-            if ((!gr.count && rp_grid_build(&gr, c->p, recv[i].b, CP_RECV, c->opt->max_cells) < 0) ||
-                rp_grid_build(&gs, c->p, send[k].b, CP_SEND, c->opt->max_cells) < 0) {
-                rp_grid_free(&gr);
+            report_grid gs;
+            if ((!gr.count &&
+                 report_grid_build(&gr, c->p, recv[i].b, CP_RECV, c->opt->max_cells) < 0) ||
+                report_grid_build(&gs, c->p, send[k].b, CP_SEND, c->opt->max_cells) < 0) {
+                report_grid_free(&gr);
                 free(moved);
                 return -1;
             }
-            dup = rp_grid_same_picture(&gr, &gs);
-            rp_grid_free(&gs);
+            dup = report_grid_same_picture(&gr, &gs);
+            report_grid_free(&gs);
         }
-        rp_grid_free(&gr);
+        report_grid_free(&gr);
         if (dup)
             moved[(*same)++] = recv[i];
         else
@@ -192,7 +198,7 @@ static int drop_same_as_send(const rp_ctx *c, const entry *send, size_t nsend, e
     return 0;
 }
 
-static int same_note(const rp_ctx *c, const entry *e, size_t n)
+static int same_note(const report_ctx *c, const entry *e, size_t n)
 {
     cp_ranges calls = {0};
     for (size_t i = 0; i < n; i++)
@@ -201,39 +207,40 @@ static int same_note(const rp_ctx *c, const entry *e, size_t n)
             return -1;
         }
     cp_ranges_normalise(&calls, false);
-    char *list = rp_ranges_text(&calls, 60);
+    char *list = report_ranges_text(&calls, 60);
     cp_ranges_free(&calls);
     if (!list)
         return -1;
-    rp_printf(c->out,
-              "<p class=\"note\">Receive side of call%s %s: the receive counts draw the same "
-              "picture as the send counts (every rank receives what its peers send), so it is "
-              "not repeated.</p>\n",
-              n == 1 && cp_ranges_count(&e[0].b->calls) == 1 ? "" : "s", list);
+    report_printf(c->out,
+                  "<p class=\"note\">Receive side of call%s %s: the receive counts draw the same "
+                  "picture as the send counts (every rank receives what its peers send), so it is "
+                  "not repeated.</p>\n",
+                  n == 1 && cp_ranges_count(&e[0].b->calls) == 1 ? "" : "s", list);
     free(list);
     return 0;
 }
 
-static int collective(const rp_ctx *c, const cp_summary_row *r)
+static int collective(const report_ctx *c, const cp_summary_row *r)
 {
     FILE *f = c->out;
-    rp_printf(f, "<h4 id=\"c%" PRId64 "-", r->comm);
-    rp_id(f, r->collective);
-    rp_printf(f, "\">");
-    rp_text(f, r->collective);
-    rp_printf(f, " <small>(%" PRId64 " call%s)</small></h4>\n", r->calls, r->calls == 1 ? "" : "s");
+    report_printf(f, "<h4 id=\"c%" PRId64 "-", r->comm);
+    report_id(f, r->collective);
+    report_printf(f, "\">");
+    report_text(f, r->collective);
+    report_printf(f, " <small>(%" PRId64 " call%s)</small></h4>\n", r->calls,
+                  r->calls == 1 ? "" : "s");
     size_t n = 0;
     entry *e = collect(c->p, r, &n);
     if (!e)
         return -1;
     bool any = false;
     for (size_t i = 0; i < n && !any; i++)
-        any = rp_block_has_counts(e[i].b);
+        any = report_block_has_counts(e[i].b);
     if (!any) {
-        rp_printf(f, "<p>No counts to draw: ");
-        rp_text(f, r->collective);
-        rp_printf(f, " passes none. %" PRId64 " call%s recorded.</p>\n", r->calls,
-                  r->calls == 1 ? "" : "s");
+        report_printf(f, "<p>No counts to draw: ");
+        report_text(f, r->collective);
+        report_printf(f, " passes none. %" PRId64 " call%s recorded.</p>\n", r->calls,
+                      r->calls == 1 ? "" : "s");
         free(e);
         return 0;
     }
@@ -252,42 +259,42 @@ static int collective(const rp_ctx *c, const cp_summary_row *r)
     return rc;
 }
 
-static void describe_comm(const rp_ctx *c, const cp_summary_row *r)
+static void describe_comm(const report_ctx *c, const cp_summary_row *r)
 {
     FILE *f = c->out;
     const cp_comm_info *ci = cp_reader_manifest_comm(c->p, r->comm);
-    rp_printf(f, "<h3 id=\"comm-%" PRId64 "\">Communicator %" PRId64 "</h3>\n<p>%" PRId64
-                 " rank%s",
-              r->comm, r->comm, r->size, r->size == 1 ? "" : "s");
+    report_printf(
+        f, "<h3 id=\"comm-%" PRId64 "\">Communicator %" PRId64 "</h3>\n<p>%" PRId64 " rank%s",
+        r->comm, r->comm, r->size, r->size == 1 ? "" : "s");
     if (r->lead >= 0)
-        rp_printf(f, ", led by world rank %" PRId64, r->lead);
+        report_printf(f, ", led by world rank %" PRId64, r->lead);
     if (ci) {
-        char *m = rp_ranges_text(&ci->members, 120);
+        char *m = report_ranges_text(&ci->members, 120);
         if (m)
-            rp_printf(f, "; world ranks %s", m);
+            report_printf(f, "; world ranks %s", m);
         free(m);
         if (ci->remote_members.n) {
-            m = rp_ranges_text(&ci->remote_members, 120);
+            m = report_ranges_text(&ci->remote_members, 120);
             if (m)
-                rp_printf(f, "; intercommunicator, remote group: world ranks %s", m);
+                report_printf(f, "; intercommunicator, remote group: world ranks %s", m);
             free(m);
         }
         if (ci->neighbors)
-            rp_printf(f, "; topology with neighbour lists in the manifest");
+            report_printf(f, "; topology with neighbour lists in the manifest");
     } else if (!c->p->has_manifest) {
-        rp_printf(f, " (no manifest: the communicator id is synthetic)");
+        report_printf(f, " (no manifest: the communicator id is synthetic)");
     }
-    rp_printf(f, ".</p>\n");
+    report_printf(f, ".</p>\n");
 }
 
-int rp_section_matrices(const rp_ctx *c)
+int report_section_matrices(const report_ctx *c)
 {
-    rp_printf(c->out,
-              "<p class=\"note\">One heat map per distinct count matrix, most frequent first: "
-              "rows are senders, columns receivers (communicator ranks), colour the count on a "
-              "log scale; grey cells are zero. Hover a cell for its ranks, count and bytes. "
-              "Matrices of more than %zu ranks are aggregated.</p>\n",
-              c->opt->max_cells);
+    report_printf(c->out,
+                  "<p class=\"note\">One heat map per distinct count matrix, most frequent first: "
+                  "rows are senders, columns receivers (communicator ranks), colour the count on a "
+                  "log scale; grey cells are zero. Hover a cell for its ranks, count and bytes. "
+                  "Matrices of more than %zu ranks are aggregated.</p>\n",
+                  c->opt->max_cells);
     for (size_t i = 0; i < c->nrows;) {
         size_t j = i;
         describe_comm(c, &c->rows[i]);

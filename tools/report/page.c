@@ -9,30 +9,30 @@
 #include "collprof_config.h"
 #include "report.h"
 
-static bool has_calls(const rp_ctx *c)
+static bool has_calls(const report_ctx *c)
 {
     return c->nrows > 0;
 }
 
-static bool has_timings(const rp_ctx *c)
+static bool has_timings(const report_ctx *c)
 {
     return c->p->has_timings;
 }
 
-static const rp_section sections[] = {
-    {"findings", "Findings", NULL, rp_section_findings},
-    {"summary", "Summary", NULL, rp_section_summary},
-    {"matrices", "Communication matrices", has_calls, rp_section_matrices},
-    {"bytes", "Bytes per rank", has_calls, rp_section_bytes},
-    {"timing", "Time and waiting", has_timings, rp_section_timing},
-    {"replay", "Replay", rp_has_replay, rp_section_replay},
+static const report_section sections[] = {
+    {"findings", "Findings", NULL, report_section_findings},
+    {"summary", "Summary", NULL, report_section_summary},
+    {"matrices", "Communication matrices", has_calls, report_section_matrices},
+    {"bytes", "Bytes per rank", has_calls, report_section_bytes},
+    {"timing", "Time and waiting", has_timings, report_section_timing},
+    {"replay", "Replay", report_has_replay, report_section_replay},
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 
-int rp_write_report(FILE *out, const cp_profile *p, const rp_options *opt, rp_stats *stats,
-                    cp_error *err)
+int report_write_report(FILE *out, const cp_profile *p, const report_options *opt,
+                        report_stats *stats, cp_error *err)
 {
-    rp_ctx c = {.out = out, .p = p, .opt = opt, .stats = stats};
+    report_ctx c = {.out = out, .p = p, .opt = opt, .stats = stats};
     cp_summary_row *rows = NULL;
     memset(stats, 0, sizeof *stats);
     if (cp_profile_summarize(p, &rows, &c.nrows, err) < 0)
@@ -42,33 +42,34 @@ int rp_write_report(FILE *out, const cp_profile *p, const rp_options *opt, rp_st
     const char *job = p->has_manifest && p->manifest.job[0] ? p->manifest.job : NULL;
     char title[512];
     snprintf(title, sizeof title, "collprof report: %.*s", 400, job ? job : p->dir);
-    rp_page_begin(out, title);
-    rp_printf(out, "<header>\n<h1>collprof report</h1>\n<p>Output directory <code>");
-    rp_text(out, p->dir);
-    rp_printf(out, "</code>%s", job ? ", job <b>" : "");
+    report_page_begin(out, title);
+    report_printf(out, "<header>\n<h1>collprof report</h1>\n<p>Output directory <code>");
+    report_text(out, p->dir);
+    report_printf(out, "</code>%s", job ? ", job <b>" : "");
     if (job)
-        rp_textn(out, job, sizeof p->manifest.job);
-    rp_printf(out, "%s.</p>\n<nav>", job ? "</b>" : "");
+        report_textn(out, job, sizeof p->manifest.job);
+    report_printf(out, "%s.</p>\n<nav>", job ? "</b>" : "");
     bool shown[NSECTIONS];
     for (size_t i = 0; i < NSECTIONS; i++) {
         shown[i] = !sections[i].applies || sections[i].applies(&c);
         if (shown[i])
-            rp_printf(out, "<a href=\"#%s\">%s</a>", sections[i].id, sections[i].title);
+            report_printf(out, "<a href=\"#%s\">%s</a>", sections[i].id, sections[i].title);
     }
-    rp_printf(out, "</nav>\n</header>\n");
+    report_printf(out, "</nav>\n</header>\n");
 
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < NSECTIONS; i++) {
         if (!shown[i])
             continue;
-        rp_printf(out, "<section id=\"%s\">\n<h2>%s</h2>\n", sections[i].id, sections[i].title);
+        report_printf(out, "<section id=\"%s\">\n<h2>%s</h2>\n", sections[i].id, sections[i].title);
         rc = sections[i].write(&c);
-        rp_printf(out, "</section>\n");
+        report_printf(out, "</section>\n");
     }
-    rp_printf(out, "<footer>Written by collprof %s (<code>collprof report</code>). "
-                   "This file is self-contained: it loads nothing.</footer>\n",
-              COLLPROF_VERSION);
-    rp_page_end(out);
+    report_printf(out,
+                  "<footer>Written by collprof %s (<code>collprof report</code>). "
+                  "This file is self-contained: it loads nothing.</footer>\n",
+                  COLLPROF_VERSION);
+    report_page_end(out);
     free(rows);
     if (rc < 0)
         return cp_error_set(err, "%s: out of memory", p->dir);

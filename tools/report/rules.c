@@ -16,7 +16,7 @@ static bool in(const char *collective, const char *const *names, size_t n)
     return false;
 }
 
-bool rp_single_count_per_peer(const char *collective, int direction)
+bool report_single_count_per_peer(const char *collective, int direction)
 {
     /* recvcount of these is received from each peer; Gather's only at the
      * root, which receives it from every rank. */
@@ -29,7 +29,7 @@ bool rp_single_count_per_peer(const char *collective, int direction)
     return in(collective, recv, sizeof recv / sizeof *recv);
 }
 
-bool rp_root_side(const char *collective, int direction)
+bool report_root_side(const char *collective, int direction)
 {
     static const char *const send[] = {"Bcast", "Scatter", "Scatterv"};
     static const char *const recv[] = {"Gather", "Gatherv", "Reduce"};
@@ -38,24 +38,24 @@ bool rp_root_side(const char *collective, int direction)
     return in(collective, recv, sizeof recv / sizeof *recv);
 }
 
-enum rp_reach rp_single_count_reach(const char *collective, int direction, bool *self)
+enum report_reach report_single_count_reach(const char *collective, int direction, bool *self)
 {
     /* A prefix reduction: rank i's contribution reaches the higher ranks;
      * rank i's result comes from the lower ones. */
     bool scan = strcasecmp(collective, "Scan") == 0;
     *self = true;
     if (!scan && strcasecmp(collective, "Exscan") != 0)
-        return RP_REACH_ALL;
+        return REPORT_REACH_ALL;
     *self = scan;
-    return direction == CP_SEND ? RP_REACH_AFTER : RP_REACH_BEFORE;
+    return direction == CP_SEND ? REPORT_REACH_AFTER : REPORT_REACH_BEFORE;
 }
 
-bool rp_root_skips_itself(const char *collective)
+bool report_root_skips_itself(const char *collective)
 {
     return strcasecmp(collective, "Bcast") == 0;
 }
 
-bool rp_block_has_counts(const cp_block *b)
+bool report_block_has_counts(const cp_block *b)
 {
     for (size_t r = 0; r < b->nrows; r++)
         if (b->rows[r].len > 0)
