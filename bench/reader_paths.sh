@@ -11,9 +11,7 @@ runs=${2:-3}
 calls=${3:-1000000}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../tests/mpi/launcher.sh"
-mpi=$(meson introspect "$build" --buildoptions 2>/dev/null |
-    python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="mpi"][0])' \
-    2>/dev/null) || mpi=mpich
+mpi=$(build_mpi "$build")
 MPIEXEC=${MPIEXEC:-$(command -v "mpiexec.$mpi" || echo mpiexec)}
 launcher_init "$MPIEXEC"
 export UCX_TLS=sm,self UCX_POSIX_USE_PROC_LINK=n

@@ -61,10 +61,8 @@ for f in "$lib" "$bin/bench_overhead" "$bin/bench_families" "$bin/bench_memory" 
     fi
 done
 
-# The launcher of the MPI the build was made with (-Dmpi=).
-mpi=$(meson introspect "$build" --buildoptions 2>/dev/null |
-    python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="mpi"][0])' \
-    2>/dev/null) || mpi=mpich
+# The launcher of the build's default MPI (libcollprof.so's).
+mpi=$(build_mpi "$build")
 MPIEXEC=${MPIEXEC:-$(command -v "mpiexec.$mpi" || echo mpiexec)}
 launcher_init "$MPIEXEC"
 rounds=${BENCH_ROUNDS:-200}

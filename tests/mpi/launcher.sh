@@ -11,6 +11,13 @@
 #                           the section it is written in, MPICH's -genv to all)
 #   launch_keep_going       arguments that let the other ranks run on when
 #                           one exits without MPI_Finalize
+# build_mpi BUILDDIR: the build's default MPI (mpich or openmpi: the one
+# libcollprof.so is for), as its collprof_config.h says.
+build_mpi() {
+    sed -n 's/^#define COLLPROF_DEFAULT_MPI "\(.*\)"$/\1/p' "$1/collprof_config.h" 2>/dev/null |
+        grep . || echo mpich
+}
+
 launcher_init() {
     case $("$1" --version 2>&1) in
     *"Open MPI"* | *OpenRTE*) LAUNCH_FLAVOR=openmpi ;;
