@@ -66,27 +66,113 @@ static void head(char out[HEAD_BYTES], const cp_group_key *k, bool failed)
     memcpy(out + 16, &f, 4);
 }
 
-/* x's message for member `to` (round: the op's). */
-static void send_one(const cp_groups *g, cp_membership *x, int round, int64_t to,
-                     const cp_tree_io *io, const cp_group_op *op, cp_groups_report *rep)
+/* ------------------------------------------------------------- batches
+ *
+ * A round's messages to one rank go as one batch: [u32 n][u32 more] then n
+ * times [u64 len][message].  A rank of many small communicators (10,000
+ * churned duplicates) so sends one message per peer and round, not one per
+ * communicator.  A batch is cut where it would pass the carrier's largest
+ * message (more = 1: another follows); a message that alone passes it goes
+ * as its failed mark, as before. */
+#define BATCH_HEAD (4 + 4)
+#define SUB_HEAD 8
+
+typedef struct outgoing {
+    int64_t to;  /* the carrier's rank */
+    size_t i;    /* the group */
+} outgoing;
+
+static int by_rank(const void *a, const void *b)
+{
+    const outgoing *x = a, *y = b;
+    if (x->to != y->to)
+        return (x->to > y->to) - (x->to < y->to);
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* x's message for member `to` (round: the op's) into b, whole: the head,
+ * then the value when it may go; the mark alone when it cannot. */
+static void message(cp_membership *x, int round, const cp_tree_io *io, const cp_group_op *op,
+                    cp_groups_report *rep, cp_wbuf *b)
 {
     char h[HEAD_BYTES];
     head(h, &x->key, x->failed);
-    cp_wbuf b = {0};
-    cp_put(&b, h, sizeof h);
+    cp_put(b, h, sizeof h);
     if (!x->failed || op->partial)
-        op->pack(x->value, round, &b);
-    bool big = !b.failed && io->max_bytes && b.len > io->max_bytes;
-    if (b.failed || big) { /* what still can go: the mark alone, from the stack */
-        rep->out_of_memory |= b.failed;
+        op->pack(x->value, round, b);
+    bool big = !b->failed && io->max_bytes && b->len + BATCH_HEAD + SUB_HEAD > io->max_bytes;
+    if (b->failed || big) { /* what still can go: the mark alone */
+        rep->out_of_memory |= b->failed;
         rep->too_big |= big;
         x->failed = true;
+        cp_wbuf_free(b);
+        *b = (cp_wbuf){0};
         head(h, &x->key, true);
-        io->send(io->ctx, g->world_of(x->members, to), h, sizeof h);
-    } else {
-        io->send(io->ctx, g->world_of(x->members, to), b.p, b.len);
+        cp_put(b, h, sizeof h);
     }
-    cp_wbuf_free(&b);
+}
+
+static void send_batch(const cp_tree_io *io, int64_t to, cp_wbuf *batch, uint32_t n, bool more)
+{
+    memcpy(batch->p, &n, 4);
+    uint32_t m = more;
+    memcpy(batch->p + 4, &m, 4);
+    io->send(io->ctx, to, batch->p, batch->len);
+    batch->len = BATCH_HEAD;
+}
+
+/* x's failed mark alone, as a batch of one from the stack (no room for
+ * anything else); more: another batch to the same rank follows. */
+static void send_mark(const cp_groups *g, cp_membership *x, int64_t to, bool more,
+                      const cp_tree_io *io)
+{
+    (void)g;
+    char m[BATCH_HEAD + SUB_HEAD + HEAD_BYTES];
+    uint32_t one = 1, next = more;
+    uint64_t len = HEAD_BYTES;
+    memcpy(m, &one, 4);
+    memcpy(m + 4, &next, 4);
+    memcpy(m + BATCH_HEAD, &len, SUB_HEAD);
+    x->failed = true;
+    head(m + BATCH_HEAD + SUB_HEAD, &x->key, true);
+    io->send(io->ctx, to, m, sizeof m);
+}
+
+/* Every message of this round, out[0..n) sorted by rank, batched. */
+static void send_all(const cp_groups *g, const outgoing *out, size_t n, int round,
+                     const cp_tree_io *io, const cp_group_op *op, cp_groups_report *rep)
+{
+    cp_wbuf batch = {0}, msg = {0};
+    char zero[BATCH_HEAD] = {0};
+    for (size_t k = 0; k < n;) {
+        int64_t to = out[k].to;
+        batch.len = 0;
+        cp_put(&batch, zero, sizeof zero);
+        uint32_t nsub = 0;
+        for (; k < n && out[k].to == to; k++) {
+            msg.len = 0;
+            msg.failed = false;
+            message(&g->v[out[k].i], round, io, op, rep, &msg);
+            if (nsub && !batch.failed && io->max_bytes &&
+                batch.len + SUB_HEAD + msg.len > io->max_bytes) {
+                send_batch(io, to, &batch, nsub, true);
+                nsub = 0;
+            }
+            uint64_t len = msg.len;
+            cp_put(&batch, &len, SUB_HEAD);
+            cp_put(&batch, msg.p, msg.len);
+            nsub++;
+        }
+        if (batch.failed) { /* no room for the batch: each message as its mark alone */
+            rep->out_of_memory = true;
+            for (size_t j = k - nsub; j < k; j++)
+                send_mark(g, &g->v[out[j].i], to, j + 1 < k, io);
+        } else {
+            send_batch(io, to, &batch, nsub, false);
+        }
+    }
+    cp_wbuf_free(&batch);
+    cp_wbuf_free(&msg);
 }
 
 static void refuse(cp_groups_report *rep, int64_t from)
@@ -106,29 +192,18 @@ static bool expected(const cp_groups *g, const cp_membership *t, bool down, int 
            g->world_of(t->members, t->rank + step) == from;
 }
 
-/* The next message from `from`, which x (or another group of this rank
- * with the same source and round) expects. */
-static void recv_one(const cp_groups *g, cp_membership *x, int r, int64_t from, bool down,
-                     const cp_tree_io *io, const cp_group_op *op, cp_groups_report *rep)
+/* One message of a batch from `from` in round r. */
+static void take(const cp_groups *g, int r, int64_t from, bool down, cp_rbuf *rb,
+                 const cp_group_op *op, cp_groups_report *rep)
 {
-    size_t len;
-    char *buf = io->recv(io->ctx, from, &len);
-    if (!buf) { /* lost for want of room: whose it was is lost with it */
-        rep->out_of_memory = true;
-        x->failed = true;
-        return;
-    }
-    cp_rbuf rb = {.p = buf, .len = len};
     cp_group_key k;
-    k.hash = cp_get_u64(&rb);
-    k.ordinal = cp_get_u32(&rb);
-    k.part = cp_get_u32(&rb);
-    bool failed = cp_get_u32(&rb) != 0;
-    cp_membership *t = rb.bad ? NULL : cp_groups_find(g, &k);
+    k.hash = cp_get_u64(rb);
+    k.ordinal = cp_get_u32(rb);
+    k.part = cp_get_u32(rb);
+    bool failed = cp_get_u32(rb) != 0;
+    cp_membership *t = rb->bad ? NULL : cp_groups_find(g, &k);
     if (!t || !expected(g, t, down, r, from)) {
-        refuse(rep, from);
-        x->failed = true; /* the one it should have been is missing */
-        free(buf);
+        refuse(rep, from); /* the group that should have had it stays unheard: failed */
         return;
     }
     if (down)
@@ -136,9 +211,9 @@ static void recv_one(const cp_groups *g, cp_membership *x, int r, int64_t from, 
     else
         t->heard |= (uint64_t)1 << r;
     t->failed |= failed;
-    if (!failed || rb.off < rb.len) {
-        int rc = op->merge(t->value, r, &rb);
-        if (rc == CP_GROUP_OK && rb.bad)
+    if (!failed || rb->off < rb->len) {
+        int rc = op->merge(t->value, r, rb);
+        if (rc == CP_GROUP_OK && rb->bad)
             rc = CP_GROUP_MALFORMED;
         if (rc == CP_GROUP_MALFORMED)
             refuse(rep, from);
@@ -146,7 +221,66 @@ static void recv_one(const cp_groups *g, cp_membership *x, int r, int64_t from, 
             rep->out_of_memory = true;
         t->failed |= rc != CP_GROUP_OK;
     }
-    free(buf);
+}
+
+/* The batches of round r from `from`, every message in them taken.  A
+ * batch lost for want of room loses its messages (their groups stay
+ * unheard, failed) and whether another followed: none is assumed. */
+static void recv_batches(const cp_groups *g, int r, int64_t from, bool down,
+                         const cp_tree_io *io, const cp_group_op *op, cp_groups_report *rep)
+{
+    for (bool more = true; more;) {
+        size_t len;
+        char *buf = io->recv(io->ctx, from, &len);
+        if (!buf) {
+            rep->out_of_memory = true;
+            return;
+        }
+        cp_rbuf rb = {.p = buf, .len = len};
+        uint32_t n = cp_get_u32(&rb);
+        more = cp_get_u32(&rb) != 0;
+        /* The framing first: a batch that does not add up is refused
+         * whole (its groups stay unheard, failed), none of it merged. */
+        size_t body = rb.off;
+        for (uint32_t j = 0; j < n && !rb.bad; j++) {
+            uint64_t sub = cp_get_u64(&rb);
+            if (rb.bad || sub > rb.len - rb.off)
+                rb.bad = true;
+            else
+                rb.off += (size_t)sub;
+        }
+        if (rb.bad || rb.off != rb.len) {
+            refuse(rep, from);
+        } else {
+            rb.off = body;
+            for (uint32_t j = 0; j < n; j++) {
+                uint64_t sub = cp_get_u64(&rb);
+                cp_rbuf one = {.p = rb.p + rb.off, .len = (size_t)sub};
+                take(g, r, from, down, &one, op, rep);
+                rb.off += (size_t)sub;
+            }
+        }
+        free(buf);
+    }
+}
+
+/* Receive round r: once from every rank some group expects a message
+ * from (ranks ascending), then every group that expected one and did not
+ * get it is failed. */
+static void recv_all(cp_groups *g, outgoing *in, size_t n, int r, bool down,
+                     const cp_tree_io *io, const cp_group_op *op, cp_groups_report *rep)
+{
+    for (size_t k = 0; k < n; k++)
+        if (k == 0 || in[k].to != in[k - 1].to)
+            recv_batches(g, r, in[k].to, down, io, op, rep);
+    for (size_t k = 0; k < n; k++) {
+        cp_membership *x = &g->v[in[k].i];
+        bool heard = down ? x->heard_down : (x->heard >> r) & 1;
+        if (!heard) {
+            x->failed = true;
+            refuse(rep, in[k].to);
+        }
+    }
 }
 
 static int max_rounds(const cp_groups *g)
@@ -158,39 +292,104 @@ static int max_rounds(const cp_groups *g)
     return rounds;
 }
 
+/* One round, one direction: who this rank sends to and hears from, by
+ * group, sorted by rank; then the batches out, then in. */
+static void round_trip(cp_groups *g, int r, bool down, outgoing *out, outgoing *in,
+                       const cp_tree_io *io, const cp_group_op *op, cp_groups_report *rep)
+{
+    int64_t step = (int64_t)1 << r;
+    size_t nout = 0, nin = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        cp_membership *x = &g->v[i];
+        bool child = cp_tree_has_child(x->rank, x->size, r);
+        bool parent = cp_tree_send_round(x->rank) == r;
+        if (down ? child : parent)
+            out[nout++] = (outgoing){g->world_of(x->members, down ? x->rank + step
+                                                                  : x->rank - step), i};
+        if (down ? parent : child)
+            in[nin++] = (outgoing){g->world_of(x->members, down ? x->rank - step
+                                                                 : x->rank + step), i};
+    }
+    qsort(out, nout, sizeof *out, by_rank);
+    qsort(in, nin, sizeof *in, by_rank);
+    send_all(g, out, nout, r, io, op, rep);
+    recv_all(g, in, nin, r, down, io, op, rep);
+}
+
+/* A round with no room to sort its messages: every group this rank sends
+ * for goes as its failed mark, one batch each (more: another to the same
+ * rank follows), and every rank heard from is received from once; quadratic
+ * in the groups, but no allocation, and the peers see batches as always. */
+static void round_without_room(cp_groups *g, int r, bool down, const cp_tree_io *io,
+                               const cp_group_op *op, cp_groups_report *rep)
+{
+    int64_t step = (int64_t)1 << r;
+    rep->out_of_memory = true;
+    for (size_t i = 0; i < g->n; i++) {
+        cp_membership *x = &g->v[i];
+        if (!(down ? cp_tree_has_child(x->rank, x->size, r) : cp_tree_send_round(x->rank) == r))
+            continue;
+        int64_t to = g->world_of(x->members, down ? x->rank + step : x->rank - step);
+        bool more = false;
+        for (size_t j = i + 1; j < g->n && !more; j++) {
+            const cp_membership *y = &g->v[j];
+            more = (down ? cp_tree_has_child(y->rank, y->size, r)
+                         : cp_tree_send_round(y->rank) == r) &&
+                   g->world_of(y->members, down ? y->rank + step : y->rank - step) == to;
+        }
+        send_mark(g, x, to, more, io);
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        cp_membership *x = &g->v[i];
+        if (!(down ? cp_tree_send_round(x->rank) == r : cp_tree_has_child(x->rank, x->size, r)))
+            continue;
+        int64_t from = g->world_of(x->members, down ? x->rank - step : x->rank + step);
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++) {
+            const cp_membership *y = &g->v[j];
+            first = !((down ? cp_tree_send_round(y->rank) == r
+                            : cp_tree_has_child(y->rank, y->size, r)) &&
+                      g->world_of(y->members, down ? y->rank - step : y->rank + step) == from);
+        }
+        if (first)
+            recv_batches(g, r, from, down, io, op, rep);
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        cp_membership *x = &g->v[i];
+        bool expects = down ? cp_tree_send_round(x->rank) == r
+                            : cp_tree_has_child(x->rank, x->size, r);
+        bool heard = down ? x->heard_down : (x->heard >> r) & 1;
+        if (expects && !heard)
+            x->failed = true;
+    }
+}
+
+/* Both directions: every round, up from the leaves or down from the roots. */
+static void all_rounds(cp_groups *g, bool down, const cp_tree_io *io, const cp_group_op *op,
+                       cp_groups_report *rep)
+{
+    int rounds = max_rounds(g);
+    outgoing *out = malloc((g->n ? g->n : 1) * sizeof *out);
+    outgoing *in = malloc((g->n ? g->n : 1) * sizeof *in);
+    for (int k = 0; k < rounds; k++) {
+        int r = down ? rounds - 1 - k : k;
+        if (out && in)
+            round_trip(g, r, down, out, in, io, op, rep);
+        else
+            round_without_room(g, r, down, io, op, rep);
+    }
+    free(out);
+    free(in);
+}
+
 void cp_groups_up(cp_groups *g, const cp_tree_io *io, const cp_group_op *op,
                   cp_groups_report *rep)
 {
-    int rounds = max_rounds(g);
-    for (int r = 0; r < rounds; r++) {
-        int64_t step = (int64_t)1 << r;
-        for (size_t i = 0; i < g->n; i++) {
-            cp_membership *x = &g->v[i];
-            if (cp_tree_send_round(x->rank) == r)
-                send_one(g, x, r, x->rank - step, io, op, rep);
-        }
-        for (size_t i = 0; i < g->n; i++) {
-            cp_membership *x = &g->v[i];
-            if (cp_tree_has_child(x->rank, x->size, r))
-                recv_one(g, x, r, g->world_of(x->members, x->rank + step), false, io, op, rep);
-        }
-    }
+    all_rounds(g, false, io, op, rep);
 }
 
 void cp_groups_down(cp_groups *g, const cp_tree_io *io, const cp_group_op *op,
                     cp_groups_report *rep)
 {
-    for (int r = max_rounds(g) - 1; r >= 0; r--) {
-        int64_t step = (int64_t)1 << r;
-        for (size_t i = 0; i < g->n; i++) {
-            cp_membership *x = &g->v[i];
-            if (cp_tree_has_child(x->rank, x->size, r))
-                send_one(g, x, r, x->rank + step, io, op, rep);
-        }
-        for (size_t i = 0; i < g->n; i++) {
-            cp_membership *x = &g->v[i];
-            if (cp_tree_send_round(x->rank) == r)
-                recv_one(g, x, r, g->world_of(x->members, x->rank - step), true, io, op, rep);
-        }
-    }
+    all_rounds(g, true, io, op, rep);
 }

@@ -25,7 +25,10 @@
  * that no parent or child waits for ever.
  *
  * A member receives at most ceil(log2 n) messages per group going up and
- * one coming down, each as big as what the group's pack makes.
+ * one coming down, each as big as what the group's pack makes.  The
+ * messages of a round to one rank travel as one batch (cut only at the
+ * carrier's largest message): a rank of 10,000 small communicators sends
+ * its peer one message per round, not 10,000.
  */
 #ifndef COLLPROF_GROUP_TREES_H
 #define COLLPROF_GROUP_TREES_H

@@ -201,12 +201,10 @@ static void to_led(fin *f, const cp_membership *g, const cp_comm *c, cp_holding 
 {
     if (!holds_calls(h) && !g->failed && !h->failed)
         return;
-    cp_led *nl = realloc(f->led, (f->nled + 1) * sizeof *nl);
-    if (!nl) {
+    if (!f->led) { /* no room for the list (cp_fin_exchange made it) */
         cp_fin_fail(f, "out of memory while receiving counts");
         return;
     }
-    f->led = nl;
     cp_led *l = &f->led[f->nled++];
     *l = (cp_led){.comm = (cp_comm *)c};
     if (g->failed || h->failed) {
@@ -286,6 +284,12 @@ void cp_fin_exchange(fin *f)
                    "each communicator's lead");
         direct_exchange(f, &H);
     }
+    /* The list of led communicators at once, as long as this rank leads
+     * (10,000 churned communicators: no list grown one by one). */
+    size_t leads = 0;
+    for (size_t i = 0; i < n; i++)
+        leads += H.g.v[i].rank == 0;
+    f->led = calloc(leads ? leads : 1, sizeof *f->led);
     for (size_t i = 0; i < n; i++) {
         if (H.g.v[i].rank == 0)
             to_led(f, &H.g.v[i], H.c[i], &H.h[i]);

@@ -231,6 +231,56 @@ START_TEST(a_message_cut_short_is_refused)
 }
 END_TEST
 
+/* Many groups between the same two ranks travel as one batch per round:
+ * 1,000 communicators of ranks 0 and 1 (10,000 churned duplicates at
+ * finalize) cost one message up and one down, each group's value whole. */
+START_TEST(many_groups_one_message_per_peer_and_round)
+{
+    enum { NG = 1000 };
+    static cp_membership mem[2][NG];
+    static sum val[2][NG];
+    line l = {0, 1, 2};
+    cp_groups g[2];
+    memset(mem, 0, sizeof mem);
+    for (int r = 0; r < 2; r++) {
+        for (int k = 0; k < NG; k++) {
+            mem[r][k] = (cp_membership){.key = {(uint64_t)k + 1, 0, 0}, .size = 2, .rank = r,
+                                        .members = &l, .value = &val[r][k]};
+            val[r][k] = (sum){.sum = 10 * k + r, .count = 1};
+        }
+        g[r] = (cp_groups){.v = mem[r], .n = NG, .world_of = world_of};
+        cp_groups_index(&g[r]);
+    }
+    tmailbox box = {.corrupt_from = -1};
+    cp_tree_io io = tmailbox_io(&box);
+    cp_groups_report rep[2] = {CP_GROUPS_REPORT_INIT, CP_GROUPS_REPORT_INIT};
+    box.self = 1;
+    cp_groups_up(&g[1], &io, &sum_up, &rep[1]);
+    ck_assert_uint_eq(box.n, 1); /* one batch for the thousand groups */
+    box.self = 0;
+    cp_groups_up(&g[0], &io, &sum_up, &rep[0]);
+    for (int k = 0; k < NG; k++) {
+        ck_assert(!mem[0][k].failed);
+        ck_assert_int_eq(val[0][k].sum, 20 * k + 1);
+        ck_assert_int_eq(val[0][k].count, 2);
+        val[0][k].down = val[0][k].sum;
+    }
+    cp_groups_down(&g[0], &io, &sum_down, &rep[0]);
+    ck_assert_uint_eq(box.n, 1);
+    box.self = 1;
+    cp_groups_down(&g[1], &io, &sum_down, &rep[1]);
+    for (int k = 0; k < NG; k++) {
+        ck_assert(val[1][k].has_down && !mem[1][k].failed);
+        ck_assert_int_eq(val[1][k].down, 20 * k + 1);
+    }
+    ck_assert_uint_eq(tmailbox_drain(&box), 0);
+    ck_assert_int_eq(rep[0].malformed_from, -1);
+    ck_assert_int_eq(rep[1].malformed_from, -1);
+    cp_groups_free_index(&g[0]);
+    cp_groups_free_index(&g[1]);
+}
+END_TEST
+
 /* ------------------------------------------------------- count tables */
 
 static int64_t counts_of(int64_t r, int64_t p, int64_t n)
@@ -496,6 +546,7 @@ int main(void)
     tcase_add_test(tc, sums_up_and_down_every_group);
     tcase_add_test(tc, a_failed_member_is_reported_not_waited_for);
     tcase_add_test(tc, a_message_cut_short_is_refused);
+    tcase_add_test(tc, many_groups_one_message_per_peer_and_round);
     tcase_add_test(tc, count_tables_reach_the_lead);
     tcase_add_test(tc, wait_lists_come_down_as_the_local_reduction);
     tcase_add_test(tc, the_lead_names_members_that_disagree);
