@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "collprof/profile.h"
-#include "manifest.h"
+#include "collprof/profile.h"
 #include "pack.h"
 
 typedef struct cp_pnode {

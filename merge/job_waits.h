@@ -9,8 +9,7 @@
 #ifndef COLLPROF_JOB_WAITS_H
 #define COLLPROF_JOB_WAITS_H
 
-#include "cpt.h"
-#include "stat.h"
+#include "statistics.h"
 #include "tree_reduce.h"
 #include "wait_states.h"
 #include "wait_stats.h"

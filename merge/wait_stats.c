@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stat.h"
+#include "statistics.h"
 
 /* Bins: value v > 0 falls in bin i = ceil(log(v) / log(g)), the values in
  * (g^(i-1), g^i]; g = (1 + a) / (1 - a), whose representative

@@ -1046,19 +1046,3 @@ int cp_cpt_read(const char *path, cp_cpt_file *out, cp_error *err)
     free(data);
     return rc;
 }
-
-void cp_cpt_slow_offer(cp_cpt_slow *list, size_t *n, size_t max, const cp_cpt_slow *s)
-{
-    size_t i = *n;
-    if (max == 0 || (i == max && !(s->duration > list[max - 1].duration)))
-        return;
-    if (i == max)
-        i--;
-    else
-        (*n)++;
-    while (i > 0 && s->duration > list[i - 1].duration) {
-        list[i] = list[i - 1];
-        i--;
-    }
-    list[i] = *s;
-}

@@ -36,6 +36,7 @@
 
 #include "bytes.h"
 #include "collprof/profile.h"
+#include "statistics.h"
 
 /* Size in bytes of the header of f: it depends on the mode string and the
  * world size only, so every rank can compute it.  0 when the mode string is
@@ -79,9 +80,6 @@ int cp_cpt_read(const char *path, cp_cpt_file *out, cp_error *err);
  * has_aggregates). */
 bool cp_cpt_file_equal(const cp_cpt_file *a, const cp_cpt_file *b);
 
-/* Offer a call to a list of at most max slowest calls, slowest first (a tie
- * keeps the earlier one). */
-void cp_cpt_slow_offer(cp_cpt_slow *list, size_t *n, size_t max, const cp_cpt_slow *s);
 bool cp_cpt_chunk_equal(const cp_cpt_chunk *a, const cp_cpt_chunk *b);
 
 #endif
