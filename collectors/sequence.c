@@ -4,6 +4,8 @@
  */
 #include "sequence.h"
 
+#include "grow.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,19 +61,10 @@ static bool may_fold(const cp_seq *s)
            (s->last_gap != CP_SEQ_GAP_NEVER && s->last_gap <= CP_SEQ_MAX_PERIOD);
 }
 
+/* Runs and groups grow from 2 (grow.h). */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 2;
-    while (ncap < need)
-        ncap *= 2;
-    void *np = realloc(*p, ncap * elem);
-    if (!np)
-        return -1;
-    *p = np;
-    *cap = ncap;
-    return 0;
+    return cp_grow(p, cap, need, elem, 2);
 }
 
 static int push_run(cp_seq *s, uint32_t id, uint64_t len)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cubex_internal.h"
+#include "grow.h"
 
 /* ================================================================ model */
 
@@ -163,21 +164,11 @@ int64_t cp_cube_find_metric(const cp_cube *c, const char *uniq_name)
 
 /* ============================================================== builder */
 
-/* Room for one more element in *arr, n in use.  The capacity is implicit:
- * 8, doubled whenever n reaches it (arrays the parser builds have at least
- * that much), so that the builder keeps no capacity fields in the model. */
+/* Room for one more after n: the model's arrays keep no capacity fields
+ * (grow.h, cp_grow_implicit). */
 static int reserve(void **arr, size_t n, size_t size)
 {
-    if (n != 0 && (n < 8 || (n & (n - 1)) != 0))
-        return 0;
-    size_t cap = n ? n * 2 : 8;
-    if (cap > SIZE_MAX / size)
-        return -1;
-    void *p = realloc(*arr, cap * size);
-    if (!p)
-        return -1;
-    *arr = p;
-    return 0;
+    return cp_grow_implicit(arr, n, size);
 }
 
 int cp_cube_init(cp_cube *c, size_t nlocations)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "xml.h"
+#include "grow.h"
 
 const char *cp_xml_attr_value(const cp_xml *x, const char *name, size_t *len)
 {
@@ -191,13 +192,5 @@ int cp_xml_fields(cp_xml *x, const char *elem, cp_xml_field *f, size_t nf)
 
 int cp_xml_grow(cp_xml *x, void **arr, size_t n, size_t *cap, size_t size)
 {
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, ncap * size);
-    if (!p)
-        return cp_xml_oom(x);
-    *arr = p;
-    *cap = ncap;
-    return 0;
+    return cp_grow(arr, cap, n + 1, size, 16) == 0 ? 0 : cp_xml_oom(x);
 }

@@ -1,0 +1,24 @@
+/*
+ * Growable arrays, the one way to grow them: the capacity doubles, so that
+ * n appends cost O(n) copies in all.  Two forms: with a capacity field
+ * (cp_grow), and without one, the capacity implied by the count
+ * (cp_grow_implicit: for arrays of the model, whose structs keep no
+ * capacity, built only by appends from empty).
+ */
+#ifndef COLLPROF_GROW_H
+#define COLLPROF_GROW_H
+
+#include <stddef.h>
+
+/* Room for `need` elements of `elem` bytes in *p, whose room is *cap
+ * (doubled, from at least `first`, until it holds need).  0, or -1 with
+ * *p and *cap unchanged when memory runs out or the size overflows. */
+int cp_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
+
+/* Room for one more element after n in *p, an array grown only by this
+ * from NULL: its room is 8 elements, then the next power of two above n
+ * (so it is reallocated when n is 0, or a power of two from 8 on).  0, or
+ * -1 with *p unchanged. */
+int cp_grow_implicit(void **p, size_t n, size_t elem);
+
+#endif
