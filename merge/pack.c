@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cp_put(cp_wbuf *b, const void *data, size_t len)
+void cp_put_grow(cp_wbuf *b, const void *data, size_t len)
 {
     if (b->failed)
         return;
@@ -30,7 +30,7 @@ void cp_wbuf_free(cp_wbuf *b)
     memset(b, 0, sizeof *b);
 }
 
-void cp_get(cp_rbuf *b, void *out, size_t len)
+void cp_get_short(cp_rbuf *b, void *out, size_t len)
 {
     if (len == 0) /* out may be NULL: an empty array */
         return;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct cp_wbuf {
     char *p;
@@ -16,7 +17,19 @@ typedef struct cp_wbuf {
     bool failed; /* an allocation failed; later puts are ignored */
 } cp_wbuf;
 
-void cp_put(cp_wbuf *b, const void *data, size_t len);
+/* Append len bytes (data may be NULL when len is 0).  Inline while there
+ * is room: finalize and the simulator pack millions of small values. */
+void cp_put_grow(cp_wbuf *b, const void *data, size_t len);
+static inline void cp_put(cp_wbuf *b, const void *data, size_t len)
+{
+    if (__builtin_expect(!b->failed && len <= b->cap - b->len, 1)) {
+        if (len)
+            memcpy(b->p + b->len, data, len);
+        b->len += len;
+    } else {
+        cp_put_grow(b, data, len);
+    }
+}
 static inline void cp_put_u32(cp_wbuf *b, uint32_t v) { cp_put(b, &v, sizeof v); }
 static inline void cp_put_u64(cp_wbuf *b, uint64_t v) { cp_put(b, &v, sizeof v); }
 static inline void cp_put_i64(cp_wbuf *b, int64_t v) { cp_put(b, &v, sizeof v); }
@@ -30,8 +43,18 @@ typedef struct cp_rbuf {
     bool bad;
 } cp_rbuf;
 
-/* Copy len bytes out, or zero them and set bad when fewer remain. */
-void cp_get(cp_rbuf *b, void *out, size_t len);
+/* Copy len bytes out, or zero them and set bad when fewer remain (inline
+ * when they are there). */
+void cp_get_short(cp_rbuf *b, void *out, size_t len);
+static inline void cp_get(cp_rbuf *b, void *out, size_t len)
+{
+    if (__builtin_expect(len && !b->bad && b->len - b->off >= len, 1)) {
+        memcpy(out, b->p + b->off, len);
+        b->off += len;
+    } else {
+        cp_get_short(b, out, len);
+    }
+}
 static inline uint32_t cp_get_u32(cp_rbuf *b) { uint32_t v; cp_get(b, &v, sizeof v); return v; }
 static inline uint64_t cp_get_u64(cp_rbuf *b) { uint64_t v; cp_get(b, &v, sizeof v); return v; }
 static inline int64_t cp_get_i64(cp_rbuf *b) { int64_t v; cp_get(b, &v, sizeof v); return v; }
