@@ -7,8 +7,9 @@
  * between ranks.
  *
  * Counts (here): each virtual rank's table is built by the real collector
- * from the dense count arrays an application would pass
- * (cp_counts_signature, cp_counts_record); the rank makes its holding of
+ * (cp_counts_signature, cp_counts_record) from its counts given by their
+ * non-zeros (the table the collector keeps from an application's dense
+ * arrays, without reading P counts per call); the rank makes its holding of
  * each of its communicators (merge/counts_stage.c) and runs them all
  * up the communicators' trees through finalize's engine
  * (merge/group_trees.c), as lib/finalize/finalize_exchange.c does
@@ -229,7 +230,6 @@ size_t *rank_peak;
  * largest communicator (the application's memory, not finalize's). */
 typedef struct gen {
     int calls;
-    int *dense_s, *dense_r;
     int64_t *pp, *pc;
 } gen;
 
@@ -250,6 +250,19 @@ static void rank_probe(void *ctx)
         rank_peak[m->w] = now - m->base;
 }
 
+/* The first n (peer, count) pairs without their zeros (the generators
+ * list peers ascending). */
+static size_t nonzeros(int64_t *peer, int64_t *count, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (count[i] != 0) {
+            peer[k] = peer[i];
+            count[k++] = count[i];
+        }
+    return k;
+}
+
 /* Member v's own table of c, recorded as the wrappers record. */
 static void own_table(gen *g, const comm *c, int64_t v, cp_counts *t)
 {
@@ -265,21 +278,21 @@ static void own_table(gen *g, const comm *c, int64_t v, cp_counts *t)
             cp_counts_record(t, cp_counts_signature(t, &sa, &ra, -1, CP_SEQ_NONE));
             continue;
         }
-        /* set and reset entry by entry (a memset per call would cost P^2) */
-        size_t ms = sends(c, v, s, g->pp, g->pc, (size_t)n);
-        for (size_t i = 0; i < ms; i++)
-            g->dense_s[g->pp[i]] = (int)g->pc[i];
-        size_t mr = recvs(c, v, s, g->pp + ms, g->pc + ms, (size_t)n - ms);
-        for (size_t i = 0; i < mr; i++)
-            g->dense_r[g->pp[ms + i]] = (int)g->pc[ms + i];
-        sa.counts = g->dense_s;
-        ra.counts = g->dense_r;
+        /* The counts by their non-zeros (cp_vec_arg.nz_peers): what the
+         * collector keeps and sends of a rank's row is the same as from
+         * the dense array an application passes, without reading P counts
+         * per call, which made a run cost P^2 x CALLS. */
+        size_t ms = nonzeros(g->pp, g->pc, sends(c, v, s, g->pp, g->pc, (size_t)n));
+        size_t mr = nonzeros(g->pp + ms, g->pc + ms,
+                             recvs(c, v, s, g->pp + ms, g->pc + ms, (size_t)n - ms));
+        sa.nz_peers = g->pp;
+        sa.nz_counts = g->pc;
+        sa.nnz = (int64_t)ms;
+        ra.nz_peers = g->pp + ms;
+        ra.nz_counts = g->pc + ms;
+        ra.nnz = (int64_t)mr;
         sa.len = ra.len = n;
         cp_counts_record(t, cp_counts_signature(t, &sa, &ra, -1, CP_SEQ_NONE));
-        for (size_t i = 0; i < ms; i++)
-            g->dense_s[g->pp[i]] = 0;
-        for (size_t i = 0; i < mr; i++)
-            g->dense_r[g->pp[ms + i]] = 0;
     }
 }
 
@@ -388,11 +401,9 @@ static void run_counts(const comm *cs, int64_t nc, int calls, const char *dir, b
         if (cs[i].n > maxn)
             maxn = cs[i].n;
     gen g = {.calls = calls};
-    g.dense_s = calloc((size_t)maxn, sizeof *g.dense_s);
-    g.dense_r = calloc((size_t)maxn, sizeof *g.dense_r);
     g.pp = malloc(2 * (size_t)maxn * sizeof *g.pp);
     g.pc = malloc(2 * (size_t)maxn * sizeof *g.pc);
-    if (!g.dense_s || !g.dense_r || !g.pp || !g.pc)
+    if (!g.pp || !g.pc)
         sim_die("out of memory for the generator");
     if (wl == SPARSE) /* the generator's transposes, not any rank's memory */
         for (int s = 0; s < 2; s++)
@@ -451,8 +462,6 @@ static void run_counts(const comm *cs, int64_t nc, int calls, const char *dir, b
     if (box.n)
         *exact = false; /* a message nobody asked for */
     sim_mailbox_free(&box);
-    free(g.dense_s);
-    free(g.dense_r);
     free(g.pp);
     free(g.pc);
 }

@@ -4,10 +4,10 @@
 # Markdown tables for docs/performance.md.
 #
 # usage: bench/scale.sh BUILDDIR [CALLS]
-#   CALLS: calls per workload (default 4: both matrices, twice).  The
-#   simulator's own time is the application side: each virtual rank passes
-#   dense count arrays of P entries, which the collector hashes per call,
-#   so a run costs P^2 x CALLS; the ranks' numbers barely depend on CALLS.
+#   CALLS: calls per workload (default 4: both matrices, twice).  Each
+#   virtual rank passes its counts by their non-zeros (cp_vec_arg.nz_peers),
+#   so the application side costs what its rows hold, not P per call; the
+#   ranks' numbers barely depend on CALLS.
 set -e
 build=${1:?usage: bench/scale.sh BUILDDIR [CALLS]}
 calls=${2:-4}

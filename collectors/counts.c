@@ -46,6 +46,12 @@ static uint64_t hash_arg(const cp_vec_arg *a)
 {
     uint64_t h = cp_hash_mix(0x243F6A8885A308D3ull ^ a->in_bytes, (uint64_t)a->dtsize);
     h = cp_hash_mix(h, (uint64_t)a->len);
+    if (a->nz_peers) { /* by the non-zeros, in O(nnz) */
+        h = cp_hash_mix(h, 0x6E6F6E7A65726F73ull);
+        for (int64_t k = 0; k < a->nnz; k++)
+            h = cp_hash_mix(cp_hash_mix(h, (uint64_t)a->nz_peers[k]), (uint64_t)a->nz_counts[k]);
+        return h;
+    }
     if (!a->counts)
         return cp_hash_mix(h, (uint64_t)a->single);
     if (a->width == 4) {
@@ -76,10 +82,28 @@ static bool sparse_matches(const cp_vec *v, const cp_vec_arg *a)
     return true;
 }
 
+/* A vector against counts given by their non-zeros. */
+static bool nz_matches(const cp_vec *v, const cp_vec_arg *a)
+{
+    if (v->peers)
+        return v->nnz == a->nnz &&
+               memcmp(v->peers, a->nz_peers, (size_t)a->nnz * sizeof *v->peers) == 0 &&
+               memcmp(v->counts, a->nz_counts, (size_t)a->nnz * sizeof *v->counts) == 0;
+    int64_t k = 0; /* kept dense: at least half its counts are non-zero */
+    for (int64_t i = 0; i < v->len; i++) {
+        int64_t c = k < a->nnz && a->nz_peers[k] == i ? a->nz_counts[k++] : 0;
+        if (v->counts[i] != c)
+            return false;
+    }
+    return k == a->nnz;
+}
+
 static bool vec_matches(const cp_vec *v, const cp_vec_arg *a)
 {
     if (v->dtsize != a->dtsize || v->len != a->len || v->in_bytes != a->in_bytes)
         return false;
+    if (a->nz_peers)
+        return nz_matches(v, a);
     if (v->peers)
         return a->counts && sparse_matches(v, a);
     if (!a->counts)
@@ -128,10 +152,10 @@ static int vector_id(cp_counts *t, const cp_vec_arg *a, uint32_t *id)
         t->cap_vecs = ncap;
     }
     /* A new vector (not the common case): kept sparse when mostly zeros. */
-    int64_t nnz = 0;
+    int64_t nnz = a->nz_peers ? a->nnz : 0;
     for (int64_t i = 0; a->counts && i < a->len; i++)
         nnz += arg_count(a, i) != 0;
-    bool sparse = a->counts && cp_vec_sparse(a->len, nnz);
+    bool sparse = (a->counts || a->nz_peers) && cp_vec_sparse(a->len, nnz);
     int64_t n = sparse ? nnz : a->len;
     int64_t *copy = malloc((size_t)(n > 0 ? n : 1) * sizeof *copy);
     int64_t *peers = sparse ? malloc((size_t)(n > 0 ? n : 1) * sizeof *peers) : NULL;
@@ -140,13 +164,21 @@ static int vector_id(cp_counts *t, const cp_vec_arg *a, uint32_t *id)
         free(peers);
         return -1;
     }
-    for (int64_t i = 0, k = 0; i < a->len; i++) {
-        int64_t c = arg_count(a, i);
-        if (!sparse) {
-            copy[i] = c;
-        } else if (c != 0) {
-            peers[k] = i;
-            copy[k++] = c;
+    if (a->nz_peers && sparse) {
+        memcpy(peers, a->nz_peers, (size_t)nnz * sizeof *peers);
+        memcpy(copy, a->nz_counts, (size_t)nnz * sizeof *copy);
+    } else if (a->nz_peers) {
+        for (int64_t i = 0, k = 0; i < a->len; i++)
+            copy[i] = k < nnz && a->nz_peers[k] == i ? a->nz_counts[k++] : 0;
+    } else {
+        for (int64_t i = 0, k = 0; i < a->len; i++) {
+            int64_t c = arg_count(a, i);
+            if (!sparse) {
+                copy[i] = c;
+            } else if (c != 0) {
+                peers[k] = i;
+                copy[k++] = c;
+            }
         }
     }
     if (cp_index_put(&t->vec_index, h, t->nvecs)) {

@@ -26,6 +26,12 @@ typedef struct cp_vec_arg {
     int64_t len;        /* row length (1 for a single count) */
     int64_t dtsize;     /* datatype size in bytes (1 when in_bytes) */
     bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
+    /* Or the counts by their non-zeros (the scale simulator, whose virtual
+     * ranks would otherwise pass arrays of P counts): nnz of the len, at
+     * nz_peers (ascending) with nz_counts; counts is then NULL.  A table
+     * takes one form or the other for all its calls: the two hash apart. */
+    const int64_t *nz_peers, *nz_counts;
+    int64_t nnz;
 } cp_vec_arg;
 
 /* A distinct vector kept by the table.  Mostly zeros (fewer than half the

@@ -90,6 +90,47 @@ START_TEST(datatype_size_root_and_direction_distinguish)
 }
 END_TEST
 
+/* Counts given by their non-zeros (the scale simulator's form) keep the
+ * very vectors the dense arrays of an application give: sparse when mostly
+ * zeros (the same peers and counts), dense otherwise; repeated, they match
+ * what the table holds and add nothing. */
+START_TEST(nonzero_form_keeps_the_same_vectors)
+{
+    int sparse_row[10] = {0, 0, 4, 0, 0, 0, 0, 9, 0, 0};
+    int dense_row[4] = {1, 0, 3, 5};
+    const int64_t sp[2] = {2, 7}, sc[2] = {4, 9}, dp[3] = {0, 2, 3}, dc[3] = {1, 3, 5};
+    cp_counts a, b;
+    cp_counts_init(&a);
+    cp_counts_init(&b);
+    cp_vec_arg da = vec(sparse_row, 4, 10, 4), db = vec(dense_row, 4, 4, 4);
+    cp_vec_arg na = {.present = true, .len = 10, .dtsize = 4, .nz_peers = sp, .nz_counts = sc,
+                     .nnz = 2};
+    cp_vec_arg nb = {.present = true, .len = 4, .dtsize = 4, .nz_peers = dp, .nz_counts = dc,
+                     .nnz = 3};
+    cp_counts_signature(&a, &da, &db, -1, CP_SEQ_NONE);
+    for (int k = 0; k < 3; k++)
+        cp_counts_signature(&b, &na, &nb, -1, CP_SEQ_NONE);
+    ck_assert_uint_eq(b.nvecs, 2);
+    ck_assert_uint_eq(b.nsigs, 1);
+    for (uint32_t i = 0; i < 2; i++) {
+        const cp_vec *x = &a.vecs[i], *y = &b.vecs[i];
+        ck_assert_int_eq(x->len, y->len);
+        ck_assert_int_eq(x->nnz, y->nnz);
+        ck_assert_int_eq(x->peers != NULL, y->peers != NULL);
+        int64_t n = x->peers ? x->nnz : x->len;
+        for (int64_t k = 0; k < n; k++) {
+            ck_assert_int_eq(x->counts[k], y->counts[k]);
+            if (x->peers)
+                ck_assert_int_eq(x->peers[k], y->peers[k]);
+        }
+    }
+    ck_assert_ptr_nonnull(b.vecs[0].peers); /* 2 of 10: sparse */
+    ck_assert_ptr_null(b.vecs[1].peers);    /* 3 of 4: dense */
+    cp_counts_free(&a);
+    cp_counts_free(&b);
+}
+END_TEST
+
 START_TEST(many_distinct_vectors)
 {
     /* Past every rehash of the index, each vector keeps its id. */
@@ -188,6 +229,7 @@ int main(void)
     tcase_add_test(tc, int_and_large_counts_are_the_same_vector);
     tcase_add_test(tc, datatype_size_root_and_direction_distinguish);
     tcase_add_test(tc, many_distinct_vectors);
+    tcase_add_test(tc, nonzero_form_keeps_the_same_vectors);
     tcase_add_test(tc, record_numbers_every_call);
     tcase_add_test(tc, refused_calls_keep_their_counts_marked_failed);
     suite_add_tcase(su, tc);
