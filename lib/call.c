@@ -158,6 +158,34 @@ void cp_comm_created(int rc, const MPI_Comm *newcomm)
     errno = saved;
 }
 
+#ifdef OPEN_MPI
+#include <dlfcn.h>
+
+_Atomic uint64_t cp_dt_cache[CP_DT_SLOTS];
+
+/* A handle not in the cache (capture.h): its size from MPI, and whether it
+ * is one of the library's predefined objects (an address inside the loaded
+ * MPI library), which the cache then keeps. */
+int64_t cp_type_size_miss(MPI_Datatype t)
+{
+    MPI_Count size = 0;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &size) != MPI_SUCCESS)
+        return 0;
+    uintptr_t h = (uintptr_t)t;
+    if (h >> 48)
+        return (int64_t)size; /* not a user-space address of 48 bits: not cached */
+    Dl_info info;
+    void *mpi_object = (void *)&ompi_mpi_int; /* an object of the MPI library */
+    Dl_info mpi;
+    bool predefined = dladdr((void *)t, &info) && dladdr(mpi_object, &mpi) &&
+                      info.dli_fbase == mpi.dli_fbase && size >= 0 && size < CP_DT_NOT_PREDEFINED;
+    uint64_t e = (uint64_t)h << 16 | (predefined ? (uint64_t)size : CP_DT_NOT_PREDEFINED);
+    atomic_store_explicit(&cp_dt_cache[(uint64_t)h * 0x9E3779B97F4A7C15ull >> 58], e,
+                          memory_order_relaxed);
+    return (int64_t)size;
+}
+#endif
+
 /* Per-thread scratch for counts turned into bytes (capture.h).  Allocated
  * once per size reached; the vectors only live during one wrapper call. */
 static _Thread_local struct {

@@ -15,13 +15,38 @@
 #define COLLPROF_CAPTURE_H
 
 #include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
 
 #include "comm_registry.h"
 #include "counts.h"
 
+#ifdef OPEN_MPI
+/* Open MPI's datatype handles are pointers; its predefined datatypes are
+ * objects inside the MPI library, never freed.  Their sizes are cached by
+ * handle (a direct-mapped table of 64 words, each the handle shifted up 16
+ * bits and the size, or CP_DT_NOT_PREDEFINED for a handle outside the
+ * library: a derived type, whose handle may be freed and reused, and is
+ * asked of MPI every time; a heap address never becomes a predefined
+ * one).  One word per entry: a reader never sees half of one. */
+#define CP_DT_SLOTS 64
+#define CP_DT_NOT_PREDEFINED 0xffffu
+extern _Atomic uint64_t cp_dt_cache[CP_DT_SLOTS];
+int64_t cp_type_size_miss(MPI_Datatype t);
+#endif
+
 static inline int64_t cp_type_size(MPI_Datatype t)
 {
     MPI_Count size = 0;
+#ifdef OPEN_MPI
+    uintptr_t h = (uintptr_t)t;
+    uint64_t e = atomic_load_explicit(
+        &cp_dt_cache[(uint64_t)h * 0x9E3779B97F4A7C15ull >> 58], memory_order_relaxed);
+    if ((e >> 16) == h && (e & 0xffffu) != CP_DT_NOT_PREDEFINED)
+        return (int64_t)(e & 0xffffu);
+    if ((e >> 16) != h)
+        return cp_type_size_miss(t);
+#endif
 #ifdef MPICH
     /* MPICH's built-in datatype handles carry their size in bits 8-15 (kind
      * "builtin", object "datatype" in the top bits): a quarter of the hot
