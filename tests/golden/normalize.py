@@ -6,7 +6,7 @@
 Writes into NORMALIZED_DIR what must not change between two builds of the
 same code on the same MPI: the count files as they are; manifest.json and
 profile.cubex's anchor.xml with what differs between runs and machines
-masked (the start time, the output directory, absolute paths cut to their
+masked (the start time, the output directory, the job id, absolute paths cut to their
 last name, code addresses, build ids, the clock, the sizes and CRCs of the
 files that hold the start time or measured times);
 profile.cubex's data members as they are (untimed runs: visits and bytes).
@@ -28,6 +28,10 @@ def mask_text(s):
     s = re.sub(r'("start_time": ")[^"]*(")', r"\1START\2", s)
     s = re.sub(r'(<attr key="start time" value=")[^"]*(")', r"\1START\2", s)
     s = re.sub(r'("COLLPROF_OUTPUT_DIR": ")[^"]*(")', r"\1OUT\2", s)
+    # the batch system's job id, where there is one
+    s = re.sub(r'("job": ")[^"]*(")', r"\1JOB\2", s)
+    s = re.sub(r'(<attr key="job" value=")[^"]*(")', r"\1JOB\2", s)
+    s = re.sub(r'(<name>job )[^<]*(</name>)', r"\1JOB\2", s)
     s = re.sub(r'("address": )\d+', r"\1ADDR", s)
     return s
 
