@@ -10,15 +10,15 @@
 
 #define BUCKETS 65536
 
-static size_t bucket(int64_t to)
+static size_t bucket(const sim_mailbox *b, int64_t to)
 {
-    return (size_t)(sim_mix((uint64_t)to) % BUCKETS);
+    return (size_t)(sim_mix((uint64_t)to) % b->nbuckets);
 }
 
 static char *box_recv(void *ctx, int64_t from, size_t *len)
 {
     sim_mailbox *b = ctx;
-    size_t k = bucket(b->self);
+    size_t k = b->head ? bucket(b, b->self) : 0;
     sim_mail *prev = NULL;
     for (sim_mail *m = b->head ? b->head[k] : NULL; m; prev = m, m = m->next) {
         if (m->from != from || m->to != b->self)
@@ -46,12 +46,13 @@ static char *box_recv(void *ctx, int64_t from, size_t *len)
 static void box_send(void *ctx, int64_t to, const void *p, size_t len)
 {
     sim_mailbox *b = ctx;
-    if (!b->head) {
-        b->head = calloc(BUCKETS, sizeof *b->head);
-        b->tail = calloc(BUCKETS, sizeof *b->tail);
+    if (!b->head) { /* nbuckets: the caller's (a small scratch box), else BUCKETS */
+        if (!b->nbuckets)
+            b->nbuckets = BUCKETS;
+        b->head = calloc(b->nbuckets, sizeof *b->head);
+        b->tail = calloc(b->nbuckets, sizeof *b->tail);
         if (!b->head || !b->tail)
             sim_die("out of memory for the mailboxes");
-        b->nbuckets = BUCKETS;
     }
     sim_mail *m = malloc(sizeof *m);
     char *copy = malloc(len ? len : 1);
@@ -59,7 +60,7 @@ static void box_send(void *ctx, int64_t to, const void *p, size_t len)
         sim_die("out of memory for a message");
     memcpy(copy, p, len);
     *m = (sim_mail){b->self, to, copy, len, NULL};
-    size_t k = bucket(to);
+    size_t k = bucket(b, to);
     if (b->tail[k])
         b->tail[k]->next = m;
     else
@@ -78,11 +79,15 @@ cp_tree_io sim_mailbox_io(sim_mailbox *b)
 
 void sim_mailbox_free(sim_mailbox *b)
 {
-    for (size_t k = 0; b->head && k < b->nbuckets; k++)
+    /* Only while messages are left (b->n): a scratch mailbox of the wait
+     * stage's way down is freed once per member and child, every message
+     * received, and its 65,536 buckets need no look then. */
+    for (size_t k = 0; b->head && b->n && k < b->nbuckets; k++)
         for (sim_mail *m = b->head[k], *next; m; m = next) {
             next = m->next;
             free(m->p);
             free(m);
+            b->n--;
         }
     free(b->head);
     free(b->tail);

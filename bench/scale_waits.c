@@ -177,7 +177,7 @@ static void down(series *x, int64_t v, cp_wseries *w, sim_mailbox *box)
         if (!cp_tree_has_child(v, x->c->n, r))
             continue;
         int64_t c = v + ((int64_t)1 << r), end = c + ((int64_t)1 << r);
-        sim_mailbox scratch = {0};
+        sim_mailbox scratch = {.nbuckets = 64}; /* one subtree's messages: few buckets */
         cp_wseries cw;
         up_range(x, c, end < x->c->n ? end : x->c->n, &scratch, &cw, false);
         sim_mailbox_free(&scratch);
