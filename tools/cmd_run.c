@@ -193,6 +193,34 @@ static void say(const char *fmt, const char *a, const char *b)
     fputc('\n', stderr);
 }
 
+/* LD_PRELOAD with lib first, and without any other collprof library the
+ * user preloaded already (-genv, -x: perhaps the other MPI's): one
+ * library, the right one.  0, or -1 with errno set. */
+static int preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 2;
+    char *out = malloc(n), *rest = old ? strdup(old) : NULL;
+    if (!out || (old && !rest)) {
+        free(out);
+        free(rest);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t len = (size_t)snprintf(out, n, "%s", lib);
+    for (char *save = NULL, *w = rest ? strtok_r(rest, ": ", &save) : NULL; w;
+         w = strtok_r(NULL, ": ", &save)) {
+        const char *base = strrchr(w, '/');
+        if (strncmp(base ? base + 1 : w, "libcollprof", 11) == 0)
+            continue;
+        len += (size_t)snprintf(out + len, n - len, ":%s", w);
+    }
+    int rc = setenv("LD_PRELOAD", out, 1);
+    free(out);
+    free(rest);
+    return rc;
+}
+
 static int run_run(const cli_command *self, int argc, char **argv)
 {
     int first = 1;
@@ -232,14 +260,9 @@ static int run_run(const cli_command *self, int argc, char **argv)
 
     char lib[PATH_MAX + 64];
     if (m != MPI_UNKNOWN && library_for(m, lib, sizeof lib)) {
-        const char *old = getenv("LD_PRELOAD");
-        size_t n = strlen(lib) + (old ? strlen(old) + 1 : 0) + 1;
-        char *preload = malloc(n);
-        if (preload) {
-            snprintf(preload, n, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
-            setenv("LD_PRELOAD", preload, 1);
-            free(preload);
-        }
+        if (preload(lib) != 0)
+            say("cannot set LD_PRELOAD (%s%s): the program runs without profiling",
+                strerror(errno), "");
     } else if (m != MPI_UNKNOWN) {
         say("%s has no collprof library here (libcollprof-%s.so): the program runs without "
             "profiling",
@@ -265,7 +288,8 @@ const cli_command cli_cmd_run = {
             "libmpi.so.40: Open MPI); else the launcher's (Open MPI's sets\n"
             "OMPI_COMM_WORLD_SIZE, MPICH's PMI_RANK); else the default of this build.\n"
             "Without a collprof library for that MPI the program runs unprofiled and\n"
-            "rank 0 says so.  The settings (COLLPROF_OUTPUT_DIR, ...) pass through the\n"
+            "rank 0 says so.  A collprof library already in LD_PRELOAD gives way to\n"
+            "the one chosen.  The settings (COLLPROF_OUTPUT_DIR, ...) pass through the\n"
             "environment as usual.  Exit status: the program's; 127 if it cannot be\n"
             "found, 126 if it cannot be executed.\n",
     .run = run_run,

@@ -410,6 +410,14 @@ collprof-run)
         same_as_baseline py
         "$collprof" check "$work/py" >pycheck.out 2>&1 || { fail "mpi4py: check failed:"; show pycheck.out; }
     fi
+    # A collprof library preloaded by the launcher too (here the default
+    # MPI's, which may be the other MPI's): it gives way to the one
+    # collprof run chooses, one profile, one line.
+    COLLPROF_OUTPUT_DIR="$work/both" run both 2 yes "$collprof" run "$miniapp" 6 2
+    cp profiled.out baseline.out
+    same_as_baseline both
+    [ "$(grep -c "^collprof: wrote" both.err)" = 1 ] || { fail "preloaded and run: expected one profile:"; show both.err; }
+    "$collprof" check "$work/both" >both.check 2>&1 || { fail "preloaded and run: check failed:"; show both.check; }
     "$collprof" run ./no-such-program >missing.out 2>&1
     [ $? = 127 ] && grep -q "^collprof run: cannot run ./no-such-program: No such file or directory$" missing.out ||
         { fail "a missing program: expected exit 127 and the reason:"; show missing.out; }
