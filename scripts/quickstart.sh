@@ -40,10 +40,16 @@ echo
 if [ $root = yes ]; then
     echo "collprof is installed in $(meson introspect build --buildoptions |
         python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])'):"
-    echo "  mpiexec -n 4 collprof run ./your_app     profile a program (MPICH or Open MPI)"
-    echo "  collprof summary DIR                     read a profile; man collprof, man collprof-replay"
-    echo "  pkg-config --cflags --libs collprof      link collprof at build time"
+    echo "  mpiexec.mpich -n 4 collprof run ./app      profile a program of MPICH (mpiexec.openmpi: of Open MPI)"
+    echo "  collprof summary DIR                       read a profile; man collprof, man collprof-replay"
+    echo "  mpicc.mpich app.c \$(pkg-config --cflags --libs collprof-mpich)   link it at build time"
+    case $(readlink -f "$(command -v mpiexec)" 2>/dev/null) in
+    *openmpi* | *orterun*) plain="Open MPI's" ;;
+    *mpich* | *hydra*) plain="MPICH's" ;;
+    *) plain="" ;;
+    esac
+    [ -z "$plain" ] || echo "  (the plain mpicc and mpiexec are $plain here: README.md, \"Quick start\")"
 else
     echo "collprof is built in build/, not installed (that needs root): ninja -C build install"
-    echo "  mpiexec -n 4 build/tools/collprof run ./your_app; build/tools/collprof summary DIR"
+    echo "  mpiexec.mpich -n 4 build/tools/collprof run ./app; build/tools/collprof summary DIR"
 fi
