@@ -506,6 +506,11 @@ callsites)
     "$collprof" summary "$work/out" --callsite 9999 >bad.out 2>&1
     [ $? = 1 ] && grep -q "no call path 9999" bad.out || { fail "summary --callsite 9999:"; show bad.out; }
     "$collprof" check "$work/out" >check.out 2>&1 || { fail "collprof check failed:"; show check.out; }
+    # The Allreduce's calls come from six call paths: its findings name no
+    # one site for them ("Allreduce at ..." would be false).
+    "$collprof" summary "$work/out" --all >all.out 2>&1 || fail "summary --all failed"
+    grep -q "^  [a-z]*: communicator 0[^:]*, Allreduce at " all.out &&
+        { fail "a finding names one call site for calls from six:"; show all.out; }
     # collprof complete adds the source lines to profile.cubex (f_one,
     # f_two, f_three, f_four, main, cpt_lib_allreduce; six call sites), once;
     # the profile still checks, and callsites still says the same

@@ -430,18 +430,40 @@ static int sites_load(const cp_profile *p, sites *out)
     return 0;
 }
 
-/* The site whose calls are those of the series (collective coll, time s),
- * marked as named there; NULL when none is. */
-static const site *site_of_series(sites *ss, const char *coll, double time)
+/* The one call path that issued every call of the series, as its count
+ * blocks list them ("Callsites:"), or -1 (none recorded, or several). */
+static int64_t series_path(const cp_profile *p, const cp_summary_row *s)
 {
-    for (size_t i = 0; i < ss->n; i++) {
-        site *x = &ss->v[i];
-        double most = x->row.time > time ? x->row.time : time;
-        if (!x->named && time > 0 && !cp_reader_collective_cmp(x->row.collectives, coll) &&
-            fabs(x->row.time - time) <= 0.1 * most) {
-            x->named = true;
-            return x;
+    int64_t id = -1;
+    for (size_t f = 0; f < p->nfiles; f++)
+        for (size_t i = 0; i < p->files[f].nblocks; i++) {
+            const cp_block *b = &p->files[f].blocks[i];
+            if (b->comm_id != s->comm || cp_reader_collective_cmp(b->collective, s->collective))
+                continue;
+            if (b->callsites.n != 1 || b->callsites.v[0].lo != b->callsites.v[0].hi ||
+                (id >= 0 && b->callsites.v[0].lo != id))
+                return -1;
+            id = b->callsites.v[0].lo;
         }
+    return id;
+}
+
+/* The notable site that issued every call of the series (its count
+ * blocks say so), or NULL.  When the site's time is the series' (within
+ * 10 %: its calls are essentially these), its own line would say the same
+ * again: it is marked named, and left out. */
+static const site *site_of_series(sites *ss, const cp_profile *p, const cp_summary_row *s,
+                                  double time)
+{
+    int64_t path = series_path(p, s);
+    for (size_t i = 0; path >= 0 && i < ss->n; i++) {
+        site *x = &ss->v[i];
+        if (x->row.id != path)
+            continue;
+        double most = x->row.time > time ? x->row.time : time;
+        if (time > 0 && fabs(x->row.time - time) <= 0.1 * most)
+            x->named = true;
+        return x;
     }
     return NULL;
 }
@@ -578,7 +600,7 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
         const cp_timing_row *tr = timed ? timing_of(&t, s->comm, s->collective) : NULL;
         double time = tr ? tr->total : 0, wait = waiting(tr), explained = 0;
         /* The call site of the series' calls, named in its lines. */
-        const site *x = tr ? site_of_series(&ss, s->collective, time) : NULL;
+        const site *x = tr ? site_of_series(&ss, p, s, time) : NULL;
         char at[1400] = "", note[160];
         if (x)
             snprintf(at, sizeof at, " at %s", x->where);
