@@ -15,8 +15,10 @@
 # COLLPROF_TIMING_MAX_CALLS itself, run by run.
 #
 # Environment (all optional):
-#   MPIEXEC          launcher (default: the build's MPI's own, mpiexec.mpich or
-#                    mpiexec.openmpi, where it exists, else mpiexec)
+#   MPIEXEC          launcher (default: that of the build's default MPI, the one
+#                    libcollprof.so is for: mpiexec.mpich or mpiexec.openmpi where
+#                    it exists, else mpiexec; a build for Open MPI alone,
+#                    -Dmpi=openmpi, measures Open MPI)
 #   BENCH_ROUNDS     rounds of the interleaved benchmarks (default 200)
 #   BENCH_BATCH      calls per batch (default 1000)
 #   BENCH_CALLS      calls of bench_memory and bench_finalize (default 1000000)
