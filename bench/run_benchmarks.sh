@@ -170,6 +170,20 @@ elif command -v mpichversion >/dev/null; then
          "device $(mpichversion | sed -n 's/^MPICH Device:[ \t]*//p')"
 fi
 echo "- 2 ranks (-bind-to $bind), UCX_TLS=$UCX_TLS UCX_POSIX_USE_PROC_LINK=$UCX_POSIX_USE_PROC_LINK"
+
+# Every table says where it ran: under each section's heading (this
+# script's and the benchmark programs' own), the CPU model and the MPI.
+cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+if [ "$mpi" = openmpi ]; then
+    mpi_line=$(ompi_info --version 2>/dev/null | head -1)
+else
+    mpi_line="MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[ \t]*//p')"
+fi
+exec 3>&1
+exec > >(awk -v m="CPU: $cpu_model; MPI: $mpi_line" \
+    '{ print } /^## / { print ""; print "_" m "_" } { fflush() }' >&3)
+headings=$!
+trap 'rm -rf "$tmp"; exec >&-; wait "$headings" 2>/dev/null' EXIT
 echo "- collprof settings of the first sections: COLLPROF_TIMING=${COLLPROF_TIMING:-(default, passive)}," \
      "COLLPROF_TIMING_MAX_CALLS=${COLLPROF_TIMING_MAX_CALLS:-(default, 65536)}"
 
