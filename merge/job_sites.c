@@ -154,7 +154,7 @@ bool cp_job_sites_locations(const cp_job_sites *j, int64_t n, cp_location *out)
 {
     if (j->first != 0 || j->nlocs != (uint64_t)n)
         return false;
-    cp_rbuf rb = {.p = j->locs.p, .len = j->locs.len};
+    cp_rbuf rb = {.p = (const char *)j->locs.p, .len = j->locs.len};
     for (int64_t r = 0; r < n; r++)
         get_location(&rb, &out[r]);
     return !rb.bad && rb.off == rb.len;
@@ -167,7 +167,7 @@ bool cp_job_sites_hosts(const cp_job_sites *j, int64_t n, cp_job_hosts *out)
         !(out->node = malloc((n > 0 ? (size_t)n : 1) * sizeof *out->node)))
         return false;
     out->nranks = n;
-    cp_rbuf rb = {.p = j->locs.p, .len = j->locs.len};
+    cp_rbuf rb = {.p = (const char *)j->locs.p, .len = j->locs.len};
     bool ok = true;
     for (int64_t r = 0; r < n && ok && !rb.bad; r++) {
         cp_location loc;

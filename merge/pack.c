@@ -3,33 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cp_put_grow(cp_wbuf *b, const void *data, size_t len)
-{
-    if (b->failed)
-        return;
-    if (b->len + len > b->cap) {
-        size_t ncap = b->cap ? b->cap * 2 : 4096;
-        while (ncap < b->len + len)
-            ncap *= 2;
-        char *np = realloc(b->p, ncap);
-        if (!np) {
-            b->failed = true;
-            return;
-        }
-        b->p = np;
-        b->cap = ncap;
-    }
-    if (len) /* data may be NULL then: an empty array */
-        memcpy(b->p + b->len, data, len);
-    b->len += len;
-}
-
-void cp_wbuf_free(cp_wbuf *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
-
 void cp_get_short(cp_rbuf *b, void *out, size_t len)
 {
     if (len == 0) /* out may be NULL: an empty array */

@@ -11,15 +11,15 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct cp_wbuf {
-    char *p;
-    size_t len, cap;
-    bool failed; /* an allocation failed; later puts are ignored */
-} cp_wbuf;
+#include "bytes.h"
+
+/* The messages' bytes go into the model's one growing buffer (bytes.h):
+ * its failure rule is theirs, an allocation that fails sets `failed` and
+ * later puts are ignored. */
+typedef cp_bytes cp_wbuf;
 
 /* Append len bytes (data may be NULL when len is 0).  Inline while there
  * is room: finalize and the simulator pack millions of small values. */
-void cp_put_grow(cp_wbuf *b, const void *data, size_t len);
 static inline void cp_put(cp_wbuf *b, const void *data, size_t len)
 {
     if (__builtin_expect(!b->failed && len <= b->cap - b->len, 1)) {
@@ -27,13 +27,16 @@ static inline void cp_put(cp_wbuf *b, const void *data, size_t len)
             memcpy(b->p + b->len, data, len);
         b->len += len;
     } else {
-        cp_put_grow(b, data, len);
+        cp_bytes_append(b, data, len);
     }
 }
 static inline void cp_put_u32(cp_wbuf *b, uint32_t v) { cp_put(b, &v, sizeof v); }
 static inline void cp_put_u64(cp_wbuf *b, uint64_t v) { cp_put(b, &v, sizeof v); }
 static inline void cp_put_i64(cp_wbuf *b, int64_t v) { cp_put(b, &v, sizeof v); }
-void cp_wbuf_free(cp_wbuf *b);
+static inline void cp_wbuf_free(cp_wbuf *b)
+{
+    cp_bytes_free(b);
+}
 /* A string: its length (uint32) then its bytes. */
 void cp_put_str(cp_wbuf *b, const char *s);
 

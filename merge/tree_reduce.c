@@ -27,7 +27,7 @@ bool cp_tree_reduce_up(int64_t rank, int64_t n, const cp_tree_io *io, const cp_t
         ok = false;
     }
     static const char lost[4] = {1}; /* a failed value, when even that did not fit */
-    io->send(io->ctx, rank - ((int64_t)1 << up), b.failed ? lost : b.p,
+    io->send(io->ctx, rank - ((int64_t)1 << up), b.failed ? (const void *)lost : b.p,
              b.failed ? sizeof lost : b.len);
     cp_wbuf_free(&b);
     return ok;

@@ -334,7 +334,7 @@ START_TEST(sparse_vectors_to_relative_rows)
         cp_wbuf w = {0};
         cp_tree_pack(&w, &leaf);
         ck_assert_uint_lt(w.len, 300); /* pairs, not N counts per vector */
-        cp_rbuf rb = {.p = w.p, .len = w.len};
+        cp_rbuf rb = {.p = (const char *)w.p, .len = w.len};
         ck_assert_int_eq(cp_tree_unpack(&rb, &back), 0);
         ck_assert_int_eq(back.pieces[0].rows[0].n, rk[r].t.vecs[0].nnz);
         ck_assert_int_eq(back.pieces[0].rows[0].peers[0], rk[r].t.vecs[0].peers[0]);
@@ -395,13 +395,13 @@ START_TEST(pack_unpack_roundtrip)
         cp_tree_free(&leaf);
         ck_assert(!w.failed);
         ck_assert_uint_lt(w.len, 600); /* grows with changes, not calls */
-        cp_rbuf rb = {.p = w.p, .len = w.len};
+        cp_rbuf rb = {.p = (const char *)w.p, .len = w.len};
         ck_assert_int_eq(cp_tree_unpack(&rb, &u[r]), 0);
         ck_assert_uint_eq(rb.off, w.len);
         /* A truncated buffer is refused, never read past. */
         for (size_t cut = 0; cut < w.len; cut += 7) {
             cp_tree bad;
-            cp_rbuf tb = {.p = w.p, .len = cut};
+            cp_rbuf tb = {.p = (const char *)w.p, .len = cut};
             ck_assert_int_eq(cp_tree_unpack(&tb, &bad), -1);
         }
         cp_wbuf_free(&w);

@@ -169,7 +169,7 @@ START_TEST(tree_pack_roundtrip_and_malformed)
     ck_assert_int_eq(cp_counts_build_tree(pv, 0, P, P, true, &root), 0);
     cp_wbuf w = {0}, w2 = {0};
     cp_tree_pack(&w, &root);
-    cp_rbuf rb = {.p = w.p, .len = w.len};
+    cp_rbuf rb = {.p = (const char *)w.p, .len = w.len};
     ck_assert_int_eq(cp_tree_unpack(&rb, &back), 0);
     cp_tree_pack(&w2, &back);
     ck_assert_uint_eq(w.len, w2.len);
@@ -177,7 +177,7 @@ START_TEST(tree_pack_roundtrip_and_malformed)
     cp_tree_free(&back);
 
     for (size_t cut = 0; cut < w.len; cut++) {
-        cp_rbuf part = {.p = w.p, .len = cut};
+        cp_rbuf part = {.p = (const char *)w.p, .len = cut};
         ck_assert_msg(cp_tree_unpack(&part, &back) != 0, "cut at %zu accepted", cut);
     }
     /* The last run's id: beyond the signatures. */

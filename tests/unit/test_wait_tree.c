@@ -155,7 +155,7 @@ START_TEST(lists_pack_and_refuse_garbage)
     for (int down = 0; down < 2; down++) {
         cp_wbuf b = {0};
         cp_wlist_pack(&b, &l, down);
-        cp_rbuf rb = {.p = b.p, .len = b.len};
+        cp_rbuf rb = {.p = (const char *)b.p, .len = b.len};
         ck_assert_int_eq(cp_wlist_unpack(&rb, &back, down), 0);
         ck_assert_uint_eq(back.n, 3);
         ck_assert(back.v[1].root_enter == -INFINITY && back.v[1].other_enter == 3);
@@ -163,12 +163,12 @@ START_TEST(lists_pack_and_refuse_garbage)
         ck_assert(back.v[1].before == (down ? 2.5 : -INFINITY));
         cp_wlist_free(&back);
         /* Cut short: refused. */
-        cp_rbuf cut = {.p = b.p, .len = b.len - 1};
+        cp_rbuf cut = {.p = (const char *)b.p, .len = b.len - 1};
         ck_assert_int_eq(cp_wlist_unpack(&cut, &back, down), -1);
         /* Out of order: refused. */
         memcpy(b.p + 8 + (down ? 56 : 48), &l.v[0].call, 8);
         memcpy(b.p + 8, &l.v[1].call, 8);
-        cp_rbuf bad = {.p = b.p, .len = b.len};
+        cp_rbuf bad = {.p = (const char *)b.p, .len = b.len};
         ck_assert_int_eq(cp_wlist_unpack(&bad, &back, down), -1);
         cp_wbuf_free(&b);
     }
@@ -202,7 +202,7 @@ static void merged(size_t n, size_t parts, double *v, cp_stat_pattern *p)
         for (size_t i = 0; i + step < parts; i += 2 * step) {
             cp_wbuf b = {0};
             cp_wstat_pack(&b, &w[i + step]);
-            cp_rbuf rb = {.p = b.p, .len = b.len};
+            cp_rbuf rb = {.p = (const char *)b.p, .len = b.len};
             cp_wstat x;
             ck_assert_int_eq(cp_wstat_unpack(&rb, &x), 0);
             ck_assert_uint_eq(rb.off, rb.len);
@@ -269,12 +269,12 @@ START_TEST(stats_refuse_garbage)
     cp_wbuf b = {0};
     cp_wstat_pack(&b, &w);
     cp_wstat x;
-    cp_rbuf cut = {.p = b.p, .len = b.len - 4};
+    cp_rbuf cut = {.p = (const char *)b.p, .len = b.len - 4};
     ck_assert_int_eq(cp_wstat_unpack(&cut, &x), -1);
     /* A count that the bins do not add up to. */
     uint64_t wrong = w.n + 1;
     memcpy(b.p, &wrong, 8);
-    cp_rbuf rb = {.p = b.p, .len = b.len};
+    cp_rbuf rb = {.p = (const char *)b.p, .len = b.len};
     ck_assert_int_eq(cp_wstat_unpack(&rb, &x), -1);
     cp_wbuf_free(&b);
     cp_wstat_free(&w);
