@@ -83,22 +83,6 @@ static int cmp_entry(const void *x, const void *y)
     return (fa > fb) - (fa < fb);
 }
 
-static const cp_timing_row *timing_of(const side *s, int64_t comm, const char *coll)
-{
-    size_t lo = 0, hi = s->timed ? s->t.nrows : 0;
-    while (lo < hi) { /* binary search: thousands of communicators */
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_key(s->t.rows[mid].comm, s->t.rows[mid].collective, comm, coll);
-        if (c == 0)
-            return &s->t.rows[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
 static const cp_summary_row *row_of(const side *s, int64_t comm, const char *coll)
 {
     size_t lo = 0, hi = s->nrows;
@@ -240,7 +224,8 @@ int cp_profile_diff(const cp_profile *a, const cp_profile *b, cp_diff *out, cp_e
         cp_diff_series *x = &out->series[i];
         for (int k = 0; k < 2; k++) {
             const cp_summary_row *r = row_of(&s[k], x->comm, x->collective);
-            const cp_timing_row *t = timing_of(&s[k], x->comm, x->collective);
+            const cp_timing_row *t =
+                s[k].timed ? cp_reader_timing_row(&s[k].t, x->comm, x->collective) : NULL;
             x->present[k] = r != NULL;
             x->calls[k] = r ? r->calls : 0;
             x->bytes[k] = r ? r->bytes_sent : 0;

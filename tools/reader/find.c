@@ -14,6 +14,24 @@ int cp_reader_collective_cmp(const char *a, const char *b)
     return strcasecmp(a, b);
 }
 
+const cp_timing_row *cp_reader_timing_row(const cp_timings *t, int64_t comm, const char *coll)
+{
+    size_t lo = 0, hi = t ? t->nrows : 0;
+    while (lo < hi) { /* binary search: thousands of communicators */
+        size_t mid = lo + (hi - lo) / 2;
+        const cp_timing_row *r = &t->rows[mid];
+        int c = r->comm != comm ? (r->comm > comm) - (r->comm < comm)
+                                : cp_reader_collective_cmp(r->collective, coll);
+        if (c == 0)
+            return r;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 const char *cp_reader_basename(const char *path)
 {
     const char *s = strrchr(path, '/');

@@ -70,26 +70,6 @@ __attribute__((format(printf, 4, 5))) static void add(list *l, int kind, double 
     va_end(ap);
 }
 
-/* Binary search: timings rows come sorted by communicator, then collective
- * (thousands of communicators are no reason for quadratic time). */
-static const cp_timing_row *timing_of(const cp_timings *t, int64_t comm, const char *coll)
-{
-    size_t lo = 0, hi = t ? t->nrows : 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const cp_timing_row *r = &t->rows[mid];
-        int c = r->comm != comm ? (r->comm > comm) - (r->comm < comm)
-                                : cp_reader_collective_cmp(r->collective, coll);
-        if (c == 0)
-            return r;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
 /* The patterns of communicator comm (entries sorted by communicator id). */
 static const cp_comm_patterns *patterns_of(const cp_comm_patterns *c, size_t n, int64_t comm)
 {
@@ -179,7 +159,7 @@ static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_t
         if (last[m] > last[top])
             top = m;
     double weight = 1;
-    const cp_timing_row *tr = t ? timing_of(t, s->comm, s->collective) : NULL;
+    const cp_timing_row *tr = t ? cp_reader_timing_row(t, s->comm, s->collective) : NULL;
     if (tr && tr->wait_weight > 1)
         weight = tr->wait_weight;
     if (calls > 0 && last[top] * 2 > calls) { /* a rank the others wait for, not chance */
@@ -597,7 +577,7 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
     }
     for (size_t i = 0; i < nrows && rc == 0; i++) {
         const cp_summary_row *s = &rows[i];
-        const cp_timing_row *tr = timed ? timing_of(&t, s->comm, s->collective) : NULL;
+        const cp_timing_row *tr = timed ? cp_reader_timing_row(&t, s->comm, s->collective) : NULL;
         double time = tr ? tr->total : 0, wait = waiting(tr), explained = 0;
         /* The call site of the series' calls, named in its lines. */
         const site *x = tr ? site_of_series(&ss, p, s, time) : NULL;

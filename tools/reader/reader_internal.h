@@ -25,6 +25,9 @@ bool cp_reader_all_timed(const struct cp_wait_member *wm, size_t n, size_t i, si
 
 /* Collective names compare case-insensitively ("alltoallv" == "Alltoallv"). */
 int cp_reader_collective_cmp(const char *a, const char *b);
+/* The row of (comm, coll) in t (its rows sorted by communicator, then
+ * collective), or NULL; t may be NULL. */
+const cp_timing_row *cp_reader_timing_row(const cp_timings *t, int64_t comm, const char *coll);
 
 /* p's profile.cubex, read once and kept in p's cache (read into *own, for
  * the caller to free with cp_cube_free, when p has no cache: *own says so).
