@@ -123,10 +123,8 @@ static void send_batch(const cp_tree_io *io, int64_t to, cp_wbuf *batch, uint32_
 
 /* x's failed mark alone, as a batch of one from the stack (no room for
  * anything else); more: another batch to the same rank follows. */
-static void send_mark(const cp_groups *g, cp_membership *x, int64_t to, bool more,
-                      const cp_tree_io *io)
+static void send_mark(cp_membership *x, int64_t to, bool more, const cp_tree_io *io)
 {
-    (void)g;
     char m[BATCH_HEAD + SUB_HEAD + HEAD_BYTES];
     uint32_t one = 1, next = more;
     uint64_t len = HEAD_BYTES;
@@ -166,7 +164,7 @@ static void send_all(const cp_groups *g, const outgoing *out, size_t n, int roun
         if (batch.failed) { /* no room for the batch: each message as its mark alone */
             rep->out_of_memory = true;
             for (size_t j = k - nsub; j < k; j++)
-                send_mark(g, &g->v[out[j].i], to, j + 1 < k, io);
+                send_mark(&g->v[out[j].i], to, j + 1 < k, io);
         } else {
             send_batch(io, to, &batch, nsub, false);
         }
@@ -190,6 +188,28 @@ static bool expected(const cp_groups *g, const cp_membership *t, bool down, int 
                g->world_of(t->members, t->rank - step) == from;
     return !((t->heard >> r) & 1) && cp_tree_has_child(t->rank, t->size, r) &&
            g->world_of(t->members, t->rank + step) == from;
+}
+
+/* Does member x send (out) or receive (!out) a message in round r of this
+ * direction (down: from the roots), and to or from which rank of the
+ * carrier (*peer, when asked)?  Up, a member sends to its parent and hears
+ * from its child; down, the other way round. */
+static bool in_round(const cp_groups *g, const cp_membership *x, int r, bool down, bool out,
+                     int64_t *peer)
+{
+    int64_t step = (int64_t)1 << r;
+    bool with_child = out == down;
+    bool yes = with_child ? cp_tree_has_child(x->rank, x->size, r)
+                          : cp_tree_send_round(x->rank) == r;
+    if (yes && peer)
+        *peer = g->world_of(x->members, with_child ? x->rank + step : x->rank - step);
+    return yes;
+}
+
+/* Has x heard its message of round r of this direction? */
+static bool heard(const cp_membership *x, int r, bool down)
+{
+    return down ? x->heard_down : (x->heard >> r) & 1;
 }
 
 /* One message of a batch from `from` in round r. */
@@ -275,8 +295,7 @@ static void recv_all(cp_groups *g, outgoing *in, size_t n, int r, bool down,
             recv_batches(g, r, in[k].to, down, io, op, rep);
     for (size_t k = 0; k < n; k++) {
         cp_membership *x = &g->v[in[k].i];
-        bool heard = down ? x->heard_down : (x->heard >> r) & 1;
-        if (!heard) {
+        if (!heard(x, r, down)) {
             x->failed = true;
             refuse(rep, in[k].to);
         }
@@ -297,18 +316,13 @@ static int max_rounds(const cp_groups *g)
 static void round_trip(cp_groups *g, int r, bool down, outgoing *out, outgoing *in,
                        const cp_tree_io *io, const cp_group_op *op, cp_groups_report *rep)
 {
-    int64_t step = (int64_t)1 << r;
     size_t nout = 0, nin = 0;
     for (size_t i = 0; i < g->n; i++) {
-        cp_membership *x = &g->v[i];
-        bool child = cp_tree_has_child(x->rank, x->size, r);
-        bool parent = cp_tree_send_round(x->rank) == r;
-        if (down ? child : parent)
-            out[nout++] = (outgoing){g->world_of(x->members, down ? x->rank + step
-                                                                  : x->rank - step), i};
-        if (down ? parent : child)
-            in[nin++] = (outgoing){g->world_of(x->members, down ? x->rank - step
-                                                                 : x->rank + step), i};
+        int64_t peer;
+        if (in_round(g, &g->v[i], r, down, true, &peer))
+            out[nout++] = (outgoing){peer, i};
+        if (in_round(g, &g->v[i], r, down, false, &peer))
+            in[nin++] = (outgoing){peer, i};
     }
     qsort(out, nout, sizeof *out, by_rank);
     qsort(in, nin, sizeof *in, by_rank);
@@ -323,45 +337,29 @@ static void round_trip(cp_groups *g, int r, bool down, outgoing *out, outgoing *
 static void round_without_room(cp_groups *g, int r, bool down, const cp_tree_io *io,
                                const cp_group_op *op, cp_groups_report *rep)
 {
-    int64_t step = (int64_t)1 << r;
     rep->out_of_memory = true;
     for (size_t i = 0; i < g->n; i++) {
-        cp_membership *x = &g->v[i];
-        if (!(down ? cp_tree_has_child(x->rank, x->size, r) : cp_tree_send_round(x->rank) == r))
+        int64_t to, other;
+        if (!in_round(g, &g->v[i], r, down, true, &to))
             continue;
-        int64_t to = g->world_of(x->members, down ? x->rank + step : x->rank - step);
         bool more = false;
-        for (size_t j = i + 1; j < g->n && !more; j++) {
-            const cp_membership *y = &g->v[j];
-            more = (down ? cp_tree_has_child(y->rank, y->size, r)
-                         : cp_tree_send_round(y->rank) == r) &&
-                   g->world_of(y->members, down ? y->rank + step : y->rank - step) == to;
-        }
-        send_mark(g, x, to, more, io);
+        for (size_t j = i + 1; j < g->n && !more; j++)
+            more = in_round(g, &g->v[j], r, down, true, &other) && other == to;
+        send_mark(&g->v[i], to, more, io);
     }
     for (size_t i = 0; i < g->n; i++) {
-        cp_membership *x = &g->v[i];
-        if (!(down ? cp_tree_send_round(x->rank) == r : cp_tree_has_child(x->rank, x->size, r)))
+        int64_t from, other;
+        if (!in_round(g, &g->v[i], r, down, false, &from))
             continue;
-        int64_t from = g->world_of(x->members, down ? x->rank - step : x->rank + step);
         bool first = true;
-        for (size_t j = 0; j < i && first; j++) {
-            const cp_membership *y = &g->v[j];
-            first = !((down ? cp_tree_send_round(y->rank) == r
-                            : cp_tree_has_child(y->rank, y->size, r)) &&
-                      g->world_of(y->members, down ? y->rank - step : y->rank + step) == from);
-        }
+        for (size_t j = 0; j < i && first; j++)
+            first = !(in_round(g, &g->v[j], r, down, false, &other) && other == from);
         if (first)
             recv_batches(g, r, from, down, io, op, rep);
     }
-    for (size_t i = 0; i < g->n; i++) {
-        cp_membership *x = &g->v[i];
-        bool expects = down ? cp_tree_send_round(x->rank) == r
-                            : cp_tree_has_child(x->rank, x->size, r);
-        bool heard = down ? x->heard_down : (x->heard >> r) & 1;
-        if (expects && !heard)
-            x->failed = true;
-    }
+    for (size_t i = 0; i < g->n; i++)
+        if (in_round(g, &g->v[i], r, down, false, NULL) && !heard(&g->v[i], r, down))
+            g->v[i].failed = true;
 }
 
 /* Both directions: every round, up from the leaves or down from the roots. */
