@@ -180,8 +180,7 @@ int64_t cp_type_size_miss(MPI_Datatype t)
     bool predefined = dladdr((void *)t, &info) && dladdr(mpi_object, &mpi) &&
                       info.dli_fbase == mpi.dli_fbase && size >= 0 && size < CP_DT_NOT_PREDEFINED;
     uint64_t e = (uint64_t)h << 16 | (predefined ? (uint64_t)size : CP_DT_NOT_PREDEFINED);
-    atomic_store_explicit(&cp_dt_cache[(uint64_t)h * 0x9E3779B97F4A7C15ull >> 58], e,
-                          memory_order_relaxed);
+    atomic_store_explicit(cp_dt_slot(h), e, memory_order_relaxed);
     return (int64_t)size;
 }
 #endif

@@ -33,6 +33,11 @@
 #define CP_DT_NOT_PREDEFINED 0xffffu
 extern _Atomic uint64_t cp_dt_cache[CP_DT_SLOTS];
 int64_t cp_type_size_miss(MPI_Datatype t);
+/* The entry of a handle (Fibonacci hashing of its address). */
+static inline _Atomic uint64_t *cp_dt_slot(uintptr_t h)
+{
+    return &cp_dt_cache[(uint64_t)h * 0x9E3779B97F4A7C15ull >> 58];
+}
 #endif
 
 static inline int64_t cp_type_size(MPI_Datatype t)
@@ -40,8 +45,7 @@ static inline int64_t cp_type_size(MPI_Datatype t)
     MPI_Count size = 0;
 #ifdef OPEN_MPI
     uintptr_t h = (uintptr_t)t;
-    uint64_t e = atomic_load_explicit(
-        &cp_dt_cache[(uint64_t)h * 0x9E3779B97F4A7C15ull >> 58], memory_order_relaxed);
+    uint64_t e = atomic_load_explicit(cp_dt_slot(h), memory_order_relaxed);
     if ((e >> 16) == h && (e & 0xffffu) != CP_DT_NOT_PREDEFINED)
         return (int64_t)(e & 0xffffu);
     if ((e >> 16) != h)
