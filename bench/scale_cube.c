@@ -1,10 +1,10 @@
 /*
  * The scale simulator's Cube stage: profile.cubex of P virtual ranks
- * through finalize's own code (merge/cube_stage.c, as
+ * through finalize's own code (writers/cubex_build.c and merge/cube_rows.c, as
  * lib/finalize/finalize_profile.c runs it over MPI): rank 0 builds the
  * metadata from the job's sites, call paths and where every rank ran
- * (cp_cube_stage_meta); every rank fills its column from its own sites
- * (cp_cube_stage_column); the rows some rank has a value in go to rank 0
+ * (cp_cube_build_meta); every rank fills its column from its own sites
+ * (cp_cube_build_column); the rows some rank has a value in go to rank 0
  * a batch at a time (cp_cube_rows: at most 16 MiB held there), each
  * rank's values as the gather delivers them, and the real writer
  * (cp_cubex_write_rows) takes them as they come.  Read back, every value
@@ -24,7 +24,8 @@
 #include <sys/stat.h>
 
 #include "collectives.h"
-#include "cube_stage.h"
+#include "cube_rows.h"
+#include "cubex_build.h"
 #include "cubex.h"
 #include "mpi_names.h"
 #include "scale_sim.h"
@@ -90,7 +91,7 @@ static void column_of(cube_sim *x, int64_t r)
     cp_site s[4];
     size_t n = sites_of(r, s);
     memset(x->col.raw, 0, x->col.nmetrics * x->col.ncnodes * sizeof *x->col.raw);
-    cp_cube_stage_column(&x->col, x->metric, x->sc, x->root, s, n, wall_of(r));
+    cp_cube_build_column(&x->col, x->metric, x->sc, x->root, s, n, wall_of(r));
 }
 
 /* The gather of one batch (cp_cube_gather_fn): each rank's values of the
@@ -152,7 +153,7 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
     memset(&c, 0, sizeof c);
     int64_t metric[CP_CM_SLOTS], root;
     cp_cube_sites sc = {0};
-    if (cp_cube_stage_meta(&job, &c, metric, &sc, &root))
+    if (cp_cube_build_meta(&job, &c, metric, &sc, &root))
         sim_die("out of memory for the Cube metadata");
     double cpu0 = sim_cpu_now() - t0;
     bool good = c.ncnodes == NCNODES;
@@ -179,7 +180,7 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
     column_of(&x, 0);
     memcpy(mine.raw, x.col.raw, cells * sizeof *mine.raw);
     cp_cube_rows rows;
-    if (cp_cube_rows_start(&rows, &mine, any, P, CP_CUBE_BATCH_BYTES, true, gather, &x))
+    if (cp_cube_rows_start(&rows, mine.raw, mine.nmetrics * mine.ncnodes, mine.ncnodes, any, P, CP_CUBE_BATCH_BYTES, true, gather, &x))
         sim_die("out of memory for a batch");
     cp_cube_rows_count(&rows);
     char path[4200];

@@ -28,12 +28,3 @@ int cp_location_host_color(const cp_location *loc)
         h = (h ^ *p) * 16777619u;
     return (int)(h & 0x7fffffff);
 }
-
-void cp_job_hosts_free(cp_job_hosts *h)
-{
-    for (uint32_t i = 0; h->name && i < h->nnodes; i++)
-        free(h->name[i]);
-    free(h->name);
-    free(h->node);
-    memset(h, 0, sizeof *h);
-}

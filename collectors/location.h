@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "job_hosts.h" /* where the job's ranks ran, as rank 0 keeps it */
+
 typedef struct cp_location {
     char hostname[256];
     int32_t core; /* sched_getcpu() when captured, -1 if unknown */
@@ -15,17 +17,6 @@ typedef struct cp_location {
     uint32_t node;
 } cp_location;
 
-/* Where the job's ranks ran, as rank 0 keeps it at finalize: each rank's
- * node and each node's host name (the Cube profile's system tree), not a
- * host name per rank (268 bytes a rank: 27 MB at 100,000 ranks). */
-typedef struct cp_job_hosts {
-    uint32_t *node;  /* per rank */
-    int64_t nranks;
-    char **name;     /* per node, NULL: no rank said (named "unknown") */
-    uint32_t nnodes;
-} cp_job_hosts;
-
-void cp_job_hosts_free(cp_job_hosts *h);
 
 /* Fill hostname (override when non-empty: COLLPROF_HOSTNAME, so that
  * several nodes can be tested on one machine), core and pid. */

@@ -1,8 +1,8 @@
 /*
  * In finalize's run-files stage: the Cube profile and the wait-state statistics.  What
- * goes into profile.cubex — rank 0's metadata, every rank's column, the
- * rows a batch at a time — is merge/cube_stage.c, MPI-free (the scale
- * simulator runs it too); here rank 0 builds the metadata from what the
+ * goes into profile.cubex — rank 0's metadata and every rank's column
+ * (writers/cubex_build.c), the rows a batch at a time (merge/cube_rows.c) —
+ * is MPI-free (the scale simulator runs it too); here rank 0 builds the metadata from what the
  * timing stage gathered, shares the site -> cnode map, the ranks agree
  * that everyone has room and which rows anyone has a value in, and the
  * batches of rows go to rank 0 by MPI_Gather while it writes.  Then rank 0
@@ -16,7 +16,8 @@
 #include <string.h>
 
 #include "collprof_config.h"
-#include "cube_stage.h"
+#include "cube_rows.h"
+#include "cubex_build.h"
 #include "cubex.h"
 #include "finalize_timing.h"
 #include "runtime.h"
@@ -47,7 +48,7 @@ static int build_meta(const fin *f, const cp_run_times *rt, cp_cube *c,
                      .persistent_prefix = "MPIX_",
 #endif
                      .attrs = attrs, .nattrs = sizeof attrs / sizeof attrs[0]};
-    return cp_cube_stage_meta(&j, c, metric, sc, root);
+    return cp_cube_build_meta(&j, c, metric, sc, root);
 }
 
 static int build_stat(cp_run_times *rt, const int64_t metric[], const cp_cube_sites *sc,
@@ -144,14 +145,14 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
     memset(&scratch, 0, sizeof scratch);
     int64_t m2[CP_CM_SLOTS];
     bool have_metrics = cp_cube_init(&scratch, 1) == 0 &&
-                        cp_cube_stage_metrics(&scratch, rt->timing,
+                        cp_cube_build_metrics(&scratch, rt->timing,
                                               cp_rt.cfg.timing == CP_TIMING_BARRIER, m2) == 0;
     size_t nm = scratch.nmetrics, cells = nm * (size_t)h.ncnodes;
     cp_cube_column k = {calloc(cells ? cells : 1, sizeof(uint64_t)), nm, (size_t)h.ncnodes,
                         scratch.metrics};
     uint8_t *nz = calloc(cells ? cells : 1, 1), *any = calloc(cells ? cells : 1, 1);
     cp_cube_rows x = {0};
-    bool batch = cp_cube_rows_start(&x, &k, any, f->size, CP_CUBE_BATCH_BYTES, f->rank == 0,
+    bool batch = cp_cube_rows_start(&x, k.raw, cells, k.ncnodes, any, f->size, CP_CUBE_BATCH_BYTES, f->rank == 0,
                                     gather, f) == 0;
     if (h.ok) {
         /* Whether every rank has room (one maximum), then which rows anyone
@@ -160,7 +161,7 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
         cp_tp_allreduce(&failed, &anyone, 1, MPI_INT, MPI_MAX, f->w);
         ok = !anyone;
         if (ok) {
-            cp_cube_stage_column(&k, m2, &sc, h.root, rt->mine, rt->nmine, rt->wall);
+            cp_cube_build_column(&k, m2, &sc, h.root, rt->mine, rt->nmine, rt->wall);
             for (size_t i = 0; i < cells; i++)
                 nz[i] = k.raw[i] != 0;
             ok = cp_tp_allreduce(nz, any, (int)cells, MPI_UNSIGNED_CHAR, MPI_MAX, f->w) ==

@@ -1,6 +1,7 @@
 /*
  * A small open-addressing index from 64-bit hashes to ids (positions in an
- * array its owner keeps), shared by the counts tables and their merge.
+ * array its owner keeps), shared by every layer: the counts tables and
+ * their merge, the communicator registry, the Cube builder.
  */
 #ifndef COLLPROF_HASH_INDEX_H
 #define COLLPROF_HASH_INDEX_H

@@ -1,5 +1,5 @@
-/* Finalize's Cube stage without MPI (cube_stage.h). */
-#include "cube_stage.h"
+/* profile.cubex's trees and values, built from the model (cubex_build.h). */
+#include "cubex_build.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -297,7 +297,7 @@ static void add_times(cp_cube_column *k, const int64_t metric[], uint32_t coll, 
         col_double(k, metric[CP_CM_WAIT0 + p], cn, s->wait[p]);
 }
 
-void cp_cube_stage_column(cp_cube_column *k, const int64_t metric[CP_CM_SLOTS],
+void cp_cube_build_column(cp_cube_column *k, const int64_t metric[CP_CM_SLOTS],
                           const cp_cube_sites *sc, int64_t root, const cp_site *mine,
                           size_t nmine, double wall)
 {
@@ -320,7 +320,7 @@ void cp_cube_stage_column(cp_cube_column *k, const int64_t metric[CP_CM_SLOTS],
 
 /* ----------------------------------------------------- rank 0's metadata */
 
-int cp_cube_stage_metrics(cp_cube *c, bool timing, bool barrier, int64_t metric[CP_CM_SLOTS])
+int cp_cube_build_metrics(cp_cube *c, bool timing, bool barrier, int64_t metric[CP_CM_SLOTS])
 {
     for (int i = 0; i < CP_CM_SLOTS; i++)
         metric[i] = -1;
@@ -361,7 +361,7 @@ int cp_cube_stage_metrics(cp_cube *c, bool timing, bool barrier, int64_t metric[
     return c->nmetrics == wanted ? 0 : -1;
 }
 
-int cp_cube_stage_meta(const cp_cube_job *j, cp_cube *c, int64_t metric[CP_CM_SLOTS],
+int cp_cube_build_meta(const cp_cube_job *j, cp_cube *c, int64_t metric[CP_CM_SLOTS],
                        cp_cube_sites *sc, int64_t *root)
 {
     if (cp_cube_init(c, (size_t)j->hosts->nranks) || add_hosts(j, c))
@@ -370,83 +370,10 @@ int cp_cube_stage_meta(const cp_cube_job *j, cp_cube *c, int64_t metric[CP_CM_SL
     for (size_t i = 0; i < j->nattrs; i++)
         if (cp_cube_add_attr(c, j->attrs[i][0], j->attrs[i][1]))
             return -1;
-    if (cp_cube_stage_metrics(c, j->timing, j->barrier, metric) || distinct_sites(j, sc) ||
+    if (cp_cube_build_metrics(c, j->timing, j->barrier, metric) || distinct_sites(j, sc) ||
         build_tree(j, c, sc, root))
         return -1;
     for (int64_t i = 0; i < j->hosts->nranks; i++)
         c->location_host[i] = j->hosts->node[i];
     return 0;
-}
-
-/* ------------------------------------------------ the rows, a batch at a time */
-
-int cp_cube_rows_start(cp_cube_rows *x, const cp_cube_column *k, const uint8_t *nz,
-                       int64_t nranks, uint64_t max_bytes, bool root, cp_cube_gather_fn gather,
-                       void *ctx)
-{
-    *x = (cp_cube_rows){.k = k, .nz = nz, .nranks = nranks, .gather = gather, .ctx = ctx};
-    /* A batch: at most max_bytes at rank 0, one row at least, no more
-     * rows than cells. */
-    size_t cells = k->nmetrics * k->ncnodes;
-    uint64_t cap = max_bytes / (8 * (uint64_t)(nranks > 0 ? nranks : 1));
-    size_t cap_rows = cap < 1 ? 1 : cap < cells ? (size_t)cap : (cells ? cells : 1);
-    if (cap_rows > INT32_MAX) /* MPI counts are int */
-        cap_rows = INT32_MAX;
-    x->per_batch = cap_rows;
-    x->mine = malloc(cap_rows * sizeof *x->mine);
-    x->cell = malloc(cap_rows * sizeof *x->cell);
-    x->all = root ? malloc((size_t)nranks * cap_rows * sizeof *x->all) : NULL;
-    return x->mine && x->cell && (!root || x->all) ? 0 : -1;
-}
-
-void cp_cube_rows_count(cp_cube_rows *x)
-{
-    size_t cells = x->k->nmetrics * x->k->ncnodes;
-    x->rows = 0;
-    for (size_t i = 0; i < cells; i++)
-        x->rows += x->nz[i] != 0;
-    if (x->rows && x->rows < x->per_batch)
-        x->per_batch = x->rows;
-}
-
-void cp_cube_rows_batch(cp_cube_rows *x)
-{
-    size_t n = x->rows - x->done < x->per_batch ? x->rows - x->done : x->per_batch;
-    size_t cells = x->k->nmetrics * x->k->ncnodes;
-    for (size_t i = 0; i < n; i++) {
-        while (x->cur < cells && !x->nz[x->cur])
-            x->cur++;
-        x->mine[i] = x->cur < cells ? x->k->raw[x->cur] : 0;
-        x->cell[i] = x->cur++;
-    }
-    if (x->gather(x->ctx, x->cell, x->mine, n, x->all))
-        x->failed = true;
-    x->start = x->done;
-    x->n = n;
-    x->done += n;
-}
-
-int cp_cube_rows_next(void *ctx, size_t m, size_t cnode, uint64_t *raw)
-{
-    cp_cube_rows *x = ctx;
-    if (x->next == x->start + x->n) {
-        if (x->done == x->rows)
-            return -1; /* the writer wants more rows than there are: a bug */
-        cp_cube_rows_batch(x);
-    }
-    size_t i = x->next++ - x->start;
-    if (x->failed || x->cell[i] != m * x->k->ncnodes + cnode)
-        return -1; /* not the row the batches hold: a bug, said as a failed write */
-    for (int64_t l = 0; l < x->nranks; l++)
-        raw[l] = x->all[(size_t)l * x->n + i];
-    return 0;
-}
-
-void cp_cube_rows_free(cp_cube_rows *x)
-{
-    free(x->mine);
-    free(x->cell);
-    free(x->all);
-    x->mine = x->all = NULL;
-    x->cell = NULL;
 }

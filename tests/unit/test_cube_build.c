@@ -1,5 +1,5 @@
 /*
- * Finalize's Cube stage without MPI (merge/cube_stage.c), for a few
+ * Finalize's Cube stage without MPI (writers/cubex_build.c, merge/cube_rows.c), for a few
  * ranks in one process: rank 0's metadata from the job's sites, call paths
  * and hosts (a prefix tree of functions, the MPI nodes below their call
  * sites, the hosts and every location's), every rank's column, and the
@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "collectives.h"
-#include "cube_stage.h"
+#include "cube_rows.h"
+#include "cubex_build.h"
 #include "cubex.h"
 #include "mpi_names.h"
 #include "tmpdir.h"
@@ -77,7 +78,7 @@ static void make(job *j)
     cp_cube_job cj = {.keys = j->keys, .nkeys = n, .call_tree = j->tree, .ncall_tree = 3,
                       .hosts = &j->hosts, .timing = true, .program = "app", .machine = "m",
                       .attrs = attrs, .nattrs = 1};
-    ck_assert_int_eq(cp_cube_stage_meta(&cj, &j->c, j->metric, &j->sc, &j->root), 0);
+    ck_assert_int_eq(cp_cube_build_meta(&cj, &j->c, j->metric, &j->sc, &j->root), 0);
     /* the program, main, a, b, and the MPI nodes: Alltoallv under main, a; Bcast under b */
     ck_assert_uint_eq(j->c.ncnodes, 7);
     ck_assert_uint_eq(j->c.nhosts, 2);
@@ -86,7 +87,7 @@ static void make(job *j)
         j->col[r] = (cp_cube_column){calloc(cells, 8), j->c.nmetrics, j->c.ncnodes,
                                      j->c.metrics};
         size_t m = sites_of(r, s);
-        cp_cube_stage_column(&j->col[r], j->metric, &j->sc, j->root, s, m, 10.0);
+        cp_cube_build_column(&j->col[r], j->metric, &j->sc, j->root, s, m, 10.0);
     }
 }
 
@@ -120,7 +121,7 @@ START_TEST(rows_a_batch_at_a_time_read_back_equal)
             any[i] |= j.col[r].raw[i] != 0;
     cp_cube_rows x;
     /* 8 bytes x P: one row a batch */
-    ck_assert_int_eq(cp_cube_rows_start(&x, &j.col[0], any, P, 8 * P, true, gather, &j), 0);
+    ck_assert_int_eq(cp_cube_rows_start(&x, j.col[0].raw, j.col[0].nmetrics * j.col[0].ncnodes, j.col[0].ncnodes, any, P, 8 * P, true, gather, &j), 0);
     cp_cube_rows_count(&x);
     ck_assert_uint_eq(x.per_batch, 1);
     ck_assert_uint_gt(x.rows, 10);
@@ -145,7 +146,7 @@ START_TEST(rows_a_batch_at_a_time_read_back_equal)
 
     /* A gather that fails: the write fails. */
     j.fail_gather = true;
-    ck_assert_int_eq(cp_cube_rows_start(&x, &j.col[0], any, P, 8 * P, true, gather, &j), 0);
+    ck_assert_int_eq(cp_cube_rows_start(&x, j.col[0].raw, j.col[0].nmetrics * j.col[0].ncnodes, j.col[0].ncnodes, any, P, 8 * P, true, gather, &j), 0);
     cp_cube_rows_count(&x);
     ck_assert_int_ne(cp_cubex_write_rows(path, &j.c, any, cp_cube_rows_next, &x, &err), 0);
     cp_cube_rows_free(&x);
@@ -156,7 +157,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("cube_stage");
+    Suite *s = suite_create("cube_build");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, tmpdir_make, tmpdir_remove);
     tcase_add_test(tc, rows_a_batch_at_a_time_read_back_equal);
