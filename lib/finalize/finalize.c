@@ -13,6 +13,7 @@
  * changes, not with the number of calls.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "finalize.h"
@@ -45,14 +46,42 @@ static int agree_directory(fin *f)
 
 /* ------------------------------------------------------- the pipeline */
 
-static void stage_timing(fin *f)
-{
-    cp_fin_timing(f, f->rt);
-}
+/* What the stages make, each product by one stage (finalize.h says which)
+ * and read by those after it. */
+typedef struct fin_products {
+    cp_manifest man;        /* rank 0: call paths (its call tree), numbering (its
+                               communicators), manifest (the rest) */
+    fin_leads leads;        /* tables to leads, count blocks */
+    fin_ids ids;            /* numbering */
+    fin_count_files counts; /* count files */
+    cp_run_times times;     /* timing */
+    fin_cpt cpt;            /* timings.cpt */
+    fin_outcome outcome;    /* agreement, run files */
+} fin_products;
 
-static void stage_cpt(fin *f)
+/* Each stage as the table runs it: what it reads (const) and what it makes,
+ * spelt out in its call. */
+static void paths(fin *f, fin_products *p) { cp_fin_callsites(f, &p->man); }
+static void to_leads(fin *f, fin_products *p) { cp_fin_exchange(f, &p->leads); }
+static void blocks(fin *f, fin_products *p) { cp_fin_make_blocks(f, &p->leads); }
+static void numbering(fin *f, fin_products *p) { cp_fin_number(f, &p->leads, &p->ids, &p->man); }
+static void count_files(fin *f, fin_products *p)
 {
-    cp_fin_write_cpt(f, f->rt);
+    cp_fin_merge_and_write(f, &p->leads, &p->counts);
+}
+static void timing(fin *f, fin_products *p) { cp_fin_timing(f, &p->ids, &p->leads, &p->times); }
+static void cpt(fin *f, fin_products *p) { cp_fin_write_cpt(f, &p->ids, &p->times, &p->cpt); }
+static void agreement(fin *f, fin_products *p)
+{
+    cp_fin_agree(f, &p->leads, &p->counts, &p->cpt, &p->outcome);
+}
+static void run_files(fin *f, fin_products *p)
+{
+    cp_fin_run_files(f, &p->man, &p->counts, &p->cpt, &p->times, &p->outcome);
+}
+static void manifest(fin *f, fin_products *p)
+{
+    cp_fin_manifest(f, &p->times, &p->outcome, &p->man);
 }
 
 /* The stages of finalize, in order.  Every rank runs every stage whatever
@@ -62,31 +91,39 @@ static void stage_cpt(fin *f)
  * written is skipped whole. */
 static const struct {
     const char *name;
-    void (*run)(fin *f);
+    void (*run)(fin *f, fin_products *p);
 } stages[] = {
-    {"call paths", cp_fin_callsites},      /* finalize_callsites.c: the job's call tree */
-    {"tables to leads", cp_fin_exchange},  /* finalize_exchange.c: counts to each lead */
-    {"count blocks", cp_fin_make_blocks},  /* finalize_merge.c: leads merge into blocks */
-    {"numbering", cp_fin_number},          /* finalize_ids.c: job-wide communicator ids */
-    {"count files", cp_fin_merge_and_write}, /* finalize_merge.c: leads write */
-    {"timing", stage_timing},              /* finalize_timing.c: sums; finalize_waits.c: wait
-                                              states; finalize_sites.c: the job's sites */
-    {"timings.cpt", stage_cpt},            /* finalize_cpt.c: every rank's chunk */
-    {"agreement", cp_fin_agree},           /* finalize_conclude.c: what failed; leads rename */
-    {"run files", cp_fin_run_files},       /* finalize_conclude.c: timings.cpt renamed;
-                                              finalize_profile.c: profile.cubex, profile.stat */
-    {"manifest", cp_fin_manifest},         /* finalize_conclude.c: manifest.json */
+    {"call paths", paths},           /* finalize_callsites.c: the job's call tree */
+    {"tables to leads", to_leads},   /* finalize_exchange.c: counts to each lead */
+    {"count blocks", blocks},        /* finalize_merge.c: leads merge into blocks */
+    {"numbering", numbering},        /* finalize_ids.c: job-wide communicator ids */
+    {"count files", count_files},    /* finalize_merge.c: leads write */
+    {"timing", timing},              /* finalize_timing.c: sums; finalize_waits.c: wait
+                                        states; finalize_sites.c: the job's sites */
+    {"timings.cpt", cpt},            /* finalize_cpt.c: every rank's chunk */
+    {"agreement", agreement},        /* finalize_conclude.c: what failed; leads rename */
+    {"run files", run_files},        /* finalize_conclude.c: timings.cpt renamed;
+                                        finalize_profile.c: profile.cubex, profile.stat */
+    {"manifest", manifest},          /* finalize_conclude.c: manifest.json */
 };
 
-static void run_stages(fin *f)
+static void run_stages(fin *f, fin_products *p)
 {
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
         double t = PMPI_Wtime();
-        stages[i].run(f);
+        stages[i].run(f, p);
         if (cp_rt.cfg.verbose >= 2 && f->rank == 0)
             cp_log("finalize stage %zu (%s): %.3f s on rank 0", i + 1, stages[i].name,
                    PMPI_Wtime() - t);
     }
+}
+
+static void products_free(fin_products *p)
+{
+    cp_manifest_free(&p->man);
+    cp_fin_leads_free(&p->leads);
+    cp_fin_ids_free(&p->ids);
+    cp_run_times_free(&p->times);
 }
 
 void cp_runtime_finalize(void)
@@ -109,15 +146,18 @@ void cp_runtime_finalize(void)
     }
     PMPI_Comm_set_errhandler(f.w, MPI_ERRORS_RETURN);
     if (agree_directory(&f) == 0) {
-        /* f.led: filled by the counts stage (cp_fin_exchange). */
-        cp_run_times rt;
-        f.rt = &rt;
+        fin_products p;
+        memset(&p, 0, sizeof p);
         if (cp_rt.cfg.verbose >= 2 && f.rank == 0)
             cp_log("finalize: %.3f s on rank 0 before the stages (the ranks meet, the output "
                    "directory)", PMPI_Wtime() - t0);
-        run_stages(&f);
-        cp_run_times_free(&rt);
-        cp_fin_free(&f);
+        run_stages(&f, &p);
+        products_free(&p);
+        for (size_t i = 0; i < f.nmissing; i++) {
+            free(f.missing[i].key);
+            free(f.missing[i].value);
+        }
+        free(f.missing);
     }
     /* The ranks done with their part wait here for rank 0 to write the
      * run-wide files, giving it the processor, instead of spinning in

@@ -1,9 +1,12 @@
 /*
- * Finalize, internal: the state its stages share and the stages
- * themselves.  finalize.c is the driver (the table of stages, in order);
- * finalize_fin.c the helpers of the shared state; one file per stage
- * (finalize_callsites.c, finalize_exchange.c, finalize_merge.c,
- * finalize_ids.c, finalize_timing.c, finalize_cpt.c, finalize_conclude.c).
+ * Finalize, internal: the context every stage is given, what each stage
+ * makes for the stages after it, and the stages themselves.  finalize.c is
+ * the driver (the table of stages, in order, and what each reads and
+ * makes); finalize_fin.c the helpers of the context and of the products;
+ * one file per stage (finalize_callsites.c, finalize_exchange.c,
+ * finalize_merge.c, finalize_ids.c, finalize_timing.c, finalize_cpt.c,
+ * finalize_conclude.c).  A stage's function takes the products it reads as
+ * const pointers and those it makes as the others: nothing else is shared.
  */
 #ifndef COLLPROF_FINALIZE_H
 #define COLLPROF_FINALIZE_H
@@ -15,6 +18,7 @@
 #include "comm_registry.h"
 #include "counts_tree.h"
 #include "hash_index.h"
+#include "manifest.h"
 
 #define TAG_COUNTS 0x6370 /* on our own duplicate of MPI_COMM_WORLD */
 
@@ -36,7 +40,61 @@ typedef struct cp_led {
     int64_t calls[CP_NCOLLECTIVES], nblocks_of[CP_NCOLLECTIVES][2];
 } cp_led;
 
-/* What the agreement stage settles, for the stages after it. */
+/* The context, set by the driver and read by every stage.  A stage
+ * writes into it only its failures: one that spoils the whole profile
+ * (cp_fin_fail) and, at rank 0, a file that will be missing
+ * (cp_fin_missing). */
+typedef struct fin {
+    MPI_Comm w;       /* our own duplicate of MPI_COMM_WORLD */
+    int rank, size;
+    char dir[4096];   /* the output directory, the same on every rank */
+    double t0;        /* when finalize began (PMPI_Wtime) */
+    bool failed;      /* this rank hit an error that spoils the profile (message in err) */
+    cp_error err;
+    cp_kv *missing;   /* rank 0: files not written, with the reason */
+    size_t nmissing;
+} fin;
+
+/* "tables to leads" (finalize_exchange.c) makes it; "count blocks" adds the
+ * blocks: the communicators with calls that this rank leads. */
+typedef struct fin_leads {
+    cp_led *led;
+    size_t n;
+    /* Lookups by key (hash, ordinal): thousands of communicators must not
+     * make finalize quadratic.  When the index could not be built
+     * (memory), lookups fall back to a linear search. */
+    cp_index ix;
+    bool ix_ok;
+    bool trees_ok;    /* every rank holds every communicator (the wait states need it) */
+} fin_leads;
+
+/* "numbering" (finalize_ids.c): the job-wide ids, on every rank. */
+typedef struct fin_ids {
+    uint64_t *hash;   /* the key of communicator id i */
+    uint32_t *ordinal;
+    size_t n;
+    cp_index ix;
+    bool ix_ok;
+} fin_ids;
+
+/* "count files" (finalize_merge.c): this lead's files, before renaming. */
+typedef struct fin_count_files {
+    char part[2][4300]; /* final + ".part" */
+    char final[2][4200];
+    size_t nblocks[2];
+    bool failed;      /* they could not be written */
+    cp_error err;
+} fin_count_files;
+
+/* "timings.cpt" (finalize_cpt.c): this rank's part of the file. */
+typedef struct fin_cpt {
+    char part[4300];  /* the file before renaming, "" if not made */
+    bool failed;      /* this rank's part could not be written */
+    cp_error err;
+} fin_cpt;
+
+/* "agreement" (finalize_conclude.c) settles it; "run files" adds the files
+ * it wrote. */
 typedef struct fin_outcome {
     bool ok;             /* the profile can be written (no rank failed) */
     int lowest[3];       /* the lowest rank that failed / could not write its count
@@ -47,73 +105,54 @@ typedef struct fin_outcome {
     size_t nrun;
 } fin_outcome;
 
-typedef struct fin {
-    MPI_Comm w;
-    int rank, size;
-    char dir[4096];
-    bool failed;      /* this rank hit an error (message in err) */
-    cp_error err;
-    bool counts_failed; /* this lead's count files could not be written */
-    cp_error counts_err;
-    bool cpt_failed;  /* this rank's part of timings.cpt could not be written */
-    cp_error cpt_err;
-    cp_led *led;      /* communicators with calls that this rank leads */
-    size_t nled;
-    cp_manifest man;  /* rank 0 */
-    uint64_t *id_hash;   /* the key of communicator id i (every rank) */
-    uint32_t *id_ordinal;
-    size_t nids;
-    /* Lookups by key (hash, ordinal) into led[] and the ids: thousands of
-     * communicators must not make finalize quadratic.  When an index could
-     * not be built (memory), lookups fall back to a linear search. */
-    cp_index led_ix, id_ix;
-    bool led_ix_ok, id_ix_ok;
-    char part[2][4300];  /* this lead's files, before renaming (final + ".part") */
-    size_t nblocks[2];
-    char final[2][4200];
-    char cpt_part[4300];  /* timings.cpt before renaming, "" if not made */
-    bool trees_ok;    /* every rank holds every communicator (cp_fin_exchange) */
-    struct cp_run_times *rt; /* the timing stages' sums (finalize_timing.h) */
-    double t0;        /* when finalize began (PMPI_Wtime) */
-    fin_outcome outcome; /* the agreement stage's (finalize_conclude.c) */
-} fin;
+struct cp_run_times; /* "timing" (finalize_timing.h) */
 
-/* Index led[] (after filling it, and again after reordering it) and the
- * ids (after numbering). */
-void cp_fin_index_led(fin *f);
-void cp_fin_index_ids(fin *f);
-/* The communicator led here with this key, or NULL. */
-cp_led *cp_fin_led_find(fin *f, uint64_t hash, uint32_t ordinal);
-/* The job-wide id of a communicator of this rank, or -1 (not numbered). */
-int64_t cp_fin_comm_id(const fin *f, const cp_comm *c);
 /* Record the first failure of this rank that spoils the whole profile
  * (the tables did not reach the leads, memory ran out while merging). */
 void cp_fin_fail(fin *f, const char *msg);
-/* qsort/bsearch order of int64_t (keys, ranks). */
-int cp_fin_cmp_i64(const void *a, const void *b);
+/* Rank 0: a file of the profile could not be written: said once on stderr
+ * (say) and listed in the manifest's "missing" with the reason. */
+void cp_fin_missing(fin *f, const char *name, const char *reason, bool say);
 /* Record the first failure of this rank's part of timings.cpt: that file
  * alone is missing. */
-void cp_fin_cpt_fail(fin *f, const char *msg);
-/* Rank 0: a file of the profile could not be written: said once on stderr
- * and listed in the manifest's "missing" with the reason. */
-void cp_fin_missing(fin *f, const char *name, const char *reason, bool say);
-/* The job's call tree at rank 0 (manifest); call paths in every rank's
- * signatures renamed to its ids. */
-void cp_fin_callsites(fin *f);
-/* Send every rank's tables to the leads; leads unpack them into f->led. */
-void cp_fin_exchange(fin *f);
-/* Number the communicators job-wide (rank 0), ids back to the leads. */
-void cp_fin_number(fin *f);
+void cp_fin_cpt_fail(const fin *f, fin_cpt *cpt, const char *msg);
+
+/* Index the led communicators (after filling them, and again after
+ * reordering them) and the ids (after numbering). */
+void cp_fin_index_led(fin_leads *L);
+void cp_fin_index_ids(fin_ids *ids);
+/* The communicator led here with this key, or NULL. */
+cp_led *cp_fin_led_find(fin_leads *L, uint64_t hash, uint32_t ordinal);
+/* The job-wide id of a communicator of this rank, or -1 (not numbered). */
+int64_t cp_fin_comm_id(const fin_ids *ids, const cp_comm *c);
+void cp_fin_leads_free(fin_leads *L);
+void cp_fin_ids_free(fin_ids *ids);
+/* qsort/bsearch order of int64_t (keys, ranks). */
+int cp_fin_cmp_i64(const void *a, const void *b);
+
+/* The stages, in the driver's order (finalize.c's table). */
+/* The job's call tree and its modules at rank 0 (into man); call paths in
+ * every rank's signatures renamed to its ids. */
+void cp_fin_callsites(fin *f, cp_manifest *man);
+/* Send every rank's tables to the leads; leads unpack them into *L. */
+void cp_fin_exchange(fin *f, fin_leads *L);
 /* Leads: merge each communicator's trees into blocks (before numbering,
  * which tells rank 0 how many each collective has). */
-void cp_fin_make_blocks(fin *f);
+void cp_fin_make_blocks(fin *f, fin_leads *L);
+/* Number the communicators job-wide (rank 0: man's communicator table and
+ * disagreements), ids to every rank; the leads learn their ids. */
+void cp_fin_number(fin *f, fin_leads *L, fin_ids *ids, cp_manifest *man);
 /* Leads: the blocks, numbered, into the count files under .part names. */
-void cp_fin_merge_and_write(fin *f);
-/* The last stages (finalize_conclude.c): agree on what failed, the leads
- * rename; the run-wide files; the manifest. */
-void cp_fin_agree(fin *f);
-void cp_fin_run_files(fin *f);
-void cp_fin_manifest(fin *f);
-void cp_fin_free(fin *f);
+void cp_fin_merge_and_write(fin *f, fin_leads *L, fin_count_files *cf);
+/* Agree on what failed; the leads rename their count files. */
+void cp_fin_agree(fin *f, const fin_leads *L, const fin_count_files *cf, const fin_cpt *cpt,
+                  fin_outcome *o);
+/* The reasons of the first failures to rank 0; timings.cpt renamed;
+ * profile.cubex (with man's call tree) and profile.stat (rank 0 writes). */
+void cp_fin_run_files(fin *f, const cp_manifest *man, const fin_count_files *cf,
+                      const fin_cpt *cpt, struct cp_run_times *rt, fin_outcome *o);
+/* manifest.json (rank 0). */
+void cp_fin_manifest(fin *f, const struct cp_run_times *rt, const fin_outcome *o,
+                     cp_manifest *man);
 
 #endif

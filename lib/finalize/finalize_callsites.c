@@ -120,7 +120,7 @@ static void record_modules(cp_manifest *m)
     }
 }
 
-void cp_fin_callsites(fin *f)
+void cp_fin_callsites(fin *f, cp_manifest *man)
 {
     if (cp_rt.cfg.callsite_depth == 0)
         return; /* the same on every rank */
@@ -132,15 +132,15 @@ void cp_fin_callsites(fin *f)
                     down = {.f = f, .tag = TAG_PATHS_DOWN, .what = "call-path ids"};
     cp_tree_io io_up = cp_fin_world_carrier(&up), io_down = cp_fin_world_carrier(&down);
     cp_paths_up(&st, f->rank, f->size, &io_up);
-    bool down_ok = cp_paths_down(&st, f->rank, f->size, &io_down, &f->man);
+    bool down_ok = cp_paths_down(&st, f->rank, f->size, &io_down, man);
     cp_fin_world_finish(&up);
     cp_fin_world_finish(&down);
     if (!down_ok)
         cp_fin_fail(f, "out of memory while numbering call paths");
     else if (f->rank == 0) {
-        record_modules(&f->man);
+        record_modules(man);
         /* The lines of the run, while its modules are the builds that ran. */
-        cp_callsite_lines(f->man.call_tree, f->man.ncall_tree, f->man.modules, f->man.nmodules);
+        cp_callsite_lines(man->call_tree, man->ncall_tree, man->modules, man->nmodules);
     }
     uint32_t *map = malloc((npaths ? npaths : 1) * sizeof *map);
     for (uint32_t i = 0; map && i < npaths; i++)

@@ -52,9 +52,8 @@ static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
  * huge job: its chunks carry CRCs of their own). */
 #define CRC_MAX_BYTES (INT64_C(1) << 30)
 
-static void fingerprint_files(fin *f)
+static void fingerprint_files(const fin *f, cp_manifest *m)
 {
-    cp_manifest *m = &f->man;
     m->file_bytes = malloc((m->nfiles ? m->nfiles : 1) * sizeof *m->file_bytes);
     m->file_crc = malloc((m->nfiles ? m->nfiles : 1) * sizeof *m->file_crc);
     if (!m->file_bytes || !m->file_crc) {
@@ -77,11 +76,10 @@ static void fingerprint_files(fin *f)
 /* counts_missing: some lead could not write its count files (rank 0
  * looks which: after the renames, on the shared file system);
  * counts_rank's reason is counts_reason. */
-static void fill_manifest(fin *f, bool partial, const char *const *run_files, size_t nrun,
-                          const cp_run_times *rt, bool counts_missing, int64_t counts_rank,
-                          const char *counts_reason)
+static void fill_manifest(fin *f, cp_manifest *m, bool partial, const char *const *run_files,
+                          size_t nrun, const cp_run_times *rt, bool counts_missing,
+                          int64_t counts_rank, const char *counts_reason)
 {
-    cp_manifest *m = &f->man;
     if (cp_run_manifest(m, partial ? "memory ran out on some ranks: calls after that were not "
                                      "recorded"
                                    : NULL))
@@ -130,7 +128,7 @@ static void fill_manifest(fin *f, bool partial, const char *const *run_files, si
             if (!counts_missing || stat(path, &st) == 0) {
                 m->files[m->nfiles++] = strdup(name);
             } else {
-                char why[sizeof f->counts_err.msg + 64];
+                char why[sizeof f->err.msg + 64];
                 snprintf(why, sizeof why, "rank %" PRId64 " could not write it%s%s", lead,
                          lead == counts_rank ? ": " : " (see its message on stderr)",
                          lead == counts_rank ? counts_reason : "");
@@ -140,33 +138,33 @@ static void fill_manifest(fin *f, bool partial, const char *const *run_files, si
     }
     free(leads);
     free(listed);
-    fingerprint_files(f);
+    fingerprint_files(f, m);
 }
 
 /* The run-wide files, every rank taking part: the raw timings (rank 0
  * renames them; cpt_reason: why some rank's part of it failed, or NULL),
  * the Cube profile (rank 0 writes it with every rank's rows), its
  * statistics.  Returns (rank 0) how many of names[] were written. */
-static size_t write_run_files(fin *f, cp_run_times *rt, const char *cpt_reason,
-                              const char *names[3])
+static size_t write_run_files(fin *f, const cp_manifest *man, cp_run_times *rt,
+                              const fin_cpt *cpt, const char *cpt_reason, const char *names[3])
 {
     size_t n = 0;
     if (f->rank == 0 && cp_rt.cfg.timing != CP_TIMING_OFF) {
         char final[4200];
         snprintf(final, sizeof final, "%s/timings.cpt", f->dir);
         if (cpt_reason) {
-            remove(f->cpt_part);
+            remove(cpt->part);
             cp_fin_missing(f, "timings.cpt", cpt_reason, true);
-        } else if (rename(f->cpt_part, final) != 0) {
+        } else if (rename(cpt->part, final) != 0) {
             char why[4600];
-            snprintf(why, sizeof why, "cannot rename %s into place: %s", f->cpt_part,
+            snprintf(why, sizeof why, "cannot rename %s into place: %s", cpt->part,
                      strerror(errno));
             cp_fin_missing(f, "timings.cpt", why, true);
         } else {
             names[n++] = "timings.cpt";
         }
     }
-    return n + cp_fin_write_profile(f, rt, names + n);
+    return n + cp_fin_write_profile(f, man, rt, names + n);
 }
 
 /* A reason text from rank `from` to rank 0 (when from is not 0 itself). */
@@ -188,9 +186,9 @@ static void reason_to_root(fin *f, int from, const cp_error *mine, char *out, si
  * (the lowest rank whose failure spoils it reports), and which ranks could
  * not write their count files or their part of timings.cpt (those files
  * alone are missing); the leads rename their count files into place. */
-void cp_fin_agree(fin *f)
+void cp_fin_agree(fin *f, const fin_leads *L, const fin_count_files *cf, const fin_cpt *cpt,
+                  fin_outcome *o)
 {
-    fin_outcome *o = &f->outcome;
     int partial = 0;
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
         partial |= c->lost;
@@ -200,8 +198,8 @@ void cp_fin_agree(fin *f)
     /* All in one maximum (each collective costs a round of the scheduler
      * where ranks outnumber cores): lowest ranks as negated maxima, and the
      * highest failing rank, which tells whether another failed too. */
-    int in[5] = {-(f->failed ? f->rank : f->size), -(f->counts_failed ? f->rank : f->size),
-                 -(f->cpt_failed ? f->rank : f->size), f->failed ? f->rank : -1, partial};
+    int in[5] = {-(f->failed ? f->rank : f->size), -(cf->failed ? f->rank : f->size),
+                 -(cpt->failed ? f->rank : f->size), f->failed ? f->rank : -1, partial};
     int out[5];
     cp_tp_allreduce(in, out, 5, MPI_INT, MPI_MAX, f->w);
     for (int i = 0; i < 3; i++)
@@ -212,59 +210,64 @@ void cp_fin_agree(fin *f)
     if (f->failed && f->rank == o->lowest[0])
         cp_log("%s (rank %d%s); no profile written", f->err.msg, f->rank,
                highest_failed != f->rank ? ", and other ranks failed too" : "");
-    if (o->ok && f->counts_failed)
-        cp_log("rank %d cannot write its count files: %s", f->rank, f->counts_err.msg);
-    for (int d = 0; d < 2 && f->nled > 0; d++) {
-        if (!f->part[d][0])
+    if (o->ok && cf->failed)
+        cp_log("rank %d cannot write its count files: %s", f->rank, cf->err.msg);
+    for (int d = 0; d < 2 && L->n > 0; d++) {
+        if (!cf->part[d][0])
             continue;
-        if (!o->ok || f->counts_failed)
-            remove(f->part[d]);
-        else if (rename(f->part[d], f->final[d]) != 0)
-            cp_log("rank %d cannot rename %s into place: %s", f->rank, f->part[d],
+        if (!o->ok || cf->failed)
+            remove(cf->part[d]);
+        else if (rename(cf->part[d], cf->final[d]) != 0)
+            cp_log("rank %d cannot rename %s into place: %s", f->rank, cf->part[d],
                    strerror(errno));
         else if (cp_rt.cfg.verbose >= 1)
-            cp_log("rank %d wrote %s (%zu blocks, %zu communicators)", f->rank, f->final[d],
-                   f->nblocks[d], f->nled);
+            cp_log("rank %d wrote %s (%zu blocks, %zu communicators)", f->rank, cf->final[d],
+                   cf->nblocks[d], L->n);
     }
-    if (!o->ok && f->rank == 0 && f->cpt_part[0])
-        remove(f->cpt_part);
+    if (!o->ok && f->rank == 0 && cpt->part[0])
+        remove(cpt->part);
 }
 
 /* Stage: the run-wide files.  The reasons of the first failures of each
  * kind go to rank 0 for the manifest (everything a lead renamed is in
  * place after this); then timings.cpt is renamed, and the Cube profile and
  * its statistics are written, every rank taking part. */
-void cp_fin_run_files(fin *f)
+void cp_fin_run_files(fin *f, const cp_manifest *man, const fin_count_files *cf,
+                      const fin_cpt *cpt, cp_run_times *rt, fin_outcome *o)
 {
-    fin_outcome *o = &f->outcome;
     if (!o->ok)
         return;
     if (o->lowest[1] < f->size)
-        reason_to_root(f, o->lowest[1], &f->counts_err, o->counts_reason,
+        reason_to_root(f, o->lowest[1], &cf->err, o->counts_reason,
                        sizeof o->counts_reason);
     if (o->lowest[2] < f->size)
-        reason_to_root(f, o->lowest[2], &f->cpt_err, o->cpt_reason, sizeof o->cpt_reason);
+        reason_to_root(f, o->lowest[2], &cpt->err, o->cpt_reason, sizeof o->cpt_reason);
     if (o->lowest[1] < f->size)
         cp_tp_barrier(f->w);
-    o->nrun = write_run_files(f, f->rt, o->lowest[2] < f->size ? o->cpt_reason : NULL,
+    o->nrun = write_run_files(f, man, rt, cpt, o->lowest[2] < f->size ? o->cpt_reason : NULL,
                               o->run_files);
 }
 
 /* Stage: the manifest (rank 0), which lists every file written and what
  * is missing, then the one line that says where the profile is. */
-void cp_fin_manifest(fin *f)
+void cp_fin_manifest(fin *f, const cp_run_times *rt, const fin_outcome *o, cp_manifest *man)
 {
-    fin_outcome *o = &f->outcome;
     if (!o->ok || f->rank != 0)
         return;
-    fill_manifest(f, o->any_partial, o->run_files, o->nrun, f->rt, o->lowest[1] < f->size,
+    fill_manifest(f, man, o->any_partial, o->run_files, o->nrun, rt, o->lowest[1] < f->size,
                   o->lowest[1], o->counts_reason);
+    /* The files the stages could not write, with their reasons: the
+     * manifest's from now on. */
+    man->missing = f->missing;
+    man->nmissing = f->nmissing;
+    f->missing = NULL;
+    f->nmissing = 0;
     char path[4200];
     snprintf(path, sizeof path, "%s/manifest.json", f->dir);
     cp_error err;
-    if (cp_manifest_write_file(path, false, &f->man, &err)) {
+    if (cp_manifest_write_file(path, false, man, &err)) {
         cp_log("%s", err.msg);
         return;
     }
-    cp_log("wrote %zu files to %s in %.3f s", f->man.nfiles, f->dir, PMPI_Wtime() - f->t0);
+    cp_log("wrote %zu files to %s in %.3f s", man->nfiles, f->dir, PMPI_Wtime() - f->t0);
 }

@@ -102,7 +102,8 @@ static int add_aggregates(cp_cpt_chunk *ch, const cp_run_times *rt)
     return 0;
 }
 
-static int build_chunk(fin *f, const cp_run_times *rt, cp_cpt_chunk *ch)
+static int build_chunk(const fin *f, const fin_ids *ids, const cp_run_times *rt,
+                       cp_cpt_chunk *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->rank = f->rank;
@@ -113,7 +114,7 @@ static int build_chunk(fin *f, const cp_run_times *rt, cp_cpt_chunk *ch)
     if (f->rank == 0 && add_aggregates(ch, rt))
         return -1;
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
-        int64_t id = cp_fin_comm_id(f, c);
+        int64_t id = cp_fin_comm_id(ids, c);
         for (int k = 0; k < CP_NCOLLECTIVES && id >= 0; k++)
             if (c->coll[k] && (c->coll[k]->timing.n || c->coll[k]->timing.naggregated) &&
                 add_series(ch, c, id, k))
@@ -137,7 +138,7 @@ static void header_model(fin *f, cp_cpt_file *h)
 }
 
 /* A failure of MPI-IO, with the MPI library's reason. */
-static void cpt_mpi_fail(fin *f, const char *what, int rc)
+static void cpt_mpi_fail(const fin *f, fin_cpt *cpt, const char *what, int rc)
 {
     char reason[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
@@ -147,7 +148,7 @@ static void cpt_mpi_fail(fin *f, const char *what, int rc)
             *c = ' ';
     char msg[MPI_MAX_ERROR_STRING + 128];
     snprintf(msg, sizeof msg, "%s: %s", what, reason);
-    cp_fin_cpt_fail(f, msg);
+    cp_fin_cpt_fail(f, cpt, msg);
 }
 
 /* Write p[done, n) at offset + done with pwrite.  Also what a rank does when
@@ -155,10 +156,10 @@ static void cpt_mpi_fail(fin *f, const char *what, int rc)
  * that the file system refused, saying so only in a line of its own on
  * stderr, with a short count: the rest is written after all, or the
  * failure gets the system's reason. */
-static void rewrite_posix(fin *f, uint64_t offset, const unsigned char *p, uint64_t n,
+static void rewrite_posix(const fin *f, fin_cpt *cpt, uint64_t offset, const unsigned char *p, uint64_t n,
                           uint64_t done)
 {
-    int fd = open(f->cpt_part, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(cpt->part, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     int e = fd < 0 ? errno : 0;
     offset += done;
     while (!e && n > 0) {
@@ -178,7 +179,7 @@ static void rewrite_posix(fin *f, uint64_t offset, const unsigned char *p, uint6
     if (e) {
         char msg[256];
         snprintf(msg, sizeof msg, "cannot write timings.cpt: %s", strerror(e));
-        cp_fin_cpt_fail(f, msg);
+        cp_fin_cpt_fail(f, cpt, msg);
     }
 }
 
@@ -203,18 +204,18 @@ static bool posix_safe(const char *dir)
     }
 }
 
-void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
+void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cpt *cpt)
 {
     if (cp_rt.cfg.timing == CP_TIMING_OFF)
         return; /* the same on every rank */
     cp_cpt_chunk ch;
     cp_bytes out = {0};
     cp_error err;
-    bool ok = !f->failed && build_chunk(f, rt, &ch) == 0;
+    bool ok = !f->failed && build_chunk(f, ids, rt, &ch) == 0;
     if (!ok && !f->failed)
-        cp_fin_cpt_fail(f, "out of memory while preparing timings.cpt");
+        cp_fin_cpt_fail(f, cpt, "out of memory while preparing timings.cpt");
     else if (cp_cpt_encode_chunk(&ch, &out, &err)) {
-        cp_fin_cpt_fail(f, err.msg);
+        cp_fin_cpt_fail(f, cpt, err.msg);
         ok = false;
     }
     cp_cpt_chunk_free(&ch);
@@ -231,7 +232,7 @@ void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
     cp_bytes head = {0};
     if (f->rank == 0) {
         if (!offsets || cp_cpt_encode_header(&h, offsets, &head, &err)) {
-            cp_fin_cpt_fail(f, offsets ? err.msg : "out of memory while writing timings.cpt");
+            cp_fin_cpt_fail(f, cpt, offsets ? err.msg : "out of memory while writing timings.cpt");
             ok = false;
         }
         /* The header goes in front of rank 0's chunk. */
@@ -246,7 +247,7 @@ void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
                 out = both;
                 offset = 0;
             } else {
-                cp_fin_cpt_fail(f, "out of memory while writing timings.cpt");
+                cp_fin_cpt_fail(f, cpt, "out of memory while writing timings.cpt");
                 ok = false;
             }
         }
@@ -262,52 +263,52 @@ void cp_fin_write_cpt(fin *f, const cp_run_times *rt)
      * semaphore, which a run killed while holding it leaves behind locked:
      * a fixed name would hang every later run in MPI_File_open). */
     int made[2] = {0, 0}; /* errno of the creation; written with pwrite */
-    char final[sizeof f->cpt_part];
+    char final[sizeof cpt->part];
     snprintf(final, sizeof final, "%s/timings.cpt", f->dir);
     if (f->rank == 0) {
-        int fd = cp_create_temporary(final, f->cpt_part, sizeof f->cpt_part);
+        int fd = cp_create_temporary(final, cpt->part, sizeof cpt->part);
         made[0] = fd >= 0 ? 0 : errno;
         made[1] = posix_safe(f->dir);
         if (fd >= 0)
             close(fd);
         else
-            f->cpt_part[0] = 0;
+            cpt->part[0] = 0;
     }
     cp_tp_bcast(made, 2, MPI_INT, 0, f->w);
-    cp_tp_bcast(f->cpt_part, (int)sizeof f->cpt_part, MPI_CHAR, 0, f->w);
+    cp_tp_bcast(cpt->part, (int)sizeof cpt->part, MPI_CHAR, 0, f->w);
     bool fits = cp_bytes_fit(out.len);
     if (made[1]) {
         if (made[0]) {
             char msg[4500];
             snprintf(msg, sizeof msg, "cannot create a temporary file for %.4300s: %s", final,
                      strerror(made[0]));
-            cp_fin_cpt_fail(f, msg);
+            cp_fin_cpt_fail(f, cpt, msg);
         } else if (ok) {
-            rewrite_posix(f, offset, out.p, out.len, 0);
+            rewrite_posix(f, cpt, offset, out.p, out.len, 0);
         }
         cp_bytes_free(&out);
         return;
     }
     int rc = made[0] ? MPI_ERR_FILE
-                  : PMPI_File_open(f->w, f->cpt_part, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+                  : PMPI_File_open(f->w, cpt->part, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
         char msg[4500];
         snprintf(msg, sizeof msg, "cannot create a temporary file for %.4300s: %s", final,
                  made[0] ? strerror(made[0]) : "the MPI library cannot open it");
-        cp_fin_cpt_fail(f, msg);
+        cp_fin_cpt_fail(f, cpt, msg);
     }
     uint64_t want = ok && fits ? out.len : 0, written = 0;
     if (rc == MPI_SUCCESS) {
         rc = cp_write_at_all_bytes(fh, (MPI_Offset)offset, out.p, want, &written);
         if (!fits)
-            cp_fin_cpt_fail(f, "cannot write timings.cpt: this rank's part is more than this MPI "
+            cp_fin_cpt_fail(f, cpt, "cannot write timings.cpt: this rank's part is more than this MPI "
                            "library writes at once");
         else if (rc != MPI_SUCCESS)
-            cpt_mpi_fail(f, "cannot write timings.cpt", rc);
+            cpt_mpi_fail(f, cpt, "cannot write timings.cpt", rc);
         if ((rc = PMPI_File_close(&fh)) != MPI_SUCCESS)
-            cpt_mpi_fail(f, "cannot close timings.cpt", rc);
-        else if (!f->cpt_failed && written < want)
-            rewrite_posix(f, offset, out.p + written, want - written, written);
+            cpt_mpi_fail(f, cpt, "cannot close timings.cpt", rc);
+        else if (!cpt->failed && written < want)
+            rewrite_posix(f, cpt, offset, out.p + written, want - written, written);
     }
     cp_bytes_free(&out);
 }

@@ -197,15 +197,16 @@ static bool holds_calls(const cp_holding *h)
 
 /* The lead's holding becomes a led communicator's trees and lists, when
  * any member called anything there (the lead itself perhaps not). */
-static void to_led(fin *f, const cp_membership *g, const cp_comm *c, cp_holding *h)
+static void to_led(fin *f, fin_leads *L, const cp_membership *g, const cp_comm *c,
+                   cp_holding *h)
 {
     if (!holds_calls(h) && !g->failed && !h->failed)
         return;
-    if (!f->led) { /* no room for the list (cp_fin_exchange made it) */
+    if (!L->led) { /* no room for the list (cp_fin_exchange made it) */
         cp_fin_fail(f, "out of memory while receiving counts");
         return;
     }
-    cp_led *l = &f->led[f->nled++];
+    cp_led *l = &L->led[L->n++];
     *l = (cp_led){.comm = (cp_comm *)c};
     if (g->failed || h->failed) {
         char msg[200];
@@ -229,7 +230,7 @@ static void to_led(fin *f, const cp_membership *g, const cp_comm *c, cp_holding 
     }
 }
 
-void cp_fin_exchange(fin *f)
+void cp_fin_exchange(fin *f, fin_leads *L)
 {
     size_t n = 0;
     for (cp_comm *c = cp_registry_first(); c; c = c->next)
@@ -247,7 +248,7 @@ void cp_fin_exchange(fin *f)
     cp_tp_allreduce(in, sum, 5, MPI_UINT64_T, MPI_SUM, f->w);
     bool held = sum[0] % FP_PRIME == sum[1] % FP_PRIME && sum[2] % FP_PRIME == sum[3] % FP_PRIME;
     int all = sum[4] == 0 && held;
-    f->trees_ok = all != 0; /* the wait states' trees need the same */
+    L->trees_ok = all != 0; /* the wait states' trees need the same */
     if (!held && f->rank == 0)
         cp_log("some rank does not hold a communicator that its peers hold (one it never "
                "used, created before collprof started): counts go straight to each "
@@ -289,13 +290,13 @@ void cp_fin_exchange(fin *f)
     size_t leads = 0;
     for (size_t i = 0; i < n; i++)
         leads += H.g.v[i].rank == 0;
-    f->led = calloc(leads ? leads : 1, sizeof *f->led);
+    L->led = calloc(leads ? leads : 1, sizeof *L->led);
     for (size_t i = 0; i < n; i++) {
         if (H.g.v[i].rank == 0)
-            to_led(f, &H.g.v[i], H.c[i], &H.h[i]);
+            to_led(f, L, &H.g.v[i], H.c[i], &H.h[i]);
         cp_holding_clear(&H.h[i]);
     }
-    cp_fin_index_led(f);
+    cp_fin_index_led(L);
     cp_groups_free_index(&H.g);
     free(H.g.v);
     free(H.h);

@@ -189,14 +189,13 @@ static void get_disagreements(cp_rbuf *b, desc *x)
 
 /* Rank 0: the manifest's "disagreements", by communicator id, and the
  * first few on stderr. */
-static void name_disagreements(fin *f, const desc *d, size_t nd)
+static void name_disagreements(cp_manifest *m, const desc *d, size_t nd)
 {
     size_t n = 0, said = 0;
     for (size_t i = 0; i < nd; i++)
         n += d[i].ndis;
     if (!n)
         return;
-    cp_manifest *m = &f->man;
     m->disagreements = calloc(n, sizeof *m->disagreements);
     for (size_t i = 0; i < nd; i++)
         for (uint32_t j = 0; j < d[i].ndis; j++) {
@@ -223,24 +222,24 @@ static void name_disagreements(fin *f, const desc *d, size_t nd)
                "\"disagreements\")", said - 3);
 }
 
-void cp_fin_number(fin *f)
+void cp_fin_number(fin *f, fin_leads *L, fin_ids *ids_out, cp_manifest *man)
 {
     cp_wbuf b = {0};
-    for (size_t i = 0; i < f->nled; i++) {
-        const cp_comm *c = f->led[i].comm;
+    for (size_t i = 0; i < L->n; i++) {
+        const cp_comm *c = L->led[i].comm;
         cp_put_u64(&b, c->key_hash);
         cp_put_u32(&b, c->key_ordinal);
         cp_put_u32(&b, c->reg_index);
         cp_put_i64(&b, c->size);
         put_ranges(&b, &c->members);
         put_ranges(&b, &c->remote);
-        put_neighbours(&b, &f->led[i]);
-        put_series(&b, &f->led[i]);
-        put_disagreements(&b, &f->led[i]);
+        put_neighbours(&b, &L->led[i]);
+        put_series(&b, &L->led[i]);
+        put_disagreements(&b, &L->led[i]);
     }
     if (b.failed)
         cp_fin_fail(f, "out of memory while describing communicators");
-    int mylen = b.failed ? 0 : (int)b.len, nled = b.failed ? 0 : (int)f->nled;
+    int mylen = b.failed ? 0 : (int)b.len, nled = b.failed ? 0 : (int)L->n;
     int *lens = NULL, *displs = NULL, *nleds = NULL, *idispls = NULL;
     char *all = NULL;
     int64_t *ids = NULL;
@@ -291,10 +290,10 @@ void cp_fin_number(fin *f)
                 cp_fin_fail(f, "malformed communicator descriptions");
         }
         qsort(d, nd, sizeof *d, desc_order);
-        f->man.comms = calloc(nd ? nd : 1, sizeof *f->man.comms);
-        for (size_t i = 0; i < nd && ids && f->man.comms; i++) {
+        man->comms = calloc(nd ? nd : 1, sizeof *man->comms);
+        for (size_t i = 0; i < nd && ids && man->comms; i++) {
             ids[idispls[d[i].from] + (int)d[i].pos] = (int64_t)i;
-            cp_comm_info *ci = &f->man.comms[f->man.ncomms++];
+            cp_comm_info *ci = &man->comms[man->ncomms++];
             ci->id = (int64_t)i;
             ci->size = d[i].size;
             ci->lead = d[i].lead;
@@ -308,40 +307,40 @@ void cp_fin_number(fin *f)
             memset(&d[i].remote, 0, sizeof d[i].remote);
             d[i].neighbors = NULL;
         }
-        if (!all || !d || !ids || !f->man.comms)
+        if (!all || !d || !ids || !man->comms)
             cp_fin_fail(f, "out of memory while numbering communicators");
         else
-            name_disagreements(f, d, nd);
+            name_disagreements(man, d, nd);
     }
     /* Every rank learns every id (the timing chunks name communicators). */
     uint64_t nids = 0;
     if (f->rank == 0 && ids && d)
         nids = nd;
     cp_tp_bcast(&nids, 1, MPI_UINT64_T, 0, f->w);
-    f->id_hash = calloc(nids ? nids : 1, sizeof *f->id_hash);
-    f->id_ordinal = calloc(nids ? nids : 1, sizeof *f->id_ordinal);
-    if (f->id_hash && f->id_ordinal && f->rank == 0)
+    ids_out->hash = calloc(nids ? nids : 1, sizeof *ids_out->hash);
+    ids_out->ordinal = calloc(nids ? nids : 1, sizeof *ids_out->ordinal);
+    if (ids_out->hash && ids_out->ordinal && f->rank == 0)
         for (size_t i = 0; i < nids; i++) {
-            f->id_hash[i] = d[i].hash;
-            f->id_ordinal[i] = d[i].ordinal;
+            ids_out->hash[i] = d[i].hash;
+            ids_out->ordinal[i] = d[i].ordinal;
         }
-    if (!f->id_hash || !f->id_ordinal) {
+    if (!ids_out->hash || !ids_out->ordinal) {
         cp_fin_fail(f, "out of memory while numbering communicators");
         nids = 0; /* still take part in the broadcasts below */
         cp_tp_bcast((uint64_t[1]){0}, 0, MPI_UINT64_T, 0, f->w);
         cp_tp_bcast((uint32_t[1]){0}, 0, MPI_UINT32_T, 0, f->w);
     } else {
-        cp_tp_bcast(f->id_hash, (int)nids, MPI_UINT64_T, 0, f->w);
-        cp_tp_bcast(f->id_ordinal, (int)nids, MPI_UINT32_T, 0, f->w);
-        f->nids = nids;
-        cp_fin_index_ids(f);
+        cp_tp_bcast(ids_out->hash, (int)nids, MPI_UINT64_T, 0, f->w);
+        cp_tp_bcast(ids_out->ordinal, (int)nids, MPI_UINT32_T, 0, f->w);
+        ids_out->n = nids;
+        cp_fin_index_ids(ids_out);
     }
-    int64_t *led_ids = calloc(f->nled ? f->nled : 1, sizeof *led_ids);
+    int64_t *led_ids = calloc(L->n ? L->n : 1, sizeof *led_ids);
     cp_tp_scatterv(ids, nleds, idispls, MPI_INT64_T, led_ids, nled, MPI_INT64_T, 0, f->w);
     if (!led_ids)
         cp_fin_fail(f, "out of memory");
-    for (size_t i = 0; led_ids && i < f->nled; i++)
-        f->led[i].id = led_ids[i];
+    for (size_t i = 0; led_ids && i < L->n; i++)
+        L->led[i].id = led_ids[i];
     free(led_ids);
     for (size_t i = 0; i < nd; i++) {
         cp_ranges_free(&d[i].members);

@@ -15,22 +15,22 @@
 #include "finalize.h"
 #include "runtime.h"
 
-static void write_counts(fin *f, cp_counts_file out[2])
+static void write_counts(fin *f, fin_count_files *cf, cp_counts_file out[2])
 {
     static const char *const names[2] = {"send-counters", "recv-counters"};
     for (int d = 0; d < 2 && !f->failed; d++) {
-        snprintf(f->final[d], sizeof f->final[d], "%s/%s.rank%d.txt%s", f->dir, names[d], f->rank,
+        snprintf(cf->final[d], sizeof cf->final[d], "%s/%s.rank%d.txt%s", f->dir, names[d], f->rank,
                  cp_rt.cfg.gzip ? ".gz" : "");
-        snprintf(f->part[d], sizeof f->part[d], "%s.part", f->final[d]);
+        snprintf(cf->part[d], sizeof cf->part[d], "%s.part", cf->final[d]);
         out[d].version = CP_COUNTS_FORMAT_VERSION;
         out[d].direction = d;
         out[d].lead_rank = f->rank;
-        f->nblocks[d] = out[d].nblocks;
+        cf->nblocks[d] = out[d].nblocks;
         /* A file that cannot be written is missing alone (and its twin,
          * which is half the story): the profile goes on. */
-        if (!f->counts_failed &&
-            cp_compact_write_file(f->part[d], cp_rt.cfg.gzip, &out[d], &f->counts_err))
-            f->counts_failed = true;
+        if (!cf->failed &&
+            cp_compact_write_file(cf->part[d], cp_rt.cfg.gzip, &out[d], &cf->err))
+            cf->failed = true;
     }
 }
 
@@ -40,10 +40,10 @@ static int by_id(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-void cp_fin_make_blocks(fin *f)
+void cp_fin_make_blocks(fin *f, fin_leads *L)
 {
-    for (size_t j = 0; j < f->nled && !f->failed; j++) {
-        cp_led *l = &f->led[j];
+    for (size_t j = 0; j < L->n && !f->failed; j++) {
+        cp_led *l = &L->led[j];
         const cp_comm *c = l->comm;
         for (int k = 0; k < CP_NCOLLECTIVES && !f->failed; k++) {
             if (!l->tree[k])
@@ -86,20 +86,20 @@ static int append_blocks(cp_counts_file *to, cp_counts_file *from, int64_t id)
     return 0;
 }
 
-void cp_fin_merge_and_write(fin *f)
+void cp_fin_merge_and_write(fin *f, fin_leads *L, fin_count_files *cf)
 {
-    if (f->nled == 0)
+    if (L->n == 0)
         return;
     cp_counts_file out[2];
     memset(out, 0, sizeof out);
     /* Blocks in order of communicator id, then collective. */
-    qsort(f->led, f->nled, sizeof *f->led, by_id);
-    cp_fin_index_led(f);
-    for (size_t j = 0; j < f->nled && !f->failed; j++)
+    qsort(L->led, L->n, sizeof *L->led, by_id);
+    cp_fin_index_led(L);
+    for (size_t j = 0; j < L->n && !f->failed; j++)
         for (int d = 0; d < 2; d++)
-            if (append_blocks(&out[d], &f->led[j].blocks[d], f->led[j].id))
+            if (append_blocks(&out[d], &L->led[j].blocks[d], L->led[j].id))
                 cp_fin_fail(f, "out of memory while writing the count files");
-    write_counts(f, out);
+    write_counts(f, cf, out);
     cp_counts_file_free(&out[0]);
     cp_counts_file_free(&out[1]);
 }

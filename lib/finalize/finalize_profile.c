@@ -26,7 +26,7 @@
 
 
 /* Rank 0: everything of profile.cubex but its values. */
-static int build_meta(const fin *f, const cp_run_times *rt, cp_cube *c,
+static int build_meta(const cp_manifest *man, const cp_run_times *rt, cp_cube *c,
                       int64_t metric[CP_CM_SLOTS], cp_cube_sites *sc, int64_t *root)
 {
     char aggregated[32], machine[256];
@@ -40,8 +40,8 @@ static int build_meta(const fin *f, const cp_run_times *rt, cp_cube *c,
         {"timing", cp_timing_mode_name(cp_rt.cfg.timing)},
         {"calls timed in aggregate only", aggregated},
     };
-    cp_cube_job j = {.keys = rt->keys, .nkeys = rt->nkeys, .call_tree = f->man.call_tree,
-                     .ncall_tree = f->man.ncall_tree, .hosts = &rt->hosts,
+    cp_cube_job j = {.keys = rt->keys, .nkeys = rt->nkeys, .call_tree = man->call_tree,
+                     .ncall_tree = man->ncall_tree, .hosts = &rt->hosts,
                      .timing = rt->timing, .barrier = cp_rt.cfg.timing == CP_TIMING_BARRIER,
                      .program = program_invocation_short_name, .machine = machine,
 #ifdef CP_MPIX_PERSISTENT /* this MPI library's persistent forms are MPIX_..._init */
@@ -120,7 +120,8 @@ static int gather(void *ctx, const size_t *cells, const uint64_t *mine, size_t n
                    MPI_SUCCESS ? 0 : -1;
 }
 
-size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
+size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
+                            const char *names[2])
 {
     cp_cube cube;
     memset(&cube, 0, sizeof cube);
@@ -134,7 +135,7 @@ size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2])
     if (f->rank == 0) {
         if (rt->sites_lost)
             why = "the call sites or locations of some ranks did not reach rank 0";
-        else if (build_meta(f, rt, &cube, metric, &sc, &h.root) == 0)
+        else if (build_meta(man, rt, &cube, metric, &sc, &h.root) == 0)
             h = (meta_head){.ok = 1, .ncnodes = cube.ncnodes, .nkeys = sc.n, .root = h.root};
     }
     bool ok = share_meta(f, &h, &sc);

@@ -279,7 +279,7 @@ static void say_clocks(fin *f, cp_run_times *rt)
                CP_CLOCK_DRIFT_BOUND_PPM / 1e4);
 }
 
-void cp_fin_timing(fin *f, cp_run_times *rt)
+void cp_fin_timing(fin *f, const fin_ids *ids, const fin_leads *L, cp_run_times *rt)
 {
     memset(rt, 0, sizeof *rt);
     rt->timing = cp_rt.cfg.timing != CP_TIMING_OFF;
@@ -294,7 +294,7 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     cp_cpt_slow slow[CP_SLOWEST];
     size_t nslow = 0;
     for (cp_comm *c = cp_registry_first(); c; c = c->next) {
-        int64_t id = cp_fin_comm_id(f, c);
+        int64_t id = cp_fin_comm_id(ids, c);
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
             if (!c->coll[k])
                 continue;
@@ -308,7 +308,7 @@ void cp_fin_timing(fin *f, cp_run_times *rt)
     /* Each rank's own waiting times, by reductions; the statistics of the
      * instances to rank 0. */
     cp_found fd;
-    cp_fin_find_waits(f, rt->timing, slow, nslow, &fd);
+    cp_fin_find_waits(f, L->trees_ok, rt->timing, slow, nslow, &fd);
     for (size_t i = 0; i < fd.nown; i++) {
         cp_coll_sums *s = site_get(&st, (int)fd.own[i].coll, fd.own[i].form, fd.own[i].path);
         if (s && fd.own[i].pattern < CP_NWAIT_PATTERNS)

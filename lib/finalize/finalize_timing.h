@@ -75,15 +75,18 @@ typedef struct cp_found {
 } cp_found;
 
 /* Every rank: wait states by reductions over each communicator (timing:
- * there are any); fills *fd.  Its slowest calls (slow[0..nslow)) merge up
+ * there are any; trees_ok: every rank holds every communicator, else
+ * none are computed); fills *fd.  Its slowest calls (slow[0..nslow)) merge up
  * the world's tree with the statistics: rank 0 ends with the job's.  Every
  * rank takes part. */
-void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslow,
+void cp_fin_find_waits(fin *f, bool trees_ok, bool timing, const cp_cpt_slow *slow, size_t nslow,
                        cp_found *fd);
 void cp_found_free(cp_found *fd);
 
-/* Align, analyse and gather (every rank).  Fills *rt (see above). */
-void cp_fin_timing(fin *f, cp_run_times *rt);
+/* The timing stage: align, analyse and gather (every rank), with the
+ * communicators' job-wide ids and whether every rank holds every
+ * communicator.  Fills *rt (see above). */
+void cp_fin_timing(fin *f, const fin_ids *ids, const fin_leads *L, cp_run_times *rt);
 
 /* Every rank: the job's site keys and aggregates up the world's tree to
  * rank 0 (finalize_sites.c), from rt->mine. */
@@ -97,10 +100,12 @@ void cp_run_times_free(cp_run_times *rt);
  * rank agreed that all went well.  Each file stands on its own: one that
  * cannot be written is reported (cp_fin_missing) and the other still is.
  * Returns (rank 0) how many of names[2] were written. */
-size_t cp_fin_write_profile(fin *f, cp_run_times *rt, const char *names[2]);
+size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
+                            const char *names[2]);
 
-/* All ranks: write this rank's chunk of timings.cpt (rank 0 with the header
- * and the aggregates from *rt) under the .part name. */
-void cp_fin_write_cpt(fin *f, const cp_run_times *rt);
+/* The timings.cpt stage, all ranks: write this rank's chunk of the file
+ * (rank 0 with the header and the aggregates from *rt) under the .part
+ * name, the communicators by their ids. */
+void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cpt *cpt);
 
 #endif

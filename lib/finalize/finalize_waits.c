@@ -195,7 +195,7 @@ static void all_series_free(all_series *S)
     free(S->v);
 }
 
-void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslow,
+void cp_fin_find_waits(fin *f, bool trees_ok, bool timing, const cp_cpt_slow *slow, size_t nslow,
                        cp_found *fd)
 {
     memset(fd, 0, sizeof *fd);
@@ -204,17 +204,17 @@ void cp_fin_find_waits(fin *f, bool timing, const cp_cpt_slow *slow, size_t nslo
     for (size_t i = 0; i < nslow; i++)
         cp_cpt_slow_offer(fd->job.slowest, &fd->job.nslowest, CP_SLOWEST, &slow[i]);
     all_series S = {0};
-    if (f->trees_ok)
+    if (trees_ok)
         collect(&S);
     /* A rank without room could not take part, and its peers would wait
      * for it: all agree first (one allreduce). */
-    int ready = f->trees_ok && S.v && S.g.v, all = 0;
+    int ready = trees_ok && S.v && S.g.v, all = 0;
     cp_tp_allreduce(&ready, &all, 1, MPI_INT, MPI_MIN, f->w);
     bool ok = all;
     if (!all) {
         if (f->rank == 0)
             cp_log("%s: wait states are not computed",
-                   f->trees_ok ? "memory ran out on some rank"
+                   trees_ok ? "memory ran out on some rank"
                                : "memory ran out while registering communicators");
     } else {
         up_and_down(f, &S, fd);
