@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search.h"
 #include "statistics.h"
 
 /* Bins: value v > 0 falls in bin i = ceil(log(v) / log(g)), the values in
@@ -32,14 +33,7 @@ static double value_of(int32_t i)
 
 static void bin_add(cp_wstat *w, int32_t i, uint64_t count)
 {
-    size_t lo = 0, hi = w->nbins;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->bin[mid] < i)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = cp_lower_bound_i32(w->bin, w->nbins, i);
     if (lo < w->nbins && w->bin[lo] == i) {
         w->cnt[lo] += count;
         return;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "collprof/profile.h"
+#include "search.h"
 
 size_t cp_row_nitems(const cp_row *r)
 {
@@ -35,14 +36,7 @@ int64_t cp_row_value(const cp_row *r, int64_t rank, size_t peer)
     if (r->form == CP_ROW_DENSE)
         return r->counts[peer];
     int64_t want = r->form == CP_ROW_RELATIVE ? (int64_t)peer - rank : (int64_t)peer;
-    size_t lo = 0, hi = r->nnz;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->peers[mid] < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = cp_lower_bound_i64(r->peers, r->nnz, want);
     return lo < r->nnz && r->peers[lo] == want ? r->counts[lo] : 0;
 }
 

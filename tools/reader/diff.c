@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "search.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -59,17 +60,10 @@ typedef struct entry {
     const cp_block *b;
 } entry;
 
-static int cmp_key(int64_t ca, const char *na, int64_t cb, const char *nb)
-{
-    if (ca != cb)
-        return (ca > cb) - (ca < cb);
-    return cp_reader_collective_cmp(na, nb);
-}
-
 static int cmp_entry(const void *x, const void *y)
 {
     const entry *a = x, *b = y;
-    int c = cmp_key(a->comm, a->collective, b->comm, b->collective);
+    int c = cp_reader_series_cmp(a->comm, a->collective, b->comm, b->collective);
     if (c)
         return c;
     if (a->fp != b->fp)
@@ -83,20 +77,25 @@ static int cmp_entry(const void *x, const void *y)
     return (fa > fb) - (fa < fb);
 }
 
+struct row_key {
+    const side *s;
+    int64_t comm;
+    const char *coll;
+};
+
+static bool row_before(const void *ctx, size_t i)
+{
+    const struct row_key *k = ctx;
+    return cp_reader_series_cmp(k->s->rows[i].comm, k->s->rows[i].collective, k->comm, k->coll) < 0;
+}
+
 static const cp_summary_row *row_of(const side *s, int64_t comm, const char *coll)
 {
-    size_t lo = 0, hi = s->nrows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = cmp_key(s->rows[mid].comm, s->rows[mid].collective, comm, coll);
-        if (c == 0)
-            return &s->rows[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    struct row_key k = {s, comm, coll};
+    size_t i = cp_lower_bound(s->nrows, row_before, &k);
+    return i < s->nrows && !cp_reader_series_cmp(s->rows[i].comm, s->rows[i].collective, comm, coll)
+               ? &s->rows[i]
+               : NULL;
 }
 
 /* A new series at the end of d (entries come sorted). */
@@ -185,7 +184,7 @@ int cp_profile_diff(const cp_profile *a, const cp_profile *b, cp_diff *out, cp_e
     cp_diff_series *ds = NULL;
     size_t mcap = 0;
     for (size_t i = 0; i < n;) {
-        if (!ds || cmp_key(ds->comm, ds->collective, v[i].comm, v[i].collective)) {
+        if (!ds || cp_reader_series_cmp(ds->comm, ds->collective, v[i].comm, v[i].collective)) {
             if (!(ds = new_series(out, &scap, v[i].comm, v[i].collective)))
                 goto oom;
             mcap = 0;
@@ -198,7 +197,7 @@ int cp_profile_diff(const cp_profile *a, const cp_profile *b, cp_diff *out, cp_e
          * pairs with the t-th of B */
         size_t j = i, na = 0;
         while (j < n && v[j].b && v[j].fp == v[i].fp &&
-               !cmp_key(v[j].comm, v[j].collective, v[i].comm, v[i].collective))
+               !cp_reader_series_cmp(v[j].comm, v[j].collective, v[i].comm, v[i].collective))
             na += v[j++].which == 0;
         size_t nb = j - i - na, pairs = na < nb ? na : nb, need = na + nb - pairs;
         if (ds->nmatrices + need > mcap) {

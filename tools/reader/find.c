@@ -8,28 +8,41 @@
 
 #include "ranges.h"
 #include "reader_internal.h"
+#include "search.h"
 
 int cp_reader_collective_cmp(const char *a, const char *b)
 {
     return strcasecmp(a, b);
 }
 
+int cp_reader_series_cmp(int64_t ca, const char *na, int64_t cb, const char *nb)
+{
+    if (ca != cb)
+        return (ca > cb) - (ca < cb);
+    return cp_reader_collective_cmp(na, nb);
+}
+
+struct timing_key {
+    const cp_timings *t;
+    int64_t comm;
+    const char *coll;
+};
+
+static bool timing_before(const void *ctx, size_t i)
+{
+    const struct timing_key *k = ctx;
+    const cp_timing_row *r = &k->t->rows[i];
+    return cp_reader_series_cmp(r->comm, r->collective, k->comm, k->coll) < 0;
+}
+
 const cp_timing_row *cp_reader_timing_row(const cp_timings *t, int64_t comm, const char *coll)
 {
-    size_t lo = 0, hi = t ? t->nrows : 0;
-    while (lo < hi) { /* binary search: thousands of communicators */
-        size_t mid = lo + (hi - lo) / 2;
-        const cp_timing_row *r = &t->rows[mid];
-        int c = r->comm != comm ? (r->comm > comm) - (r->comm < comm)
-                                : cp_reader_collective_cmp(r->collective, coll);
-        if (c == 0)
-            return r;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    /* binary search: thousands of communicators */
+    struct timing_key k = {t, comm, coll};
+    size_t n = t ? t->nrows : 0, i = cp_lower_bound(n, timing_before, &k);
+    return i < n && !cp_reader_series_cmp(t->rows[i].comm, t->rows[i].collective, comm, coll)
+               ? &t->rows[i]
+               : NULL;
 }
 
 const char *cp_reader_basename(const char *path)

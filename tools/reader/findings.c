@@ -38,6 +38,7 @@
 
 #include "ranges.h"
 #include "reader_internal.h"
+#include "search.h"
 #include "wait_states.h"
 
 typedef struct list {
@@ -71,19 +72,22 @@ __attribute__((format(printf, 4, 5))) static void add(list *l, int kind, double 
 }
 
 /* The patterns of communicator comm (entries sorted by communicator id). */
+struct comm_key {
+    const cp_comm_patterns *c;
+    int64_t comm;
+};
+
+static bool comm_before(const void *ctx, size_t i)
+{
+    const struct comm_key *k = ctx;
+    return k->c[i].comm < k->comm;
+}
+
 static const cp_comm_patterns *patterns_of(const cp_comm_patterns *c, size_t n, int64_t comm)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c[mid].comm == comm)
-            return &c[mid];
-        if (c[mid].comm < comm)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    struct comm_key k = {c, comm};
+    size_t i = cp_lower_bound(n, comm_before, &k);
+    return i < n && c[i].comm == comm ? &c[i] : NULL;
 }
 
 static double waiting(const cp_timing_row *r)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "search.h"
 #include "stat.h"
 #include "wait_states.h"
 
@@ -77,16 +78,21 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 /* The entry whose block moved `call`, or SIZE_MAX. */
+struct span_key {
+    const group *g;
+    int64_t call;
+};
+
+static bool span_before(const void *ctx, size_t i)
+{
+    const struct span_key *k = ctx;
+    return k->g->spans[i].hi < k->call;
+}
+
 static size_t entry_of(const group *g, uint64_t call)
 {
-    size_t lo = 0, hi = g->nspans;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->spans[mid].hi < (int64_t)call)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    struct span_key k = {g, (int64_t)call};
+    size_t lo = cp_lower_bound(g->nspans, span_before, &k);
     return lo < g->nspans && g->spans[lo].lo <= (int64_t)call ? g->spans[lo].entry : SIZE_MAX;
 }
 

@@ -25,6 +25,8 @@ bool cp_reader_all_timed(const struct cp_wait_member *wm, size_t n, size_t i, si
 
 /* Collective names compare case-insensitively ("alltoallv" == "Alltoallv"). */
 int cp_reader_collective_cmp(const char *a, const char *b);
+/* The order of series: by communicator id, then collective. */
+int cp_reader_series_cmp(int64_t ca, const char *na, int64_t cb, const char *nb);
 /* The row of (comm, coll) in t (its rows sorted by communicator, then
  * collective), or NULL; t may be NULL. */
 const cp_timing_row *cp_reader_timing_row(const cp_timings *t, int64_t comm, const char *coll);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cpt.h"
+#include "search.h"
 #include "timing_hist.h"
 #include "reader_internal.h"
 #include "stat.h"
@@ -171,14 +172,7 @@ static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter,
     (void)m, (void)enter, (void)exit;
     x->r->wait_sampled[p] += sev;
     x->r->wait_instances[p]++;
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x->calls[mid] < call)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = cp_lower_bound_u64(x->calls, x->n, call);
     if (lo < x->n && x->calls[lo] == call)
         x->y[(size_t)p * x->n + lo] += sev;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "search.h"
 
 /* Colour classes of html.c: c0 (smallest) .. c8 (largest), z for zero. */
 #define NCOLOURS 9
@@ -64,17 +65,21 @@ static int colour(const scale *s, int k)
 }
 
 /* Smallest v in [min, max] with bin(v) >= k (bin is monotonic). */
+struct bin_key {
+    const scale *s;
+    int k;
+};
+
+static bool bin_below(const void *ctx, size_t i)
+{
+    const struct bin_key *b = ctx;
+    return bin(b->s, b->s->min + (int64_t)i) < b->k;
+}
+
 static int64_t bin_low(const scale *s, int k)
 {
-    int64_t lo = s->min, hi = s->max;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (bin(s, mid) >= k)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    struct bin_key b = {s, k};
+    return s->min + (int64_t)cp_lower_bound((size_t)(s->max - s->min), bin_below, &b);
 }
 
 static int64_t bytes_of(const report_grid *g, int64_t count)
