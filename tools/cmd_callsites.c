@@ -11,29 +11,6 @@
 #include "cli.h"
 #include "table.h"
 
-/* "f_one < main < __libc_start_main": the path from its innermost frame. */
-static void path_text(const cp_manifest *m, int64_t id, char *buf, size_t size)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int64_t n = id; n >= 0 && used < size; n = m->call_tree[n].parent) {
-        const cp_callsite_node *x = &m->call_tree[n];
-        int w = x->function[0]
-                    ? snprintf(buf + used, size - used, "%s%s", n == id ? "" : " < ", x->function)
-                    : snprintf(buf + used, size - used, "%s0x%" PRIx64, n == id ? "" : " < ",
-                               x->address);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-}
-
-static const char *base(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 static int run(const cli_command *self, int argc, char **argv)
 {
     cp_profile p;
@@ -55,20 +32,16 @@ static int run(const cli_command *self, int argc, char **argv)
     int ok = t != NULL;
     for (size_t i = 0; ok && i < n; i++) {
         const cp_callsite_row *r = &rows[i];
-        char path[1024];
-        path_text(&p.manifest, r->id, path, sizeof path);
+        char path[1024], where[1200];
+        cp_callsite_path(&p.manifest, r->id, true, path, sizeof path);
+        cp_callsite_where(r, false, where, sizeof where);
         ok = cli_table_cell(t, "%" PRId64, r->id) == 0 &&
              cli_table_cell(t, "%s", r->node->function[0] ? r->node->function : "?") == 0 &&
-             /* Without a line: the place in the module, never an offset that
-              * could read as one into the function named before it. */
-             (r->source.line > 0
-                  ? cli_table_cell(t, "%s:%" PRId64, base(r->source.file), r->source.line)
-                  : cli_table_cell(t, "%s+0x%" PRIx64 "%s", base(r->node->module),
-                                   r->node->address,
-                                   r->source.line == CP_LINE_CHANGED
-                                       ? " (module rebuilt since the run: no lines)"
-                                       : "")) == 0 &&
-             cli_table_cell(t, "%s", base(r->node->module)) == 0 &&
+             cli_table_cell(t, "%s%s", where,
+                            r->source.line == CP_LINE_CHANGED
+                                ? " (module rebuilt since the run: no lines)"
+                                : "") == 0 &&
+             cli_table_cell(t, "%s", cp_reader_basename(r->node->module)) == 0 &&
              cli_table_cell(t, "%s", r->collectives) == 0 &&
              cli_table_cell(t, "%" PRIu64, r->calls) == 0 &&
              cli_table_cell(t, "%" PRIu64, r->bytes_sent) == 0 &&

@@ -413,6 +413,21 @@ int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows
  * entries), or NULL with err set when the two files disagree. */
 int64_t *cp_cube_callsite_of(const cp_profile *p, const cp_cube *c, cp_error *err);
 
+/* The file name without its directory. */
+const char *cp_reader_basename(const char *path);
+
+/* How a call site is named, the same in every command and the report.  Its
+ * call path from the innermost frame: "f_one < main < __libc_start_main",
+ * a frame without a name as its address (addresses) or "?" (which matches
+ * across two builds).  Cut to fit size. */
+void cp_callsite_path(const cp_manifest *m, int64_t id, bool addresses, char *buf, size_t size);
+/* Where its call is: "file:line" (full_path: the file as recorded, else its
+ * base name), or without a line "module+0xADDR" (the module's base name: an
+ * address in the module, never an offset into the function named beside
+ * it).  A caller says that the module was rebuilt since the run when
+ * source.line is CP_LINE_CHANGED. */
+void cp_callsite_where(const cp_callsite_row *r, bool full_path, char *buf, size_t size);
+
 /* The file and line of each of rows[0..n) (what lines=true gives), for a
  * few rows picked from a list made without them.  0, or -1 (out of memory). */
 int cp_callsite_rows_lines(const cp_profile *p, cp_callsite_row *rows, size_t n);

@@ -4,6 +4,7 @@
  * bytes and time over all ranks from profile.cubex, and the source line of
  * its call from addr2line.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,4 +226,33 @@ int cp_profile_keep_callsite(cp_profile *p, int64_t id, cp_error *err)
         cp_cpt_file_free(&p->timings);
     p->has_timings = false;
     return 0;
+}
+
+void cp_callsite_path(const cp_manifest *m, int64_t id, bool addresses, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int64_t n = id; n >= 0 && (size_t)n < m->ncall_tree && used < size;
+         n = m->call_tree[n].parent) {
+        const cp_callsite_node *x = &m->call_tree[n];
+        const char *sep = n == id ? "" : " < ";
+        int w = x->function[0] || !addresses
+                    ? snprintf(buf + used, size - used, "%s%s", sep,
+                               x->function[0] ? x->function : "?")
+                    : snprintf(buf + used, size - used, "%s0x%" PRIx64, sep, x->address);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+void cp_callsite_where(const cp_callsite_row *r, bool full_path, char *buf, size_t size)
+{
+    if (r->source.line >= 0)
+        snprintf(buf, size, "%s:%" PRId64,
+                 full_path ? r->source.file : cp_reader_basename(r->source.file),
+                 r->source.line);
+    else
+        snprintf(buf, size, "%s+0x%" PRIx64, cp_reader_basename(r->node->module),
+                 r->node->address);
 }

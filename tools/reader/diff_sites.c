@@ -11,37 +11,14 @@
 
 #include "reader_internal.h"
 
-/* Append s to key[0..len), cut at size - 1; the new length. */
-static size_t append(char *key, size_t size, size_t len, const char *s)
-{
-    size_t n = strlen(s);
-    if (len + n > size - 1)
-        n = size - 1 - len;
-    memcpy(key + len, s, n);
-    key[len + n] = '\0';
-    return len + n;
-}
-
+/* "exchange < main at app.c:46": the path's names (no addresses, which
+ * differ between builds) and where the call is. */
 static void key_of(const cp_profile *p, const cp_callsite_row *r, char *key, size_t size)
 {
-    size_t len = 0;
-    key[0] = '\0';
-    for (int64_t id = r->id; id >= 0 && (size_t)id < p->manifest.ncall_tree;) {
-        const cp_callsite_node *nd = &p->manifest.call_tree[id];
-        if (len)
-            len = append(key, size, len, " < ");
-        len = append(key, size, len, nd->function[0] ? nd->function : "?");
-        id = nd->parent;
-    }
-    const char *mod = strrchr(r->node->module, '/'), *file = strrchr(r->source.file, '/');
-    char where[1100];
-    if (r->source.line >= 0)
-        snprintf(where, sizeof where, " at %.1000s:%lld", file ? file + 1 : r->source.file,
-                 (long long)r->source.line);
-    else
-        snprintf(where, sizeof where, " at %.1000s+0x%llx", mod ? mod + 1 : r->node->module,
-                 (unsigned long long)r->node->address);
-    append(key, size, len, where);
+    char path[600], where[400]; /* cut alike on both sides; the key holds both */
+    cp_callsite_path(&p->manifest, r->id, false, path, sizeof path);
+    cp_callsite_where(r, false, where, sizeof where);
+    snprintf(key, size, "%s at %s", path, where);
 }
 
 static int by_key(const void *a, const void *b)

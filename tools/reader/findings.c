@@ -400,15 +400,10 @@ static int sites_load(const cp_profile *p, sites *out)
         x->row = rows[i];
         const cp_callsite_row *r = &rows[i];
         const char *fn = r->node->function[0] ? r->node->function : "?";
-        if (r->source.line >= 0) {
-            snprintf(x->where, sizeof x->where, "%.250s (%.1000s:%lld)", fn, r->source.file,
-                     (long long)r->source.line);
-        } else {
-            const char *mod = strrchr(r->node->module, '/');
-            snprintf(x->where, sizeof x->where, "%.250s (%.1000s+0x%llx%s)", fn,
-                     mod ? mod + 1 : r->node->module, (unsigned long long)r->node->address,
-                     r->source.line == CP_LINE_CHANGED ? ", module rebuilt since the run" : "");
-        }
+        char where[1100];
+        cp_callsite_where(r, true, where, sizeof where);
+        snprintf(x->where, sizeof x->where, "%.250s (%.1000s%s)", fn, where,
+                 r->source.line == CP_LINE_CHANGED ? ", module rebuilt since the run" : "");
     }
     free(rows);
     return 0;

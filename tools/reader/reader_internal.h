@@ -40,9 +40,6 @@ int cp_reader_cube(const cp_profile *p, const struct cp_cube **c, struct cp_cube
 struct cp_reader_cache *cp_reader_cache_new(void);
 void cp_reader_cache_free(struct cp_reader_cache *cache);
 
-/* The file name without its directory. */
-const char *cp_reader_basename(const char *path);
-
 /* "3", "calls 0-2,5": a call set as text for messages, into buf (truncated
  * with "..." when long).  Returns buf. */
 const char *cp_reader_calls_label(const cp_ranges *calls, char *buf, size_t size);

@@ -197,18 +197,10 @@ static void callsite_time(const report_ctx *c)
                       left + w + 90, height, left + w + 90, height);
         for (size_t i = 0; i < k; i++) {
             const cp_callsite_row *r = &rows[i];
-            char where[1400];
-            const char *mod = strrchr(r->node->module, '/');
-            if (r->source.line >= 0) {
-                const char *file = strrchr(r->source.file, '/');
-                snprintf(where, sizeof where, "%s %s:%lld",
-                         r->node->function[0] ? r->node->function : "?",
-                         file ? file + 1 : r->source.file, (long long)r->source.line);
-            } else {
-                snprintf(where, sizeof where, "%s %s+0x%llx",
-                         r->node->function[0] ? r->node->function : "?",
-                         mod ? mod + 1 : r->node->module, (unsigned long long)r->node->address);
-            }
+            char at[1100], where[1400];
+            cp_callsite_where(r, false, at, sizeof at);
+            snprintf(where, sizeof where, "%s %s", r->node->function[0] ? r->node->function : "?",
+                     at);
             int y = top + (int)i * (bh + 6);
             report_printf(f, "<g class=\"b\" data-x=\"");
             report_text(f, where);
