@@ -1,9 +1,11 @@
 /*
  * Axes shared by the heat maps and the bar charts: rank labels spaced so
- * that they never overlap, whatever the number of ranks, and value axes in
- * round steps.
+ * that they never overlap, whatever the number of ranks, and the one value
+ * axis of every chart (counts, bytes, seconds, shares) in round steps.
  */
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 
 #include "report.h"
 
@@ -65,27 +67,43 @@ void report_axis_ticks(FILE *f, int64_t n, int64_t t, int px, bool horizontal, i
     fputc('\n', f);
 }
 
-double report_value_axis(FILE *f, const report_plot *pl, int64_t top_value, bool bytes)
+/* A round step of about x: 1, 2 or 5 times a power of ten, below 1 too. */
+static double nice_real(double x)
+{
+    if (!(x > 0))
+        return 1;
+    if (x >= 1)
+        return (double)report_nice_step(x);
+    double p = pow(10, floor(log10(x))), m = x / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+double report_value_axis(FILE *f, const report_plot *pl, double top_value, report_axis_kind kind,
+                         const char *suffix)
 {
     top_value = top_value > 0 ? top_value : 1;
-    int64_t step = bytes ? report_nice_bytes_step((double)top_value / 4)
-                         : report_nice_step((double)top_value / 4);
-    int64_t axis_max = step * (top_value / step + (top_value % step != 0));
-    double scale = (double)pl->h / (double)axis_max;
-    for (int64_t v = 0; v <= axis_max; v += step) {
-        double y = pl->top + pl->h - v * scale;
-        char lab[32];
-        if (bytes)
-            report_human_bytes(lab, sizeof lab, v);
+    double step = kind == REPORT_AXIS_BYTES ? (double)report_nice_bytes_step(top_value / 4)
+                  : kind == REPORT_AXIS_COUNT ? (double)report_nice_step(top_value / 4)
+                                              : nice_real(top_value / 4);
+    double axis_max = step * ceil(top_value / step * (1 - 1e-12));
+    if (axis_max < step)
+        axis_max = step;
+    double scale = (double)pl->h / axis_max;
+    int nsteps = (int)lround(axis_max / step);
+    for (int i = 0; i <= nsteps; i++) {
+        double v = i * step, y = pl->top + pl->h - v * scale;
+        char lab[64];
+        if (kind == REPORT_AXIS_BYTES)
+            report_human_bytes(lab, sizeof lab, (int64_t)v);
+        else if (kind == REPORT_AXIS_COUNT)
+            report_human_count(lab, sizeof lab, (int64_t)v);
         else
-            report_human_count(lab, sizeof lab, v);
+            snprintf(lab, sizeof lab, "%g%s", v, suffix ? suffix : "");
         report_printf(f,
                       "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
                       "stroke-opacity=\".35\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" "
                       "dominant-baseline=\"middle\">%s</text>\n",
                       pl->left - 4, y, pl->left + pl->w, y, pl->left - 7, y, lab);
-        if (v > INT64_MAX - step)
-            break;
     }
     return scale;
 }

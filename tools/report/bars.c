@@ -63,7 +63,8 @@ void report_bars_svg(FILE *f, const report_bars *b)
         report_printf(f, "<text x=\"%d\" y=\"16\">(each bar: sum over %" PRId64 " ranks)</text>",
                       left + 150, t);
     fputc('\n', f);
-    double scale = report_value_axis(f, &(report_plot){left, top, w, h}, top_value, true);
+    double scale = report_value_axis(f, &(report_plot){left, top, w, h}, (double)top_value,
+                                     REPORT_AXIS_BYTES, NULL);
     report_axis_ticks(f, n, t, gw, true, left, top + h, false);
     report_printf(f, "<text class=\"t\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">rank</text>\n",
                   left + w / 2, top + h + 36);

@@ -18,33 +18,6 @@
 #define TIMELINE_BINS 60
 #define TOP_SITES 10
 
-/* A round step of about x (1, 2 or 5 times a power of ten). */
-static double nice(double x)
-{
-    if (!(x > 0))
-        return 1;
-    double p = pow(10, floor(log10(x))), m = x / p;
-    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
-}
-
-/* Grid lines and labels of a value axis from 0 to at least top; returns
- * pixels per unit. */
-static double axis(FILE *f, int left, int top, int w, int h, double top_value, const char *unit)
-{
-    double step = nice(top_value / 4), max = step * ceil(top_value / step);
-    if (max <= 0)
-        max = step;
-    for (double v = 0; v <= max * 1.0001; v += step) {
-        double y = top + h - v * h / max;
-        report_printf(
-            f,
-            "<line class=\"ax\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" opacity=\".3\"/>"
-            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g%s</text>\n",
-            left, y, left + w, y, left - 4, y + 3, v, unit);
-    }
-    return h / max;
-}
-
 /* Vertical bars: total (light) with part (dark) from the bottom. */
 typedef struct vbars {
     const char *id, *xname, *unit, *total_name, *part_name;
@@ -77,7 +50,8 @@ static void vbars_svg(FILE *f, const vbars *b)
                       "<text x=\"%d\" y=\"16\">%s</text>",
                       left + 150, left + 166, b->part_name);
     fputc('\n', f);
-    double scale = axis(f, left, top, w, h, mx, b->unit);
+    double scale = report_value_axis(f, &(report_plot){left, top, w, h}, mx, REPORT_AXIS_REAL,
+                                     b->unit);
     for (size_t i = 0; i < b->n; i++) {
         int x = left + (int)i * gw;
         double yt = b->total[i] * scale, yp = b->part ? fmin(b->part[i], b->total[i]) * scale : 0;

@@ -157,8 +157,8 @@ void report_hist_svg(FILE *f, const report_hist *h)
 
     report_printf(f, "<svg class=\"bars hist\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
                   width, height, width, height);
-    double scale = report_value_axis(f, &(report_plot){left, top, w, ht},
-                                     most > INT64_MAX ? INT64_MAX : (int64_t)most, false);
+    double scale = report_value_axis(f, &(report_plot){left, top, w, ht}, (double)most,
+                                     REPORT_AXIS_COUNT, NULL);
     report_printf(f,
                   "<text class=\"t\" x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
                   "text-anchor=\"middle\">(rank, call) pairs</text>\n",

@@ -200,10 +200,14 @@ void report_axis_ticks(FILE *f, int64_t n, int64_t t, int px, bool horizontal, i
 typedef struct report_plot {
     int left, top, w, h;
 } report_plot;
-/* A value axis from 0 up to top_value or a little more, in 4 or 5 round
- * steps (of a byte unit when bytes): a labelled grid line each.  Returns
- * the pixels per unit. */
-double report_value_axis(FILE *f, const report_plot *pl, int64_t top_value, bool bytes);
+/* What a value axis shows: whole counts, bytes (steps of a byte unit),
+ * or real values (seconds, shares) labelled with a suffix. */
+typedef enum { REPORT_AXIS_COUNT, REPORT_AXIS_BYTES, REPORT_AXIS_REAL } report_axis_kind;
+/* The value axis of every chart: from 0 up to top_value or a little more,
+ * in 4 or 5 round steps, a labelled grid line each.  Returns the pixels per
+ * unit. */
+double report_value_axis(FILE *f, const report_plot *pl, double top_value, report_axis_kind kind,
+                         const char *suffix);
 
 typedef struct report_heatmap_labels {
     const char *row_axis;    /* "sender rank" */
