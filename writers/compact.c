@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "compact.h"
+#include "bytes.h"
 #include "mpi_names.h"
 #include "ranges.h"
 
@@ -155,36 +156,13 @@ static bool is_subset(const cp_ranges *a, const cp_ranges *b)
 
 /* ------------------------------------------------------------------ writer */
 
-/* A line under construction. */
-typedef struct linebuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} linebuf;
+/* The lines under construction: the model's byte buffer (bytes.h), written
+ * out once it is large. */
+typedef cp_bytes linebuf;
 
 static void lb_put(linebuf *lb, const char *s, size_t len)
 {
-    if (lb->oom)
-        return;
-    if (lb->n + len + 1 > lb->cap) {
-        size_t cap = lb->cap ? lb->cap : 1024;
-        while (cap < lb->n + len + 1) {
-            if (cap > SIZE_MAX / 2) {
-                lb->oom = true;
-                return;
-            }
-            cap *= 2;
-        }
-        char *p = realloc(lb->p, cap);
-        if (!p) {
-            lb->oom = true;
-            return;
-        }
-        lb->p = p;
-        lb->cap = cap;
-    }
-    memcpy(lb->p + lb->n, s, len);
-    lb->n += len;
+    cp_bytes_append(lb, s, len);
 }
 
 static void lb_puts(linebuf *lb, const char *s)
@@ -221,13 +199,13 @@ static void lb_ranges(linebuf *lb, const cp_ranges *r)
 /* Write what lb holds once it is large (or when forced), then empty it. */
 static int lb_flush(linebuf *lb, cp_out *out, bool force, cp_error *err)
 {
-    if (lb->oom)
+    if (lb->failed)
         return cp_error_set(err, "%s: cannot write: %s", cp_out_path(out), strerror(ENOMEM));
-    if (!force && lb->n < 64 * 1024)
+    if (!force && lb->len < 64 * 1024)
         return 0;
-    if (cp_out_write(out, lb->p, lb->n) != 0)
+    if (cp_out_write(out, lb->p, lb->len) != 0)
         return cp_out_status(out, err);
-    lb->n = 0;
+    lb->len = 0;
     return 0;
 }
 
@@ -564,7 +542,7 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
         rc = write_block(out, &f->blocks[i], version, &lb, err);
     if (rc == 0)
         rc = lb_flush(&lb, out, true, err);
-    free(lb.p);
+    cp_bytes_free(&lb);
     return rc;
 }
 

@@ -14,36 +14,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "json.h"
 #include "mpi_names.h"
 #include "reader_internal.h"
 #include "textio.h"
 
+/* The export as it is written: the model's byte buffer (bytes.h), written
+ * out whenever it holds 64 KiB (a million calls' export never held whole). */
 typedef struct jw {
     FILE *out;
-    size_t len;
-    bool failed;
-    char buf[1 << 16];
+    cp_bytes b;
+    bool failed; /* a write failed */
 } jw;
 
 static void flush(jw *w)
 {
-    if (w->len && fwrite(w->buf, 1, w->len, w->out) != w->len)
+    if (w->b.len && fwrite(w->b.p, 1, w->b.len, w->out) != w->b.len)
         w->failed = true;
-    w->len = 0;
+    w->b.len = 0;
 }
 
 static void raw(jw *w, const char *s, size_t n)
 {
-    if (w->len + n > sizeof w->buf)
+    cp_bytes_append(&w->b, s, n);
+    if (w->b.len >= (size_t)1 << 16)
         flush(w);
-    if (n > sizeof w->buf) {
-        if (fwrite(s, 1, n, w->out) != n)
-            w->failed = true;
-        return;
-    }
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
 }
 
 static void lit(jw *w, const char *s)
@@ -356,15 +352,7 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
         free(times);
         return -1;
     }
-    jw *w = malloc(sizeof *w); /* its 64 KiB buffer is not for the stack */
-    if (!w) {
-        free(times);
-        free(findings);
-        return cp_error_set(err, "out of memory");
-    }
-    w->out = out;
-    w->len = 0;
-    w->failed = false;
+    jw writer = {.out = out}, *w = &writer;
     lit(w, "{\"schema_version\":");
     i64(w, CP_EXPORT_SCHEMA_VERSION);
     lit(w, ",\"format\":\"collprof-export\",\n\"manifest\":");
@@ -411,10 +399,12 @@ int cp_export_json(const cp_profile *p, FILE *out, cp_error *err)
     }
     lit(w, "]}\n");
     flush(w);
-    bool failed = w->failed;
-    free(w);
+    bool failed = w->failed, oom = w->b.failed;
+    cp_bytes_free(&w->b);
     free(times);
     free(findings);
+    if (oom)
+        return cp_error_set(err, "cannot write the export: %s", strerror(ENOMEM));
     if (fflush(out) != 0 || ferror(out) || failed)
         return cp_error_set(err, "cannot write the export: %s", strerror(errno));
     return 0;
