@@ -61,13 +61,7 @@ int main(int argc, char **argv)
     int rounds = bu_arg_int(argc, argv, 1, 200);
     int n = bu_arg_int(argc, argv, 2, 1000);
     int rank, size;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2) {
-        if (rank == 0)
-            fprintf(stderr, "bench_callsite: runs on 2 ranks\n");
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    bu_world("bench_callsite", 2, 2, &rank, &size);
     ctx c = {.comm = MPI_COMM_WORLD, .counts = {1, 1}, .displs = {0, 1}};
     batch(&c, 0, false, WARMUP);
     batch(&c, 0, true, WARMUP);

@@ -17,6 +17,7 @@
  *
  * usage: bench_memory [calls=1000000]
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -64,12 +65,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int calls = bu_arg_int(argc, argv, 1, 1000000);
     int rank, size;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) {
-        fprintf(stderr, "bench_memory: needs at least 2 ranks\n");
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    bu_world("bench_memory", 2, INT_MAX, &rank, &size);
     bufs b = {.size = size};
     b.counts = malloc((size_t)CYCLE * (size_t)size * sizeof *b.counts);
     b.displs = malloc((size_t)size * sizeof *b.displs);

@@ -95,13 +95,7 @@ int main(int argc, char **argv)
     int n = bu_arg_int(argc, argv, 2, 1000);
     bool lines = argc > 3 && strcmp(argv[3], "lines") == 0;
     int rank, size;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size > MAXRANKS) {
-        if (rank == 0)
-            fprintf(stderr, "bench_overhead: at most %d ranks\n", MAXRANKS);
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    bu_world("bench_overhead", 1, MAXRANKS, &rank, &size);
     ctx c = {.comm = MPI_COMM_WORLD};
     for (int p = 0; p < size; p++) {
         c.sbuf[p] = rank;

@@ -17,6 +17,7 @@
  *
  * usage: bench_patterns [rounds=200] [calls_per_batch=1000]
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -69,12 +70,7 @@ int main(int argc, char **argv)
     int rounds = bu_arg_int(argc, argv, 1, 200);
     int n = bu_arg_int(argc, argv, 2, 1000);
     int rank, size;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) {
-        fprintf(stderr, "bench_patterns: needs at least 2 ranks\n");
-        PMPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    bu_world("bench_patterns", 2, INT_MAX, &rank, &size);
     ctx c = {.size = size};
     c.displs = malloc((size_t)size * sizeof *c.displs);
     c.sbuf = calloc((size_t)size * BU_PATTERN_BASE, sizeof *c.sbuf);

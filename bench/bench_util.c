@@ -161,3 +161,20 @@ void bu_pattern_counts(int p, int rank, int size, int *counts)
     for (int j = 0; j < size; j++)
         counts[j] = 1 + ((rank + j) % 2 == 0 ? a : b);
 }
+
+void bu_world(const char *name, int min, int max, int *rank, int *size)
+{
+    PMPI_Comm_rank(MPI_COMM_WORLD, rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, size);
+    if (*size >= min && *size <= max)
+        return;
+    if (*rank == 0) {
+        if (min == max)
+            fprintf(stderr, "%s: runs on %d ranks\n", name, min);
+        else if (*size < min)
+            fprintf(stderr, "%s: needs at least %d ranks\n", name, min);
+        else
+            fprintf(stderr, "%s: at most %d ranks\n", name, max);
+    }
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+}

@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include <mpi.h>
 
+/* This rank and the world's size; a world of fewer than min or more than
+ * max ranks ends the job (rank 0 says why, naming the benchmark). */
+void bu_world(const char *name, int min, int max, int *rank, int *size);
+
 /* Seconds on CLOCK_MONOTONIC (not affected by clock adjustments). */
 double bu_now(void);
 

@@ -22,3 +22,12 @@ int cp_error_set(cp_error *err, const char *fmt, ...)
     }
     return -1;
 }
+
+int cp_error_item(cp_error *err, const char *where, const char *item, size_t index,
+                  const char *name, size_t name_max, const char *fmt, va_list ap)
+{
+    char why[512];
+    vsnprintf(why, sizeof why, fmt, ap);
+    return cp_error_set(err, "%s: %s %zu (%.*s): %s", where, item, index, (int)name_max, name,
+                        why);
+}

@@ -214,13 +214,11 @@ __attribute__((format(printf, 5, 6))) static int bad_block(cp_error *err, const 
                                                           size_t index, const cp_block *b,
                                                           const char *fmt, ...)
 {
-    char why[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
+    int rc = cp_error_item(err, path, "block", index, b->collective, NAME_MAX_LEN, fmt, ap);
     va_end(ap);
-    return cp_error_set(err, "%s: block %zu (%.*s): %s", path, index, (int)NAME_MAX_LEN,
-                        b->collective, why);
+    return rc;
 }
 
 static int cmp_lo(const void *pa, const void *pb)

@@ -366,6 +366,25 @@ static int push_item(jparser *ps, jv *container, bool with_key)
     return 0;
 }
 
+/* After an object's member or an array's element: 1 when a ',' says
+ * another follows, 0 when `close` ends the list, -1 (error set) else. */
+static int list_next(jparser *ps, char close, const char *what)
+{
+    char fb[16];
+    skip_ws(ps);
+    if (peek(ps) == ',') {
+        ps->pos++;
+        skip_ws(ps);
+        return 1;
+    }
+    if (peek(ps) == close) {
+        ps->pos++;
+        return 0;
+    }
+    return JFAIL(ps, ps->pos, "expected ',' or '%c' after %s, found %s", close, what,
+                 found(ps, fb, sizeof fb));
+}
+
 static int parse_object(jparser *ps, jv *v, int depth)
 {
     char fb[16];
@@ -392,24 +411,14 @@ static int parse_object(jparser *ps, jv *v, int depth)
         skip_ws(ps);
         if (parse_value(ps, &v->items[v->n - 1], depth + 1) < 0)
             return -1;
-        skip_ws(ps);
-        if (peek(ps) == ',') {
-            ps->pos++;
-            skip_ws(ps);
-            continue;
-        }
-        if (peek(ps) == '}') {
-            ps->pos++;
-            return 0;
-        }
-        return JFAIL(ps, ps->pos, "expected ',' or '}' after an object member, found %s",
-                     found(ps, fb, sizeof fb));
+        int more = list_next(ps, '}', "an object member");
+        if (more <= 0)
+            return more;
     }
 }
 
 static int parse_array(jparser *ps, jv *v, int depth)
 {
-    char fb[16];
     v->type = JV_ARR;
     ps->pos++; /* '[' */
     skip_ws(ps);
@@ -422,18 +431,9 @@ static int parse_array(jparser *ps, jv *v, int depth)
             return -1;
         if (parse_value(ps, &v->items[v->n - 1], depth + 1) < 0)
             return -1;
-        skip_ws(ps);
-        if (peek(ps) == ',') {
-            ps->pos++;
-            skip_ws(ps);
-            continue;
-        }
-        if (peek(ps) == ']') {
-            ps->pos++;
-            return 0;
-        }
-        return JFAIL(ps, ps->pos, "expected ',' or ']' after an array element, found %s",
-                     found(ps, fb, sizeof fb));
+        int more = list_next(ps, ']', "an array element");
+        if (more <= 0)
+            return more;
     }
 }
 

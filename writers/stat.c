@@ -168,13 +168,11 @@ __attribute__((format(printf, 5, 6))) static int bad_pattern(cp_error *err, cons
                                                              size_t i, const cp_stat_pattern *p,
                                                              const char *fmt, ...)
 {
-    char why[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
+    int rc = cp_error_item(err, where, "pattern", i, p->name, NAME_MAX_LEN, fmt, ap);
     va_end(ap);
-    return cp_error_set(err, "%s: pattern %zu (%.*s): %s", where, i, (int)NAME_MAX_LEN, p->name,
-                        why);
+    return rc;
 }
 
 /* Refuse a pattern that the parser would reject (the checks are the

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -40,6 +41,12 @@ typedef struct cp_error {
  * can write `return cp_error_set(err, ...);`. */
 int cp_error_set(cp_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* "<where>: <item> <index> (<name>): <why>", why from fmt and ap, name cut
+ * at name_max bytes: what a writer refuses in the index-th item of a file
+ * ("profile.stat: pattern 3 (mpi_latebroadcast): ...").  Returns -1. */
+int cp_error_item(cp_error *err, const char *where, const char *item, size_t index,
+                  const char *name, size_t name_max, const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
 
 /* ------------------------------------------------------------ range lists */
 
