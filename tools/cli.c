@@ -157,6 +157,17 @@ int cli_load_dir_arg(const cli_command *cmd, int argc, char **argv, cp_profile *
     return rc == CLI_OK ? cli_load(dir, p) : rc;
 }
 
+int cli_read_dir(const cli_command *cmd, int argc, char **argv)
+{
+    cp_profile p;
+    int rc = cli_load_dir_arg(cmd, argc, argv, &p);
+    if (rc != CLI_OK)
+        return rc;
+    rc = cmd->read(&p);
+    cp_profile_free(&p);
+    return rc;
+}
+
 int cli_write_file(const char *path, int (*write)(FILE *f, void *ctx, cp_error *err), void *ctx,
                    long *size)
 {

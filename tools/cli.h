@@ -26,6 +26,9 @@ typedef struct cli_command {
     const char *help;     /* the rest of `collprof help <name>`: options, output */
     /* argv[0] is the subcommand name; returns the exit code. */
     int (*run)(const struct cli_command *self, int argc, char **argv);
+    /* Instead of run, for a subcommand whose only argument is DIR: the
+     * command loads the profile, calls this and frees it (cli_read_dir). */
+    int (*read)(cp_profile *p);
     /* The one positional argument, for cli_parse_args' messages: its noun
      * ("file"; NULL: "directory") and what to say when it is missing
      * (NULL: "expected a directory"). */
@@ -100,6 +103,8 @@ int cli_load(const char *dir, cp_profile *p);
 /* For subcommands whose only argument is DIR: parse argv and load it.
  * Returns CLI_OK (p loaded), CLI_USAGE or CLI_BAD_INPUT (message printed). */
 int cli_load_dir_arg(const cli_command *cmd, int argc, char **argv, cp_profile *p);
+/* A subcommand with `read`: load DIR, read it, free it; its exit code. */
+int cli_read_dir(const cli_command *cmd, int argc, char **argv);
 /* cli_load, then, when callsite is not NULL, keep only what call path
  * `callsite` (an id) issued (cp_profile_keep_callsite). */
 int cli_load_callsite(const cli_command *cmd, const char *dir, const char *callsite,

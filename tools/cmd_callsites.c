@@ -11,18 +11,13 @@
 #include "cli.h"
 #include "table.h"
 
-static int run(const cli_command *self, int argc, char **argv)
+static int read_profile(cp_profile *p)
 {
-    cp_profile p;
-    int rc = cli_load_dir_arg(self, argc, argv, &p);
-    if (rc != CLI_OK)
-        return rc;
     cp_callsite_row *rows;
     size_t n;
     cp_error err;
-    if (cp_profile_callsites(&p, true, &rows, &n, &err)) {
+    if (cp_profile_callsites(p, true, &rows, &n, &err)) {
         fprintf(stderr, "collprof: %s\n", err.msg);
-        cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
     static const char *const headers[] = {"id", "function", "source", "module", "collectives",
@@ -33,7 +28,7 @@ static int run(const cli_command *self, int argc, char **argv)
     for (size_t i = 0; ok && i < n; i++) {
         const cp_callsite_row *r = &rows[i];
         char path[1024], where[1200];
-        cp_callsite_path(&p.manifest, r->id, true, path, sizeof path);
+        cp_callsite_path(&p->manifest, r->id, true, path, sizeof path);
         cp_callsite_where(r, false, where, sizeof where);
         ok = cli_table_cell(t, "%" PRId64, r->id) == 0 &&
              cli_table_cell(t, "%s", r->node->function[0] ? r->node->function : "?") == 0 &&
@@ -53,7 +48,6 @@ static int run(const cli_command *self, int argc, char **argv)
         fprintf(stderr, "collprof: out of memory\n");
     cli_table_free(t);
     free(rows);
-    cp_profile_free(&p);
     return ok ? CLI_OK : CLI_BAD_INPUT;
 }
 
@@ -76,5 +70,5 @@ const cli_command cli_cmd_callsites = {
         "  bytes sent   bytes the ranks' send counts ask to move, over all ranks\n"
         "  time (s)     seconds in those calls, over all ranks (timed runs)\n"
         "  call path    the functions from the caller of MPI outwards\n",
-    .run = run,
+    .read = read_profile,
 };

@@ -7,27 +7,23 @@
 
 #include "cli.h"
 
-static int run(const cli_command *self, int argc, char **argv)
+static int read_profile(cp_profile *p)
 {
-    cp_profile p;
-    int rc = cli_load_dir_arg(self, argc, argv, &p);
-    if (rc != CLI_OK)
-        return rc;
+    int rc = CLI_OK;
     cp_complete_stats st;
     cp_error err;
-    if (cp_profile_complete_cube(&p, &st, &err)) {
+    if (cp_profile_complete_cube(p, &st, &err)) {
         fprintf(stderr, "collprof: %s\n", err.msg);
         rc = CLI_BAD_INPUT;
     } else {
         printf("%s/profile.cubex: source lines of %zu of %zu user regions, file and line of %zu "
                "of %zu MPI call sites\n",
-               p.dir, st.regions_done, st.regions, st.callsites_done, st.callsites);
+               p->dir, st.regions_done, st.regions, st.callsites_done, st.callsites);
         if (st.changed)
             printf("%s: %zu regions and call sites left without lines: their module was rebuilt "
-                   "since the run (its build-id is not the one manifest.json recorded)\n", p.dir,
+                   "since the run (its build-id is not the one manifest.json recorded)\n", p->dir,
                    st.changed);
     }
-    cp_profile_free(&p);
     return rc;
 }
 
@@ -49,5 +45,5 @@ const cli_command cli_cmd_complete = {
         "Regions that already have lines are kept; running it again changes\n"
         "nothing.  Without the modules (moved, deleted) or their debug information\n"
         "the lines stay unknown; the counts say how many were found.\n",
-    .run = run,
+    .read = read_profile,
 };

@@ -169,26 +169,21 @@ static int print_comm(const cp_comm_patterns *c, const cp_pattern_time *times, s
     return 0;
 }
 
-static int run(const cli_command *self, int argc, char **argv)
+static int read_profile(cp_profile *p)
 {
-    cp_profile p;
-    int rc = cli_load_dir_arg(self, argc, argv, &p);
-    if (rc != CLI_OK)
-        return rc;
+    int rc = CLI_OK;
     cp_comm_patterns *c = NULL;
     size_t n = 0;
     cp_error err = {{0}};
-    if (cp_profile_patterns(&p, &c, &n, &err) < 0) {
+    if (cp_profile_patterns(p, &c, &n, &err) < 0) {
         fprintf(stderr, "collprof: %s\n", err.msg);
-        cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
     cp_pattern_time *times = NULL;
     size_t ntimes = 0;
-    if (cp_profile_pattern_times(&p, &times, &ntimes, &err) < 0) {
+    if (cp_profile_pattern_times(p, &times, &ntimes, &err) < 0) {
         fprintf(stderr, "collprof: %s\n", err.msg);
         cp_comm_patterns_free(c, n);
-        cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
     if (n == 0)
@@ -203,7 +198,6 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     free(times);
     cp_comm_patterns_free(c, n);
-    cp_profile_free(&p);
     return rc;
 }
 
@@ -232,5 +226,5 @@ const cli_command cli_cmd_patterns = {
         "matrix also has the recorded time of its calls: the median, min and max of\n"
         "exit - start over the timed (rank, call) pairs whose call moved it, and their\n"
         "waiting time.  See docs/reader.md.\n",
-    .run = run,
+    .read = read_profile,
 };

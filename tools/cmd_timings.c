@@ -147,17 +147,12 @@ static int slow_table(const cp_timings *t)
     return ok ? 0 : -1;
 }
 
-static int run(const cli_command *self, int argc, char **argv)
+static int read_profile(cp_profile *p)
 {
-    cp_profile p;
-    int rc = cli_load_dir_arg(self, argc, argv, &p);
-    if (rc != CLI_OK)
-        return rc;
     cp_timings t;
     cp_error err;
-    if (cp_profile_timings(&p, &t, &err)) {
+    if (cp_profile_timings(p, &t, &err)) {
         fprintf(stderr, "collprof: %s\n", err.msg);
-        cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
     printf("timings.cpt: %" PRIu64 " ranks on %zu host%s, timing mode %s\n", t.nranks, t.nhosts,
@@ -184,7 +179,6 @@ static int run(const cli_command *self, int argc, char **argv)
     if (!ok)
         fprintf(stderr, "collprof: out of memory\n");
     cp_timings_free(&t);
-    cp_profile_free(&p);
     return ok ? CLI_OK : CLI_BAD_INPUT;
 }
 
@@ -211,5 +205,5 @@ const cli_command cli_cmd_timings = {
         "waiting time per pattern: instances (one rank's wait in one call) and their\n"
         "  summed waiting time, per Scalasca pattern (docs/reader.md)\n"
         "slowest calls: the slowest rank-calls of each communicator and collective\n",
-    .run = run,
+    .read = read_profile,
 };

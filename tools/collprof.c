@@ -102,7 +102,8 @@ int main(int argc, char **argv)
             return CLI_OK;
         }
     }
-    int rc = cmd->run(cmd, argc - 1, argv + 1);
+    int rc = cmd->run ? cmd->run(cmd, argc - 1, argv + 1)
+                      : cli_read_dir(cmd, argc - 1, argv + 1);
     /* A damaged profile (named on stderr): whatever the command could do
      * with the rest, the status says the profile is not whole. */
     return rc != CLI_USAGE && cli_damaged ? CLI_DAMAGED : rc;
