@@ -69,18 +69,7 @@ static void missing(cp_manifest *m, const char *name, const cp_error *err)
 {
     int r = cp_rt.world_rank;
     cp_log("rank %d: %s is missing from its partial profile: %s", r, name, err->msg);
-    cp_kv *kv = realloc(m->missing, (m->nmissing + 1) * sizeof *kv);
-    if (!kv)
-        return;
-    m->missing = kv;
-    kv[m->nmissing].key = strdup(name);
-    kv[m->nmissing].value = strdup(err->msg);
-    if (kv[m->nmissing].key && kv[m->nmissing].value)
-        m->nmissing++;
-    else {
-        free(kv[m->nmissing].key);
-        free(kv[m->nmissing].value);
-    }
+    (void)cp_kv_add(&m->missing, &m->nmissing, name, err->msg); /* said on stderr anyway */
 }
 
 /* Each file stands on its own: one that cannot be written is listed as

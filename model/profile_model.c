@@ -519,3 +519,30 @@ bool cp_collective_single_count_per_peer(const char *collective)
             return true;
     return false;
 }
+
+/* ---------------------------------------------------------- key-value lists */
+
+int cp_kv_add(cp_kv **v, size_t *n, const char *key, const char *value)
+{
+    cp_kv *nv = realloc(*v, (*n + 1) * sizeof *nv);
+    if (!nv)
+        return -1;
+    *v = nv;
+    char *k = strdup(key), *val = strdup(value);
+    if (!k || !val) {
+        free(k);
+        free(val);
+        return -1;
+    }
+    nv[(*n)++] = (cp_kv){k, val};
+    return 0;
+}
+
+void cp_kv_free(cp_kv *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++) {
+        free(v[i].key);
+        free(v[i].value);
+    }
+    free(v);
+}

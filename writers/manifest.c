@@ -51,23 +51,14 @@ static bool neighbors_equal(const cp_comm_info *x, const cp_comm_info *y)
     return true;
 }
 
-static void kv_free(cp_kv *kv, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(kv[i].key);
-        free(kv[i].value);
-    }
-    free(kv);
-}
-
 void cp_manifest_free(cp_manifest *m)
 {
     if (!m)
         return;
-    kv_free(m->config, m->nconfig);
-    kv_free(m->missing, m->nmissing);
-    kv_free(m->disagreements, m->ndisagreements);
-    kv_free(m->modules, m->nmodules);
+    cp_kv_free(m->config, m->nconfig);
+    cp_kv_free(m->missing, m->nmissing);
+    cp_kv_free(m->disagreements, m->ndisagreements);
+    cp_kv_free(m->modules, m->nmodules);
     for (size_t i = 0; i < m->ncomms; i++) {
         cp_ranges_free(&m->comms[i].members);
         cp_ranges_free(&m->comms[i].remote_members);

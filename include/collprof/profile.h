@@ -284,6 +284,12 @@ typedef struct cp_kv {
     char *key, *value;
 } cp_kv;
 
+/* Append copies of key and value to the list (*v, *n).  Returns 0, or -1
+ * when out of memory (the list is unchanged). */
+int cp_kv_add(cp_kv **v, size_t *n, const char *key, const char *value);
+/* Free the list's strings and the list (v may be NULL). */
+void cp_kv_free(cp_kv *v, size_t n);
+
 /* One frame of the job's call tree (callsite collector): a call site in a
  * function of a module.  Its parent is the frame that called that function;
  * a path from an outermost frame down to an innermost one is a call path,

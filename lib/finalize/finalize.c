@@ -153,11 +153,7 @@ void cp_runtime_finalize(void)
                    "directory)", PMPI_Wtime() - t0);
         run_stages(&f, &p);
         products_free(&p);
-        for (size_t i = 0; i < f.nmissing; i++) {
-            free(f.missing[i].key);
-            free(f.missing[i].value);
-        }
-        free(f.missing);
+        cp_kv_free(f.missing, f.nmissing); /* the manifest stage's unless it did not run */
     }
     /* The ranks done with their part wait here for rank 0 to write the
      * run-wide files, giving it the processor, instead of spinning in

@@ -105,18 +105,8 @@ static void record_modules(cp_manifest *m)
         char id[CP_BUILD_ID_MAX];
         if (cp_build_id_loaded(strcmp(mod, exe) ? mod : NULL, id, sizeof id))
             cp_build_id_of_file(mod, id, sizeof id);
-        cp_kv *nk = realloc(m->modules, (m->nmodules + 1) * sizeof *nk);
-        if (!nk)
+        if (cp_kv_add(&m->modules, &m->nmodules, mod, id))
             return;
-        m->modules = nk;
-        nk[m->nmodules].key = strdup(mod);
-        nk[m->nmodules].value = strdup(id);
-        if (nk[m->nmodules].key && nk[m->nmodules].value) {
-            m->nmodules++;
-        } else {
-            free(nk[m->nmodules].key);
-            free(nk[m->nmodules].value);
-        }
     }
 }
 

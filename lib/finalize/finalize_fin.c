@@ -34,18 +34,7 @@ void cp_fin_missing(fin *f, const char *name, const char *why, bool say)
     snprintf(reason, sizeof reason, "%s%s", strncmp(why, "rank ", 5) ? "rank 0: " : "", why);
     if (say)
         cp_log("%s is missing from the profile: %s", name, reason);
-    cp_kv *kv = realloc(f->missing, (f->nmissing + 1) * sizeof *kv);
-    if (!kv)
-        return;
-    f->missing = kv;
-    kv[f->nmissing].key = strdup(name);
-    kv[f->nmissing].value = strdup(reason);
-    if (kv[f->nmissing].key && kv[f->nmissing].value) {
-        f->nmissing++;
-    } else {
-        free(kv[f->nmissing].key);
-        free(kv[f->nmissing].value);
-    }
+    (void)cp_kv_add(&f->missing, &f->nmissing, name, reason); /* no room: said above only */
 }
 
 /* ------------------------------------------- communicators by key */

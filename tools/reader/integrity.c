@@ -41,18 +41,7 @@ void cp_reader_damage(cp_profile *p, const char *name, const char *fmt, ...)
             }
             return;
         }
-    cp_kv *nk = realloc(p->damaged, (p->ndamaged + 1) * sizeof *nk);
-    if (!nk)
-        return;
-    p->damaged = nk;
-    nk[p->ndamaged].key = strdup(name);
-    nk[p->ndamaged].value = strdup(why);
-    if (nk[p->ndamaged].key && nk[p->ndamaged].value) {
-        p->ndamaged++;
-    } else {
-        free(nk[p->ndamaged].key);
-        free(nk[p->ndamaged].value);
-    }
+    (void)cp_kv_add(&p->damaged, &p->ndamaged, name, why); /* no room: cannot be listed */
 }
 
 bool cp_reader_is_damaged(const cp_profile *p, const char *name)
