@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "reader_internal.h"
-#include "search.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -77,25 +76,17 @@ static int cmp_entry(const void *x, const void *y)
     return (fa > fb) - (fa < fb);
 }
 
-struct row_key {
-    const side *s;
-    int64_t comm;
-    const char *coll;
-};
-
-static bool row_before(const void *ctx, size_t i)
+static void row_key(const void *ctx, size_t i, int64_t *comm, const char **coll)
 {
-    const struct row_key *k = ctx;
-    return cp_reader_series_cmp(k->s->rows[i].comm, k->s->rows[i].collective, k->comm, k->coll) < 0;
+    const cp_summary_row *r = &((const side *)ctx)->rows[i];
+    *comm = r->comm;
+    *coll = r->collective;
 }
 
 static const cp_summary_row *row_of(const side *s, int64_t comm, const char *coll)
 {
-    struct row_key k = {s, comm, coll};
-    size_t i = cp_lower_bound(s->nrows, row_before, &k);
-    return i < s->nrows && !cp_reader_series_cmp(s->rows[i].comm, s->rows[i].collective, comm, coll)
-               ? &s->rows[i]
-               : NULL;
+    size_t i = cp_reader_series_find(s->nrows, row_key, s, comm, coll);
+    return i < s->nrows ? &s->rows[i] : NULL;
 }
 
 /* A new series at the end of d (entries come sorted). */

@@ -22,27 +22,46 @@ int cp_reader_series_cmp(int64_t ca, const char *na, int64_t cb, const char *nb)
     return cp_reader_collective_cmp(na, nb);
 }
 
-struct timing_key {
-    const cp_timings *t;
+struct series_key {
+    cp_reader_series_key_fn key;
+    const void *ctx;
     int64_t comm;
     const char *coll;
 };
 
-static bool timing_before(const void *ctx, size_t i)
+static int series_cmp_at(const struct series_key *k, size_t i)
 {
-    const struct timing_key *k = ctx;
-    const cp_timing_row *r = &k->t->rows[i];
-    return cp_reader_series_cmp(r->comm, r->collective, k->comm, k->coll) < 0;
+    int64_t comm;
+    const char *coll;
+    k->key(k->ctx, i, &comm, &coll);
+    return cp_reader_series_cmp(comm, coll, k->comm, k->coll);
+}
+
+static bool series_before(const void *ctx, size_t i)
+{
+    return series_cmp_at(ctx, i) < 0;
+}
+
+size_t cp_reader_series_find(size_t n, cp_reader_series_key_fn key, const void *ctx, int64_t comm,
+                             const char *coll)
+{
+    /* binary search: thousands of communicators */
+    struct series_key k = {key, ctx, comm, coll};
+    size_t i = cp_lower_bound(n, series_before, &k);
+    return i < n && series_cmp_at(&k, i) == 0 ? i : n;
+}
+
+static void timing_key(const void *ctx, size_t i, int64_t *comm, const char **coll)
+{
+    const cp_timing_row *r = &((const cp_timings *)ctx)->rows[i];
+    *comm = r->comm;
+    *coll = r->collective;
 }
 
 const cp_timing_row *cp_reader_timing_row(const cp_timings *t, int64_t comm, const char *coll)
 {
-    /* binary search: thousands of communicators */
-    struct timing_key k = {t, comm, coll};
-    size_t n = t ? t->nrows : 0, i = cp_lower_bound(n, timing_before, &k);
-    return i < n && !cp_reader_series_cmp(t->rows[i].comm, t->rows[i].collective, comm, coll)
-               ? &t->rows[i]
-               : NULL;
+    size_t n = t ? t->nrows : 0, i = cp_reader_series_find(n, timing_key, t, comm, coll);
+    return i < n ? &t->rows[i] : NULL;
 }
 
 const char *cp_reader_basename(const char *path)

@@ -77,7 +77,6 @@ static int cmp_u64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The entry whose block moved `call`, or SIZE_MAX. */
 struct span_key {
     const group *g;
     int64_t call;
@@ -89,6 +88,7 @@ static bool span_before(const void *ctx, size_t i)
     return k->g->spans[i].hi < k->call;
 }
 
+/* The entry whose block moved `call`, or SIZE_MAX. */
 static size_t entry_of(const group *g, uint64_t call)
 {
     struct span_key k = {g, (int64_t)call};

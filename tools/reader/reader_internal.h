@@ -27,6 +27,12 @@ bool cp_reader_all_timed(const struct cp_wait_member *wm, size_t n, size_t i, si
 int cp_reader_collective_cmp(const char *a, const char *b);
 /* The order of series: by communicator id, then collective. */
 int cp_reader_series_cmp(int64_t ca, const char *na, int64_t cb, const char *nb);
+/* The index of series (comm, coll) among n rows in that order, row i's
+ * series given by key(ctx, i, ...); n when it is not there. */
+typedef void (*cp_reader_series_key_fn)(const void *ctx, size_t i, int64_t *comm,
+                                        const char **coll);
+size_t cp_reader_series_find(size_t n, cp_reader_series_key_fn key, const void *ctx, int64_t comm,
+                             const char *coll);
 /* The row of (comm, coll) in t (its rows sorted by communicator, then
  * collective), or NULL; t may be NULL. */
 const cp_timing_row *cp_reader_timing_row(const cp_timings *t, int64_t comm, const char *coll);
