@@ -180,7 +180,8 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
     column_of(&x, 0);
     memcpy(mine.raw, x.col.raw, cells * sizeof *mine.raw);
     cp_cube_rows rows;
-    if (cp_cube_rows_start(&rows, mine.raw, mine.nmetrics * mine.ncnodes, mine.ncnodes, any, P, CP_CUBE_BATCH_BYTES, true, gather, &x))
+    if (cp_cube_rows_start(&rows, mine.raw, mine.nmetrics, mine.ncnodes, any, P,
+                           CP_CUBE_BATCH_BYTES, true, gather, &x))
         sim_die("out of memory for a batch");
     cp_cube_rows_count(&rows);
     char path[4200];

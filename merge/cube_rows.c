@@ -3,16 +3,17 @@
 
 #include <stdlib.h>
 
-int cp_cube_rows_start(cp_cube_rows *x, const uint64_t *raw, size_t ncells, size_t ncnodes,
-                       const uint8_t *nz, int64_t nranks, uint64_t max_bytes, bool root, cp_cube_gather_fn gather,
-                       void *ctx)
+int cp_cube_rows_start(cp_cube_rows *x, const uint64_t *raw, size_t nmetrics, size_t ncnodes,
+                       const uint8_t *nz, int64_t nranks, uint64_t max_bytes, bool root,
+                       cp_cube_gather_fn gather, void *ctx)
 {
-    *x = (cp_cube_rows){.raw = raw, .ncells = ncells, .ncnodes = ncnodes, .nz = nz, .nranks = nranks, .gather = gather, .ctx = ctx};
+    size_t ncells = nmetrics * ncnodes;
+    *x = (cp_cube_rows){.raw = raw, .ncells = ncells, .ncnodes = ncnodes, .nz = nz,
+                        .nranks = nranks, .gather = gather, .ctx = ctx};
     /* A batch: at most max_bytes at rank 0, one row at least, no more
      * rows than cells. */
-    size_t cells = ncells;
     uint64_t cap = max_bytes / (8 * (uint64_t)(nranks > 0 ? nranks : 1));
-    size_t cap_rows = cap < 1 ? 1 : cap < cells ? (size_t)cap : (cells ? cells : 1);
+    size_t cap_rows = cap < 1 ? 1 : cap < ncells ? (size_t)cap : (ncells ? ncells : 1);
     if (cap_rows > INT32_MAX) /* MPI counts are int */
         cap_rows = INT32_MAX;
     x->per_batch = cap_rows;
@@ -24,9 +25,8 @@ int cp_cube_rows_start(cp_cube_rows *x, const uint64_t *raw, size_t ncells, size
 
 void cp_cube_rows_count(cp_cube_rows *x)
 {
-    size_t cells = x->ncells;
     x->rows = 0;
-    for (size_t i = 0; i < cells; i++)
+    for (size_t i = 0; i < x->ncells; i++)
         x->rows += x->nz[i] != 0;
     if (x->rows && x->rows < x->per_batch)
         x->per_batch = x->rows;
@@ -35,11 +35,10 @@ void cp_cube_rows_count(cp_cube_rows *x)
 void cp_cube_rows_batch(cp_cube_rows *x)
 {
     size_t n = x->rows - x->done < x->per_batch ? x->rows - x->done : x->per_batch;
-    size_t cells = x->ncells;
     for (size_t i = 0; i < n; i++) {
-        while (x->cur < cells && !x->nz[x->cur])
+        while (x->cur < x->ncells && !x->nz[x->cur])
             x->cur++;
-        x->mine[i] = x->cur < cells ? x->raw[x->cur] : 0;
+        x->mine[i] = x->cur < x->ncells ? x->raw[x->cur] : 0;
         x->cell[i] = x->cur++;
     }
     if (x->gather(x->ctx, x->cell, x->mine, n, x->all))

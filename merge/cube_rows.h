@@ -46,20 +46,20 @@ typedef struct cp_cube_rows {
     void *ctx;
 } cp_cube_rows;
 
-/* Ready x for the rows of the column raw (ncells values, ncnodes a metric; room for a batch: at most max_bytes held at
- * rank 0, which `root` says this rank is), whose non-zero cells nz will
- * say.  Returns 0, or -1 when out of memory. */
-int cp_cube_rows_start(cp_cube_rows *x, const uint64_t *raw, size_t ncells, size_t ncnodes,
-                       const uint8_t *nz,
-                       int64_t nranks, uint64_t max_bytes, bool root, cp_cube_gather_fn gather,
-                       void *ctx);
+/* Ready x for the rows of the column raw (nmetrics x ncnodes values; room
+ * for a batch: at most max_bytes held at rank 0, which `root` says this
+ * rank is), whose non-zero cells nz will say.  Returns 0, or -1 when out of
+ * memory. */
+int cp_cube_rows_start(cp_cube_rows *x, const uint64_t *raw, size_t nmetrics, size_t ncnodes,
+                       const uint8_t *nz, int64_t nranks, uint64_t max_bytes, bool root,
+                       cp_cube_gather_fn gather, void *ctx);
 /* Once nz holds the rows some rank has a value in (the same on every
  * rank): count them. */
 void cp_cube_rows_count(cp_cube_rows *x);
 /* The next batch (every rank; rank 0 through cp_cube_rows_next). */
 void cp_cube_rows_batch(cp_cube_rows *x);
-/* The writer's row function (cp_cubex_row_fn) at rank 0: the writer asks for the rows in the order the
- * batches hold them. */
+/* The writer's row function (cp_cubex_row_fn) at rank 0: the writer asks
+ * for the rows in the order the batches hold them. */
 int cp_cube_rows_next(void *ctx, size_t m, size_t cnode, uint64_t *raw);
 void cp_cube_rows_free(cp_cube_rows *x);
 

@@ -156,8 +156,8 @@ static void cpt_mpi_fail(const fin *f, fin_cpt *cpt, const char *what, int rc)
  * that the file system refused, saying so only in a line of its own on
  * stderr, with a short count: the rest is written after all, or the
  * failure gets the system's reason. */
-static void rewrite_posix(const fin *f, fin_cpt *cpt, uint64_t offset, const unsigned char *p, uint64_t n,
-                          uint64_t done)
+static void rewrite_posix(const fin *f, fin_cpt *cpt, uint64_t offset, const unsigned char *p,
+                          uint64_t n, uint64_t done)
 {
     int fd = open(cpt->part, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     int e = fd < 0 ? errno : 0;
@@ -301,8 +301,9 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cp
     if (rc == MPI_SUCCESS) {
         rc = cp_write_at_all_bytes(fh, (MPI_Offset)offset, out.p, want, &written);
         if (!fits)
-            cp_fin_cpt_fail(f, cpt, "cannot write timings.cpt: this rank's part is more than this MPI "
-                           "library writes at once");
+            cp_fin_cpt_fail(f, cpt,
+                            "cannot write timings.cpt: this rank's part is more than this MPI "
+                            "library writes at once");
         else if (rc != MPI_SUCCESS)
             cpt_mpi_fail(f, cpt, "cannot write timings.cpt", rc);
         if ((rc = PMPI_File_close(&fh)) != MPI_SUCCESS)

@@ -153,8 +153,8 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
                         scratch.metrics};
     uint8_t *nz = calloc(cells ? cells : 1, 1), *any = calloc(cells ? cells : 1, 1);
     cp_cube_rows x = {0};
-    bool batch = cp_cube_rows_start(&x, k.raw, cells, k.ncnodes, any, f->size, CP_CUBE_BATCH_BYTES, f->rank == 0,
-                                    gather, f) == 0;
+    bool batch = cp_cube_rows_start(&x, k.raw, nm, k.ncnodes, any, f->size, CP_CUBE_BATCH_BYTES,
+                                    f->rank == 0, gather, f) == 0;
     if (h.ok) {
         /* Whether every rank has room (one maximum), then which rows anyone
          * has a value in (another): the same counts on every rank. */

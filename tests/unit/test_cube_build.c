@@ -121,7 +121,9 @@ START_TEST(rows_a_batch_at_a_time_read_back_equal)
             any[i] |= j.col[r].raw[i] != 0;
     cp_cube_rows x;
     /* 8 bytes x P: one row a batch */
-    ck_assert_int_eq(cp_cube_rows_start(&x, j.col[0].raw, j.col[0].nmetrics * j.col[0].ncnodes, j.col[0].ncnodes, any, P, 8 * P, true, gather, &j), 0);
+    ck_assert_int_eq(cp_cube_rows_start(&x, j.col[0].raw, j.col[0].nmetrics, j.col[0].ncnodes, any,
+                                        P, 8 * P, true, gather, &j),
+                     0);
     cp_cube_rows_count(&x);
     ck_assert_uint_eq(x.per_batch, 1);
     ck_assert_uint_gt(x.rows, 10);
@@ -146,7 +148,9 @@ START_TEST(rows_a_batch_at_a_time_read_back_equal)
 
     /* A gather that fails: the write fails. */
     j.fail_gather = true;
-    ck_assert_int_eq(cp_cube_rows_start(&x, j.col[0].raw, j.col[0].nmetrics * j.col[0].ncnodes, j.col[0].ncnodes, any, P, 8 * P, true, gather, &j), 0);
+    ck_assert_int_eq(cp_cube_rows_start(&x, j.col[0].raw, j.col[0].nmetrics, j.col[0].ncnodes, any,
+                                        P, 8 * P, true, gather, &j),
+                     0);
     cp_cube_rows_count(&x);
     ck_assert_int_ne(cp_cubex_write_rows(path, &j.c, any, cp_cube_rows_next, &x, &err), 0);
     cp_cube_rows_free(&x);

@@ -30,8 +30,8 @@ static void hot(text *t, const cp_hot_ranks *h, bool inter_peers, const char *ve
     const char *remote = inter_peers ? "remote " : "";
     sep(t);
     if (h->count == 1) {
-        cp_bytes_printf(t, "one hot rank: %srank %" PRId64 " %s %d%% of the bytes", remote, h->ranks.v[0].lo,
-            verb1, h->percent);
+        cp_bytes_printf(t, "one hot rank: %srank %" PRId64 " %s %d%% of the bytes", remote,
+                        h->ranks.v[0].lo, verb1, h->percent);
         return;
     }
     char *list = cp_ranges_to_string(&h->ranks);
@@ -41,8 +41,9 @@ static void hot(text *t, const cp_hot_ranks *h, bool inter_peers, const char *ve
             keep--;
         strcpy(list + keep, keep ? ",..." : "...");
     }
-    cp_bytes_printf(t, "concentrated: %sranks %s (%" PRId64 " of %" PRId64 ") %s %d%% of the bytes", remote,
-        list ? list : "?", h->count, h->population, verb, h->percent);
+    cp_bytes_printf(t,
+                    "concentrated: %sranks %s (%" PRId64 " of %" PRId64 ") %s %d%% of the bytes",
+                    remote, list ? list : "?", h->count, h->population, verb, h->percent);
     free(list);
 }
 
