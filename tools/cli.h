@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "collprof/reader.h"
+#include "help_texts.h" /* cli_help_<command>, made from help/<command>.txt */
 
 /* Exit statuses: CLI_DAMAGED when the command did its work on a profile
  * that lost files or blocks (named on stderr by cli_load). */

@@ -42,33 +42,17 @@ static int read_profile(cp_profile *p)
              cli_table_cell(t, "%" PRIu64, r->bytes_sent) == 0 &&
              cli_table_cell(t, "%.6f", r->time) == 0 && cli_table_cell(t, "%s", path) == 0;
     }
-    if (ok)
-        cli_table_print(t, stdout);
-    else
-        fprintf(stderr, "collprof: out of memory\n");
-    cli_table_free(t);
     free(rows);
-    return ok ? CLI_OK : CLI_BAD_INPUT;
+    if (cli_table_done(t, ok) == 0)
+        return CLI_OK;
+    fprintf(stderr, "collprof: out of memory\n");
+    return CLI_BAD_INPUT;
 }
 
 const cli_command cli_cmd_callsites = {
     .name = "callsites",
     .synopsis = "callsites DIR",
     .brief = "where the collectives were called: function, file:line, calls, bytes, time",
-    .help =
-        "DIR is a collprof output directory of a run with call paths\n"
-        "(COLLPROF_CALLSITE_DEPTH >= 1, the default).  One line per call path that\n"
-        "issued collective calls:\n"
-        "  id           its call-tree id (the \"Callsites:\" lines of the count files,\n"
-        "               the manifest's call_tree; summary --callsite ID)\n"
-        "  function     the function that called MPI, and source, the file:line of\n"
-        "               that call (addr2line on the module, when the module is still\n"
-        "               there and has debug information; else +0xADDRESS in module)\n"
-        "  collectives  which collectives this path called\n"
-        "  rank-calls   (rank, call) pairs: one call on 4 ranks counts 4 (summary's\n"
-        "               calls count it once)\n"
-        "  bytes sent   bytes the ranks' send counts ask to move, over all ranks\n"
-        "  time (s)     seconds in those calls, over all ranks (timed runs)\n"
-        "  call path    the functions from the caller of MPI outwards\n",
+    .help = cli_help_callsites,
     .read = read_profile,
 };

@@ -69,25 +69,6 @@ const cli_command cli_cmd_check = {
     .name = "check",
     .synopsis = "check DIR",
     .brief = "validate every file and their cross-consistency",
-    .help =
-        "Checks that every file parses; that the rows of each block name distinct\n"
-        "ranks; that the blocks of a communicator and collective share out its calls\n"
-        "exactly (files of collprof); that manifest.json's communicator table agrees\n"
-        "with the count files and that every file it lists exists; and that for every\n"
-        "call the send matrix is the transpose of the receive matrix, in bytes.\n"
-        "The files of a timed run (profile.cubex, profile.stat, timings.cpt) must\n"
-        "parse and agree with each other, with the manifest and with the count files:\n"
-        "the patterns and call-tree nodes of profile.stat are in profile.cubex, which\n"
-        "has one location per rank, on the host timings.cpt gives it, and visits\n"
-        "that the recorded calls bound; each timed call is a recorded call of a\n"
-        "communicator its rank is a member of.\n"
-        "\n"
-        "Prints one line per problem and then 'N problems' (exit 1), or\n"
-        "'OK: N files, B blocks, C calls checked' (exit 0).  C counts the distinct\n"
-        "(communicator, collective, call index) recorded.  Files the run could not\n"
-        "write (manifest.json's \"missing\") follow, one 'missing: FILE not written:\n"
-        "WHY' line each: what is there is checked without them.  Series whose ranks\n"
-        "made different numbers of calls (manifest.json's \"disagreements\") follow,\n"
-        "one 'disagreement: SERIES: WHAT' line each.\n",
+    .help = cli_help_check,
     .read = read_profile,
 };

@@ -31,19 +31,6 @@ const cli_command cli_cmd_complete = {
     .name = "complete",
     .synopsis = "complete DIR",
     .brief = "add source lines to profile.cubex: user regions, MPI call sites",
-    .help =
-        "DIR is a collprof output directory of a run with call paths.  Finalize\n"
-        "records each frame as (module, function, address) and leaves the source\n"
-        "alone: looking it up means running tools on every rank inside the job.\n"
-        "This command does it afterwards, as Scalasca post-processes its reports,\n"
-        "and writes profile.cubex back (atomically):\n"
-        "  - each user region (a function of the call tree) gets its source file\n"
-        "    and its first and last line (nm and addr2line on the module);\n"
-        "  - each MPI call site (a collective's node under the function that\n"
-        "    called it) gets the file and line of the call, as `collprof callsites`\n"
-        "    shows it.\n"
-        "Regions that already have lines are kept; running it again changes\n"
-        "nothing.  Without the modules (moved, deleted) or their debug information\n"
-        "the lines stay unknown; the counts say how many were found.\n",
+    .help = cli_help_complete,
     .read = read_profile,
 };

@@ -34,6 +34,14 @@ static const char *ratio(double a, double b, char *buf, size_t size)
     return buf;
 }
 
+/* Three cells: a value in A, in B (seconds) and their ratio B/A. */
+static bool ab_seconds(cli_table *t, double a, double b)
+{
+    char r[32];
+    return cli_table_cell(t, "%.6f", a) == 0 && cli_table_cell(t, "%.6f", b) == 0 &&
+           cli_table_cell(t, "%s", ratio(a, b, r, sizeof r)) == 0;
+}
+
 static int series_table(const cp_diff *d)
 {
     static const char *const headers[] = {"comm",   "collective", "calls A", "calls B",
@@ -46,7 +54,7 @@ static int series_table(const cp_diff *d)
     int ok = t != NULL;
     for (size_t i = 0; ok && i < d->nseries; i++) {
         const cp_diff_series *s = &d->series[i];
-        char r1[32], r2[32], r3[32];
+        char r1[32];
         ok = cli_table_cell(t, "%" PRId64, s->comm) == 0 &&
              cli_table_cell(t, "%s", s->collective) == 0 &&
              cli_table_cell(t, s->present[0] ? "%" PRId64 : "-", s->calls[0]) == 0 &&
@@ -55,17 +63,10 @@ static int series_table(const cp_diff *d)
              cli_table_cell(t, "%" PRId64, s->bytes[1]) == 0 &&
              cli_table_cell(t, "%s", ratio((double)s->bytes[0], (double)s->bytes[1], r1,
                                             sizeof r1)) == 0 &&
-             cli_table_cell(t, "%.6f", s->time[0]) == 0 &&
-             cli_table_cell(t, "%.6f", s->time[1]) == 0 &&
-             cli_table_cell(t, "%s", ratio(s->time[0], s->time[1], r2, sizeof r2)) == 0 &&
-             cli_table_cell(t, "%.6f", s->wait[0]) == 0 &&
-             cli_table_cell(t, "%.6f", s->wait[1]) == 0 &&
-             cli_table_cell(t, "%s", ratio(s->wait[0], s->wait[1], r3, sizeof r3)) == 0;
+             ab_seconds(t, s->time[0], s->time[1]) &&
+             ab_seconds(t, s->wait[0], s->wait[1]);
     }
-    if (ok)
-        cli_table_print(t, stdout);
-    cli_table_free(t);
-    return ok ? 0 : -1;
+    return cli_table_done(t, ok);
 }
 
 /* Time and waiting per call site (call paths matched by names and lines). */
@@ -85,21 +86,13 @@ static int sites_table(const cp_diff *d)
     int ok = t != NULL;
     for (size_t i = 0; ok && i < d->nsites; i++) {
         const cp_diff_site *x = &d->sites[i];
-        char r1[32], r2[32];
         ok = cli_table_cell(t, "%s", x->key) == 0 &&
              cli_table_cell(t, x->present[0] ? "%" PRIu64 : "-", x->calls[0]) == 0 &&
              cli_table_cell(t, x->present[1] ? "%" PRIu64 : "-", x->calls[1]) == 0 &&
-             cli_table_cell(t, "%.6f", x->time[0]) == 0 &&
-             cli_table_cell(t, "%.6f", x->time[1]) == 0 &&
-             cli_table_cell(t, "%s", ratio(x->time[0], x->time[1], r1, sizeof r1)) == 0 &&
-             cli_table_cell(t, "%.6f", x->wait[0]) == 0 &&
-             cli_table_cell(t, "%.6f", x->wait[1]) == 0 &&
-             cli_table_cell(t, "%s", ratio(x->wait[0], x->wait[1], r2, sizeof r2)) == 0;
+             ab_seconds(t, x->time[0], x->time[1]) &&
+             ab_seconds(t, x->wait[0], x->wait[1]);
     }
-    if (ok)
-        cli_table_print(t, stdout);
-    cli_table_free(t);
-    return ok ? 0 : -1;
+    return cli_table_done(t, ok);
 }
 
 static void json_sites(const cp_diff *d)
@@ -280,22 +273,6 @@ const cli_command cli_cmd_diff = {
     .name = "diff",
     .synopsis = "diff A B [--format text|json]",
     .brief = "two profiles side by side: what changed in patterns, time and waiting",
-    .help =
-        "options:\n"
-        "  --format F   text (default) or json\n"
-        "\n"
-        "A and B are two output directories of the same application: before and after\n"
-        "a change, under two MPI libraries, or two job sizes with the same communicator\n"
-        "structure (communicators are matched by id).  For every (communicator,\n"
-        "collective) of either: calls and bytes sent (as `summary` counts them), time\n"
-        "in the calls and waiting (from timings.cpt, as `timings` counts them; 0 when\n"
-        "a profile has none), each with the ratio B/A ('new' when A had none, '='\n"
-        "when both are 0).  Then, per series, its distinct send matrices: how many are\n"
-        "in both, and each one new in B or gone from A with its calls and bytes per\n"
-        "call; a matrix in both whose number of calls changed is listed with both\n"
-        "numbers.  Matrices are compared by content in bytes, whatever the form of\n"
-        "their rows.  Then, when the profiles have call paths, time and waiting per\n"
-        "call site (profile.cubex), matched by the functions of the path and the\n"
-        "file:line of the call, with B/A ratios.\n",
+    .help = cli_help_diff,
     .run = run,
 };

@@ -47,15 +47,6 @@ const cli_command cli_cmd_export = {
     .name = "export",
     .synopsis = "export DIR [--format json] [-o FILE]",
     .brief = "the whole profile as JSON, for scripts",
-    .help =
-        "options:\n"
-        "  --format json      the only format (and the default)\n"
-        "  -o, --output FILE  write to FILE (replaced only once complete) instead of\n"
-        "                     standard output; '-' is standard output\n"
-        "\n"
-        "One JSON document: \"schema_version\" (1), the manifest (null without one) and\n"
-        "every counts file with every block: communicator, collective, root, number of\n"
-        "ranks, datatype size, calls as [lo, hi] pairs, and the rows (ranks as [lo, hi]\n"
-        "pairs, counts).  The schema, with a pandas example: docs/export-schema.md.\n",
+    .help = cli_help_export,
     .run = run,
 };

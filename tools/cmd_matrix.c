@@ -275,24 +275,6 @@ const cli_command cli_cmd_matrix = {
     .synopsis = "matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] "
                 "[--sparse|--dense] [--callsite ID]",
     .brief = "the full send or receive count matrix of one call",
-    .help =
-        "options:\n"
-        "  --comm C           communicator id (as `collprof summary` lists them)\n"
-        "  --collective NAME  collective, case-insensitive (Alltoallv, alltoallv)\n"
-        "  --call K           call index within that communicator and collective\n"
-        "  --recv             the receive counts (default: the send counts)\n"
-        "  --format F         text (default), csv or json\n"
-        "  --callsite ID      fail (exit 1) unless call path ID issued this call\n"
-        "  --sparse           only the non-zero counts, as peer=count (CSV: rank,peer,\n"
-        "                     count lines; JSON: [peer, count] pairs per rank)\n"
-        "  --dense            every count, also in text beyond 64 peers\n"
-        "\n"
-        "One row per communicator rank, one column per peer (a single column for\n"
-        "collectives that pass one count, such as Alltoall).  Counts are in elements\n"
-        "of the datatype size shown, or in bytes when the ranks used different\n"
-        "datatypes.  A rank without counts (a non-root of a rooted collective) shows\n"
-        "as '-' in text and CSV, null in JSON.  In text, rows of more than 64 peers\n"
-        "are listed sparse unless --dense is given.  When the call does not exist the\n"
-        "command fails (exit 1) and names the calls that do.\n",
+    .help = cli_help_matrix,
     .run = run,
 };

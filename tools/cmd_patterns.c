@@ -205,26 +205,6 @@ const cli_command cli_cmd_patterns = {
     .name = "patterns",
     .synopsis = "patterns DIR",
     .brief = "who talks to how many ranks, and the shape of every matrix",
-    .help =
-        "For each communicator: its send matrices ranked by the number of calls that\n"
-        "moved them and by bytes (calls x bytes per call, as `summary` counts them),\n"
-        "each with its classes:\n"
-        "  empty            no non-zero count\n"
-        "  uniform          every count towards another rank is the same, non-zero\n"
-        "  sparse: P%       fewer than half of the possible (rank, other rank) pairs\n"
-        "                   have a non-zero count; P% of them do\n"
-        "  banded: |i-j| <= W  every non-zero lies within cyclic distance W of the\n"
-        "                   diagonal, and the band 2W+1 covers at most half a row\n"
-        "  one hot rank / concentrated  at most a tenth of the ranks (or one) receive\n"
-        "                   (or send) more than half of the bytes, and more than twice\n"
-        "                   their even share\n"
-        "Then, for every matrix, send and receive: \"N ranks send to M other ranks\",\n"
-        "grouping the ranks that address the same number of other ranks with a\n"
-        "non-zero count.  A single count (Alltoall, Allgather...) goes to every peer;\n"
-        "in a rooted collective the other ranks address the root; neighbourhood rows\n"
-        "address the neighbours listed in the manifest.  With timings.cpt, each send\n"
-        "matrix also has the recorded time of its calls: the median, min and max of\n"
-        "exit - start over the timed (rank, call) pairs whose call moved it, and their\n"
-        "waiting time.  See docs/reader.md.\n",
+    .help = cli_help_patterns,
     .read = read_profile,
 };

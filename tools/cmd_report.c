@@ -77,22 +77,6 @@ const cli_command cli_cmd_report = {
     .name = "report",
     .synopsis = "report DIR -o FILE [--max-matrices N]",
     .brief = "one self-contained HTML page: summary, heat maps, bytes per rank",
-    .help =
-        "options:\n"
-        "  -o, --output FILE   the HTML file to write (- for standard output)\n"
-        "  --max-matrices N    heat maps per communicator, collective and side, most\n"
-        "                      frequent matrices first (default 8; 0: all)\n"
-        "\n"
-        "The page needs nothing but a browser (no network, no other file).  It has\n"
-        "the summary (as `collprof summary`), one SVG heat map per distinct count\n"
-        "matrix (sender rows, receiver columns, log colour scale, grey for zero;\n"
-        "hover a cell for its ranks, count and bytes), and the bytes each rank sends\n"
-        "and receives.  Matrices of more than 128 ranks are drawn aggregated: a cell\n"
-        "sums a tile of ranks.  A receive matrix that draws the same picture as the\n"
-        "send matrix of its calls is not drawn again.  With timings.cpt (a timed\n"
-        "run), a section 'Time and waiting' adds what `collprof timings` prints, a\n"
-        "histogram of the call durations per communicator and collective, and the\n"
-        "slowest calls with their hosts.  Prints the file name, what was drawn and\n"
-        "the size.\n",
+    .help = cli_help_report,
     .run = run,
 };

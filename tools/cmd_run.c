@@ -278,19 +278,6 @@ const cli_command cli_cmd_run = {
     .name = "run",
     .synopsis = "run [--mpi mpich|openmpi] PROGRAM [ARGS...]",
     .brief = "run one rank of PROGRAM under collprof, for whichever MPI it uses",
-    .help = "Started by the MPI launcher for each rank, as in\n"
-            "  mpiexec -n 64 collprof run ./app args\n"
-            "  mpiexec -n 4 collprof run python3 app.py      (mpi4py)\n"
-            "it preloads the collprof library built for the MPI library the program\n"
-            "will use and executes the program in its place (same process, arguments,\n"
-            "environment and exit status).  Which MPI: --mpi or COLLPROF_MPI if given;\n"
-            "else the one the program is linked with (libmpich.so.12: MPICH,\n"
-            "libmpi.so.40: Open MPI); else the launcher's (Open MPI's sets\n"
-            "OMPI_COMM_WORLD_SIZE, MPICH's PMI_RANK); else the default of this build.\n"
-            "Without a collprof library for that MPI the program runs unprofiled and\n"
-            "rank 0 says so.  A collprof library already in LD_PRELOAD gives way to\n"
-            "the one chosen.  The settings (COLLPROF_OUTPUT_DIR, ...) pass through the\n"
-            "environment as usual.  Exit status: the program's; 127 if it cannot be\n"
-            "found, 126 if it cannot be executed.\n",
+    .help = cli_help_run,
     .run = run_run,
 };

@@ -44,10 +44,7 @@ static int print_patterns(const cp_stat_file *s)
              (p->count >= 5 ? value_cell(t, p->q25, false) : cli_table_cell(t, "-")) == 0 &&
              (p->count >= 5 ? value_cell(t, p->q75, false) : cli_table_cell(t, "-")) == 0;
     }
-    if (ok)
-        cli_table_print(t, stdout);
-    cli_table_free(t);
-    return ok ? 0 : -1;
+    return cli_table_done(t, ok);
 }
 
 static int print_instances(const cp_stat_pattern *p, bool ranks)
@@ -69,10 +66,7 @@ static int print_instances(const cp_stat_pattern *p, bool ranks)
              value_cell(t, e->enter, false) == 0 && value_cell(t, e->exit, false) == 0 &&
              value_cell(t, e->duration, false) == 0;
     }
-    if (ok)
-        cli_table_print(t, stdout);
-    cli_table_free(t);
-    return ok ? 0 : -1;
+    return cli_table_done(t, ok);
 }
 
 static int run(const cli_command *self, int argc, char **argv)
@@ -134,21 +128,7 @@ const cli_command cli_cmd_stat = {
     .name = "stat",
     .synopsis = "stat FILE",
     .brief = "the wait-state statistics of a profile.stat, and the worst instances",
-    .help = "FILE is a profile.stat (Cube's pattern statistics file, as CubeGUI's\n"
-            "statistics plugin reads it), or an output directory holding one.  Both\n"
-            "layouts are read: CubeGUI's (what collprof and Scalasca write) and the one\n"
-            "the Cube GUI user guide documents (a MetricID column, no ranks).\n"
-            "\n"
-            "First one line per pattern (a Cube metric such as mpi_wait_nxn) with the\n"
-            "statistics of its instances' waiting times, in seconds, as the file gives\n"
-            "them: count, mean, median, minimum, maximum, sum, sample variance (only for a\n"
-            "count of at least 2, else '-'), lower and upper quartile (only for a count of\n"
-            "at least 5).  Then, per pattern, its most severe instances (at most 5, one\n"
-            "per call path): the cnode (call-tree id in profile.cubex), the world rank\n"
-            "('-' in the documented layout), enter and exit time from the start of the\n"
-            "run, and the waiting time.\n"
-            "\n"
-            "A malformed file is reported as 'file:line: what was expected' (exit 1).\n",
+    .help = cli_help_stat,
     .run = run,
     .operand = "file",
     .operand_missing = "expected a file (profile.stat) or an output directory",

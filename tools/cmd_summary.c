@@ -334,35 +334,6 @@ const cli_command cli_cmd_summary = {
     .name = "summary",
     .synopsis = "summary DIR [--all] [--callsite ID]",
     .brief = "what the run was, then one line per communicator and collective",
-    .help =
-        "DIR is a collprof output directory, or a directory of count files written by\n"
-        "collective_profiler (send-counters.job0.rank0.txt ...).\n"
-        "\n"
-        "The header comes from manifest.json: job, world size, MPI library, collprof\n"
-        "version, start time, and whether the run was cut short (partial).  Then the\n"
-        "findings, by the time each explains (five; --all for every one): the rank\n"
-        "the others wait for, the series that cost the most time, call sites that\n"
-        "cost more than their share of the calls, bytes imbalance that costs\n"
-        "waiting; then the share of the run in collectives, pattern facts worth\n"
-        "acting on, and what the profile leaves out (docs/reader.md, \"Findings\",\n"
-        "gives the thresholds).  The table\n"
-        "has one line per communicator and collective:\n"
-        "  comm           communicator id (synthetic for other tools' files)\n"
-        "  size, lead     its size and the world rank of its rank 0\n"
-        "  calls          number of recorded call indices\n"
-        "  send/recv matrices  number of distinct send / receive count matrices\n"
-        "  bytes sent     sum over calls of count x datatype size over all ranks and\n"
-        "                 peers (a single count, as Alltoall's, goes to every rank)\n"
-        "  most frequent send matrix  its number of calls, and which calls\n"
-        "With timings.cpt (a timed run) two more columns:\n"
-        "  time (s)       seconds in the MPI call, summed over ranks and calls\n"
-        "  waiting (s)    summed waiting time of the wait-state patterns\n"
-        "                 (details: collprof timings DIR)\n"
-        "\n"
-        "--all            every finding, not the first five\n"
-        "--callsite ID    only the calls issued from call path ID (collprof callsites\n"
-        "                 lists them): blocks whose Callsites: line lists ID; the time\n"
-        "                 columns and the findings are left out (timings are not per\n"
-        "                 call path)\n",
+    .help = cli_help_summary,
     .run = run,
 };

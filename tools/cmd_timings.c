@@ -61,10 +61,7 @@ static int time_table(const cp_timings *t)
                                  : cli_table_cell(tb, "%.6f", wait)) == 0 &&
              (!t->barrier || cli_table_cell(tb, "%.6f", r->late) == 0);
     }
-    if (ok)
-        cli_table_print(tb, stdout);
-    cli_table_free(tb);
-    return ok ? 0 : -1;
+    return cli_table_done(tb, ok);
 }
 
 /* Every timed call, from the histograms: only when the file has them. */
@@ -86,10 +83,7 @@ static int quantile_table(const cp_timings *t)
              cli_table_cell(tb, "%.3f", r->p90 * 1e6) == 0 &&
              cli_table_cell(tb, "%.3f", r->p99 * 1e6) == 0;
     }
-    if (ok)
-        cli_table_print(tb, stdout);
-    cli_table_free(tb);
-    return ok ? 0 : -1;
+    return cli_table_done(tb, ok);
 }
 
 static int wait_table(const cp_timings *t)
@@ -141,10 +135,7 @@ static int slow_table(const cp_timings *t)
                  cli_table_cell(tb, "%s", node >= 0 ? t->hosts[node] : "?") == 0 &&
                  cli_table_cell(tb, "%.6f", c->duration) == 0;
         }
-    if (ok)
-        cli_table_print(tb, stdout);
-    cli_table_free(tb);
-    return ok ? 0 : -1;
+    return cli_table_done(tb, ok);
 }
 
 static int read_profile(cp_profile *p)
@@ -186,24 +177,6 @@ const cli_command cli_cmd_timings = {
     .name = "timings",
     .synopsis = "timings DIR",
     .brief = "time, waiting time per pattern and slowest calls, from timings.cpt",
-    .help =
-        "DIR is a collprof output directory with timings.cpt (COLLPROF_TIMING passive or\n"
-        "barrier).  Times are seconds from the run's start on world rank 0's clock.\n"
-        "\n"
-        "hosts           each host (node index) and its world ranks\n"
-        "time per communicator and collective:\n"
-        "  timed rank-calls  (rank, call) pairs timed with their own enter/exit (one\n"
-        "                call on 4 ranks counts 4; summary's calls count it once)\n"
-        "  aggregated    timed rank-calls not in the timing sample, in the time only\n"
-        "  time          seconds in the MPI call, summed over ranks and calls\n"
-        "  min/median/max  of one rank's time in one kept call\n"
-        "time per call over the whole run: every timed call of every rank, from\n"
-        "  the log-scale histograms (rank-calls; quantiles p50, p90, p99 in\n"
-        "  microseconds, within 12.5%)\n"
-        "  waiting       summed waiting time of every wait-state pattern\n"
-        "  late arrival  barrier mode: time in the barrier before the call\n"
-        "waiting time per pattern: instances (one rank's wait in one call) and their\n"
-        "  summed waiting time, per Scalasca pattern (docs/reader.md)\n"
-        "slowest calls: the slowest rank-calls of each communicator and collective\n",
+    .help = cli_help_timings,
     .read = read_profile,
 };

@@ -91,3 +91,11 @@ void cli_table_free(cli_table *t)
     free(t->right);
     free(t);
 }
+
+int cli_table_done(cli_table *t, bool ok)
+{
+    if (ok)
+        cli_table_print(t, stdout);
+    cli_table_free(t);
+    return ok ? 0 : -1;
+}

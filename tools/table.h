@@ -18,5 +18,8 @@ cli_table *cli_table_new(size_t ncols, const char *const *headers, const bool *r
 int cli_table_cell(cli_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cli_table_print(const cli_table *t, FILE *out);
 void cli_table_free(cli_table *t);
+/* The end of a table built while ok stayed true: print it to stdout when ok,
+ * free it either way; 0, or -1 when !ok. */
+int cli_table_done(cli_table *t, bool ok);
 
 #endif

@@ -69,20 +69,28 @@ static bool subset(const cp_ranges *a, const cp_ranges *b)
     return true;
 }
 
+/* The calls of n entries, given as pointers (ep) or as an array (e), as one
+ * list of ranges ("3-7, 12"); NULL when out of memory. */
+static char *calls_list(const entry *const *ep, const entry *e, size_t n)
+{
+    cp_ranges calls = {0};
+    for (size_t i = 0; i < n; i++)
+        if (cp_ranges_append(&calls, &(ep ? ep[i] : &e[i])->b->calls) < 0) {
+            cp_ranges_free(&calls);
+            return NULL;
+        }
+    cp_ranges_normalise(&calls, false);
+    char *list = report_ranges_text(&calls, 60);
+    cp_ranges_free(&calls);
+    return list;
+}
+
 /* "N more send matrices are not drawn (calls ...)". */
 static int not_drawn(const report_ctx *c, const entry *const *e, size_t n, const char *side)
 {
     if (n == 0)
         return 0;
-    cp_ranges calls = {0};
-    for (size_t i = 0; i < n; i++)
-        if (cp_ranges_append(&calls, &e[i]->b->calls) < 0) {
-            cp_ranges_free(&calls);
-            return -1;
-        }
-    cp_ranges_normalise(&calls, false);
-    char *list = report_ranges_text(&calls, 60);
-    cp_ranges_free(&calls);
+    char *list = calls_list(e, NULL, n);
     if (!list)
         return -1;
     report_printf(c->out,
@@ -200,15 +208,7 @@ static int drop_same_as_send(const report_ctx *c, const entry *send, size_t nsen
 
 static int same_note(const report_ctx *c, const entry *e, size_t n)
 {
-    cp_ranges calls = {0};
-    for (size_t i = 0; i < n; i++)
-        if (cp_ranges_append(&calls, &e[i].b->calls) < 0) {
-            cp_ranges_free(&calls);
-            return -1;
-        }
-    cp_ranges_normalise(&calls, false);
-    char *list = report_ranges_text(&calls, 60);
-    cp_ranges_free(&calls);
+    char *list = calls_list(NULL, e, n);
     if (!list)
         return -1;
     report_printf(c->out,
