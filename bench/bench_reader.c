@@ -27,24 +27,7 @@
 #include "collprof/reader.h"
 #include "compact.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench_clock.h"
 
 static void die(const char *what, const cp_error *err)
 {
@@ -157,20 +140,20 @@ static void bench(const char *dir, int64_t n, double min_mb, int runs)
         cp_counts_file f = {0};
         f.direction = CP_SEND;
         cp_error err = {{0}};
-        double t0 = now();
+        double t0 = bu_now();
         if (cp_compact_parse_file(path, &f, &err) != 0)
             die("parse", &err);
-        double t1 = now();
+        double t1 = bu_now();
         cp_profile p = {.files = &f, .nfiles = 1};
         matrices = expand_all(&p, m, 2 * nblocks, &checksum);
-        double t2 = now();
+        double t2 = bu_now();
         if (run >= 0) {
             tp[run] = t1 - t0;
             te[run] = t2 - t1;
         }
         cp_counts_file_free(&f);
     }
-    double parse = median(tp, runs), expand = median(te, runs);
+    double parse = bu_median(tp, (size_t)runs), expand = bu_median(te, (size_t)runs);
     printf("| %" PRId64 " | %zu | %.1f | parse | %.3f | %.0f |\n", n, nblocks, mb, parse,
            mb / parse);
     printf("| %" PRId64 " | %zu | %.1f | expand %" PRId64 " matrices | %.3f | %.0f |\n", n,

@@ -17,17 +17,11 @@
 #include <stddef.h>
 #include <mpi.h>
 
+#include "bench_clock.h" /* bu_now, bu_median, bu_quantile */
+
 /* This rank and the world's size; a world of fewer than min or more than
  * max ranks ends the job (rank 0 says why, naming the benchmark). */
 void bu_world(const char *name, int min, int max, int *rank, int *size);
-
-/* Seconds on CLOCK_MONOTONIC (not affected by clock adjustments). */
-double bu_now(void);
-
-/* Median of v[0..n) (v is reordered).  0 when n == 0. */
-double bu_median(double *v, size_t n);
-/* The q-quantile (0..1, nearest rank) of v[0..n) (v is reordered). */
-double bu_quantile(double *v, size_t n, double q);
 
 /* Resident set size of this process in KiB (VmRSS of /proc/self/status),
  * -1 when it cannot be read. */
