@@ -118,6 +118,19 @@ int main(int argc, char **argv)
             replay_usage(stderr);
         return fail(msg, 2);
     }
+    if (o.algorithms || o.tune) {
+        /* MPI_T on every rank: the choice of an algorithm is each rank's. */
+        int rc = replay_algos_open(msg, sizeof msg);
+        if (agree_failure(rc != 0, msg, sizeof msg))
+            return fail(msg, 1);
+    }
+    if (o.algorithms) {
+        if (wrank == 0)
+            replay_print_algorithms(stdout);
+        replay_algos_close();
+        MPI_Finalize();
+        return 0;
+    }
     cp_profile p;
     cp_error err = {{0}};
     int loaded = cp_profile_load(o.dir, &p, &err);
@@ -181,6 +194,7 @@ int main(int argc, char **argv)
     memset(sbuf, 1, sbytes); /* touched now: no page faults on the clock */
     memset(rbuf, 0, rbytes);
     replay_sequence_result seq = {0};
+    replay_tuned *tuned = NULL;
     int status = 0;
     if (o.sequence) {
         int rc = replay_sequence(&p, &comms, &ps, &o, sbuf, rbuf, &seq, &err);
@@ -191,11 +205,24 @@ int main(int argc, char **argv)
                 fprintf(stderr, "collprof-replay: %s\n", msg);
             status = 1;
         }
+    } else if (o.tune) {
+        tuned = calloc(ps.n ? ps.n : 1, sizeof *tuned);
+        int rc = tuned ? 0 : -1;
+        snprintf(msg, sizeof msg, "rank %d: out of memory", wrank);
+        if (agree_failure(rc != 0, msg, sizeof msg)) {
+            if (wrank == 0)
+                fprintf(stderr, "collprof-replay: %s\n", msg);
+            status = 1;
+        } else {
+            replay_tune(&comms, &ps, &o, sbuf, rbuf, tuned);
+        }
     } else {
         measure_all(&comms, &ps, &o, sbuf, rbuf);
     }
     if (wrank == 0 && status == 0) {
-        if (o.sequence)
+        if (o.tune)
+            replay_print_tune(stdout, &p, &comms, &ps, tuned, &o, wsize);
+        else if (o.sequence)
             replay_print_sequence(stdout, &p, &seq);
         else
             replay_print_table(stdout, &p, &comms, &ps, &o, wsize);
@@ -212,7 +239,9 @@ int main(int argc, char **argv)
     replay_patterns_free(&ps);
     replay_comms_free(&comms);
     replay_types_free();
+    free(tuned);
     cp_profile_free(&p);
+    replay_algos_close();
     MPI_Finalize();
     return status;
 }

@@ -31,13 +31,15 @@ static int integer(const char *s, int64_t lo, int64_t *v)
 int replay_options_parse(int argc, char **argv, replay_options *o, char *err, size_t errsize)
 {
     *o = (replay_options){
-        .comm = -1, .scale = 1, .top_by = REPLAY_TOP_TIME, .seconds = REPLAY_SECONDS_DEFAULT};
+        .comm = -1, .scale = 1, .top_by = REPLAY_TOP_TIME, .seconds = REPLAY_SECONDS_DEFAULT,
+        .rounds = REPLAY_ROUNDS_DEFAULT};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = strcmp(a, "--comm") == 0 || strcmp(a, "--collective") == 0 ||
                      strcmp(a, "--top") == 0 || strcmp(a, "--top-by") == 0 ||
                      strcmp(a, "--scale-counts") == 0 || strcmp(a, "--repetitions") == 0 ||
-                     strcmp(a, "--seconds") == 0 || strcmp(a, "--json") == 0;
+                     strcmp(a, "--seconds") == 0 || strcmp(a, "--json") == 0 ||
+                     strcmp(a, "--rounds") == 0;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return 1;
         if (takes && !v) {
@@ -46,6 +48,17 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
         }
         if (strcmp(a, "--sequence") == 0) {
             o->sequence = true;
+        } else if (strcmp(a, "--tune") == 0) {
+            o->tune = true;
+        } else if (strcmp(a, "--algorithms") == 0) {
+            o->algorithms = true;
+        } else if (strcmp(a, "--rounds") == 0) {
+            if (integer(v, 2, &o->rounds) || o->rounds > REPLAY_ROUNDS_MAX) {
+                snprintf(err, errsize, "--rounds: expected 2 to %d rounds, got '%s'",
+                         REPLAY_ROUNDS_MAX, v);
+                return 2;
+            }
+            i++;
         } else if (strcmp(a, "--comm") == 0) {
             if (integer(v, 0, &o->comm)) {
                 snprintf(err, errsize, "--comm: expected a communicator id (0 or more), got '%s'", v);
@@ -103,8 +116,18 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
             o->dir = a;
         }
     }
+    if (o->algorithms)
+        return 0; /* needs no profile */
     if (!o->dir) {
         snprintf(err, errsize, "no profile directory given");
+        return 2;
+    }
+    if (o->tune && o->sequence) {
+        snprintf(err, errsize, "--tune measures the patterns one by one: not with --sequence");
+        return 2;
+    }
+    if (o->tune && o->json) {
+        snprintf(err, errsize, "--tune writes its answer as text only (no --json yet)");
         return 2;
     }
     return 0;

@@ -9,7 +9,7 @@
 #include "replay.h"
 #include "replay_json.h"
 
-static void comm_label(const replay_comm *rc, char *buf, size_t size)
+void replay_comm_label(const replay_comm *rc, char *buf, size_t size)
 {
     if (rc->inter && rc->id[1] >= 0)
         snprintf(buf, size, "%lld/%lld", (long long)rc->id[0], (long long)rc->id[1]);
@@ -17,13 +17,13 @@ static void comm_label(const replay_comm *rc, char *buf, size_t size)
         snprintf(buf, size, "%lld", (long long)rc->id[0]);
 }
 
-static int64_t ranks_of(const replay_comm *rc)
+int64_t replay_comm_ranks(const replay_comm *rc)
 {
     return rc->size[0] + (rc->inter ? rc->size[1] : 0);
 }
 
 /* The first line of the MPI library's version string. */
-static void first_line(char *buf, size_t size)
+void replay_library_line(char *buf, size_t size)
 {
     char v[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
@@ -38,7 +38,7 @@ void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
                         const replay_patterns *ps, const replay_options *o, int nranks)
 {
     char lib[256];
-    first_line(lib, sizeof lib);
+    replay_library_line(lib, sizeof lib);
     fprintf(out, "collprof-replay: %zu pattern%s of %s, %d ranks, %s\n", ps->n, ps->n == 1 ? "" : "s",
             p->dir, nranks, lib);
     if (o->repetitions)
@@ -60,8 +60,8 @@ void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
         const replay_pattern *pt = &ps->v[i];
         const replay_comm *rc = &c->v[pt->comm];
         char label[48];
-        comm_label(rc, label, sizeof label);
-        fprintf(out, "%-7s %6lld  %-20s %10lld %10lld %14lld", label, (long long)ranks_of(rc),
+        replay_comm_label(rc, label, sizeof label);
+        fprintf(out, "%-7s %6lld  %-20s %10lld %10lld %14lld", label, (long long)replay_comm_ranks(rc),
                 pt->collective, (long long)pt->first_call, (long long)pt->calls,
                 (long long)pt->bytes);
         if (pt->skipped) {
@@ -86,7 +86,7 @@ void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
 void replay_print_sequence(FILE *out, const cp_profile *p, const replay_sequence_result *r)
 {
     char lib[256];
-    first_line(lib, sizeof lib);
+    replay_library_line(lib, sizeof lib);
     fprintf(out, "collprof-replay --sequence: %s, %s\n", p->dir, lib);
     fprintf(out, "calls replayed: %lld (the busiest rank)\n", (long long)r->calls);
     fprintf(out, "replayed:       %.6f s (the slowest rank)\n", r->seconds);
@@ -110,7 +110,7 @@ int replay_write_json(const char *path, const cp_profile *p, const replay_comms 
                    .scale_counts = o->scale,
                    .repetitions = o->repetitions};
     snprintf(r.profile, sizeof r.profile, "%s", p->dir);
-    first_line(r.mpi_library, sizeof r.mpi_library);
+    replay_library_line(r.mpi_library, sizeof r.mpi_library);
     snprintf(r.collective, sizeof r.collective, "%s", o->collective);
     snprintf(r.note, sizeof r.note, "%s", ps->note);
     if (seq) {
@@ -126,7 +126,7 @@ int replay_write_json(const char *path, const cp_profile *p, const replay_comms 
         const replay_comm *rc = &c->v[pt->comm];
         cp_replay_pattern *x = &r.patterns[r.npatterns++];
         *x = (cp_replay_pattern){
-            .comm = rc->id[0], .remote_comm = rc->inter ? rc->id[1] : -1, .ranks = ranks_of(rc),
+            .comm = rc->id[0], .remote_comm = rc->inter ? rc->id[1] : -1, .ranks = replay_comm_ranks(rc),
             .first_call = pt->first_call, .calls = pt->calls, .bytes_per_call = pt->bytes,
             .nonblocking = pt->nonblocking, .skipped = pt->skipped, .n_sample = pt->n_sample,
             .t_min = pt->t_min, .t_avg = pt->t_avg, .t_max = pt->t_max,

@@ -9,7 +9,12 @@
  *   call.c      the one table of replayable collectives: how each is called
  *   measure.c   the timing (IMB's "actual benchmarking", IMB-NBC's overlap)
  *   sequence.c  --sequence: the recorded calls in their recorded order
- *   output.c    the table on rank 0's stdout, and --json
+ *   algorithms.c  --tune, --algorithms: the MPI library's algorithms of
+ *               each collective, found and chosen through MPI_T
+ *   tune.c      --tune: every algorithm measured on every pattern (the
+ *               MPI-free half in tuning.h: algo_names.c, tune_choice.c)
+ *   output.c    the table on rank 0's stdout, and --json; tune_output.c
+ *               the answer of --tune
  */
 #ifndef CP_REPLAY_H
 #define CP_REPLAY_H
@@ -20,6 +25,7 @@
 #include <mpi.h>
 
 #include "collprof/reader.h"
+#include "tuning.h"
 
 /* ------------------------------------------------------------ options */
 
@@ -35,7 +41,14 @@ typedef struct replay_options {
     double scale;             /* --scale-counts F (1: as recorded) */
     int64_t repetitions;      /* --repetitions R, 0: IMB's rule within --seconds */
     double seconds;           /* --seconds S: the timed calls of a pattern, at the most */
+    bool tune;                /* --tune: every algorithm of the library on each pattern */
+    int64_t rounds;           /* --rounds R: of --tune's interleaved measurements */
+    bool algorithms;          /* --algorithms: list them, no profile */
 } replay_options;
+
+/* --tune measures each algorithm this many times, interleaved, unless asked. */
+#define REPLAY_ROUNDS_DEFAULT 5
+#define REPLAY_ROUNDS_MAX 100
 
 /* A pattern's timed calls take about this long unless asked otherwise: a
  * profile of many large patterns is replayed in minutes, not hours. */
@@ -194,8 +207,46 @@ int replay_sequence(const cp_profile *p, const replay_comms *c, const replay_pat
                     const replay_options *o, void *sbuf, void *rbuf, replay_sequence_result *res,
                     cp_error *err);
 
+/* ----------------------------------------------------------- algorithms */
+
+/* Start MPI_T (before any other call below; 0, or -1 and why); close it
+ * before MPI_Finalize, restoring what was changed. */
+int replay_algos_open(char *why, size_t size);
+void replay_algos_close(void);
+/* "MPICH", "Open MPI", or "this MPI library". */
+const char *replay_algos_library(void);
+/* The algorithms of the collective (as call.c names it), blocking or not,
+ * on an intra- or intercommunicator. */
+void replay_algos_find(const char *coll, bool nonblocking, bool inter, replay_algos *a);
+/* Choose algorithm k on this rank (0: the library's own); 0 or -1. */
+int replay_algos_select(const replay_algos *a, int k);
+/* The algorithm the variable chooses now (as set at launch, or by
+ * replay_algos_select), or -1. */
+int replay_algos_current(const replay_algos *a);
+/* The environment setting that chooses algorithm k at launch. */
+void replay_algos_setting(const replay_algos *a, int k, char *buf, size_t size);
+
+/* --------------------------------------------------------------- tuning */
+
+/* Measure every algorithm on every selected pattern, in o->rounds rounds,
+ * each round every algorithm once in a rotated order; out[i] for ps->v[i]
+ * (filled on world rank 0).  Collective over MPI_COMM_WORLD. */
+void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_options *o,
+                 void *sbuf, void *rbuf, replay_tuned *out);
+/* --tune's answer on rank 0: per pattern, per collective and run, settings. */
+void replay_print_tune(FILE *out, const cp_profile *p, const replay_comms *c,
+                       const replay_patterns *ps, const replay_tuned *t, const replay_options *o,
+                       int nranks);
+/* --algorithms: every collective's algorithms in this library. */
+void replay_print_algorithms(FILE *out);
+
 /* --------------------------------------------------------------- output */
 
+/* "3" or "3/4" (an intercommunicator's groups); its ranks, both groups. */
+void replay_comm_label(const replay_comm *rc, char *buf, size_t size);
+int64_t replay_comm_ranks(const replay_comm *rc);
+/* The first line of the MPI library's version string. */
+void replay_library_line(char *buf, size_t size);
 void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
                         const replay_patterns *ps, const replay_options *o, int nranks);
 void replay_print_sequence(FILE *out, const cp_profile *p, const replay_sequence_result *r);

@@ -6,12 +6,21 @@ void replay_usage(FILE *out)
 {
     fputs("usage: mpiexec -n N collprof-replay DIR [--sequence] [--comm ID] [--collective NAME]\n"
           "           [--top K] [--top-by time|bytes] [--scale-counts F] [--repetitions R]\n"
-          "           [--seconds S] [--json FILE]\n"
+          "           [--seconds S] [--json FILE] [--tune [--rounds R]]\n"
+          "       mpiexec -n 1 collprof-replay --algorithms\n"
           "Measures each distinct (communicator, collective, count matrix) of the collprof\n"
           "profile in DIR the way the Intel MPI Benchmarks measure a collective; --sequence\n"
           "replays the recorded calls in their recorded order instead.  N must be at least\n"
           "the recorded world size.  Each pattern's timed calls take about S seconds at\n"
           "the most (default 1; --repetitions R sets their number instead).  See\n"
-          "docs/replay.md.\n",
+          "docs/replay.md.\n"
+          "--tune measures, on each pattern, every algorithm the MPI library offers for\n"
+          "its collective (MPICH's MPIR_CVAR_..._ALGORITHM, Open MPI's coll_tuned and\n"
+          "coll_libnbc ..._algorithm, found through MPI_T) in R rounds that interleave\n"
+          "them (default 5; the pattern's S seconds shared among them), names the\n"
+          "fastest only beyond the rounds' spread, projects the time the run would save\n"
+          "and prints the settings that choose it.  Open MPI's coll/tuned obeys a choice\n"
+          "only when OMPI_MCA_coll_tuned_use_dynamic_rules=1 is set at launch.\n"
+          "--algorithms lists every collective's algorithms in this MPI library.\n",
           out);
 }

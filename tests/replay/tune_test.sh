@@ -1,0 +1,105 @@
+#!/bin/sh
+# collprof-replay --tune and --algorithms with real mpiexec runs
+# (docs/replay.md, "Tuning"), under the MPI library of the build.
+#
+# usage: tune_test.sh WORKDIR MPIEXEC LIB APP REPLAY CHECKER
+#   --algorithms finds at least two algorithms for Alltoallv besides the
+#   library's own choice (Open MPI's coll/tuned only with dynamic rules;
+#   without them it says why); each setting it would print selects, in a
+#   new run, the algorithm it names (CHECKER reads it back through MPI_T);
+#   --tune on the profile of APP (2 ranks) measures every algorithm of
+#   its Alltoallv patterns (MPICH refuses one that cannot serve them, which
+#   shows the choice reaches the library), and each setting it prints
+#   selects its algorithm in a new run; bad combinations of options are
+#   refused with one message.
+set -u
+case_=tune work=$1 mpiexec=$2 lib=$3
+shift 3
+runs_dir=$(dirname "$0")/../mpi
+. "$runs_dir/runs.sh"
+app=$1 replay=$2 checker=$3
+limit=120
+# Open MPI's coll/tuned obeys a forced algorithm only with dynamic rules,
+# set at launch (MPICH ignores the variable).
+export OMPI_MCA_coll_tuned_use_dynamic_rules=1
+
+run algorithms 1 no "$replay" --algorithms
+[ "$(cat algorithms.status)" = 0 ] || { fail "--algorithms failed:"; show algorithms.err; }
+line=$(grep '^Alltoallv intra: ' algorithms.out)
+algos=$(echo "$line" | sed -n 's/^Alltoallv intra: [^ ]* = //p' | sed 's/ (own choice)//')
+set -- $algos
+[ $# -ge 3 ] || { fail "--algorithms: expected the own choice and 2 or more algorithms for \
+Alltoallv, got: $line"; show algorithms.out; }
+echo "Alltoallv: $algos"
+
+if [ "$LAUNCH_FLAVOR" = openmpi ]; then
+    OMPI_MCA_coll_tuned_use_dynamic_rules=0 run nodyn 1 no "$replay" --algorithms
+    grep -q '^Alltoallv intra: none: .*OMPI_MCA_coll_tuned_use_dynamic_rules=1' nodyn.out ||
+        { fail "without dynamic rules --algorithms must say how to enable them:"; show nodyn.out; }
+fi
+
+# check_settings FILE: every "NAME<TAB>ENV" line of FILE, started with ENV,
+# makes the library name NAME.
+check_settings() {
+    checked=$((checked + $(wc -l <"$1")))
+    while IFS="$(printf '\t')" read -r name env; do
+        # shellcheck disable=SC2086  # ENV is words of NAME=VALUE
+        env $env timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS -n 1 "$checker" Alltoallv \
+            >set.out 2>set.err
+        got=$(sed -n 's/^current: //p' set.out)
+        if [ "$got" != "$name" ]; then
+            fail "the setting '$env' selects '$got', not '$name':"
+            show set.out
+            show set.err
+        fi
+    done <"$1"
+}
+checked=0
+run check 1 no "$checker" Alltoallv
+[ "$(cat check.status)" = 0 ] || { fail "tune_setting_check failed:"; show check.out; show check.err; }
+sed -n 's/^setting: //p' check.out >every.settings
+[ "$(wc -l <every.settings)" -ge 3 ] || { fail "expected 3 or more settings:"; show check.out; }
+check_settings every.settings
+
+# --tune on a real profile.
+COLLPROF_OUTPUT_DIR="$work/prof" run app 2 yes "$app"
+[ "$(cat app.status)" = 0 ] || { fail "the application failed:"; show app.err; exit 1; }
+run tune 2 no "$replay" "$work/prof" --tune --rounds 3 --seconds 0.3
+[ "$(cat tune.status)" = 0 ] || { fail "--tune failed:"; show tune.err; exit 1; }
+cat tune.out
+awk '/^pattern [0-9]+: comm 0 \(2 ranks\) Alltoallv,/ {on = 1; next} on && /^pattern / {on = 0}
+     on' tune.out >alltoallv.block
+for a in $algos; do
+    grep -Eq "^  $a( \(library's own\))? +([0-9.]+  |refused: )" alltoallv.block ||
+        { fail "--tune: no time or refusal for $a on the Alltoallv pattern:"; show tune.out; }
+done
+if [ "$LAUNCH_FLAVOR" = mpich ]; then
+    # It needs MPI_IN_PLACE, which the application does not use.
+    grep -q "^  pairwise_sendrecv_replace  *refused: " alltoallv.block ||
+        { fail "--tune: MPICH's pairwise_sendrecv_replace should be refused:"; show tune.out; }
+fi
+grep -Eq "^  fastest( median)?: " alltoallv.block || fail "--tune: no verdict on the pattern"
+grep -Eq '^  Alltoallv +[^ ]+ +(keep |[a-z_]+ saves )' tune.out ||
+    fail "--tune: no line for Alltoallv per collective"
+grep -Eq '^whole run: ' tune.out || fail "--tune: no whole-run line"
+# The settings it prints (none when nothing is faster beyond the noise)
+# select what the per-collective lines name.
+awk '/^settings / {on = 1; next} on' tune.out | sed 's/^  //' | grep -v '^none: ' >printed
+if [ -s printed ]; then
+    while read -r env; do
+        winner=$(grep -E '^  Alltoallv ' tune.out | sed -n 's/^  Alltoallv  *[^ ]*  *\([a-z_0-9]*\) saves .*/\1/p')
+        [ -n "$winner" ] || continue
+        printf '%s\t%s\n' "$winner" "$env" >winner.settings
+        case $env in *ALLTOALLV* | *alltoallv*) check_settings winner.settings ;; esac
+    done <printed
+fi
+
+echo "settings read back: $checked"
+
+# Options that do not go together, and a bad number of rounds.
+run seq 2 no "$replay" "$work/prof" --tune --sequence
+grep -q "not with --sequence" seq.err || { fail "--tune --sequence accepted:"; show seq.err; }
+run rounds 2 no "$replay" "$work/prof" --tune --rounds 1
+grep -q "^collprof-replay: --rounds: expected 2 to" rounds.err ||
+    { fail "--rounds 1 accepted:"; show rounds.err; }
+exit $failed

@@ -1,0 +1,209 @@
+/*
+ * --tune's answer, on world rank 0: per pattern each algorithm's time and
+ * the fastest, called a winner only beyond the spread of the rounds; per
+ * collective the one setting that serves all its patterns best and the run
+ * time it would save (recorded calls x the difference); the settings that
+ * choose the winners.  --algorithms: the library's algorithms, no profile.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+/* A span of time in the unit that shows it: "1.234 s", "12.345 ms", "0.058 us". */
+static const char *span(double x, char *buf, size_t size)
+{
+    double a = fabs(x);
+    if (a >= 1)
+        snprintf(buf, size, "%.3f s", x);
+    else if (a >= 1e-3)
+        snprintf(buf, size, "%.3f ms", x * 1e3);
+    else
+        snprintf(buf, size, "%.3f us", x * 1e6);
+    return buf;
+}
+
+/* Was pattern i's collective (its control variable) met before i? */
+static bool seen(const replay_tuned *t, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (t[j].algos.n && strcmp(t[j].algos.cvar, t[i].algos.cvar) == 0)
+            return true;
+    return false;
+}
+
+static void print_pattern(FILE *out, const replay_comms *c, const replay_pattern *pt,
+                          const replay_tuned *tu, size_t i)
+{
+    const replay_comm *rc = &c->v[pt->comm];
+    char label[48];
+    replay_comm_label(rc, label, sizeof label);
+    fprintf(out, "\npattern %zu: comm %s (%lld ranks) %s%s, %lld calls recorded, %lld bytes per "
+            "call", i + 1, label, (long long)replay_comm_ranks(rc), pt->collective,
+            pt->nonblocking ? " (non-blocking)" : "", (long long)pt->calls, (long long)pt->bytes);
+    if (pt->skipped) {
+        fprintf(out, "\n  not measured: %s\n", pt->why);
+        return;
+    }
+    if (tu->algos.n == 0) {
+        fprintf(out, "\n  no algorithm can be chosen: %s\n", tu->algos.why);
+        return;
+    }
+    fprintf(out, "; %s\n  %-32s %12s  %-27s %s\n", tu->algos.cvar, "algorithm", "median[usec]",
+            "rounds: fastest..slowest", "vs own choice");
+    const replay_tune_time *own = &tu->t[0];
+    for (int k = 0; k < tu->algos.n; k++) {
+        const replay_tune_time *t = &tu->t[k];
+        char name[REPLAY_ALGO_NAME + 24];
+        snprintf(name, sizeof name, "%s%s", tu->algos.names[k], k ? "" : " (library's own)");
+        if (t->refused) {
+            fprintf(out, "  %-32s refused: the library returned an error, it cannot serve this "
+                    "pattern\n", name);
+            continue;
+        }
+        if (!t->rounds) {
+            fprintf(out, "  %-32s not measured\n", name);
+            continue;
+        }
+        char range[64];
+        snprintf(range, sizeof range, "%.3f..%.3f", t->lo * 1e6, t->hi * 1e6);
+        fprintf(out, "  %-32s %12.3f  %-27s", name, t->median * 1e6, range);
+        if (k && own->rounds && own->median > 0)
+            fprintf(out, " %+.1f %%", 100 * (t->median - own->median) / own->median);
+        fputc('\n', out);
+    }
+    const char *b = tu->algos.names[tu->best];
+    if (tu->best == 0)
+        fprintf(out, "  fastest: %s, the library's own choice\n", b);
+    else if (tu->clear)
+        fprintf(out, "  fastest: %s, beyond the noise (its slowest round beats %s's fastest)\n", b,
+                tu->algos.names[0]);
+    else
+        fprintf(out, "  fastest median: %s, but within the spread of %s's rounds: no winner\n", b,
+                tu->algos.names[0]);
+}
+
+/* Per collective the one setting, the whole run's saving, the settings. */
+static void print_settings(FILE *out, const replay_patterns *ps, const replay_tuned *t,
+                           const replay_tune_use *uses)
+{
+    fprintf(out, "\nper collective (one setting serves all its patterns; a refused algorithm "
+                 "leaves a pattern to the library's own choice):\n");
+    double total = 0, total_lo = 0, total_hi = 0, recorded = 0;
+    bool all_recorded = true, any = false;
+    char settings[64][256];
+    int nsettings = 0;
+    for (size_t i = 0; i < ps->n; i++) {
+        if (!t[i].algos.n || !t[i].t[0].rounds || seen(t, i))
+            continue;
+        any = true;
+        replay_tune_choice ch = replay_tune_choose(uses, ps->n, t[i].algos.cvar);
+        const replay_algos *al = &t[i].algos;
+        char v[3][32];
+        fprintf(out, "  %-20s %-40s ", ps->v[i].collective, al->cvar);
+        if (!ch.clear) {
+            fprintf(out, "keep %s (no algorithm saves time beyond the noise", al->names[0]);
+            if (ch.k)
+                fprintf(out, "; %s would save %s [%s..%s]", al->names[ch.k],
+                        span(ch.saving, v[0], 32), span(ch.lo, v[1], 32), span(ch.hi, v[2], 32));
+            fprintf(out, ")\n");
+            continue;
+        }
+        fprintf(out, "%s saves %s [%s..%s] over %lld recorded calls", al->names[ch.k],
+                span(ch.saving, v[0], 32), span(ch.lo, v[1], 32), span(ch.hi, v[2], 32),
+                (long long)ch.calls);
+        if (ch.recorded >= 0)
+            fprintf(out, " (recorded: calls x median = %s)", span(ch.recorded, v[0], 32));
+        fputc('\n', out);
+        total += ch.saving;
+        total_lo += ch.lo;
+        total_hi += ch.hi;
+        recorded += ch.recorded;
+        all_recorded = all_recorded && ch.recorded >= 0;
+        if (nsettings < (int)(sizeof settings / sizeof settings[0]))
+            replay_algos_setting(al, ch.k, settings[nsettings++], sizeof settings[0]);
+    }
+    if (!any)
+        fprintf(out, "  none: no pattern has algorithms to choose from\n");
+    char v[4][32];
+    if (nsettings == 0)
+        fprintf(out, "\nwhole run: no setting saves time beyond the noise\n");
+    else if (all_recorded)
+        fprintf(out, "\nwhole run: projected saving %s [%s..%s] of %s recorded in those "
+                "collectives (calls x median)\n", span(total, v[0], 32), span(total_lo, v[1], 32),
+                span(total_hi, v[2], 32), span(recorded, v[3], 32));
+    else
+        fprintf(out, "\nwhole run: projected saving %s [%s..%s] (the profile has no timings: "
+                "the time recorded in those collectives is not known)\n", span(total, v[0], 32),
+                span(total_lo, v[1], 32), span(total_hi, v[2], 32));
+    fprintf(out, "\nsettings (environment of the application's ranks):\n");
+    for (int k = 0; k < nsettings; k++)
+        fprintf(out, "  %s\n", settings[k]);
+    if (nsettings == 0)
+        fprintf(out, "  none: keep the library's own choices\n");
+}
+
+void replay_print_tune(FILE *out, const cp_profile *p, const replay_comms *c,
+                       const replay_patterns *ps, const replay_tuned *t, const replay_options *o,
+                       int nranks)
+{
+    char lib[256];
+    replay_library_line(lib, sizeof lib);
+    fprintf(out, "collprof-replay --tune: %zu pattern%s of %s, %d ranks, %s\n", ps->n,
+            ps->n == 1 ? "" : "s", p->dir, nranks, lib);
+    fprintf(out, "method: every algorithm %s offers (found through MPI_T), measured in %lld "
+            "rounds that interleave them, each as IMB measures (at most %g s of timed calls a "
+            "round and algorithm); a time is the slowest rank's per call (t_max; t_pure when "
+            "non-blocking), the median of the rounds, with the fastest and slowest round\n",
+            replay_algos_library(), (long long)o->rounds,
+            o->seconds / (double)o->rounds);
+    if (ps->note[0])
+        fprintf(out, "note: %s\n", ps->note);
+    for (size_t i = 0; i < ps->n; i++)
+        print_pattern(out, c, &ps->v[i], &t[i], i);
+
+    replay_tune_use *uses = malloc((ps->n ? ps->n : 1) * sizeof *uses);
+    if (!uses) {
+        fprintf(out, "\n(out of memory: no settings)\n");
+        return;
+    }
+    for (size_t i = 0; i < ps->n; i++) {
+        const replay_pattern *pt = &ps->v[i];
+        uses[i] = (replay_tune_use){.t = &t[i], .calls = pt->calls,
+                                    .recorded = pt->rec_instances
+                                                    ? pt->rec_median * (double)pt->calls
+                                                    : -1};
+    }
+    print_settings(out, ps, t, uses);
+    free(uses);
+}
+
+void replay_print_algorithms(FILE *out)
+{
+    char lib[256];
+    replay_library_line(lib, sizeof lib);
+    fprintf(out, "collprof-replay --algorithms: %s (%s, through MPI_T)\n", lib,
+            replay_algos_library());
+    for (size_t i = 0; i < replay_ncolls; i++)
+        for (int nb = 0; nb < 2; nb++)
+            for (int inter = 0; inter < 2; inter++) {
+                replay_algos a;
+                replay_algos_find(replay_colls[i].name, nb, inter, &a);
+                const char *name = replay_colls[i].name;
+                if (nb)
+                    fprintf(out, "I%c%s", tolower((unsigned char)name[0]), name + 1);
+                else
+                    fputs(name, out);
+                fprintf(out, " %s: ", inter ? "inter" : "intra");
+                if (a.n == 0) {
+                    fprintf(out, "none: %s\n", a.why);
+                    continue;
+                }
+                fprintf(out, "%s =", a.cvar);
+                for (int k = 0; k < a.n; k++)
+                    fprintf(out, " %s%s", a.names[k], k ? "" : " (own choice)");
+                fputc('\n', out);
+            }
+}
