@@ -10,8 +10,9 @@
 #   --tune on the profile of APP (2 ranks) measures every algorithm of
 #   its Alltoallv patterns (MPICH refuses one that cannot serve them, which
 #   shows the choice reaches the library), and each setting it prints
-#   selects its algorithm in a new run; bad combinations of options are
-#   refused with one message.
+#   selects its algorithm in a new run; --validate replays the sequence with
+#   and without the settings (--tune's, or given with --setting); bad
+#   settings and combinations of options are refused with one message.
 set -u
 case_=tune work=$1 mpiexec=$2 lib=$3
 shift 3
@@ -64,7 +65,7 @@ check_settings every.settings
 # --tune on a real profile.
 COLLPROF_OUTPUT_DIR="$work/prof" run app 2 yes "$app"
 [ "$(cat app.status)" = 0 ] || { fail "the application failed:"; show app.err; exit 1; }
-run tune 2 no "$replay" "$work/prof" --tune --rounds 3 --seconds 0.3
+run tune 2 no "$replay" "$work/prof" --tune --rounds 3 --seconds 0.3 --validate
 [ "$(cat tune.status)" = 0 ] || { fail "--tune failed:"; show tune.err; exit 1; }
 cat tune.out
 awk '/^pattern [0-9]+: comm 0 \(2 ranks\) Alltoallv,/ {on = 1; next} on && /^pattern / {on = 0}
@@ -95,6 +96,29 @@ if [ -s printed ]; then
 fi
 
 echo "settings read back: $checked"
+
+# --validate: the sequence with and without the settings, or why not.
+if ! grep -q '^validation: not done: no setting to check' tune.out; then
+    grep -q '^validation: the recorded sequence ([0-9]* calls on the busiest rank) replayed 3 times' \
+        tune.out && grep -Eq '^  own choices  median [0-9.]+ [mu]?s' tune.out &&
+        grep -Eq '^  settings     median [0-9.]+ [mu]?s' tune.out &&
+        grep -q '^  measured saving .*, projected ' tune.out ||
+        fail "--tune --validate: no validation of the settings"
+fi
+# Settings given (the library's second algorithm, whatever its speed): the
+# sequence replayed both ways (under Open MPI on communicators made anew).
+second=$(sed -n 2p every.settings | cut -f2)
+# shellcheck disable=SC2086  # the setting's words, each a --setting
+set -- $(for w in $second; do echo "--setting $w"; done)
+run given 2 no "$replay" "$work/prof" --validate --rounds 2 "$@"
+[ "$(cat given.status)" = 0 ] || { fail "--validate --setting $second failed:"; show given.err; }
+cat given.out
+grep -Eq '^  settings     median [0-9.]+ [mu]?s' given.out &&
+    grep -q '(settings given: no projection)' given.out ||
+    { fail "--validate --setting: no validation"; show given.out; }
+run badset 2 no "$replay" "$work/prof" --validate --setting NO_SUCH_VARIABLE=1
+grep -q "^collprof-replay: --setting NO_SUCH_VARIABLE=1: NO_SUCH_VARIABLE chooses no" badset.err &&
+    [ "$(cat badset.status)" = 2 ] || { fail "a bad --setting accepted:"; show badset.err; }
 
 # Options that do not go together, and a bad number of rounds.
 run seq 2 no "$replay" "$work/prof" --tune --sequence

@@ -81,6 +81,13 @@ int replay_algos_open(char *why, size_t size)
     return 0;
 }
 
+void replay_algos_strict(bool on)
+{
+    int error = 0;
+    if (fallback_index >= 0)
+        cvar_rw(fallback_index, on ? &error : &fallback_old, true);
+}
+
 void replay_algos_close(void)
 {
     if (!opened)
@@ -251,5 +258,47 @@ int replay_algos_current(const replay_algos *a)
     for (int k = 0; k < a->n; k++)
         if (a->values[k] == value)
             return k;
+    return -1;
+}
+
+int replay_algos_parse_setting(const char *word, replay_algos *a, int *k, char *why, size_t size)
+{
+    const char *eq = strchr(word, '=');
+    if (!eq || eq == word || !eq[1]) {
+        snprintf(why, size, "--setting: expected NAME=VALUE, got '%s'", word);
+        return -1;
+    }
+    char name[96];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - word), word);
+    const char *var = strncmp(name, "OMPI_MCA_", 9) == 0 ? name + 9 : name;
+    if (strcmp(var, "coll_tuned_use_dynamic_rules") == 0) {
+        int on = 0, idx = cvar_index(var);
+        if (idx < 0 || cvar_rw(idx, &on, false) != MPI_SUCCESS || on != atoi(eq + 1)) {
+            snprintf(why, size, "--setting %s: Open MPI reads it at launch only: set it in the "
+                     "environment of this run (mpiexec -x)", word);
+            return -1;
+        }
+        return 1;
+    }
+    for (size_t i = 0; i < replay_ncolls; i++)
+        for (int nb = 0; nb < 2; nb++)
+            for (int inter = 0; inter < 2; inter++) {
+                replay_algos_find(replay_colls[i].name, nb, inter, a);
+                if (strcmp(a->cvar, var) != 0)
+                    continue;
+                if (a->n == 0) {
+                    snprintf(why, size, "--setting %s: %s", word, a->why);
+                    return -1;
+                }
+                char *end;
+                long v = strtol(eq + 1, &end, 10);
+                for (*k = 0; *k < a->n; (*k)++)
+                    if (strcmp(a->names[*k], eq + 1) == 0 || (!*end && a->values[*k] == v))
+                        return 0;
+                snprintf(why, size, "--setting %s: %s has no algorithm '%s'", word, var, eq + 1);
+                return -1;
+            }
+    snprintf(why, size, "--setting %s: %s chooses no collective's algorithm in %s", word, var,
+             replay_algos_library());
     return -1;
 }

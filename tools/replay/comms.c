@@ -348,3 +348,35 @@ void replay_comms_free(replay_comms *c)
     free(c->index);
     *c = (replay_comms){0};
 }
+
+int replay_comms_dup(const replay_comms *c, replay_comms *out)
+{
+    *out = *c;
+    out->v = malloc((c->n ? c->n : 1) * sizeof *out->v);
+    int ok = out->v != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        free(out->v);
+        *out = (replay_comms){0};
+        return -1;
+    }
+    /* In the order of the originals, which every rank walks alike. */
+    for (size_t i = 0; i < c->n; i++) {
+        replay_comm *rc = &out->v[i];
+        *rc = c->v[i];
+        if (rc->comm != MPI_COMM_NULL)
+            MPI_Comm_dup(c->v[i].comm, &rc->comm);
+        if (c->v[i].sync == c->v[i].comm)
+            rc->sync = rc->comm;
+        else if (rc->sync != MPI_COMM_NULL)
+            MPI_Comm_dup(c->v[i].sync, &rc->sync);
+    }
+    return 0;
+}
+
+void replay_comms_free_dup(replay_comms *c)
+{
+    c->index = NULL; /* the original's */
+    c->nindex = 0;
+    replay_comms_free(c);
+}

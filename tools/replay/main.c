@@ -118,7 +118,7 @@ int main(int argc, char **argv)
             replay_usage(stderr);
         return fail(msg, 2);
     }
-    if (o.algorithms || o.tune) {
+    if (o.algorithms || o.tune || o.validate) {
         /* MPI_T on every rank: the choice of an algorithm is each rank's. */
         int rc = replay_algos_open(msg, sizeof msg);
         if (agree_failure(rc != 0, msg, sizeof msg))
@@ -130,6 +130,22 @@ int main(int argc, char **argv)
         replay_algos_close();
         MPI_Finalize();
         return 0;
+    }
+    /* --setting: the same words give the same choices on every rank. */
+    static replay_algos given[REPLAY_SETTINGS_MAX];
+    replay_choice choices[REPLAY_SETTINGS_MAX];
+    int nchoices = 0, parsed = 0;
+    for (int i = 0; i < o.nsettings && parsed >= 0; i++) {
+        parsed = replay_algos_parse_setting(o.settings[i], &given[nchoices],
+                                            &choices[nchoices].k, msg, sizeof msg);
+        if (parsed == 0) {
+            choices[nchoices].algos = &given[nchoices];
+            nchoices++;
+        }
+    }
+    if (agree_failure(parsed < 0, msg, sizeof msg)) {
+        replay_algos_close();
+        return fail(msg, 2);
     }
     cp_profile p;
     cp_error err = {{0}};
@@ -195,6 +211,7 @@ int main(int argc, char **argv)
     memset(rbuf, 0, rbytes);
     replay_sequence_result seq = {0};
     replay_tuned *tuned = NULL;
+    replay_validation validation;
     int status = 0;
     if (o.sequence) {
         int rc = replay_sequence(&p, &comms, &ps, &o, sbuf, rbuf, &seq, &err);
@@ -215,13 +232,20 @@ int main(int argc, char **argv)
             status = 1;
         } else {
             replay_tune(&comms, &ps, &o, sbuf, rbuf, tuned);
+            if (o.validate)
+                replay_tune_validate(&p, &comms, &ps, &o, tuned, sbuf, rbuf, &validation);
         }
+    } else if (o.validate) {
+        replay_validate_settings(&p, &comms, &ps, &o, choices, nchoices, sbuf, rbuf, &validation);
     } else {
         measure_all(&comms, &ps, &o, sbuf, rbuf);
     }
     if (wrank == 0 && status == 0) {
         if (o.tune)
-            replay_print_tune(stdout, &p, &comms, &ps, tuned, &o, wsize);
+            replay_print_tune(stdout, &p, &comms, &ps, tuned, &o, wsize,
+                              o.validate ? &validation : NULL);
+        else if (o.validate)
+            replay_print_validation(stdout, &p, &o, wsize, &validation);
         else if (o.sequence)
             replay_print_sequence(stdout, &p, &seq);
         else

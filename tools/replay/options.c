@@ -39,7 +39,7 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
                      strcmp(a, "--top") == 0 || strcmp(a, "--top-by") == 0 ||
                      strcmp(a, "--scale-counts") == 0 || strcmp(a, "--repetitions") == 0 ||
                      strcmp(a, "--seconds") == 0 || strcmp(a, "--json") == 0 ||
-                     strcmp(a, "--rounds") == 0;
+                     strcmp(a, "--rounds") == 0 || strcmp(a, "--setting") == 0;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return 1;
         if (takes && !v) {
@@ -50,6 +50,15 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
             o->sequence = true;
         } else if (strcmp(a, "--tune") == 0) {
             o->tune = true;
+        } else if (strcmp(a, "--validate") == 0) {
+            o->validate = true;
+        } else if (strcmp(a, "--setting") == 0) {
+            if (o->nsettings == REPLAY_SETTINGS_MAX) {
+                snprintf(err, errsize, "--setting: %d at the most", REPLAY_SETTINGS_MAX);
+                return 2;
+            }
+            o->settings[o->nsettings++] = v;
+            i++;
         } else if (strcmp(a, "--algorithms") == 0) {
             o->algorithms = true;
         } else if (strcmp(a, "--rounds") == 0) {
@@ -124,6 +133,15 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
     }
     if (o->tune && o->sequence) {
         snprintf(err, errsize, "--tune measures the patterns one by one: not with --sequence");
+        return 2;
+    }
+    if (o->validate && !o->tune && o->nsettings == 0) {
+        snprintf(err, errsize, "--validate checks the settings of --tune, or those given with "
+                 "--setting: give one or the other");
+        return 2;
+    }
+    if (o->nsettings && (o->tune || !o->validate)) {
+        snprintf(err, errsize, "--setting goes with --validate alone (not with --tune)");
         return 2;
     }
     if (o->tune && o->json) {

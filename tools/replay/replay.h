@@ -30,6 +30,8 @@
 /* ------------------------------------------------------------ options */
 
 enum { REPLAY_TOP_TIME, REPLAY_TOP_BYTES };
+/* Settings --tune proposes or --validate checks, at the most. */
+#define REPLAY_SETTINGS_MAX 64
 typedef struct replay_options {
     const char *dir;
     const char *json;         /* --json FILE, or NULL */
@@ -44,6 +46,9 @@ typedef struct replay_options {
     bool tune;                /* --tune: every algorithm of the library on each pattern */
     int64_t rounds;           /* --rounds R: of --tune's interleaved measurements */
     bool algorithms;          /* --algorithms: list them, no profile */
+    bool validate;            /* --validate: --tune's settings checked on the sequence */
+    const char *settings[REPLAY_SETTINGS_MAX]; /* --setting NAME=VALUE, to --validate */
+    int nsettings;
 } replay_options;
 
 /* --tune measures each algorithm this many times, interleaved, unless asked. */
@@ -87,6 +92,12 @@ typedef struct replay_comms {
  * MPI_COMM_WORLD).  0, or -1 with err set (the same outcome on every rank). */
 int replay_comms_build(const cp_profile *p, replay_comms *out, cp_error *err);
 void replay_comms_free(replay_comms *c);
+/* The same communicators again, each duplicated (a library that takes a
+ * choice of algorithm when a communicator is made sees it in the copies);
+ * collective over MPI_COMM_WORLD.  0, or -1 (out of memory, on every rank).
+ * The copy shares c's index: free it with replay_comms_free_dup. */
+int replay_comms_dup(const replay_comms *c, replay_comms *out);
+void replay_comms_free_dup(replay_comms *c);
 /* World rank `rank`'s timed calls of (recorded communicator id, coll) in
  * timings.cpt (a rank has one series of each), or NULL. */
 const cp_cpt_series *replay_timed_series(const cp_profile *p, int64_t rank, int64_t id,
@@ -212,6 +223,10 @@ int replay_sequence(const cp_profile *p, const replay_comms *c, const replay_pat
 /* Start MPI_T (before any other call below; 0, or -1 and why); close it
  * before MPI_Finalize, restoring what was changed. */
 int replay_algos_open(char *why, size_t size);
+/* Strict (the default after open): an algorithm that cannot serve a call
+ * makes it fail (MPICH's COLLECTIVE_FALLBACK=error); not strict: the
+ * library's setting at launch (as the application will run). */
+void replay_algos_strict(bool on);
 void replay_algos_close(void);
 /* "MPICH", "Open MPI", or "this MPI library". */
 const char *replay_algos_library(void);
@@ -223,6 +238,11 @@ int replay_algos_select(const replay_algos *a, int k);
 /* The algorithm the variable chooses now (as set at launch, or by
  * replay_algos_select), or -1. */
 int replay_algos_current(const replay_algos *a);
+/* A setting "NAME=VALUE" as --tune prints them (MPICH's MPIR_CVAR_..., Open
+ * MPI's OMPI_MCA_...; VALUE an algorithm's name or value) into a and *k.
+ * 0; 1 for OMPI_MCA_coll_tuned_use_dynamic_rules=1, which is read at
+ * launch only (and is on); -1 with why. */
+int replay_algos_parse_setting(const char *word, replay_algos *a, int *k, char *why, size_t size);
 /* The environment setting that chooses algorithm k at launch. */
 void replay_algos_setting(const replay_algos *a, int k, char *buf, size_t size);
 
@@ -233,10 +253,52 @@ void replay_algos_setting(const replay_algos *a, int k, char *buf, size_t size);
  * (filled on world rank 0).  Collective over MPI_COMM_WORLD. */
 void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_options *o,
                  void *sbuf, void *rbuf, replay_tuned *out);
-/* --tune's answer on rank 0: per pattern, per collective and run, settings. */
+/* The settings --tune proposes: one per collective (control variable) whose
+ * best algorithm saves time beyond the noise; pattern: the first pattern of
+ * it (whose algos name the variable).  Computed on world rank 0. */
+typedef struct replay_setting {
+    size_t pattern;
+    replay_tune_choice ch;
+} replay_setting;
+size_t replay_tune_settings(const replay_patterns *ps, const replay_tuned *t,
+                            replay_setting *out, size_t max);
+
+/* --validate: the recorded sequence replayed o->rounds times with the
+ * library's own choices and as often with the settings, alternately. */
+typedef struct replay_validation {
+    bool done;
+    char why[256];            /* why not, when !done */
+    int rounds;
+    int64_t calls;            /* calls of the sequence (busiest rank) */
+    replay_tune_time own, set; /* seconds of the whole sequence (max over ranks) */
+    bool projected_known;     /* --tune's settings (not given with --setting) */
+    double projected, projected_lo, projected_hi; /* the settings' projected saving */
+} replay_validation;
+/* One setting: algorithm k of a control variable. */
+typedef struct replay_choice {
+    const replay_algos *algos;
+    int k;
+} replay_choice;
+/* Collective over MPI_COMM_WORLD: the settings (world rank 0's) go to every
+ * rank first. */
+void replay_tune_validate(const cp_profile *p, const replay_comms *c, const replay_patterns *ps,
+                          const replay_options *o, const replay_tuned *t, void *sbuf, void *rbuf,
+                          replay_validation *v);
+
+/* --validate --setting ...: the settings given (the same on every rank). */
+void replay_validate_settings(const cp_profile *p, const replay_comms *c,
+                              const replay_patterns *ps, const replay_options *o,
+                              const replay_choice *set, int n, void *sbuf, void *rbuf,
+                              replay_validation *v);
+/* --validate's answer alone (rank 0). */
+void replay_print_validation(FILE *out, const cp_profile *p, const replay_options *o, int nranks,
+                             const replay_validation *v);
+
+/* --tune's answer on rank 0: per pattern, per collective and run, settings,
+ * and the validation (NULL without --validate). */
 void replay_print_tune(FILE *out, const cp_profile *p, const replay_comms *c,
                        const replay_patterns *ps, const replay_tuned *t, const replay_options *o,
-                       int nranks);
+                       int nranks, const replay_validation *v);
 /* --algorithms: every collective's algorithms in this library. */
 void replay_print_algorithms(FILE *out);
 

@@ -85,50 +85,67 @@ static void print_pattern(FILE *out, const replay_comms *c, const replay_pattern
                 tu->algos.names[0]);
 }
 
+size_t replay_tune_settings(const replay_patterns *ps, const replay_tuned *t,
+                            replay_setting *out, size_t max)
+{
+    replay_tune_use *uses = malloc((ps->n ? ps->n : 1) * sizeof *uses);
+    if (!uses)
+        return 0;
+    for (size_t i = 0; i < ps->n; i++) {
+        const replay_pattern *pt = &ps->v[i];
+        uses[i] = (replay_tune_use){.t = &t[i], .calls = pt->calls,
+                                    .recorded = pt->rec_instances
+                                                    ? pt->rec_median * (double)pt->calls
+                                                    : -1};
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < ps->n && n < max; i++)
+        if (t[i].algos.n && t[i].t[0].rounds && !seen(t, i))
+            out[n++] = (replay_setting){i, replay_tune_choose(uses, ps->n, t[i].algos.cvar)};
+    free(uses);
+    return n;
+}
+
 /* Per collective the one setting, the whole run's saving, the settings. */
-static void print_settings(FILE *out, const replay_patterns *ps, const replay_tuned *t,
-                           const replay_tune_use *uses)
+static void print_settings(FILE *out, const replay_patterns *ps, const replay_tuned *t)
 {
     fprintf(out, "\nper collective (one setting serves all its patterns; a refused algorithm "
                  "leaves a pattern to the library's own choice):\n");
+    replay_setting set[REPLAY_SETTINGS_MAX];
+    size_t nset = replay_tune_settings(ps, t, set, REPLAY_SETTINGS_MAX);
     double total = 0, total_lo = 0, total_hi = 0, recorded = 0;
-    bool all_recorded = true, any = false;
-    char settings[64][256];
-    int nsettings = 0;
-    for (size_t i = 0; i < ps->n; i++) {
-        if (!t[i].algos.n || !t[i].t[0].rounds || seen(t, i))
-            continue;
-        any = true;
-        replay_tune_choice ch = replay_tune_choose(uses, ps->n, t[i].algos.cvar);
-        const replay_algos *al = &t[i].algos;
-        char v[3][32];
-        fprintf(out, "  %-20s %-40s ", ps->v[i].collective, al->cvar);
-        if (!ch.clear) {
+    bool all_recorded = true;
+    size_t chosen = 0;
+    char v[4][32];
+    for (size_t s = 0; s < nset; s++) {
+        const replay_tune_choice *ch = &set[s].ch;
+        const replay_algos *al = &t[set[s].pattern].algos;
+        fprintf(out, "  %-20s %-40s ", ps->v[set[s].pattern].collective, al->cvar);
+        if (!ch->clear) {
             fprintf(out, "keep %s (no algorithm saves time beyond the noise", al->names[0]);
-            if (ch.k)
-                fprintf(out, "; %s would save %s [%s..%s]", al->names[ch.k],
-                        span(ch.saving, v[0], 32), span(ch.lo, v[1], 32), span(ch.hi, v[2], 32));
+            if (ch->k)
+                fprintf(out, "; %s would save %s [%s..%s]", al->names[ch->k],
+                        span(ch->saving, v[0], 32), span(ch->lo, v[1], 32),
+                        span(ch->hi, v[2], 32));
             fprintf(out, ")\n");
             continue;
         }
-        fprintf(out, "%s saves %s [%s..%s] over %lld recorded calls", al->names[ch.k],
-                span(ch.saving, v[0], 32), span(ch.lo, v[1], 32), span(ch.hi, v[2], 32),
-                (long long)ch.calls);
-        if (ch.recorded >= 0)
-            fprintf(out, " (recorded: calls x median = %s)", span(ch.recorded, v[0], 32));
+        fprintf(out, "%s saves %s [%s..%s] over %lld recorded calls", al->names[ch->k],
+                span(ch->saving, v[0], 32), span(ch->lo, v[1], 32), span(ch->hi, v[2], 32),
+                (long long)ch->calls);
+        if (ch->recorded >= 0)
+            fprintf(out, " (recorded: calls x median = %s)", span(ch->recorded, v[0], 32));
         fputc('\n', out);
-        total += ch.saving;
-        total_lo += ch.lo;
-        total_hi += ch.hi;
-        recorded += ch.recorded;
-        all_recorded = all_recorded && ch.recorded >= 0;
-        if (nsettings < (int)(sizeof settings / sizeof settings[0]))
-            replay_algos_setting(al, ch.k, settings[nsettings++], sizeof settings[0]);
+        total += ch->saving;
+        total_lo += ch->lo;
+        total_hi += ch->hi;
+        recorded += ch->recorded;
+        all_recorded = all_recorded && ch->recorded >= 0;
+        chosen++;
     }
-    if (!any)
+    if (nset == 0)
         fprintf(out, "  none: no pattern has algorithms to choose from\n");
-    char v[4][32];
-    if (nsettings == 0)
+    if (chosen == 0)
         fprintf(out, "\nwhole run: no setting saves time beyond the noise\n");
     else if (all_recorded)
         fprintf(out, "\nwhole run: projected saving %s [%s..%s] of %s recorded in those "
@@ -139,15 +156,47 @@ static void print_settings(FILE *out, const replay_patterns *ps, const replay_tu
                 "the time recorded in those collectives is not known)\n", span(total, v[0], 32),
                 span(total_lo, v[1], 32), span(total_hi, v[2], 32));
     fprintf(out, "\nsettings (environment of the application's ranks):\n");
-    for (int k = 0; k < nsettings; k++)
-        fprintf(out, "  %s\n", settings[k]);
-    if (nsettings == 0)
+    for (size_t s = 0; s < nset; s++)
+        if (set[s].ch.clear) {
+            char env[256];
+            replay_algos_setting(&t[set[s].pattern].algos, set[s].ch.k, env, sizeof env);
+            fprintf(out, "  %s\n", env);
+        }
+    if (chosen == 0)
         fprintf(out, "  none: keep the library's own choices\n");
+}
+
+static void print_validation(FILE *out, const replay_validation *v)
+{
+    char a[6][32];
+    if (!v->done) {
+        fprintf(out, "\nvalidation: not done: %s\n", v->why);
+        return;
+    }
+    fprintf(out, "\nvalidation: the recorded sequence (%lld calls on the busiest rank) replayed "
+            "%d times with the library's own choices and %d times with the settings, "
+            "alternately; seconds of the whole sequence (slowest rank):\n",
+            (long long)v->calls, v->rounds, v->rounds);
+    fprintf(out, "  own choices  median %s [%s..%s]\n", span(v->own.median, a[0], 32),
+            span(v->own.lo, a[1], 32), span(v->own.hi, a[2], 32));
+    fprintf(out, "  settings     median %s [%s..%s]\n", span(v->set.median, a[0], 32),
+            span(v->set.lo, a[1], 32), span(v->set.hi, a[2], 32));
+    double saved = v->own.median - v->set.median;
+    fprintf(out, "  measured saving %s [%s..%s] (%.1f %% of the own choices' median)",
+            span(saved, a[0], 32), span(v->own.lo - v->set.hi, a[1], 32),
+            span(v->own.hi - v->set.lo, a[2], 32),
+            v->own.median > 0 ? 100 * saved / v->own.median : 0.0);
+    if (v->projected_known)
+        fprintf(out, ", projected %s [%s..%s]", span(v->projected, a[3], 32),
+                span(v->projected_lo, a[4], 32), span(v->projected_hi, a[5], 32));
+    else
+        fprintf(out, " (settings given: no projection)");
+    fputc('\n', out);
 }
 
 void replay_print_tune(FILE *out, const cp_profile *p, const replay_comms *c,
                        const replay_patterns *ps, const replay_tuned *t, const replay_options *o,
-                       int nranks)
+                       int nranks, const replay_validation *v)
 {
     char lib[256];
     replay_library_line(lib, sizeof lib);
@@ -164,20 +213,21 @@ void replay_print_tune(FILE *out, const cp_profile *p, const replay_comms *c,
     for (size_t i = 0; i < ps->n; i++)
         print_pattern(out, c, &ps->v[i], &t[i], i);
 
-    replay_tune_use *uses = malloc((ps->n ? ps->n : 1) * sizeof *uses);
-    if (!uses) {
-        fprintf(out, "\n(out of memory: no settings)\n");
-        return;
-    }
-    for (size_t i = 0; i < ps->n; i++) {
-        const replay_pattern *pt = &ps->v[i];
-        uses[i] = (replay_tune_use){.t = &t[i], .calls = pt->calls,
-                                    .recorded = pt->rec_instances
-                                                    ? pt->rec_median * (double)pt->calls
-                                                    : -1};
-    }
-    print_settings(out, ps, t, uses);
-    free(uses);
+    print_settings(out, ps, t);
+    if (v)
+        print_validation(out, v);
+}
+
+void replay_print_validation(FILE *out, const cp_profile *p, const replay_options *o, int nranks,
+                             const replay_validation *v)
+{
+    char lib[256];
+    replay_library_line(lib, sizeof lib);
+    fprintf(out, "collprof-replay --validate: %s, %d ranks, %s; settings:", p->dir, nranks, lib);
+    for (int i = 0; i < o->nsettings; i++)
+        fprintf(out, " %s", o->settings[i]);
+    fputc('\n', out);
+    print_validation(out, v);
 }
 
 void replay_print_algorithms(FILE *out)

@@ -6,7 +6,8 @@ void replay_usage(FILE *out)
 {
     fputs("usage: mpiexec -n N collprof-replay DIR [--sequence] [--comm ID] [--collective NAME]\n"
           "           [--top K] [--top-by time|bytes] [--scale-counts F] [--repetitions R]\n"
-          "           [--seconds S] [--json FILE] [--tune [--rounds R]]\n"
+          "           [--seconds S] [--json FILE] [--tune [--rounds R] [--validate]]\n"
+          "       mpiexec -n N collprof-replay DIR --validate --setting NAME=VALUE... [--rounds R]\n"
           "       mpiexec -n 1 collprof-replay --algorithms\n"
           "Measures each distinct (communicator, collective, count matrix) of the collprof\n"
           "profile in DIR the way the Intel MPI Benchmarks measure a collective; --sequence\n"
@@ -21,6 +22,10 @@ void replay_usage(FILE *out)
           "fastest only beyond the rounds' spread, projects the time the run would save\n"
           "and prints the settings that choose it.  Open MPI's coll/tuned obeys a choice\n"
           "only when OMPI_MCA_coll_tuned_use_dynamic_rules=1 is set at launch.\n"
+          "--validate then replays the recorded sequence R times with the library's own\n"
+          "choices and R times with the settings, alternately, and sets the measured\n"
+          "saving beside the projected one; with --setting (a line --tune printed, from\n"
+          "this run or another, one --setting each) it checks those settings instead.\n"
           "--algorithms lists every collective's algorithms in this MPI library.\n",
           out);
 }
