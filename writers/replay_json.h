@@ -12,7 +12,47 @@
 
 #include "collprof/profile.h"
 
-#define CP_REPLAY_FORMAT_VERSION 1
+/* 2: mode "tune" (collprof-replay --tune); files of version 1 read as before. */
+#define CP_REPLAY_FORMAT_VERSION 2
+
+/* --tune: one algorithm on one pattern; seconds per call of the slowest
+ * rank over the rounds (median, fastest and slowest round). */
+typedef struct cp_replay_algo {
+    char name[64];
+    int64_t value;            /* the library's control variable's value */
+    bool refused;             /* the library cannot serve the pattern with it */
+    int64_t rounds;           /* 0: refused */
+    double median, fastest, slowest;
+} cp_replay_algo;
+
+/* --tune: a pattern's algorithms. */
+typedef struct cp_replay_tuned {
+    char variable[96];        /* the control variable ("" when none) */
+    char why[320];            /* why no algorithm can be chosen ("" when they can) */
+    cp_replay_algo *algos;    /* [0]: the library's own choice */
+    size_t nalgos;
+    char best[64];            /* the lowest median */
+    bool beyond_noise;        /* its slowest round beats the own choice's fastest */
+} cp_replay_tuned;
+
+/* --tune: one collective's setting. */
+typedef struct cp_replay_setting {
+    char collective[32];
+    char variable[96];
+    char own[64];             /* the library's own choice */
+    char algorithm[64];       /* the best over its patterns */
+    bool beyond_noise;        /* saving_lo > 0: the setting is proposed */
+    double saving, saving_lo, saving_hi; /* seconds over the recorded calls */
+    int64_t calls;
+    bool has_recorded;
+    double recorded;          /* calls x recorded median */
+    char setting[256];        /* the environment line, "" when not proposed */
+} cp_replay_setting;
+
+/* Seconds of a whole replayed sequence over rounds. */
+typedef struct cp_replay_span {
+    double median, fastest, slowest;
+} cp_replay_span;
 
 typedef struct cp_replay_pattern {
     int64_t comm;             /* recorded communicator id */
@@ -31,6 +71,7 @@ typedef struct cp_replay_pattern {
     double rec_min, rec_median, rec_max, rec_wait;
     bool has_nbc;             /* measured as IMB-NBC does */
     double t_pure, t_ovrl, t_cpu, overlap_percent;
+    cp_replay_tuned tune;     /* mode tune (instead of the measured times) */
 } cp_replay_pattern;
 
 typedef struct cp_replay {
@@ -38,6 +79,7 @@ typedef struct cp_replay {
     char mpi_library[256];    /* first line of the library's version string */
     int64_t ranks;
     bool sequence;            /* mode: --sequence, else patterns */
+    bool tune;                /* mode: --tune */
     /* options */
     int64_t comm;             /* -1: every one */
     char collective[32];      /* "" for every one */
@@ -53,6 +95,17 @@ typedef struct cp_replay {
     double seq_seconds;
     bool seq_has_recorded;
     double seq_recorded;
+    /* tune mode */
+    int64_t rounds;
+    cp_replay_setting *settings;
+    size_t nsettings;
+    bool has_validation;
+    bool val_done;
+    char val_why[256];        /* when not done */
+    int64_t val_rounds, val_calls;
+    cp_replay_span val_own, val_settings;
+    bool val_has_projected;
+    double val_projected, val_projected_lo, val_projected_hi;
 } cp_replay;
 
 int cp_replay_write_file(const char *path, const cp_replay *r, cp_error *err);

@@ -2,7 +2,7 @@
 # collprof-replay --tune and --algorithms with real mpiexec runs
 # (docs/replay.md, "Tuning"), under the MPI library of the build.
 #
-# usage: tune_test.sh WORKDIR MPIEXEC LIB APP REPLAY CHECKER
+# usage: tune_test.sh WORKDIR MPIEXEC LIB APP REPLAY CHECKER COLLPROF
 #   --algorithms finds at least two algorithms for Alltoallv besides the
 #   library's own choice (Open MPI's coll/tuned only with dynamic rules;
 #   without them it says why); each setting it would print selects, in a
@@ -18,7 +18,7 @@ case_=tune work=$1 mpiexec=$2 lib=$3
 shift 3
 runs_dir=$(dirname "$0")/../mpi
 . "$runs_dir/runs.sh"
-app=$1 replay=$2 checker=$3
+app=$1 replay=$2 checker=$3 collprof=$4
 limit=120
 # Open MPI's coll/tuned obeys a forced algorithm only with dynamic rules,
 # set at launch (MPICH ignores the variable).
@@ -65,7 +65,8 @@ check_settings every.settings
 # --tune on a real profile.
 COLLPROF_OUTPUT_DIR="$work/prof" run app 2 yes "$app"
 [ "$(cat app.status)" = 0 ] || { fail "the application failed:"; show app.err; exit 1; }
-run tune 2 no "$replay" "$work/prof" --tune --rounds 3 --seconds 0.3 --validate
+run tune 2 no "$replay" "$work/prof" --tune --rounds 3 --seconds 0.3 --validate \
+    --json "$work/prof/replay.json"
 [ "$(cat tune.status)" = 0 ] || { fail "--tune failed:"; show tune.err; exit 1; }
 cat tune.out
 awk '/^pattern [0-9]+: comm 0 \(2 ranks\) Alltoallv,/ {on = 1; next} on && /^pattern / {on = 0}
@@ -85,7 +86,7 @@ grep -Eq '^  Alltoallv +[^ ]+ +(keep |[a-z_]+ saves )' tune.out ||
 grep -Eq '^whole run: ' tune.out || fail "--tune: no whole-run line"
 # The settings it prints (none when nothing is faster beyond the noise)
 # select what the per-collective lines name.
-awk '/^settings / {on = 1; next} on' tune.out | sed 's/^  //' | grep -v '^none: ' >printed
+sed -n '/^settings /,/^validation/p' tune.out | sed -n 's/^  \([A-Za-z_]*=.*\)/\1/p' >printed
 if [ -s printed ]; then
     while read -r env; do
         winner=$(grep -E '^  Alltoallv ' tune.out | sed -n 's/^  Alltoallv  *[^ ]*  *\([a-z_0-9]*\) saves .*/\1/p')
@@ -105,6 +106,51 @@ if ! grep -q '^validation: not done: no setting to check' tune.out; then
         grep -q '^  measured saving .*, projected ' tune.out ||
         fail "--tune --validate: no validation of the settings"
 fi
+# --json says what the text says: every algorithm of each Alltoallv
+# pattern, the settings printed exactly those proposed, the validation.
+python3 - "$work/prof/replay.json" "$algos" printed <<'PY' || fail "--tune --json is wrong (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+algos = sys.argv[2].split()
+printed = [l.strip() for l in open(sys.argv[3]) if l.strip()]
+bad = []
+if r["collprof_replay"] != 2 or r["mode"] != "tune" or r["tune"]["rounds"] != 3:
+    bad.append("expected mode tune, 3 rounds")
+for p in r["patterns"]:
+    if p["skipped"] is not None:
+        continue
+    t = p["tune"]
+    if p["collective"] == "Alltoallv" and p["ranks"] == 2:
+        names = [a["name"] for a in t["algorithms"]]
+        if names != algos:
+            bad.append("Alltoallv algorithms %r, --algorithms said %r" % (names, algos))
+    for a in t["algorithms"]:
+        if a["refused"] != (a["rounds"] == 0):
+            bad.append("refused and rounds disagree: %r" % a)
+        if a["rounds"] and not (0 < a["fastest"] <= a["median"] <= a["slowest"]):
+            bad.append("unsound times: %r" % a)
+proposed = [s["setting"] for s in r["tune"]["settings"] if s["beyond_noise"]]
+if any(s["setting"] is not None for s in r["tune"]["settings"] if not s["beyond_noise"]):
+    bad.append("a setting for a collective without a winner")
+if proposed != printed:
+    bad.append("settings %r, the text printed %r" % (proposed, printed))
+if r["tune"]["validation"] is None:
+    bad.append("no validation")
+for b in bad:
+    print("replay.json:", b)
+sys.exit(1 if bad else 0)
+PY
+# collprof report shows it.
+"$collprof" report "$work/prof" -o report.html >report.out 2>&1 ||
+    { fail "collprof report with --tune's replay.json failed:"; show report.out; }
+section=$(sed -n '/<section id="replay">/,/<\/section>/p' report.html)
+for a in $algos; do
+    echo "$section" | grep -q ">$a: \|<br>$a: " ||
+        fail "report: the replay section does not show $a"
+done
+echo "$section" | grep -q "every algorithm the library offers" ||
+    fail "report: the tuning section is not there"
+
 # Settings given (the library's second algorithm, whatever its speed): the
 # sequence replayed both ways (under Open MPI on communicators made anew).
 second=$(sed -n 2p every.settings | cut -f2)

@@ -102,13 +102,96 @@ START_TEST(sequence_round_trip)
 }
 END_TEST
 
+/* Mode tune: the algorithms of each pattern, the settings, the validation. */
+START_TEST(tune_round_trip)
+{
+    cp_replay r = {.ranks = 2, .tune = true, .comm = -1, .scale_counts = 1, .rounds = 5,
+                   .has_validation = true, .val_done = true, .val_rounds = 5, .val_calls = 111,
+                   .val_own = {4e-5, 3.8e-5, 6e-5}, .val_settings = {3.5e-5, 3.4e-5, 3.9e-5},
+                   .val_has_projected = true, .val_projected = 4e-6, .val_projected_lo = 1e-6,
+                   .val_projected_hi = 3e-5};
+    r.patterns = calloc(2, sizeof *r.patterns);
+    r.npatterns = 2;
+    cp_replay_pattern *p = &r.patterns[0];
+    *p = (cp_replay_pattern){.remote_comm = -1, .ranks = 2, .calls = 100, .bytes_per_call = 20};
+    snprintf(p->collective, 32, "Alltoallv");
+    snprintf(p->tune.variable, sizeof p->tune.variable, "MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM");
+    snprintf(p->tune.best, sizeof p->tune.best, "scattered");
+    p->tune.beyond_noise = true;
+    p->tune.algos = calloc(3, sizeof *p->tune.algos);
+    p->tune.nalgos = 3;
+    p->tune.algos[0] = (cp_replay_algo){"auto", 0, false, 5, 4e-7, 3.75e-7, 5e-7};
+    p->tune.algos[1] = (cp_replay_algo){"pairwise_sendrecv_replace", 2, true, 0, 0, 0, 0};
+    p->tune.algos[2] = (cp_replay_algo){"scattered", 3, false, 5, 3e-7, 2.5e-7, 3.5e-7};
+    cp_replay_pattern *q = &r.patterns[1];
+    *q = (cp_replay_pattern){.comm = 1, .remote_comm = -1, .ranks = 2, .calls = 1};
+    snprintf(q->collective, 32, "Bcast");
+    snprintf(q->tune.why, sizeof q->tune.why, "no \"choice\" here");
+    r.settings = calloc(1, sizeof *r.settings);
+    r.nsettings = 1;
+    r.settings[0] = (cp_replay_setting){"Alltoallv", "MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM", "auto",
+                                        "scattered", true, 1e-5, 5e-6, 2e-5, 100, true, 4e-5,
+                                        "MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM=scattered"};
+    cp_replay back;
+    char path_[512];
+    cp_error err = {{0}};
+    path(path_, sizeof path_);
+    ck_assert_msg(cp_replay_write_file(path_, &r, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cp_replay_read_file(path_, &back, &err) == 0, "%s", err.msg);
+    ck_assert(back.tune && !back.sequence && back.rounds == 5 && back.npatterns == 2);
+    const cp_replay_tuned *a = &r.patterns[0].tune, *b = &back.patterns[0].tune;
+    ck_assert_str_eq(b->variable, a->variable);
+    ck_assert_str_eq(b->best, "scattered");
+    ck_assert(b->beyond_noise && b->why[0] == '\0' && b->nalgos == 3);
+    for (size_t k = 0; k < 3; k++) {
+        ck_assert_str_eq(b->algos[k].name, a->algos[k].name);
+        ck_assert(b->algos[k].value == a->algos[k].value &&
+                  b->algos[k].refused == a->algos[k].refused &&
+                  b->algos[k].rounds == a->algos[k].rounds &&
+                  b->algos[k].median == a->algos[k].median &&
+                  b->algos[k].fastest == a->algos[k].fastest &&
+                  b->algos[k].slowest == a->algos[k].slowest);
+    }
+    ck_assert_str_eq(back.patterns[1].tune.why, "no \"choice\" here");
+    ck_assert_uint_eq(back.patterns[1].tune.nalgos, 0);
+    ck_assert_str_eq(back.patterns[1].tune.variable, "");
+    ck_assert_uint_eq(back.nsettings, 1);
+    const cp_replay_setting *s = &back.settings[0];
+    ck_assert_str_eq(s->collective, "Alltoallv");
+    ck_assert_str_eq(s->own, "auto");
+    ck_assert_str_eq(s->algorithm, "scattered");
+    ck_assert_str_eq(s->setting, "MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM=scattered");
+    ck_assert(s->beyond_noise && s->saving == 1e-5 && s->saving_lo == 5e-6 &&
+              s->saving_hi == 2e-5 && s->calls == 100 && s->has_recorded && s->recorded == 4e-5);
+    ck_assert(back.has_validation && back.val_done && back.val_rounds == 5 &&
+              back.val_calls == 111 && back.val_has_projected);
+    ck_assert(back.val_own.median == 4e-5 && back.val_own.fastest == 3.8e-5 &&
+              back.val_own.slowest == 6e-5 && back.val_settings.median == 3.5e-5 &&
+              back.val_projected == 4e-6 && back.val_projected_lo == 1e-6 &&
+              back.val_projected_hi == 3e-5);
+    cp_replay_free(&back);
+    /* a validation not done says why */
+    r.val_done = false;
+    snprintf(r.val_why, sizeof r.val_why, "no setting to check");
+    ck_assert_msg(cp_replay_write_file(path_, &r, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cp_replay_read_file(path_, &back, &err) == 0, "%s", err.msg);
+    ck_assert(back.has_validation && !back.val_done);
+    ck_assert_str_eq(back.val_why, "no setting to check");
+    cp_replay_free(&back);
+    for (size_t i = 0; i < r.npatterns; i++)
+        free(r.patterns[i].tune.algos);
+    free(r.patterns);
+    free(r.settings);
+}
+END_TEST
+
 /* Each bad file, and the start of the message it must give. */
 static const struct {
     const char *text, *message;
 } bad[] = {
     {"", "replay.json:1:1: expected a value"},
     {"[]", "replay.json:1:1: expected an object, found an array"},
-    {"{\"collprof_replay\":2}", "replay.json:1:1: expected collprof_replay 1 or older, found 2"},
+    {"{\"collprof_replay\":3}", "replay.json:1:1: expected collprof_replay 2 or older, found 3"},
     {"{\"collprof_replay\":1,\"profile\":3}",
      "replay.json:1:32: expected a string for \"profile\", found a number"},
     {"{\"collprof_replay\":1,\"profile\":\"d\",\"mpi_library\":\"m\",\"ranks\":4,"
@@ -119,6 +202,25 @@ static const struct {
      "\"top_by\":\"time\",\"scale_counts\":1,\"repetitions\":0},\"note\":\"\","
      "\"patterns\":[{\"comm\":0}],\"sequence\":null}",
      "replay.json:1:201: expected the key \"remote_comm\" in this object"},
+    /* version 1 knows no mode tune; version 2 has "tune" */
+    {"{\"collprof_replay\":1,\"profile\":\"d\",\"mpi_library\":\"m\",\"ranks\":4,"
+     "\"mode\":\"tune\",\"options\":{}}",
+     "replay.json:1:1: expected \"mode\" patterns or sequence, found \"tune\""},
+    {"{\"collprof_replay\":2,\"profile\":\"d\",\"mpi_library\":\"m\",\"ranks\":4,"
+     "\"mode\":\"patterns\",\"options\":{\"comm\":null,\"collective\":\"\",\"top\":0,"
+     "\"top_by\":\"time\",\"scale_counts\":1,\"repetitions\":0},\"note\":\"\","
+     "\"patterns\":[],\"sequence\":null}",
+     "replay.json:1:1: expected the key \"tune\" in this object"},
+    {"{\"collprof_replay\":2,\"profile\":\"d\",\"mpi_library\":\"m\",\"ranks\":4,"
+     "\"mode\":\"tune\",\"options\":{\"comm\":null,\"collective\":\"\",\"top\":0,"
+     "\"top_by\":\"time\",\"scale_counts\":1,\"repetitions\":0},\"note\":\"\","
+     "\"patterns\":[{\"comm\":0,\"remote_comm\":null,\"ranks\":2,\"collective\":\"Bcast\","
+     "\"first_call\":0,\"calls\":1,\"bytes_per_call\":8,\"nonblocking\":false,"
+     "\"skipped\":null,\"tune\":{\"variable\":\"V\",\"why\":null,\"algorithms\":"
+     "[{\"name\":\"auto\",\"value\":0,\"refused\":false,\"rounds\":3,\"median\":null,"
+     "\"fastest\":1,\"slowest\":2}],\"best\":\"auto\",\"beyond_noise\":false}}],"
+     "\"sequence\":null,\"tune\":null}",
+     "replay.json:1:384: expected the times of an algorithm measured in 3 rounds"},
 };
 
 START_TEST(bad_files_are_refused_with_where_and_what)
@@ -174,6 +276,7 @@ int main(void)
     tcase_add_test(tc, patterns_round_trip);
     tcase_add_test(tc, json_strings_always_valid);
     tcase_add_test(tc, sequence_round_trip);
+    tcase_add_test(tc, tune_round_trip);
     tcase_add_loop_test(tc, bad_files_are_refused_with_where_and_what, 0,
                         (int)(sizeof bad / sizeof bad[0]));
     suite_add_tcase(s, tc);

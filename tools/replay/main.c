@@ -251,8 +251,10 @@ int main(int argc, char **argv)
         else
             replay_print_table(stdout, &p, &comms, &ps, &o, wsize);
         fflush(stdout);
-        if (o.json &&
-            replay_write_json(o.json, &p, &comms, &ps, &o, wsize, o.sequence ? &seq : NULL, &err)) {
+        if (o.json && (o.tune ? replay_write_tune_json(o.json, &p, &comms, &ps, &o, wsize, tuned,
+                                                       o.validate ? &validation : NULL, &err)
+                              : replay_write_json(o.json, &p, &comms, &ps, &o, wsize,
+                                                  o.sequence ? &seq : NULL, &err))) {
             fprintf(stderr, "collprof-replay: %s\n", err.msg);
             status = 1;
         }

@@ -144,8 +144,8 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
         snprintf(err, errsize, "--setting goes with --validate alone (not with --tune)");
         return 2;
     }
-    if (o->tune && o->json) {
-        snprintf(err, errsize, "--tune writes its answer as text only (no --json yet)");
+    if (o->validate && !o->tune && o->json) {
+        snprintf(err, errsize, "--validate with --setting prints its answer, it writes no --json");
         return 2;
     }
     return 0;

@@ -98,21 +98,45 @@ void replay_print_sequence(FILE *out, const cp_profile *p, const replay_sequence
         fprintf(out, "recorded:       - (no timings.cpt)\n");
 }
 
+void replay_json_header(cp_replay *r, const cp_profile *p, const replay_patterns *ps,
+                        const replay_options *o, int nranks)
+{
+    *r = (cp_replay){.ranks = nranks,
+                     .comm = o->comm,
+                     .top = o->top,
+                     .top_by_bytes = o->top_by == REPLAY_TOP_BYTES,
+                     .scale_counts = o->scale,
+                     .repetitions = o->repetitions};
+    snprintf(r->profile, sizeof r->profile, "%s", p->dir);
+    replay_library_line(r->mpi_library, sizeof r->mpi_library);
+    snprintf(r->collective, sizeof r->collective, "%s", o->collective);
+    snprintf(r->note, sizeof r->note, "%s", ps->note);
+}
+
+void replay_json_pattern(cp_replay_pattern *x, const replay_comms *c, const replay_pattern *pt)
+{
+    const replay_comm *rc = &c->v[pt->comm];
+    *x = (cp_replay_pattern){
+        .comm = rc->id[0], .remote_comm = rc->inter ? rc->id[1] : -1,
+        .ranks = replay_comm_ranks(rc), .first_call = pt->first_call, .calls = pt->calls,
+        .bytes_per_call = pt->bytes, .nonblocking = pt->nonblocking, .skipped = pt->skipped,
+        .n_sample = pt->n_sample, .t_min = pt->t_min, .t_avg = pt->t_avg, .t_max = pt->t_max,
+        .projected = pt->t_avg * (double)pt->calls, .has_recorded = pt->rec_instances > 0,
+        .rec_instances = pt->rec_instances, .rec_min = pt->rec_min,
+        .rec_median = pt->rec_median, .rec_max = pt->rec_max, .rec_wait = pt->rec_wait,
+        .has_nbc = pt->nonblocking, .t_pure = pt->t_pure, .t_ovrl = pt->t_ovrl,
+        .t_cpu = pt->t_cpu, .overlap_percent = pt->overlap};
+    snprintf(x->collective, sizeof x->collective, "%s", pt->collective);
+    snprintf(x->why, sizeof x->why, "%s", pt->why);
+}
+
 int replay_write_json(const char *path, const cp_profile *p, const replay_comms *c,
                       const replay_patterns *ps, const replay_options *o, int nranks,
                       const replay_sequence_result *seq, cp_error *err)
 {
-    cp_replay r = {.ranks = nranks,
-                   .sequence = seq != NULL,
-                   .comm = o->comm,
-                   .top = o->top,
-                   .top_by_bytes = o->top_by == REPLAY_TOP_BYTES,
-                   .scale_counts = o->scale,
-                   .repetitions = o->repetitions};
-    snprintf(r.profile, sizeof r.profile, "%s", p->dir);
-    replay_library_line(r.mpi_library, sizeof r.mpi_library);
-    snprintf(r.collective, sizeof r.collective, "%s", o->collective);
-    snprintf(r.note, sizeof r.note, "%s", ps->note);
+    cp_replay r;
+    replay_json_header(&r, p, ps, o, nranks);
+    r.sequence = seq != NULL;
     if (seq) {
         r.seq_calls = seq->calls;
         r.seq_seconds = seq->seconds;
@@ -121,23 +145,8 @@ int replay_write_json(const char *path, const cp_profile *p, const replay_comms 
     } else if (!(r.patterns = calloc(ps->n + 1, sizeof *r.patterns))) {
         return cp_error_set(err, "out of memory");
     }
-    for (size_t i = 0; !seq && i < ps->n; i++) {
-        const replay_pattern *pt = &ps->v[i];
-        const replay_comm *rc = &c->v[pt->comm];
-        cp_replay_pattern *x = &r.patterns[r.npatterns++];
-        *x = (cp_replay_pattern){
-            .comm = rc->id[0], .remote_comm = rc->inter ? rc->id[1] : -1, .ranks = replay_comm_ranks(rc),
-            .first_call = pt->first_call, .calls = pt->calls, .bytes_per_call = pt->bytes,
-            .nonblocking = pt->nonblocking, .skipped = pt->skipped, .n_sample = pt->n_sample,
-            .t_min = pt->t_min, .t_avg = pt->t_avg, .t_max = pt->t_max,
-            .projected = pt->t_avg * (double)pt->calls, .has_recorded = pt->rec_instances > 0,
-            .rec_instances = pt->rec_instances, .rec_min = pt->rec_min,
-            .rec_median = pt->rec_median, .rec_max = pt->rec_max, .rec_wait = pt->rec_wait,
-            .has_nbc = pt->nonblocking, .t_pure = pt->t_pure, .t_ovrl = pt->t_ovrl,
-            .t_cpu = pt->t_cpu, .overlap_percent = pt->overlap};
-        snprintf(x->collective, sizeof x->collective, "%s", pt->collective);
-        snprintf(x->why, sizeof x->why, "%s", pt->why);
-    }
+    for (size_t i = 0; !seq && i < ps->n; i++)
+        replay_json_pattern(&r.patterns[r.npatterns++], c, &ps->v[i]);
     int rc = cp_replay_write_file(path, &r, err);
     cp_replay_free(&r);
     return rc;

@@ -26,6 +26,7 @@
 
 #include "collprof/reader.h"
 #include "tuning.h"
+#include "replay_json.h"
 
 /* ------------------------------------------------------------ options */
 
@@ -312,6 +313,15 @@ void replay_library_line(char *buf, size_t size);
 void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
                         const replay_patterns *ps, const replay_options *o, int nranks);
 void replay_print_sequence(FILE *out, const cp_profile *p, const replay_sequence_result *r);
+/* replay.json's model from this run: the header (options, library) and
+ * one pattern as measured (replay_json.h). */
+void replay_json_header(cp_replay *r, const cp_profile *p, const replay_patterns *ps,
+                        const replay_options *o, int nranks);
+void replay_json_pattern(cp_replay_pattern *x, const replay_comms *c, const replay_pattern *pt);
+/* --tune's answer (and --validate's) as replay.json's mode "tune". */
+int replay_write_tune_json(const char *path, const cp_profile *p, const replay_comms *c,
+                           const replay_patterns *ps, const replay_options *o, int nranks,
+                           const replay_tuned *t, const replay_validation *v, cp_error *err);
 int replay_write_json(const char *path, const cp_profile *p, const replay_comms *c,
                       const replay_patterns *ps, const replay_options *o, int nranks,
                       const replay_sequence_result *seq, cp_error *err);

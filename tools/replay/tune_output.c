@@ -257,3 +257,83 @@ void replay_print_algorithms(FILE *out)
                 fputc('\n', out);
             }
 }
+
+/* A pattern's algorithms in replay.json's model (algos freed by the caller). */
+static int tuned_json(cp_replay_tuned *x, const replay_tuned *t)
+{
+    const replay_algos *al = &t->algos;
+    snprintf(x->variable, sizeof x->variable, "%s", al->cvar);
+    snprintf(x->why, sizeof x->why, "%s", al->n ? "" : al->why);
+    if (al->n == 0)
+        return 0;
+    x->algos = calloc((size_t)al->n, sizeof *x->algos);
+    if (!x->algos)
+        return -1;
+    for (int k = 0; k < al->n; k++) {
+        const replay_tune_time *tt = &t->t[k];
+        x->algos[k] = (cp_replay_algo){.value = al->values[k], .refused = tt->refused,
+                                       .rounds = tt->rounds, .median = tt->median,
+                                       .fastest = tt->lo, .slowest = tt->hi};
+        snprintf(x->algos[k].name, sizeof x->algos[k].name, "%s", al->names[k]);
+    }
+    x->nalgos = (size_t)al->n;
+    snprintf(x->best, sizeof x->best, "%s", al->names[t->best]);
+    x->beyond_noise = t->clear;
+    return 0;
+}
+
+static void validation_json(cp_replay *r, const replay_validation *v)
+{
+    r->has_validation = true;
+    r->val_done = v->done;
+    snprintf(r->val_why, sizeof r->val_why, "%s", v->why);
+    r->val_rounds = v->rounds;
+    r->val_calls = v->calls;
+    r->val_own = (cp_replay_span){v->own.median, v->own.lo, v->own.hi};
+    r->val_settings = (cp_replay_span){v->set.median, v->set.lo, v->set.hi};
+    r->val_has_projected = v->projected_known;
+    r->val_projected = v->projected;
+    r->val_projected_lo = v->projected_lo;
+    r->val_projected_hi = v->projected_hi;
+}
+
+int replay_write_tune_json(const char *path, const cp_profile *p, const replay_comms *c,
+                           const replay_patterns *ps, const replay_options *o, int nranks,
+                           const replay_tuned *t, const replay_validation *v, cp_error *err)
+{
+    cp_replay r;
+    replay_json_header(&r, p, ps, o, nranks);
+    r.tune = true;
+    r.rounds = o->rounds;
+    replay_setting set[REPLAY_SETTINGS_MAX];
+    size_t nset = replay_tune_settings(ps, t, set, REPLAY_SETTINGS_MAX);
+    r.patterns = calloc(ps->n + 1, sizeof *r.patterns);
+    r.settings = calloc(nset + 1, sizeof *r.settings);
+    int rc = r.patterns && r.settings ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < ps->n; i++) {
+        replay_json_pattern(&r.patterns[r.npatterns], c, &ps->v[i]);
+        rc = tuned_json(&r.patterns[r.npatterns++].tune, &t[i]);
+    }
+    for (size_t s = 0; rc == 0 && s < nset; s++) {
+        const replay_algos *al = &t[set[s].pattern].algos;
+        const replay_tune_choice *ch = &set[s].ch;
+        cp_replay_setting *x = &r.settings[r.nsettings++];
+        *x = (cp_replay_setting){.beyond_noise = ch->clear, .saving = ch->saving,
+                                 .saving_lo = ch->lo, .saving_hi = ch->hi, .calls = ch->calls,
+                                 .has_recorded = ch->recorded >= 0, .recorded = ch->recorded};
+        snprintf(x->collective, sizeof x->collective, "%s", ps->v[set[s].pattern].collective);
+        snprintf(x->variable, sizeof x->variable, "%s", al->cvar);
+        snprintf(x->own, sizeof x->own, "%s", al->names[0]);
+        snprintf(x->algorithm, sizeof x->algorithm, "%s", al->names[ch->k]);
+        if (ch->clear)
+            replay_algos_setting(al, ch->k, x->setting, sizeof x->setting);
+    }
+    if (v)
+        validation_json(&r, v);
+    if (rc == 0)
+        rc = cp_replay_write_file(path, &r, err);
+    else
+        cp_error_set(err, "out of memory");
+    cp_replay_free(&r);
+    return rc;
+}

@@ -92,7 +92,9 @@ int report_section_replay(const report_ctx *c)
     }
     report_printf(f, "<p class=\"note\">collprof-replay on %lld ranks, ", (long long)r.ranks);
     report_textn(f, r.mpi_library, sizeof r.mpi_library);
-    if (r.sequence) {
+    if (r.tune) {
+        report_tuning(f, &r);
+    } else if (r.sequence) {
         report_printf(f,
                       ": every recorded call in the recorded order.</p>\n<p>%lld calls replayed "
                       "(the busiest rank) in %.6f s (the slowest rank)",

@@ -82,6 +82,9 @@ int report_section_bytes(const report_ctx *c);    /* bytes.c */
 int report_section_timing(const report_ctx *c);   /* timing.c */
 int report_section_replay(const report_ctx *c);   /* replay.c: when replay.json is there */
 bool report_has_replay(const report_ctx *c);
+/* tuning.c: the replay section of collprof-replay --tune's results. */
+struct cp_replay;
+void report_tuning(FILE *f, const struct cp_replay *r);
 
 /* ------------------------------------------------------ html.c: output */
 
