@@ -2,7 +2,7 @@
 # collprof-replay --tune and --algorithms with real mpiexec runs
 # (docs/replay.md, "Tuning"), under the MPI library of the build.
 #
-# usage: tune_test.sh WORKDIR MPIEXEC LIB APP REPLAY CHECKER COLLPROF
+# usage: tune_test.sh WORKDIR MPIEXEC LIB APP REPLAY CHECKER COLLPROF SHIM
 #   --algorithms finds at least two algorithms for Alltoallv besides the
 #   library's own choice (Open MPI's coll/tuned only with dynamic rules;
 #   without them it says why); each setting it would print selects, in a
@@ -13,12 +13,16 @@
 #   selects its algorithm in a new run; --validate replays the sequence with
 #   and without the settings (--tune's, or given with --setting); bad
 #   settings and combinations of options are refused with one message.
+#   A clear difference, forced: with SHIM preloaded every Alltoallv algorithm
+#   but the library's second is 20 us slower a call; --tune must name that
+#   one the winner beyond the noise, propose its setting (which selects it
+#   in a new run), and --validate must measure a saving.
 set -u
 case_=tune work=$1 mpiexec=$2 lib=$3
 shift 3
 runs_dir=$(dirname "$0")/../mpi
 . "$runs_dir/runs.sh"
-app=$1 replay=$2 checker=$3 collprof=$4
+app=$1 replay=$2 checker=$3 collprof=$4 shim=$5
 limit=120
 # Open MPI's coll/tuned obeys a forced algorithm only with dynamic rules,
 # set at launch (MPICH ignores the variable).
@@ -165,6 +169,30 @@ grep -Eq '^  settings     median [0-9.]+ [mu]?s' given.out &&
 run badset 2 no "$replay" "$work/prof" --validate --setting NO_SUCH_VARIABLE=1
 grep -q "^collprof-replay: --setting NO_SUCH_VARIABLE=1: NO_SUCH_VARIABLE chooses no" badset.err &&
     [ "$(cat badset.status)" = 2 ] || { fail "a bad --setting accepted:"; show badset.err; }
+
+# A clear difference, forced (the shim slows all but the second algorithm).
+cvar=$(echo "$line" | sed -n 's/^Alltoallv intra: \([^ ]*\) = .*/\1/p')
+set -- $algos
+fast=$2
+# shellcheck disable=SC2046  # the launcher's words
+timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_preload "$shim") -n 2 \
+    env TUNE_SHIM_CVAR="$cvar" TUNE_SHIM_FAST=1 "$replay" "$work/prof" --tune --validate \
+    --rounds 3 --seconds 0.3 >forced.out 2>forced.err
+echo $? >forced.status
+[ "$(cat forced.status)" = 0 ] || { fail "--tune with the shim failed:"; show forced.err; }
+awk '/^pattern [0-9]+: comm 0 \(2 ranks\) Alltoallv,/ {on = 1; next} on && /^pattern / {on = 0}
+     on' forced.out >forced.block
+grep -q "^  fastest: $fast, beyond the noise" forced.block ||
+    { fail "forced: $fast is not the winner beyond the noise:"; show forced.out; }
+grep -Eq "^  Alltoallv +$cvar +$fast saves " forced.out ||
+    { fail "forced: no setting of $fast for Alltoallv:"; show forced.out; }
+sed -n '/^settings /,/^validation/p' forced.out | sed -n 's/^  \([A-Za-z_]*=.*\)/\1/p' |
+    grep -i "$cvar" | sed "s/^/$fast$(printf '\t')/" >forced.settings
+[ -s forced.settings ] || fail "forced: no setting line for $cvar"
+check_settings forced.settings
+grep -Eq '^  measured saving [0-9.]+ [mu]?s \[[0-9.]+ [mu]?s\.\.' forced.out ||
+    { fail "forced: --validate measured no saving beyond its range:"; show forced.out; }
+echo "forced winner: $fast"
 
 # Options that do not go together, and a bad number of rounds.
 run seq 2 no "$replay" "$work/prof" --tune --sequence
