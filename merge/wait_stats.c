@@ -19,9 +19,12 @@ static double gamma_(void)
 
 static int32_t bin_of(double v)
 {
+    static double log_g; /* log(gamma_()), once: the same value every call */
     if (!(v > 0))
         return INT32_MIN;
-    double i = ceil(log(v) / log(gamma_()));
+    if (log_g == 0)
+        log_g = log(gamma_());
+    double i = ceil(log(v) / log_g);
     return i < -2e9 ? -2000000000 : i > 2e9 ? 2000000000 : (int32_t)i;
 }
 
@@ -58,6 +61,50 @@ static void bin_add(cp_wstat *w, int32_t i, uint64_t count)
     w->nbins++;
 }
 
+/* n (bin, count) pairs, bins ascending and distinct, into w's bins: one
+ * linear merge (adding them one by one moved the bins above each). */
+static void bins_merge(cp_wstat *w, const int32_t *bin, const uint64_t *cnt, size_t n)
+{
+    if (n == 0)
+        return;
+    size_t cap = w->nbins + n, i = 0, j = 0, k = 0;
+    int32_t *nb = malloc(cap * sizeof *nb);
+    uint64_t *nc = malloc(cap * sizeof *nc);
+    if (!nb || !nc) {
+        free(nb);
+        free(nc);
+        for (size_t x = 0; x < n; x++)
+            bin_add(w, bin[x], cnt[x]);
+        return;
+    }
+    while (i < w->nbins || j < n) {
+        if (j == n || (i < w->nbins && w->bin[i] < bin[j])) {
+            nb[k] = w->bin[i];
+            nc[k++] = w->cnt[i++];
+        } else if (i == w->nbins || bin[j] < w->bin[i]) {
+            nb[k] = bin[j];
+            nc[k++] = cnt[j++];
+        } else {
+            nb[k] = bin[j];
+            nc[k++] = w->cnt[i++] + cnt[j++];
+        }
+    }
+    free(w->bin);
+    free(w->cnt);
+    w->bin = nb;
+    w->cnt = nc;
+    w->nbins = k;
+    w->capbins = cap;
+}
+
+/* n values into w's bins, one by one: they fall in few bins, found by a
+ * binary search (sorting them first costs more). */
+static void values_into_bins(cp_wstat *w, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        bin_add(w, bin_of(v[i]), 1);
+}
+
 /* The kept values into bins. */
 static void to_bins(cp_wstat *w)
 {
@@ -65,8 +112,8 @@ static void to_bins(cp_wstat *w)
         return;
     w->binned = true;
     size_t n = (size_t)(w->n < w->capvals ? w->n : w->capvals);
-    for (size_t i = 0; i < n && w->vals; i++)
-        bin_add(w, bin_of(w->vals[i]), 1);
+    if (w->vals)
+        values_into_bins(w, w->vals, n);
     free(w->vals);
     w->vals = NULL;
     w->capvals = 0;
@@ -138,10 +185,10 @@ void cp_wstat_merge(cp_wstat *into, const cp_wstat *from)
         memcpy(into->vals + have, from->vals, from->n * sizeof *into->vals);
     } else {
         to_bins(into);
-        for (uint64_t i = 0; !from->binned && i < from->n; i++)
-            bin_add(into, bin_of(from->vals[i]), 1);
-        for (size_t i = 0; from->binned && i < from->nbins; i++)
-            bin_add(into, from->bin[i], from->cnt[i]);
+        if (from->binned)
+            bins_merge(into, from->bin, from->cnt, from->nbins);
+        else
+            values_into_bins(into, from->vals, (size_t)from->n);
     }
     into->oom |= from->oom;
     moments(into, from->n, from->sum, from->mean, from->m2, from->min, from->max);

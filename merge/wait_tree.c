@@ -2,6 +2,7 @@
 #include "wait_tree.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,20 +154,22 @@ void cp_wlist_free(cp_wlist *l)
     l->n = 0;
 }
 
+/* The wire form of a call is its struct's bytes: call, have, the four
+ * times, and going down `before` (native order, as everything cp_put
+ * packs); up, the struct without its last field. */
+_Static_assert(offsetof(cp_wcall, before) == 48 && sizeof(cp_wcall) == 56,
+               "cp_wcall's fields are its wire form, without padding");
+#define WCALL_UP offsetof(cp_wcall, before)
+
 void cp_wlist_pack(cp_wbuf *b, const cp_wlist *l, bool down)
 {
     cp_put_u64(b, l->n);
-    for (size_t i = 0; i < l->n; i++) {
-        const cp_wcall *c = &l->v[i];
-        cp_put_u64(b, c->call);
-        cp_put_u64(b, c->have);
-        cp_put(b, &c->max_enter, sizeof(double));
-        cp_put(b, &c->min_exit, sizeof(double));
-        cp_put(b, &c->root_enter, sizeof(double));
-        cp_put(b, &c->other_enter, sizeof(double));
-        if (down)
-            cp_put(b, &c->before, sizeof(double));
+    if (down) { /* the whole array at once */
+        cp_put(b, l->v, l->n * sizeof *l->v);
+        return;
     }
+    for (size_t i = 0; i < l->n; i++)
+        cp_put(b, &l->v[i], WCALL_UP);
 }
 
 int cp_wlist_unpack(cp_rbuf *b, cp_wlist *l, bool down)
@@ -174,24 +177,21 @@ int cp_wlist_unpack(cp_rbuf *b, cp_wlist *l, bool down)
     l->n = 0;
     l->v = NULL;
     uint64_t n = cp_get_u64(b);
-    if (b->bad || !cp_rbuf_has(b, n, down ? 56 : 48)) {
+    if (b->bad || !cp_rbuf_has(b, n, down ? sizeof(cp_wcall) : WCALL_UP)) {
         b->bad = true; /* longer than the message: not ours */
         return -1;
     }
     l->v = malloc((n ? n : 1) * sizeof *l->v);
     if (!l->v)
         return -1;
+    if (down && n)
+        cp_get(b, l->v, (size_t)n * sizeof *l->v);
     for (uint64_t i = 0; i < n; i++) {
         cp_wcall *c = &l->v[i];
-        c->call = cp_get_u64(b);
-        c->have = cp_get_u64(b);
-        cp_get(b, &c->max_enter, sizeof(double));
-        cp_get(b, &c->min_exit, sizeof(double));
-        cp_get(b, &c->root_enter, sizeof(double));
-        cp_get(b, &c->other_enter, sizeof(double));
-        c->before = -INFINITY;
-        if (down)
-            cp_get(b, &c->before, sizeof(double));
+        if (!down) {
+            cp_get(b, c, WCALL_UP);
+            c->before = -INFINITY;
+        }
         if (i && c->call <= l->v[i - 1].call)
             b->bad = true; /* not sorted: not ours */
     }
