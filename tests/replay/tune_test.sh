@@ -2,7 +2,7 @@
 # collprof-replay --tune and --algorithms with real mpiexec runs
 # (docs/replay.md, "Tuning"), under the MPI library of the build.
 #
-# usage: tune_test.sh WORKDIR MPIEXEC LIB APP REPLAY CHECKER COLLPROF SHIM
+# usage: tune_test.sh WORKDIR MPIEXEC LIB APP REPLAY CHECKER COLLPROF SHIM PROBE
 #   --algorithms finds at least two algorithms for Alltoallv besides the
 #   library's own choice (Open MPI's coll/tuned only with dynamic rules;
 #   without them it says why); each setting it would print selects, in a
@@ -16,13 +16,16 @@
 #   A clear difference, forced: with SHIM preloaded every Alltoallv algorithm
 #   but the library's second is 20 us slower a call; --tune must name that
 #   one the winner beyond the noise, propose its setting (which selects it
-#   in a new run), and --validate must measure a saving.
+#   in a new run), and --validate must measure a saving.  Under Open MPI
+#   PROBE (preloaded into the application) counts which Alltoallv algorithm
+#   coll/tuned ran: the setting and the rules file of --rules select the
+#   winner, where the application alone runs another.
 set -u
 case_=tune work=$1 mpiexec=$2 lib=$3
 shift 3
 runs_dir=$(dirname "$0")/../mpi
 . "$runs_dir/runs.sh"
-app=$1 replay=$2 checker=$3 collprof=$4 shim=$5
+app=$1 replay=$2 checker=$3 collprof=$4 shim=$5 probe=$6
 limit=120
 # Open MPI's coll/tuned obeys a forced algorithm only with dynamic rules,
 # set at launch (MPICH ignores the variable).
@@ -171,13 +174,15 @@ grep -q "^collprof-replay: --setting NO_SUCH_VARIABLE=1: NO_SUCH_VARIABLE choose
     [ "$(cat badset.status)" = 2 ] || { fail "a bad --setting accepted:"; show badset.err; }
 
 # A clear difference, forced (the shim slows all but the second algorithm).
+rules_arg=
+[ "$LAUNCH_FLAVOR" = openmpi ] && rules_arg="--rules $work/rules.txt"
 cvar=$(echo "$line" | sed -n 's/^Alltoallv intra: \([^ ]*\) = .*/\1/p')
 set -- $algos
 fast=$2
 # shellcheck disable=SC2046  # the launcher's words
 timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_preload "$shim") -n 2 \
     env TUNE_SHIM_CVAR="$cvar" TUNE_SHIM_FAST=1 "$replay" "$work/prof" --tune --validate \
-    --rounds 3 --seconds 0.3 >forced.out 2>forced.err
+    --rounds 3 --seconds 0.3 $rules_arg >forced.out 2>forced.err
 echo $? >forced.status
 [ "$(cat forced.status)" = 0 ] || { fail "--tune with the shim failed:"; show forced.err; }
 awk '/^pattern [0-9]+: comm 0 \(2 ranks\) Alltoallv,/ {on = 1; next} on && /^pattern / {on = 0}
@@ -193,6 +198,43 @@ check_settings forced.settings
 grep -Eq '^  measured saving [0-9.]+ [mu]?s \[[0-9.]+ [mu]?s\.\.' forced.out ||
     { fail "forced: --validate measured no saving beyond its range:"; show forced.out; }
 echo "forced winner: $fast"
+
+# probe_run NAME ENV...: the application under PROBE with ENV; prints the
+# Alltoallv algorithms rank 0 ran ("basic_linear N pairwise M").
+probe_run() {
+    name=$1
+    shift
+    rm -f "$work/$name".probe.*
+    # shellcheck disable=SC2046  # the launcher's words
+    env "$@" ALG_PROBE_OUT="$work/$name.probe" timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS \
+        -x ALG_PROBE_OUT $(launch_preload "$probe") -n 2 "$app" >"$name.out" 2>"$name.err" ||
+        { fail "$name: the application failed:"; show "$name.err"; }
+    cat "$work/$name".probe.* 2>/dev/null | awk '{n[$1] += $2} END {
+        printf "basic_linear %d pairwise %d\n", n["basic_linear"], n["pairwise"]}'
+}
+if [ "$LAUNCH_FLAVOR" = openmpi ]; then
+    # What the application runs alone, with the setting, with the rules.
+    alone=$(probe_run alone OMPI_MCA_coll_tuned_use_dynamic_rules=1)
+    setting=$(probe_run setting OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+        OMPI_MCA_coll_tuned_alltoallv_algorithm=1)
+    rules=$(probe_run rules OMPI_MCA_coll_tuned_use_dynamic_rules=1 \
+        OMPI_MCA_coll_tuned_dynamic_rules_filename="$work/rules.txt")
+    echo "Alltoallv algorithms run: alone: $alone; setting: $setting; rules: $rules"
+    cat "$work/rules.txt"
+    grep -Eq '^4 +# Alltoallv' "$work/rules.txt" && grep -Eq '^2 1 0 1 0 0 +# 2 ranks: basic_linear' \
+        "$work/rules.txt" || fail "rules: no rule basic_linear for Alltoallv on 2 ranks"
+    case $alone in "basic_linear 0 pairwise "[1-9]*) ;; *)
+        fail "the application alone ran '$alone': expected pairwise, Open MPI's own choice" ;; esac
+    case $setting in "basic_linear "[1-9]*" pairwise 0") ;; *)
+        fail "the setting of basic_linear ran '$setting'" ;; esac
+    case $rules in "basic_linear "[1-9]*" pairwise 0") ;; *)
+        fail "the rules file of basic_linear ran '$rules'" ;; esac
+else
+    run mpichrules 2 no "$replay" "$work/prof" --tune --rules "$work/rules.txt"
+    grep -q "^collprof-replay: --rules: MPICH reads every collective's selection" mpichrules.err &&
+        [ "$(cat mpichrules.status)" = 2 ] ||
+        { fail "--rules under MPICH should say why it writes no file:"; show mpichrules.err; }
+fi
 
 # Options that do not go together, and a bad number of rounds.
 run seq 2 no "$replay" "$work/prof" --tune --sequence

@@ -167,10 +167,10 @@ START_TEST(one_setting_per_collective)
     make(&a, "X", 3, 3, (const double[]){10, 10, 10, 8, 8, 8, 9, 9, 9});
     make(&b, "X", 3, 3, (const double[]){5, 5, 5, 6, 6, 6, -1, -1, -1});
     make(&other, "Y", 2, 3, (const double[]){1, 1, 1, 0.5, 0.5, 0.5});
-    replay_tune_use u[] = {{&a, 100, 1e-3}, {&b, 100, 5e-4}, {&other, 1000, 1e-3}};
+    replay_tune_use u[] = {{&a, 100, 1e-3, 4}, {&b, 100, 5e-4, 8}, {&other, 1000, 1e-3, 4}};
     /* alg1: 100 x 2 - 100 x 1 = 100 us; alg2: 100 x 1 + 0 (b left to the own
      * choice) = 100 us: a tie keeps the first */
-    replay_tune_choice c = replay_tune_choose(u, 3, "X");
+    replay_tune_choice c = replay_tune_choose(u, 3, "X", -1);
     ck_assert_int_eq(c.k, 1);
     ck_assert(c.clear);
     ck_assert_double_eq_tol(c.saving, 100e-6, 1e-12);
@@ -178,18 +178,28 @@ START_TEST(one_setting_per_collective)
     ck_assert_double_eq_tol(c.recorded, 1.5e-3, 1e-12);
     /* many more calls of b: alg1 loses there, alg2 does not */
     u[1].calls = 1000;
-    c = replay_tune_choose(u, 3, "X");
+    c = replay_tune_choose(u, 3, "X", -1);
     ck_assert_int_eq(c.k, 2);
     ck_assert_double_eq_tol(c.saving, 100e-6, 1e-12);
+    /* per communicator size (Open MPI's rules file): a alone, b alone */
+    c = replay_tune_choose(u, 3, "X", 4);
+    ck_assert_int_eq(c.k, 1);
+    ck_assert_int_eq(c.calls, 100);
+    ck_assert_double_eq_tol(c.saving, 200e-6, 1e-12);
+    c = replay_tune_choose(u, 3, "X", 8);
+    ck_assert_int_eq(c.k, 0);
+    ck_assert(!c.clear);
+    c = replay_tune_choose(u, 3, "X", 16);
+    ck_assert_int_eq(c.calls, 0);
     /* the other collective alone, its recorded time unknown */
     u[2].recorded = -1;
-    c = replay_tune_choose(u, 3, "Y");
+    c = replay_tune_choose(u, 3, "Y", -1);
     ck_assert_int_eq(c.k, 1);
     ck_assert_double_eq_tol(c.saving, 500e-6, 1e-12);
     ck_assert(c.recorded < 0);
     /* rounds that spread: the saving's lower bound below 0, no setting */
     make(&other, "Y", 2, 3, (const double[]){1, 1, 3, 0.5, 0.5, 2});
-    c = replay_tune_choose(u, 3, "Y");
+    c = replay_tune_choose(u, 3, "Y", -1);
     ck_assert_int_eq(c.k, 1);
     ck_assert(c.lo < 0 && !c.clear);
 }

@@ -103,6 +103,21 @@ const char *replay_algos_library(void)
     return is_mpich ? "MPICH" : is_openmpi ? "Open MPI" : "this MPI library";
 }
 
+bool replay_algos_rules_file(char *why, size_t size)
+{
+    if (is_openmpi)
+        return true;
+    if (is_mpich)
+        snprintf(why, size, "--rules: MPICH reads every collective's selection from its tuning "
+                 "file (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE), so the file would have to "
+                 "restate MPICH's whole built-in selection, which the library does not expose; "
+                 "use the environment settings --tune prints (MPICH reads them at every call)");
+    else
+        snprintf(why, size, "--rules: %s reads no rules file collprof-replay knows",
+                 replay_algos_library());
+    return false;
+}
+
 static void upper(char *dst, size_t size, const char *src)
 {
     size_t i = 0;

@@ -124,6 +124,10 @@ int main(int argc, char **argv)
         if (agree_failure(rc != 0, msg, sizeof msg))
             return fail(msg, 1);
     }
+    if (o.rules && !replay_algos_rules_file(msg, sizeof msg)) {
+        replay_algos_close();
+        return fail(msg, 2);
+    }
     if (o.algorithms) {
         if (wrank == 0)
             replay_print_algorithms(stdout);
@@ -251,6 +255,10 @@ int main(int argc, char **argv)
         else
             replay_print_table(stdout, &p, &comms, &ps, &o, wsize);
         fflush(stdout);
+        if (o.rules && o.tune && replay_write_rules(o.rules, &p, &ps, tuned, &err)) {
+            fprintf(stderr, "collprof-replay: %s\n", err.msg);
+            status = 1;
+        }
         if (o.json && (o.tune ? replay_write_tune_json(o.json, &p, &comms, &ps, &o, wsize, tuned,
                                                        o.validate ? &validation : NULL, &err)
                               : replay_write_json(o.json, &p, &comms, &ps, &o, wsize,

@@ -39,7 +39,8 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
                      strcmp(a, "--top") == 0 || strcmp(a, "--top-by") == 0 ||
                      strcmp(a, "--scale-counts") == 0 || strcmp(a, "--repetitions") == 0 ||
                      strcmp(a, "--seconds") == 0 || strcmp(a, "--json") == 0 ||
-                     strcmp(a, "--rounds") == 0 || strcmp(a, "--setting") == 0;
+                     strcmp(a, "--rounds") == 0 || strcmp(a, "--setting") == 0 ||
+                     strcmp(a, "--rules") == 0;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
             return 1;
         if (takes && !v) {
@@ -50,6 +51,9 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
             o->sequence = true;
         } else if (strcmp(a, "--tune") == 0) {
             o->tune = true;
+        } else if (strcmp(a, "--rules") == 0) {
+            o->rules = v;
+            i++;
         } else if (strcmp(a, "--validate") == 0) {
             o->validate = true;
         } else if (strcmp(a, "--setting") == 0) {
@@ -133,6 +137,10 @@ int replay_options_parse(int argc, char **argv, replay_options *o, char *err, si
     }
     if (o->tune && o->sequence) {
         snprintf(err, errsize, "--tune measures the patterns one by one: not with --sequence");
+        return 2;
+    }
+    if (o->rules && !o->tune) {
+        snprintf(err, errsize, "--rules writes the winners of --tune: give both");
         return 2;
     }
     if (o->validate && !o->tune && o->nsettings == 0) {

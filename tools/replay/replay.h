@@ -48,6 +48,7 @@ typedef struct replay_options {
     int64_t rounds;           /* --rounds R: of --tune's interleaved measurements */
     bool algorithms;          /* --algorithms: list them, no profile */
     bool validate;            /* --validate: --tune's settings checked on the sequence */
+    const char *rules;        /* --rules FILE: Open MPI's rules file of --tune's winners */
     const char *settings[REPLAY_SETTINGS_MAX]; /* --setting NAME=VALUE, to --validate */
     int nsettings;
 } replay_options;
@@ -231,6 +232,9 @@ void replay_algos_strict(bool on);
 void replay_algos_close(void);
 /* "MPICH", "Open MPI", or "this MPI library". */
 const char *replay_algos_library(void);
+/* Does the library read a rules file --rules can write (Open MPI)?  When
+ * not, why in why. */
+bool replay_algos_rules_file(char *why, size_t size);
 /* The algorithms of the collective (as call.c names it), blocking or not,
  * on an intra- or intercommunicator. */
 void replay_algos_find(const char *coll, bool nonblocking, bool inter, replay_algos *a);
@@ -263,6 +267,13 @@ typedef struct replay_setting {
 } replay_setting;
 size_t replay_tune_settings(const replay_patterns *ps, const replay_tuned *t,
                             replay_setting *out, size_t max);
+/* Each pattern as the choice sees it (malloc'd; NULL when out of memory). */
+replay_tune_use *replay_tune_uses(const replay_patterns *ps, const replay_tuned *t);
+/* --rules FILE: Open MPI coll/tuned's dynamic rules, one algorithm per
+ * collective and communicator size the application used (where one is
+ * faster beyond the noise), on world rank 0.  0, or -1 with err. */
+int replay_write_rules(const char *path, const cp_profile *p, const replay_patterns *ps,
+                       const replay_tuned *t, cp_error *err);
 
 /* --validate: the recorded sequence replayed o->rounds times with the
  * library's own choices and as often with the settings, alternately. */

@@ -70,6 +70,7 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
         replay_tuned *tu = &out[i];
         memset(tu, 0, sizeof *tu);
         replay_algos_find(pt->collective, pt->nonblocking, c->v[pt->comm].inter, &tu->algos);
+        tu->ranks = replay_comm_ranks(&c->v[pt->comm]);
         int n = tu->algos.n;
         if (pt->skipped || n == 0)
             continue;

@@ -38,19 +38,27 @@ static const replay_tune_time *time_of(const replay_tuned *t, int k)
     return t->t[k].rounds ? &t->t[k] : &t->t[0];
 }
 
-replay_tune_choice replay_tune_choose(const replay_tune_use *u, size_t n, const char *cvar)
+/* Does use u count for (cvar, size)? */
+static bool counts(const replay_tune_use *u, const char *cvar, int64_t size)
+{
+    return u->t->algos.n && strcmp(u->t->algos.cvar, cvar) == 0 && u->t->t[0].rounds &&
+           (size < 0 || u->size == size);
+}
+
+replay_tune_choice replay_tune_choose(const replay_tune_use *u, size_t n, const char *cvar,
+                                      int64_t size)
 {
     replay_tune_choice best = {.recorded = -1};
     int nalgs = 0;
     for (size_t i = 0; i < n; i++)
-        if (u[i].t->algos.n && strcmp(u[i].t->algos.cvar, cvar) == 0)
+        if (counts(&u[i], cvar, size))
             nalgs = u[i].t->algos.n;
     for (int k = 0; k < nalgs; k++) {
         replay_tune_choice ck = {.k = k};
         bool timed = true;
         for (size_t i = 0; i < n; i++) {
             const replay_tuned *t = u[i].t;
-            if (!t->algos.n || strcmp(t->algos.cvar, cvar) != 0 || !t->t[0].rounds)
+            if (!counts(&u[i], cvar, size))
                 continue;
             const replay_tune_time *own = &t->t[0], *alg = time_of(t, k);
             double calls = (double)u[i].calls;

@@ -85,23 +85,29 @@ static void print_pattern(FILE *out, const replay_comms *c, const replay_pattern
                 tu->algos.names[0]);
 }
 
-size_t replay_tune_settings(const replay_patterns *ps, const replay_tuned *t,
-                            replay_setting *out, size_t max)
+replay_tune_use *replay_tune_uses(const replay_patterns *ps, const replay_tuned *t)
 {
     replay_tune_use *uses = malloc((ps->n ? ps->n : 1) * sizeof *uses);
-    if (!uses)
-        return 0;
-    for (size_t i = 0; i < ps->n; i++) {
+    for (size_t i = 0; uses && i < ps->n; i++) {
         const replay_pattern *pt = &ps->v[i];
-        uses[i] = (replay_tune_use){.t = &t[i], .calls = pt->calls,
+        uses[i] = (replay_tune_use){.t = &t[i], .calls = pt->calls, .size = t[i].ranks,
                                     .recorded = pt->rec_instances
                                                     ? pt->rec_median * (double)pt->calls
                                                     : -1};
     }
+    return uses;
+}
+
+size_t replay_tune_settings(const replay_patterns *ps, const replay_tuned *t,
+                            replay_setting *out, size_t max)
+{
+    replay_tune_use *uses = replay_tune_uses(ps, t);
+    if (!uses)
+        return 0;
     size_t n = 0;
     for (size_t i = 0; i < ps->n && n < max; i++)
         if (t[i].algos.n && t[i].t[0].rounds && !seen(t, i))
-            out[n++] = (replay_setting){i, replay_tune_choose(uses, ps->n, t[i].algos.cvar)};
+            out[n++] = (replay_setting){i, replay_tune_choose(uses, ps->n, t[i].algos.cvar, -1)};
     free(uses);
     return n;
 }
@@ -214,6 +220,11 @@ void replay_print_tune(FILE *out, const cp_profile *p, const replay_comms *c,
         print_pattern(out, c, &ps->v[i], &t[i], i);
 
     print_settings(out, ps, t);
+    if (o->rules)
+        fprintf(out, "  or, one algorithm per communicator size, Open MPI's rules file %s:\n"
+                     "  OMPI_MCA_coll_tuned_use_dynamic_rules=1 "
+                     "OMPI_MCA_coll_tuned_dynamic_rules_filename=%s\n",
+                o->rules, o->rules);
     if (v)
         print_validation(out, v);
 }

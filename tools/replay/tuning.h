@@ -50,6 +50,7 @@ typedef struct replay_tune_time {
 
 typedef struct replay_tuned {
     replay_algos algos;       /* of the pattern's collective and communicator */
+    int64_t ranks;            /* of its communicator (both groups) */
     replay_tune_time t[REPLAY_ALGO_MAX];
     int best;                 /* the lowest median (0: the library's own choice) */
     bool clear;               /* best's slowest round is faster than the own choice's fastest */
@@ -66,6 +67,7 @@ typedef struct replay_tune_use {
     const replay_tuned *t;
     int64_t calls;            /* the application's calls of the pattern */
     double recorded;          /* their recorded seconds; < 0 when the profile has no timings */
+    int64_t size;             /* ranks of its communicator */
 } replay_tune_use;
 
 /* One collective's setting: the algorithm that costs the recorded calls of
@@ -82,7 +84,8 @@ typedef struct replay_tune_choice {
 } replay_tune_choice;
 
 /* Over the uses whose control variable is cvar (those with algorithms and
- * a measured own choice). */
-replay_tune_choice replay_tune_choose(const replay_tune_use *u, size_t n, const char *cvar);
+ * a measured own choice), of communicators of `size` ranks (-1: any). */
+replay_tune_choice replay_tune_choose(const replay_tune_use *u, size_t n, const char *cvar,
+                                      int64_t size);
 
 #endif

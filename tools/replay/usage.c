@@ -6,7 +6,7 @@ void replay_usage(FILE *out)
 {
     fputs("usage: mpiexec -n N collprof-replay DIR [--sequence] [--comm ID] [--collective NAME]\n"
           "           [--top K] [--top-by time|bytes] [--scale-counts F] [--repetitions R]\n"
-          "           [--seconds S] [--json FILE] [--tune [--rounds R] [--validate]]\n"
+          "           [--seconds S] [--json FILE] [--tune [--rounds R] [--validate] [--rules FILE]]\n"
           "       mpiexec -n N collprof-replay DIR --validate --setting NAME=VALUE... [--rounds R]\n"
           "       mpiexec -n 1 collprof-replay --algorithms\n"
           "Measures each distinct (communicator, collective, count matrix) of the collprof\n"
@@ -26,6 +26,8 @@ void replay_usage(FILE *out)
           "choices and R times with the settings, alternately, and sets the measured\n"
           "saving beside the projected one; with --setting (a line --tune printed, from\n"
           "this run or another, one --setting each) it checks those settings instead.\n"
+          "--rules FILE (Open MPI) also writes coll/tuned's dynamic rules file with one\n"
+          "algorithm per collective and communicator size the application used.\n"
           "--algorithms lists every collective's algorithms in this MPI library.\n",
           out);
 }
