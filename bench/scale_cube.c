@@ -196,7 +196,9 @@ void sim_cube(int64_t P, const char *dir, double *bytes, double *lead_recv_mib,
     *bytes = stat(path, &st) == 0 ? (double)st.st_size : 0;
     double meta = (double)P * sizeof *c.location_host + (double)c.nhosts * sizeof *c.hosts +
                   (double)host_bytes;
-    double anchor = *bytes - (double)rows.rows * (double)P * 8;
+    /* anchor.xml: written a chunk at a time, beside the ranks' order by host */
+    double anchor = 2.0 * CP_CUBEX_ANCHOR_CHUNK + (double)P * sizeof(size_t) +
+                    (double)(c.nhosts + 1) * sizeof(size_t);
     *lead_peak_mib =
         (meta + (double)P * (double)rows.per_batch * 8 + anchor) / 1048576.0;
     *lead_recv_mib = x.recv / 1048576.0;

@@ -129,16 +129,45 @@ static int put_metric(cp_tar_out *s, const cp_cube *c, size_t m, const rows_src 
     return cp_tar_pad(s, size);
 }
 
+/* anchor.xml's bytes counted (first pass), or put into the archive (second). */
+typedef struct anchor_pass {
+    cp_tar_out *s;            /* NULL: count only */
+    uint64_t bytes;
+} anchor_pass;
+
+static int anchor_flush(void *ctx, cp_bytes *b)
+{
+    anchor_pass *a = ctx;
+    a->bytes += b->len;
+    int rc = a->s ? cp_tar_put(a->s, b->p, b->len) : 0;
+    b->len = 0;
+    return rc;
+}
+
+/* anchor.xml as it is made, in two passes: the archive's header needs its
+ * size first, and the system tree of a million ranks is not held whole
+ * (CP_ANCHOR_CHUNK bytes at a time). */
+static int emit_anchor(cp_tar_out *s, const cp_cube *c)
+{
+    cp_bytes b = {0};
+    anchor_pass count = {NULL, 0}, put = {s, 0};
+    int rc = cp_cubex_anchor_write(c, &b, &(cp_anchor_sink){anchor_flush, &count});
+    if (rc == 0)
+        rc = cp_tar_begin(s, "anchor.xml", count.bytes);
+    if (rc == 0)
+        rc = cp_cubex_anchor_write(c, &b, &(cp_anchor_sink){anchor_flush, &put});
+    if (b.failed)
+        s->oom = true;
+    cp_bytes_free(&b);
+    if (rc == 0 && put.bytes != count.bytes)
+        rc = -1; /* cannot happen: the same cube gives the same bytes */
+    return rc == 0 ? cp_tar_pad(s, count.bytes) : -1;
+}
+
 /* The whole archive of a checked cube. */
 static int emit(cp_tar_out *s, const cp_cube *c, const rows_src *src)
 {
-    cp_bytes anchor = {0};
-    int rc = cp_cubex_anchor_write(c, &anchor);
-    if (rc < 0)
-        s->oom = true;
-    else
-        rc = cp_tar_add(s, "anchor.xml", anchor.p, anchor.len);
-    cp_bytes_free(&anchor);
+    int rc = emit_anchor(s, c);
     for (size_t m = 0; rc == 0 && m < c->nmetrics; m++)
         rc = put_metric(s, c, m, src);
     return rc == 0 ? cp_tar_end(s) : -1;

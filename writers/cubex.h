@@ -19,6 +19,11 @@
 #ifndef COLLPROF_CUBEX_H
 #define COLLPROF_CUBEX_H
 
+/* anchor.xml is written as it is made, this many bytes at a time (and one
+ * element more at most): the system tree of a million ranks is never held
+ * whole, only the order of the ranks by host (8 bytes a rank). */
+#define CP_CUBEX_ANCHOR_CHUNK 65536
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

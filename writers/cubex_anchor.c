@@ -96,9 +96,19 @@ static void write_metrics(const cp_cube *c, cp_bytes *b)
     put(b, "</metrics>\n");
 }
 
-static void write_regions(const cp_cube *c, cp_bytes *b)
+/* b to the sink when it holds a chunk; -1 when the sink failed. */
+static int chunk(cp_bytes *b, const cp_anchor_sink *sink)
+{
+    if (b->failed)
+        return -1;
+    return b->len >= CP_CUBEX_ANCHOR_CHUNK ? sink->flush(sink->ctx, b) : 0;
+}
+
+static int write_regions(const cp_cube *c, cp_bytes *b, const cp_anchor_sink *sink)
 {
     for (size_t i = 0; i < c->nregions; i++) {
+        if (chunk(b, sink) < 0)
+            return -1;
         const cp_cube_region *r = &c->regions[i];
         cp_bytes_printf(b, "  <region id=\"%zu\" mod=\"", i);
         ESC(b, r->mod);
@@ -111,17 +121,20 @@ static void write_regions(const cp_cube *c, cp_bytes *b)
         LEAF(b, "    ", "descr", r->descr);
         put(b, "  </region>\n");
     }
+    return 0;
 }
 
 /* The call tree: nodes are in pre-order, so walking them in id order and
  * closing, before each node, the open nodes that are not its parent nests
  * the elements correctly.  One line per node, no indentation by depth (a
  * deep tree would otherwise cost quadratic space). */
-static void write_cnodes(const cp_cube *c, cp_bytes *b)
+static int write_cnodes(const cp_cube *c, cp_bytes *b, const cp_anchor_sink *sink)
 {
     int64_t open = -1; /* innermost open node */
     for (size_t i = 0; i < c->ncnodes; i++) {
         const cp_cube_cnode *n = &c->cnodes[i];
+        if (chunk(b, sink) < 0)
+            return -1;
         for (; open != n->parent; open = c->cnodes[open].parent)
             put(b, "  </cnode>\n");
         cp_bytes_printf(b, "  <cnode id=\"%zu\"", i);
@@ -137,6 +150,7 @@ static void write_cnodes(const cp_cube *c, cp_bytes *b)
     }
     for (; open != -1; open = c->cnodes[open].parent)
         put(b, "  </cnode>\n");
+    return 0;
 }
 
 /* One process with its thread: location l is world rank l, so both get
@@ -160,7 +174,7 @@ static void write_process(cp_bytes *b, size_t l)
 /* machine -> one node per host -> its ranks' processes, in rank order.  The
  * ranks are sorted by host first (counting sort), so that many hosts and
  * many ranks cost their sum, not their product.  -1 when out of memory. */
-static int write_system(const cp_cube *c, cp_bytes *b)
+static int write_system(const cp_cube *c, cp_bytes *b, const cp_anchor_sink *sink)
 {
     size_t *start = calloc(c->nhosts + 1, sizeof *start);
     size_t *order = malloc((c->nlocations ? c->nlocations : 1) * sizeof *order);
@@ -178,21 +192,26 @@ static int write_system(const cp_cube *c, cp_bytes *b)
     put(b, "<system>\n  <systemtreenode Id=\"0\">\n");
     LEAF(b, "    ", "name", c->machine);
     put(b, "    <class>machine</class>\n");
-    for (size_t h = 0, k = 0; h < c->nhosts; h++) {
+    int rc = 0;
+    for (size_t h = 0, k = 0; h < c->nhosts && rc == 0; h++) {
         cp_bytes_printf(b, "    <systemtreenode Id=\"%zu\">\n", h + 1);
         LEAF(b, "      ", "name", c->hosts[h].name);
         put(b, "      <class>node</class>\n");
-        for (; k < start[h]; k++)
+        for (; k < start[h] && rc == 0; k++) {
             write_process(b, order[k]);
+            rc = chunk(b, sink);
+        }
         put(b, "    </systemtreenode>\n");
     }
     free(start);
     free(order);
+    if (rc < 0)
+        return -1;
     put(b, "  </systemtreenode>\n  <topologies></topologies>\n</system>\n");
     return 0;
 }
 
-int cp_cubex_anchor_write(const cp_cube *c, cp_bytes *b)
+int cp_cubex_anchor_write(const cp_cube *c, cp_bytes *b, const cp_anchor_sink *sink)
 {
     put(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\n<cube version=\"" CUBE_VERSION "\">\n");
     for (size_t i = 0; i < CP_CUBEX_RESERVED_ATTRS; i++)
@@ -209,13 +228,13 @@ int cp_cubex_anchor_write(const cp_cube *c, cp_bytes *b)
     put(b, "<doc><mirrors></mirrors></doc>\n");
     write_metrics(c, b);
     put(b, "<program>\n");
-    write_regions(c, b);
-    write_cnodes(c, b);
+    if (write_regions(c, b, sink) < 0 || write_cnodes(c, b, sink) < 0)
+        return -1;
     put(b, "</program>\n");
-    if (write_system(c, b) < 0)
+    if (write_system(c, b, sink) < 0)
         return -1;
     put(b, "</cube>\n");
-    return b->failed ? -1 : 0;
+    return b->failed ? -1 : sink->flush(sink->ctx, b);
 }
 
 /* ================================================================ reader */

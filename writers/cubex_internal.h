@@ -43,8 +43,17 @@ int cp_cubex_check_meta(const cp_cube *c, bool values, cp_error *err);
 
 /* Is key one of cp_cubex_reserved_attrs (written by collprof itself)? */
 bool cp_cubex_reserved_attr(const char *key);
-/* Append anchor.xml of a checked cube to b; 0, or -1 (out of memory). */
-int cp_cubex_anchor_write(const cp_cube *c, cp_bytes *b);
+/* Where anchor.xml goes as it is made: whenever b holds CP_CUBEX_ANCHOR_CHUNK (cubex.h)
+ * bytes or more, and at the end, flush takes them (and empties b); -1 from
+ * flush stops the writing.  So the system tree of a million ranks is
+ * never held whole. */
+typedef struct cp_anchor_sink {
+    int (*flush)(void *ctx, cp_bytes *b);
+    void *ctx;
+} cp_anchor_sink;
+/* anchor.xml of a checked cube through b into sink; 0, or -1 (out of
+ * memory, or the sink's failure).  The same cube gives the same bytes. */
+int cp_cubex_anchor_write(const cp_cube *c, cp_bytes *b, const cp_anchor_sink *sink);
 /* Parse anchor.xml (xml[0..len)) into out: everything but values.  Errors
  * read "<name>: anchor.xml:<line>: ...". */
 int cp_cubex_anchor_parse(const char *xml, size_t len, const char *name, cp_cube *out,

@@ -55,7 +55,10 @@ static int cvar_rw(int index, int *value, bool write)
     int count, rc = MPI_T_cvar_handle_alloc(index, NULL, &h, &count);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = count == 1 ? (write ? MPI_T_cvar_write(h, value) : MPI_T_cvar_read(h, value)) : MPI_ERR_ARG;
+    if (count != 1)
+        rc = MPI_ERR_ARG;
+    else
+        rc = write ? MPI_T_cvar_write(h, value) : MPI_T_cvar_read(h, value);
     MPI_T_cvar_handle_free(&h);
     return rc;
 }

@@ -39,7 +39,8 @@ void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
 {
     char lib[256];
     replay_library_line(lib, sizeof lib);
-    fprintf(out, "collprof-replay: %zu pattern%s of %s, %d ranks, %s\n", ps->n, ps->n == 1 ? "" : "s",
+    fprintf(out, "collprof-replay: %zu pattern%s of %s, %d ranks, %s\n", ps->n,
+            ps->n == 1 ? "" : "s",
             p->dir, nranks, lib);
     if (o->repetitions)
         fprintf(out, "method: IMB (n_sample = %lld, as asked", (long long)o->repetitions);
@@ -61,7 +62,8 @@ void replay_print_table(FILE *out, const cp_profile *p, const replay_comms *c,
         const replay_comm *rc = &c->v[pt->comm];
         char label[48];
         replay_comm_label(rc, label, sizeof label);
-        fprintf(out, "%-7s %6lld  %-20s %10lld %10lld %14lld", label, (long long)replay_comm_ranks(rc),
+        fprintf(out, "%-7s %6lld  %-20s %10lld %10lld %14lld", label,
+                (long long)replay_comm_ranks(rc),
                 pt->collective, (long long)pt->first_call, (long long)pt->calls,
                 (long long)pt->bytes);
         if (pt->skipped) {

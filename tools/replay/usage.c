@@ -6,8 +6,11 @@ void replay_usage(FILE *out)
 {
     fputs("usage: mpiexec -n N collprof-replay DIR [--sequence] [--comm ID] [--collective NAME]\n"
           "           [--top K] [--top-by time|bytes] [--scale-counts F] [--repetitions R]\n"
-          "           [--seconds S] [--json FILE] [--tune [--rounds R] [--validate] [--rules FILE]]\n"
-          "       mpiexec -n N collprof-replay DIR --validate --setting NAME=VALUE... [--rounds R]\n"
+          "           [--seconds S] [--json FILE]\n"
+          "       mpiexec -n N collprof-replay DIR --tune [--rounds R] [--seconds S] [--validate]\n"
+          "           [--rules FILE] [--json FILE] [--comm ID] [--collective NAME] [--top K]\n"
+          "       mpiexec -n N collprof-replay DIR --validate --setting NAME=VALUE...\n"
+          "           [--rounds R]\n"
           "       mpiexec -n 1 collprof-replay --algorithms\n"
           "Measures each distinct (communicator, collective, count matrix) of the collprof\n"
           "profile in DIR the way the Intel MPI Benchmarks measure a collective; --sequence\n"
