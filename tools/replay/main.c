@@ -36,6 +36,7 @@ static int fail(const char *msg, int status)
 {
     if (wrank == 0)
         fprintf(stderr, "collprof-replay: %s\n", msg);
+    replay_algos_close(); /* MPI_T before MPI_Finalize (Open MPI needs that order) */
     MPI_Finalize();
     return status;
 }
@@ -124,10 +125,8 @@ int main(int argc, char **argv)
         if (agree_failure(rc != 0, msg, sizeof msg))
             return fail(msg, 1);
     }
-    if (o.rules && !replay_algos_rules_file(msg, sizeof msg)) {
-        replay_algos_close();
+    if (o.rules && !replay_algos_rules_file(msg, sizeof msg))
         return fail(msg, 2);
-    }
     if (o.algorithms) {
         if (wrank == 0)
             replay_print_algorithms(stdout);
@@ -147,10 +146,8 @@ int main(int argc, char **argv)
             nchoices++;
         }
     }
-    if (agree_failure(parsed < 0, msg, sizeof msg)) {
-        replay_algos_close();
+    if (agree_failure(parsed < 0, msg, sizeof msg))
         return fail(msg, 2);
-    }
     cp_profile p;
     cp_error err = {{0}};
     int loaded = cp_profile_load(o.dir, &p, &err);
