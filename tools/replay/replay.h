@@ -13,8 +13,10 @@
  *               each collective, found and chosen through MPI_T
  *   tune.c      --tune: every algorithm measured on every pattern (the
  *               MPI-free half in tuning.h: algo_names.c, tune_choice.c)
+ *   tune_validate.c  --validate: the sequence with and without the settings
  *   output.c    the table on rank 0's stdout, and --json; tune_output.c
- *               the answer of --tune
+ *               the answer of --tune (text, its --json); tune_rules.c
+ *               --rules: Open MPI's rules file
  */
 #ifndef CP_REPLAY_H
 #define CP_REPLAY_H
