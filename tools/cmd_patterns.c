@@ -88,18 +88,6 @@ static void group_line(const cp_pattern *pat, const cp_peer_group *g)
         printf("%" PRId64 " other rank%s\n", g->peers, g->peers == 1 ? "" : "s");
 }
 
-/* A duration with its unit: "0.523 us", "1.25 ms", "2.000 s". */
-static const char *duration(double s, char *buf, size_t size)
-{
-    if (s < 1e-3)
-        snprintf(buf, size, "%.3f us", s * 1e6);
-    else if (s < 1)
-        snprintf(buf, size, "%.3f ms", s * 1e3);
-    else
-        snprintf(buf, size, "%.3f s", s);
-    return buf;
-}
-
 /* The recorded time of a send matrix's calls (timings.cpt's sample). */
 static void time_line(const cp_pattern_time *t)
 {
@@ -112,12 +100,13 @@ static void time_line(const cp_pattern_time *t)
     }
     printf("    time: median %s (min %s, max %s) over %" PRIu64 " timed rank-call%s of %" PRIu64
            " call%s",
-           duration(t->median, med, sizeof med), duration(t->min, lo, sizeof lo),
-           duration(t->max, hi, sizeof hi), t->instances, t->instances == 1 ? "" : "s", t->calls,
-           t->calls == 1 ? "" : "s");
+           cp_reader_duration(t->median, "us", med, sizeof med),
+           cp_reader_duration(t->min, "us", lo, sizeof lo),
+           cp_reader_duration(t->max, "us", hi, sizeof hi), t->instances,
+           t->instances == 1 ? "" : "s", t->calls, t->calls == 1 ? "" : "s");
     if (t->wait_instances)
         printf("; waiting %s in all (%" PRIu64 " wait-state instance%s)\n",
-               duration(t->wait, w, sizeof w), t->wait_instances,
+               cp_reader_duration(t->wait, "us", w, sizeof w), t->wait_instances,
                t->wait_instances == 1 ? "" : "s");
     else
         printf("; no waiting\n");

@@ -416,6 +416,11 @@ int64_t *cp_cube_callsite_of(const cp_profile *p, const cp_cube *c, cp_error *er
 /* The file name without its directory. */
 const char *cp_reader_basename(const char *path);
 
+/* A duration (or a difference of two, with its sign) in the unit that
+ * shows it: "2.000 s", "1.250 ms", "0.523 us" (micro: "us" in text, "µs"
+ * in HTML).  Returns buf. */
+const char *cp_reader_duration(double s, const char *micro, char *buf, size_t size);
+
 /* How a call site is named, the same in every command and the report.  Its
  * call path from the innermost frame: "f_one < main < __libc_start_main",
  * a frame without a name as its address (addresses) or "?" (which matches

@@ -1,6 +1,8 @@
 /*
- * Lookups: which block holds a call, which calls exist.
+ * Lookups: which block holds a call, which calls exist; and the small
+ * texts every command shares (a file's base name, a duration).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +70,18 @@ const char *cp_reader_basename(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+const char *cp_reader_duration(double s, const char *micro, char *buf, size_t size)
+{
+    double a = fabs(s);
+    if (a >= 1)
+        snprintf(buf, size, "%.3f s", s);
+    else if (a >= 1e-3)
+        snprintf(buf, size, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.3f %s", s * 1e6, micro);
+    return buf;
 }
 
 const cp_comm_info *cp_reader_manifest_comm(const cp_profile *p, int64_t id)

@@ -12,17 +12,10 @@
 
 #include "replay.h"
 
-/* A span of time in the unit that shows it: "1.234 s", "12.345 ms", "0.058 us". */
-static const char *span(double x, char *buf, size_t size)
+/* A duration in text (the reader's units; buf of 32 bytes). */
+static const char *dur(double s, char *buf)
 {
-    double a = fabs(x);
-    if (a >= 1)
-        snprintf(buf, size, "%.3f s", x);
-    else if (a >= 1e-3)
-        snprintf(buf, size, "%.3f ms", x * 1e3);
-    else
-        snprintf(buf, size, "%.3f us", x * 1e6);
-    return buf;
+    return cp_reader_duration(s, "us", buf, 32);
 }
 
 /* Was pattern i's collective (its control variable) met before i? */
@@ -131,16 +124,16 @@ static void print_settings(FILE *out, const replay_patterns *ps, const replay_tu
             fprintf(out, "keep %s (no algorithm saves time beyond the noise", al->names[0]);
             if (ch->k)
                 fprintf(out, "; %s would save %s [%s..%s]", al->names[ch->k],
-                        span(ch->saving, v[0], 32), span(ch->lo, v[1], 32),
-                        span(ch->hi, v[2], 32));
+                        dur(ch->saving, v[0]), dur(ch->lo, v[1]),
+                        dur(ch->hi, v[2]));
             fprintf(out, ")\n");
             continue;
         }
         fprintf(out, "%s saves %s [%s..%s] over %lld recorded calls", al->names[ch->k],
-                span(ch->saving, v[0], 32), span(ch->lo, v[1], 32), span(ch->hi, v[2], 32),
+                dur(ch->saving, v[0]), dur(ch->lo, v[1]), dur(ch->hi, v[2]),
                 (long long)ch->calls);
         if (ch->recorded >= 0)
-            fprintf(out, " (recorded: calls x median = %s)", span(ch->recorded, v[0], 32));
+            fprintf(out, " (recorded: calls x median = %s)", dur(ch->recorded, v[0]));
         fputc('\n', out);
         total += ch->saving;
         total_lo += ch->lo;
@@ -155,12 +148,12 @@ static void print_settings(FILE *out, const replay_patterns *ps, const replay_tu
         fprintf(out, "\nwhole run: no setting saves time beyond the noise\n");
     else if (all_recorded)
         fprintf(out, "\nwhole run: projected saving %s [%s..%s] of %s recorded in those "
-                "collectives (calls x median)\n", span(total, v[0], 32), span(total_lo, v[1], 32),
-                span(total_hi, v[2], 32), span(recorded, v[3], 32));
+                "collectives (calls x median)\n", dur(total, v[0]), dur(total_lo, v[1]),
+                dur(total_hi, v[2]), dur(recorded, v[3]));
     else
         fprintf(out, "\nwhole run: projected saving %s [%s..%s] (the profile has no timings: "
-                "the time recorded in those collectives is not known)\n", span(total, v[0], 32),
-                span(total_lo, v[1], 32), span(total_hi, v[2], 32));
+                "the time recorded in those collectives is not known)\n", dur(total, v[0]),
+                dur(total_lo, v[1]), dur(total_hi, v[2]));
     fprintf(out, "\nsettings (environment of the application's ranks):\n");
     for (size_t s = 0; s < nset; s++)
         if (set[s].ch.clear) {
@@ -183,18 +176,18 @@ static void print_validation(FILE *out, const replay_validation *v)
             "%d times with the library's own choices and %d times with the settings, "
             "alternately; seconds of the whole sequence (slowest rank):\n",
             (long long)v->calls, v->rounds, v->rounds);
-    fprintf(out, "  own choices  median %s [%s..%s]\n", span(v->own.median, a[0], 32),
-            span(v->own.lo, a[1], 32), span(v->own.hi, a[2], 32));
-    fprintf(out, "  settings     median %s [%s..%s]\n", span(v->set.median, a[0], 32),
-            span(v->set.lo, a[1], 32), span(v->set.hi, a[2], 32));
+    fprintf(out, "  own choices  median %s [%s..%s]\n", dur(v->own.median, a[0]),
+            dur(v->own.lo, a[1]), dur(v->own.hi, a[2]));
+    fprintf(out, "  settings     median %s [%s..%s]\n", dur(v->set.median, a[0]),
+            dur(v->set.lo, a[1]), dur(v->set.hi, a[2]));
     double saved = v->own.median - v->set.median;
     fprintf(out, "  measured saving %s [%s..%s] (%.1f %% of the own choices' median)",
-            span(saved, a[0], 32), span(v->own.lo - v->set.hi, a[1], 32),
-            span(v->own.hi - v->set.lo, a[2], 32),
+            dur(saved, a[0]), dur(v->own.lo - v->set.hi, a[1]),
+            dur(v->own.hi - v->set.lo, a[2]),
             v->own.median > 0 ? 100 * saved / v->own.median : 0.0);
     if (v->projected_known)
-        fprintf(out, ", projected %s [%s..%s]", span(v->projected, a[3], 32),
-                span(v->projected_lo, a[4], 32), span(v->projected_hi, a[5], 32));
+        fprintf(out, ", projected %s [%s..%s]", dur(v->projected, a[3]),
+                dur(v->projected_lo, a[4]), dur(v->projected_hi, a[5]));
     else
         fprintf(out, " (settings given: no projection)");
     fputc('\n', out);

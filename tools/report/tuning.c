@@ -12,16 +12,11 @@
 #include "replay_json.h"
 #include "report.h"
 
-/* Seconds in the unit that shows them. */
+/* Seconds in the unit that shows them (the reader's, with µs). */
 static void span(FILE *f, double s)
 {
-    double a = fabs(s);
-    if (a >= 1)
-        report_printf(f, "%.3f s", s);
-    else if (a >= 1e-3)
-        report_printf(f, "%.3f ms", s * 1e3);
-    else
-        report_printf(f, "%.3f µs", s * 1e6);
+    char buf[48];
+    report_printf(f, "%s", cp_reader_duration(s, "µs", buf, sizeof buf));
 }
 
 static void settings(FILE *f, const cp_replay *r)
