@@ -7,15 +7,15 @@
  * Each measurement's timed calls take at most S / (R x algorithms) seconds,
  * so a pattern is tuned in about S (--seconds) plus warm-up calls.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "replay.h"
 
-/* One measurement of algorithm k on pattern pt (every world rank). */
+/* One measurement of algorithm k on pattern pt (every world rank) with this
+ * rank's arguments a (made once per pattern; a member's buffers set). */
 static void measure_one(const replay_comms *c, const replay_pattern *pt, const replay_algos *al,
-                        int k, const replay_options *mo, void *sbuf, void *rbuf, double *t,
+                        int k, const replay_options *mo, replay_args *a, double *t,
                         bool *refused)
 {
     replay_comm rc = c->v[pt->comm];
@@ -27,34 +27,27 @@ static void measure_one(const replay_comms *c, const replay_pattern *pt, const r
         if (!rc.inter)
             rc.sync = dup;
     }
-    replay_args a = {0};
-    char why[160];
+    a->comm = rc.comm;
     replay_pattern tmp = *pt;
     tmp.skipped = false;
-    if (rc.side >= 0) {
-        replay_args_make(c, pt, mo->scale, &a, why, sizeof why);
-        a.comm = rc.comm;
-        a.sbuf = sbuf;
-        a.rbuf = rbuf;
-    }
-    replay_measure(&rc, &a, &tmp, mo);
-    replay_args_free(&a);
+    replay_measure(&rc, a, &tmp, mo);
     if (dup != MPI_COMM_NULL)
         MPI_Comm_free(&dup);
     *refused = tmp.skipped;
     *t = pt->nonblocking ? tmp.t_pure : tmp.t_max;
 }
 
-/* Can every member make its arguments of pt?  (Agreed over the world.) */
+/* This rank's arguments of pt into a (a member's; a non-member's stay
+ * empty): true when every member could make them (agreed over the world). */
 static bool arguments_made(const replay_comms *c, const replay_pattern *pt,
-                           const replay_options *o)
+                           const replay_options *o, replay_args *a, void *sbuf, void *rbuf)
 {
     int ok = 1, all;
     if (c->v[pt->comm].side >= 0) {
-        replay_args a = {0};
         char why[160];
-        ok = replay_args_make(c, pt, o->scale, &a, why, sizeof why) == 0;
-        replay_args_free(&a);
+        ok = replay_args_make(c, pt, o->scale, a, why, sizeof why) == 0;
+        a->sbuf = sbuf;
+        a->rbuf = rbuf;
     }
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return all == 1;
@@ -74,7 +67,9 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
         int n = tu->algos.n;
         if (pt->skipped || n == 0)
             continue;
-        if (!arguments_made(c, pt, o)) {
+        replay_args a = {0};
+        if (!arguments_made(c, pt, o, &a, sbuf, rbuf)) {
+            replay_args_free(&a);
             tu->algos.n = 0;
             snprintf(tu->algos.why, sizeof tu->algos.why, "a rank cannot make the pattern's "
                      "arguments (a count beyond int, or out of memory)");
@@ -92,7 +87,7 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
                     continue; /* the same on every rank: world rank 0 broadcast it */
                 double t;
                 bool refused;
-                measure_one(c, pt, &tu->algos, k, &mo, sbuf, rbuf, &t, &refused);
+                measure_one(c, pt, &tu->algos, k, &mo, &a, &t, &refused);
                 int flag = refused;
                 MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
                 if (flag)
@@ -100,6 +95,7 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
                 else if (wrank == 0)
                     times[k][nt[k]++] = t;
             }
+        replay_args_free(&a);
         replay_algos_select(&tu->algos, 0);
         for (int k = 0; k < n; k++)
             replay_tune_summarise(times[k], tu->t[k].refused ? 0 : nt[k], &tu->t[k]);
