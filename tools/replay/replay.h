@@ -269,6 +269,9 @@ typedef struct replay_setting {
 } replay_setting;
 size_t replay_tune_settings(const replay_patterns *ps, const replay_tuned *t,
                             replay_setting *out, size_t max);
+/* Was pattern i's control variable (its collective) met in an earlier
+ * pattern with algorithms? */
+bool replay_tune_seen(const replay_tuned *t, size_t i);
 /* Each pattern as the choice sees it (malloc'd; NULL when out of memory). */
 replay_tune_use *replay_tune_uses(const replay_patterns *ps, const replay_tuned *t);
 /* --rules FILE: Open MPI coll/tuned's dynamic rules, one algorithm per

@@ -18,8 +18,7 @@ static const char *dur(double s, char *buf)
     return cp_reader_duration(s, "us", buf, 32);
 }
 
-/* Was pattern i's collective (its control variable) met before i? */
-static bool seen(const replay_tuned *t, size_t i)
+bool replay_tune_seen(const replay_tuned *t, size_t i)
 {
     for (size_t j = 0; j < i; j++)
         if (t[j].algos.n && strcmp(t[j].algos.cvar, t[i].algos.cvar) == 0)
@@ -99,7 +98,7 @@ size_t replay_tune_settings(const replay_patterns *ps, const replay_tuned *t,
         return 0;
     size_t n = 0;
     for (size_t i = 0; i < ps->n && n < max; i++)
-        if (t[i].algos.n && t[i].t[0].rounds && !seen(t, i))
+        if (t[i].algos.n && t[i].t[0].rounds && !replay_tune_seen(t, i))
             out[n++] = (replay_setting){i, replay_tune_choose(uses, ps->n, t[i].algos.cvar, -1)};
     free(uses);
     return n;

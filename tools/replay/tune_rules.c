@@ -99,8 +99,8 @@ int replay_write_rules(const char *path, const cp_profile *p, const replay_patte
 {
     replay_tune_use *uses = replay_tune_uses(ps, t);
     rule *rules = malloc((ps->n ? ps->n : 1) * sizeof *rules);
-    size_t *first = malloc((ps->n ? ps->n : 1) * sizeof *first), *count = NULL;
-    count = malloc((ps->n ? ps->n : 1) * sizeof *count);
+    size_t *first = malloc((ps->n ? ps->n : 1) * sizeof *first);
+    size_t *count = malloc((ps->n ? ps->n : 1) * sizeof *count);
     if (!uses || !rules || !first || !count) {
         free(uses);
         free(rules);
@@ -112,10 +112,7 @@ int replay_write_rules(const char *path, const cp_profile *p, const replay_patte
     size_t ncoll = 0, nrules = 0;
     for (size_t i = 0; i < ps->n; i++) {
         const replay_algos *al = &t[i].algos;
-        bool earlier = false;
-        for (size_t j = 0; j < ncoll; j++)
-            earlier = earlier || strcmp(t[first[j]].algos.cvar, al->cvar) == 0;
-        if (earlier || !al->n || strncmp(al->cvar, "coll_tuned_", 11) != 0 ||
+        if (!al->n || replay_tune_seen(t, i) || strncmp(al->cvar, "coll_tuned_", 11) != 0 ||
             ompi_id(ps->v[i].collective) < 0)
             continue;
         size_t n = collective_rules(ps, t, uses, i, rules + nrules);
