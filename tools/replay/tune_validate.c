@@ -66,6 +66,7 @@ static void validate(const cp_profile *p, const replay_comms *c, const replay_pa
             apply(set, n, with);
             double s = one_run(p, c, ps, o, new_comms, sbuf, rbuf, &v->calls, v->why,
                                sizeof v->why);
+            /* rank 0's word: the seconds are only its (the others' may be anything) */
             int bad = s < 0;
             MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
             failed = bad;
