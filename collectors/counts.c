@@ -98,7 +98,7 @@ static bool nz_matches(const cp_vec *v, const cp_vec_arg *a)
     return k == a->nnz;
 }
 
-static bool vec_matches(const cp_vec *v, const cp_vec_arg *a)
+bool cp_vec_matches(const cp_vec *v, const cp_vec_arg *a)
 {
     if (v->dtsize != a->dtsize || v->len != a->len || v->in_bytes != a->in_bytes)
         return false;
@@ -128,7 +128,7 @@ struct vec_ctx {
 static bool vec_match_cb(const void *ctx, uint32_t id)
 {
     const struct vec_ctx *c = ctx;
-    return vec_matches(&c->t->vecs[id], c->a);
+    return cp_vec_is(&c->t->vecs[id], c->a);
 }
 
 /* The id of vector a in *id (CP_SEQ_NONE when a is absent), added when new.
@@ -216,23 +216,6 @@ static bool sig_match_cb(const void *ctx, uint32_t id)
            a->callpath == c->s->callpath && a->form == c->s->form && a->err == c->s->err;
 }
 
-static bool sig_id_matches(const cp_counts *t, uint32_t id, const cp_vec_arg *send, const cp_vec_arg *recv,
-                             int64_t root, uint32_t callpath, int form)
-{
-    if (id == CP_SEQ_NONE)
-        return false;
-    const cp_sig *s = &t->sigs[id];
-    if (s->root != root || s->callpath != callpath || s->form != form || s->err ||
-        (s->send != CP_SEQ_NONE) != send->present ||
-        (s->recv != CP_SEQ_NONE) != recv->present)
-        return false;
-    if (send->present && !vec_matches(&t->vecs[s->send], send))
-        return false;
-    if (recv->present && !vec_matches(&t->vecs[s->recv], recv))
-        return false;
-    return true;
-}
-
 /* The id of signature *s, added when new (its `next` hint empty);
  * CP_SEQ_NONE when memory ran out. */
 static uint32_t intern_sig(cp_counts *t, cp_sig *s)
@@ -257,21 +240,14 @@ static uint32_t intern_sig(cp_counts *t, cp_sig *s)
     return t->nsigs++;
 }
 
-uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
-                             int64_t root, uint32_t callpath)
-{
-    return cp_counts_signature_form(t, send, recv, root, callpath, 0);
-}
-
-uint32_t cp_counts_signature_form(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
-                                  int64_t root, uint32_t callpath, int form)
+uint32_t cp_counts_signature_other(cp_counts *t, const cp_vec_arg *send,
+                                   const cp_vec_arg *recv, int64_t root, uint32_t callpath,
+                                   int form)
 {
     if (t->partial)
         return CP_SEQ_NONE;
-    if (sig_id_matches(t, t->last_sig, send, recv, root, callpath, form))
-        return t->last_sig;
     uint32_t hint = t->last_sig == CP_SEQ_NONE ? CP_SEQ_NONE : t->sigs[t->last_sig].next;
-    if (sig_id_matches(t, hint, send, recv, root, callpath, form)) {
+    if (cp_sig_is(t, hint, send, recv, root, callpath, form)) {
         t->last_sig = hint;
         return hint;
     }
@@ -311,17 +287,9 @@ void cp_counts_compact(cp_counts *t)
     cp_seq_compact(&t->seq);
 }
 
-uint64_t cp_counts_record(cp_counts *t, uint32_t sig)
+uint64_t cp_counts_record_append(cp_counts *t, uint32_t sig)
 {
     uint64_t idx = t->ncalls++;
-    /* The common case inline: the last run goes on. */
-    cp_seq *q = &t->seq;
-    if (!q->repeating && !q->failed && q->nruns > 0 && q->runs[q->nruns - 1].id == sig &&
-        q->groups[q->ngroups - 1].nruns > 0) {
-        q->runs[q->nruns - 1].len++;
-        q->total++;
-        return idx;
-    }
     if (cp_seq_append(&t->seq, sig, 1))
         t->partial = true;
     return idx;

@@ -102,20 +102,98 @@ typedef struct cp_counts {
 void cp_counts_init(cp_counts *t);
 void cp_counts_free(cp_counts *t);
 
-/* The signature id of (send, recv, root, callpath), added when new.  CP_SEQ_NONE when
- * memory ran out (t->partial is set). */
-uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
-                             int64_t root, uint32_t callpath);
-/* The same, for a call of a given form (enum cp_form): calls of different
- * forms have different signatures (the series still groups them). */
-uint32_t cp_counts_signature_form(cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
-                                  int64_t root, uint32_t callpath, int form);
+/* ------------------------------------------------------------ hot path
+ * Most calls repeat the table's last signature: that test and the count of
+ * the call are inline, so that the wrapper's common path makes no call of
+ * its own (measured: 530 instructions a call through the general functions,
+ * docs/performance.md).  The rest is in counts.c. */
+
+/* Does kept vector v hold what a passes?  The general case (a vector kept
+ * sparse, counts given by their non-zeros or of 64 bits). */
+bool cp_vec_matches(const cp_vec *v, const cp_vec_arg *a);
+
+static inline bool cp_vec_is(const cp_vec *v, const cp_vec_arg *a)
+{
+    if (v->dtsize != a->dtsize || v->len != a->len || v->in_bytes != a->in_bytes)
+        return false;
+    if (!a->counts && !a->nz_peers)
+        return v->counts[0] == a->single; /* a single count: kept dense */
+    if (__builtin_expect(a->width != 4 || a->nz_peers || v->peers, 0))
+        return cp_vec_matches(v, a);
+    const int *c = a->counts;
+    for (int64_t i = 0; i < a->len; i++)
+        if (v->counts[i] != c[i])
+            return false;
+    return true;
+}
+
+/* Is signature id (CP_SEQ_NONE: none) that of this call? */
+static inline bool cp_sig_is(const cp_counts *t, uint32_t id, const cp_vec_arg *send,
+                             const cp_vec_arg *recv, int64_t root, uint32_t callpath, int form)
+{
+    if (id == CP_SEQ_NONE)
+        return false;
+    const cp_sig *s = &t->sigs[id];
+    if (s->root != root || s->callpath != callpath || s->form != form || s->err ||
+        (s->send != CP_SEQ_NONE) != send->present || (s->recv != CP_SEQ_NONE) != recv->present)
+        return false;
+    return (!send->present || cp_vec_is(&t->vecs[s->send], send)) &&
+           (!recv->present || cp_vec_is(&t->vecs[s->recv], recv));
+}
+
+/* The signature of a call that is not the last one's (counts.c): the one
+ * that followed it last time, else found by hash or added. */
+uint32_t cp_counts_signature_other(cp_counts *t, const cp_vec_arg *send,
+                                   const cp_vec_arg *recv, int64_t root, uint32_t callpath,
+                                   int form);
+
+/* The signature id of a call of a given form (enum cp_form: calls of
+ * different forms have different signatures; the series still groups
+ * them), added when new.  CP_SEQ_NONE when memory ran out (t->partial is
+ * set). */
+static inline uint32_t cp_counts_signature_form(cp_counts *t, const cp_vec_arg *send,
+                                                const cp_vec_arg *recv, int64_t root,
+                                                uint32_t callpath, int form)
+{
+    if (__builtin_expect(!t->partial, 1) &&
+        cp_sig_is(t, t->last_sig, send, recv, root, callpath, form))
+        return t->last_sig;
+    return cp_counts_signature_other(t, send, recv, root, callpath, form);
+}
+
+/* The same, form 0 (not told). */
+static inline uint32_t cp_counts_signature(cp_counts *t, const cp_vec_arg *send,
+                                           const cp_vec_arg *recv, int64_t root,
+                                           uint32_t callpath)
+{
+    return cp_counts_signature_form(t, send, recv, root, callpath, 0);
+}
 /* Give back the room the tables' arrays hold beyond what they use (MPI
  * freed the communicator: they will grow little more, if at all). */
 void cp_counts_compact(cp_counts *t);
 /* Number the next call and record it with signature `sig` (CP_SEQ_NONE:
  * numbered but not recorded).  Returns the call's index. */
-uint64_t cp_counts_record(cp_counts *t, uint32_t sig);
+uint64_t cp_counts_record_append(cp_counts *t, uint32_t sig);
+
+/* When a call of signature sig only lengthens the sequence's last run (the
+ * common case), count it there and return true; the caller numbers it
+ * (t->ncalls++).  Else false: cp_counts_record_append. */
+static inline bool cp_counts_lengthen(cp_counts *t, uint32_t sig)
+{
+    cp_seq *q = &t->seq;
+    if (__builtin_expect(!q->repeating && !q->failed && q->nruns > 0, 1) &&
+        q->runs[q->nruns - 1].id == sig && q->groups[q->ngroups - 1].nruns > 0) {
+        q->runs[q->nruns - 1].len++;
+        q->total++;
+        return true;
+    }
+    return false;
+}
+
+static inline uint64_t cp_counts_record(cp_counts *t, uint32_t sig)
+{
+    return cp_counts_lengthen(t, sig) ? t->ncalls++ : cp_counts_record_append(t, sig);
+}
 
 /* Call idx, recorded with signature sig, was refused by the MPI library
  * with error code err (writers/mpi_names.h): it is kept with the same

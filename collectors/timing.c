@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,10 +213,8 @@ cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx)
 
 /* The aggregates of signature sig beyond the array: made when the signature
  * is new (a new pattern: allocation is allowed then). */
-cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig)
+static cp_timing_agg *agg_grow(cp_timing *t, uint32_t sig)
 {
-    if (sig == UINT32_MAX) /* CP_SEQ_NONE: not recorded */
-        return NULL;
     /* The series' first timed call comes here (its first signature): the
      * histogram is made with it. */
     if (!t->hist && !t->partial) {
@@ -241,6 +240,17 @@ cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig)
         t->nagg = n;
     }
     return &t->agg[sig];
+}
+
+/* Called from the wrappers after the MPI call: errno stays as MPI left it. */
+cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig)
+{
+    if (sig == UINT32_MAX) /* CP_SEQ_NONE: not recorded */
+        return NULL;
+    int saved = errno;
+    cp_timing_agg *a = agg_grow(t, sig);
+    errno = saved;
+    return a;
 }
 
 void cp_timing_compact(cp_timing *t)

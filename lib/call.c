@@ -15,6 +15,27 @@ static inline bool recording(uint64_t idx)
            idx - cfg->start_call < cfg->max_calls;
 }
 
+/* The slow parts of cp_call_record, kept out of its common path: a new
+ * call site, a signature other than the last, a collective's first call,
+ * a new run of the sequence, a call the timing sample keeps.  Each may
+ * allocate or unwind, and leaves errno as it found it (call.h). */
+#define SLOW_PART(type, name, params, call)                                                \
+    static __attribute__((noinline, cold)) type name params                               \
+    {                                                                                     \
+        int saved_ = errno;                                                               \
+        type r_ = call;                                                                   \
+        errno = saved_;                                                                   \
+        return r_;                                                                        \
+    }
+
+SLOW_PART(uint32_t, path_capture, (void *ra, bool *by_address),
+          cp_callsite_capture(ra, by_address))
+SLOW_PART(uint32_t, signature_other, (cp_counts *t, const cp_call *call, uint32_t path),
+          cp_counts_signature_other(t, &call->send, &call->recv, call->root, path, call->form))
+SLOW_PART(cp_coll_tables *, tables_new, (cp_comm *c, int coll), cp_comm_tables(c, coll))
+SLOW_PART(uint64_t, append, (cp_counts *t, uint32_t sig), cp_counts_record_append(t, sig))
+SLOW_PART(cp_sample_rec *, sample, (cp_timing *t, uint64_t idx), cp_timing_slot_kept(t, idx))
+
 /* The call path of a call on table t: at depth 1 a call from the same
  * site as the last one has the same path (no hashing, no lookup). */
 static inline uint32_t callpath_of(cp_counts *t, void *ra)
@@ -24,7 +45,7 @@ static inline uint32_t callpath_of(cp_counts *t, void *ra)
     if (ra == t->last_ra)
         return t->last_path;
     bool by_address;
-    uint32_t p = cp_callsite_capture(ra, &by_address);
+    uint32_t p = path_capture(ra, &by_address);
     if (by_address) {
         t->last_ra = ra;
         t->last_path = p;
@@ -33,50 +54,36 @@ static inline uint32_t callpath_of(cp_counts *t, void *ra)
 }
 
 /* Changes collprof's tables: a termination signal waits (signals.h). */
-static void record(cp_comm *c, cp_call *call)
+void cp_call_record(cp_comm *c, cp_call *call)
 {
-    cp_coll_tables *x = cp_comm_tables(c, call->coll);
-    if (!x) {
+    cp_busy_enter();
+    cp_coll_tables *x = c->coll[call->coll];
+    if (__builtin_expect(!x, 0) && !(x = tables_new(c, call->coll))) {
         call->sig = CP_SEQ_NONE;
-        errno = call->saved_errno;
+        cp_busy_leave();
         return; /* memory ran out: not recorded, not timed (call->timed) */
     }
     cp_counts *t = &x->counts;
     uint32_t sig = CP_SEQ_NONE;
     bool rec = recording(t->ncalls);
-    if (rec)
-        sig = cp_counts_signature_form(t, &call->send, &call->recv, call->root,
-                                       callpath_of(t, call->ra), call->form);
-    call->idx = cp_counts_record(t, sig);
+    if (rec) {
+        uint32_t path = callpath_of(t, call->ra);
+        if (__builtin_expect(!t->partial, 1) &&
+            cp_sig_is(t, t->last_sig, &call->send, &call->recv, call->root, path, call->form))
+            sig = t->last_sig;
+        else
+            sig = signature_other(t, call, path);
+    }
+    call->idx = cp_counts_lengthen(t, sig) ? t->ncalls++ : append(t, sig);
     call->sig = sig;
     call->timed = false;
     if (cp_rt.cfg.timing != CP_TIMING_OFF) {
         /* Every numbered call, recorded or not, so that the sample's slots
          * are the same calls on every member. */
-        call->rec = cp_timing_slot(&x->timing, call->idx);
+        call->rec = call->idx < x->timing.gate ? NULL : sample(&x->timing, call->idx);
         call->timed = rec;
     }
-    errno = call->saved_errno;
-}
-
-void cp_call_record(cp_comm *c, cp_call *call)
-{
-    cp_busy_enter();
-    record(c, call);
     cp_busy_leave();
-}
-
-void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
-{
-    uint64_t exit = cp_clock_ticks();
-    int saved = errno; /* as the MPI call left it */
-    cp_busy_enter();
-    /* Enter relative to the clock's origin: the record keeps 56 bits. */
-    cp_timing_add(&c->coll[call->coll]->timing, call->rec, call->sig,
-                  call->enter - cp_clock_origin, call->start - cp_clock_origin,
-                  exit - cp_clock_origin, blocking ? 0 : CP_CPT_NONBLOCKING);
-    cp_busy_leave();
-    errno = saved;
 }
 
 /* The code of MPI error class cls (writers/mpi_names.h). */
@@ -113,15 +120,18 @@ void cp_call_failed(cp_comm *c, const cp_call *call, int rc)
 
 void cp_record_signature(cp_comm *c, int coll, uint32_t sig)
 {
+    int saved = errno;
     cp_busy_enter();
     cp_coll_tables *x = cp_comm_tables(c, coll);
     if (x)
         cp_counts_record(&x->counts, recording(x->counts.ncalls) ? sig : CP_SEQ_NONE);
     cp_busy_leave();
+    errno = saved;
 }
 
 void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request)
 {
+    int saved = errno;
     cp_coll_tables *x;
     cp_busy_enter();
     if (request && (x = cp_comm_tables(c, call->coll)) != NULL) {
@@ -143,7 +153,7 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
         }
     }
     cp_busy_leave();
-    errno = call->saved_errno;
+    errno = saved;
 }
 
 void cp_comm_created(int rc, const MPI_Comm *newcomm)

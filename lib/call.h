@@ -16,9 +16,13 @@
 #include "runtime.h"
 #include "signals.h"
 
+/* The wrappers' common path is one function: the compiler is told to
+ * inline what it would otherwise call (it weighs each helper's many call
+ * sites, not the one path that runs). */
+#define CP_HOT static inline __attribute__((always_inline))
+
 typedef struct cp_call {
     int coll;
-    int saved_errno; /* the wrapper leaves errno as the application had it */
     int64_t root;    /* communicator-local root, -1 when not rooted */
     cp_vec_arg send, recv;
     void *ra;        /* the wrapper's return address (callsite collector) */
@@ -32,56 +36,69 @@ typedef struct cp_call {
 
 #include "capture.h"
 
+/* The application's errno is left as it was: the common path touches
+ * nothing that sets it, and every function off that path (allocation, the
+ * registry's slow look-up, unwinding) keeps it itself. */
+
 /* NULL when the profiler is off: the wrapper is then a plain pass-through. */
-static inline cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, void *ra)
+CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, void *ra)
 {
     int state = atomic_load_explicit(&cp_state, memory_order_relaxed);
     if (__builtin_expect(state != CP_STATE_ON, 0)) {
         if (state == CP_STATE_DONE)
             return NULL;
+        int saved = errno;
         cp_runtime_lazy_start();
+        errno = saved;
         if (atomic_load(&cp_state) != CP_STATE_ON)
             return NULL;
     }
     if (!cp_rt.cfg.enabled[coll])
         return NULL; /* not asked for: not even numbered */
-    call->saved_errno = errno;
     call->coll = coll;
     call->root = -1;
     call->ra = ra;
     call->form = form;
     call->timed = false;
-    cp_busy_enter();
-    cp_comm *c = cp_comm_get(comm);
-    cp_busy_leave();
-    if (!c)
-        errno = call->saved_errno;
-    return c;
+    return cp_comm_get(comm);
 }
+
+/* Number the call on its (communicator, collective) and record its counts
+ * when inside the recording window and not paused.  Out of line: measured,
+ * the wrappers are faster calling it than with it inline in each (the
+ * common case, the last signature again, makes no further call). */
+void cp_call_record(cp_comm *c, cp_call *call);
 
 /* A communicator constructor returned rc: register *newcomm now. */
 void cp_comm_created(int rc, const MPI_Comm *newcomm);
 
-/* Number the call on its (communicator, collective) and record its counts
- * when inside the recording window and not paused. */
-void cp_call_record(cp_comm *c, cp_call *call);
 /* Timed calls, around the MPI call: barrier mode synchronises the
  * communicator first (blocking forms only: a barrier before a non-blocking
  * call could deadlock a correct program); then the end of the call. */
-static inline void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
+CP_HOT void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
 {
     /* Arrival is stamped here, after collprof's own counting, so that the
      * times are the MPI library's. */
     call->enter = cp_clock_ticks();
     if (cp_rt.cfg.timing == CP_TIMING_BARRIER && blocking && call->coll != CP_COLL_BARRIER) {
+        int saved = errno;
         PMPI_Barrier(comm);
         call->start = cp_clock_ticks();
-        errno = call->saved_errno;
+        errno = saved;
     } else {
         call->start = call->enter;
     }
 }
-void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking);
+CP_HOT void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
+{
+    uint64_t exit = cp_clock_ticks();
+    cp_busy_enter();
+    /* Enter relative to the clock's origin: the record keeps 56 bits. */
+    cp_timing_add(&c->coll[call->coll]->timing, call->rec, call->sig,
+                  call->enter - cp_clock_origin, call->start - cp_clock_origin,
+                  exit - cp_clock_origin, blocking ? 0 : CP_CPT_NONBLOCKING);
+    cp_busy_leave(); /* errno: as the MPI call left it (cp_timing_add keeps it) */
+}
 /* The MPI library refused the call with rc: it stays recorded with its
  * counts, marked failed with the error class (it moved nothing).  Only
  * refused calls come here: the wrapper tests rc.  Cold: the wrapper's

@@ -40,7 +40,7 @@ static inline _Atomic uint64_t *cp_dt_slot(uintptr_t h)
 }
 #endif
 
-static inline int64_t cp_type_size(MPI_Datatype t)
+CP_HOT int64_t cp_type_size(MPI_Datatype t)
 {
     MPI_Count size = 0;
 #ifdef OPEN_MPI
@@ -70,7 +70,7 @@ static inline int64_t cp_type_size(MPI_Datatype t)
 
 /* ------------------------------------------------------- vector builders */
 
-static inline cp_vec_arg cp_one(MPI_Count count, MPI_Datatype t)
+CP_HOT cp_vec_arg cp_one(MPI_Count count, MPI_Datatype t)
 {
     return (cp_vec_arg){.present = true, .single = count, .len = 1, .dtsize = cp_type_size(t)};
 }
@@ -78,7 +78,7 @@ static inline cp_vec_arg cp_one(MPI_Count count, MPI_Datatype t)
 /* An empty vector (a rank with no neighbours may pass NULL arrays). */
 static const int cp_no_counts[1];
 
-static inline cp_vec_arg cp_many(const void *counts, int width, int64_t len, MPI_Datatype t)
+CP_HOT cp_vec_arg cp_many(const void *counts, int width, int64_t len, MPI_Datatype t)
 {
     if (len == 0)
         counts = cp_no_counts;
@@ -124,7 +124,7 @@ static inline enum cp_root_role cp_root_role(cp_call *call, const cp_comm *c, in
 
 /* One count each way (Alltoall, Allgather, Allreduce, Scan, Neighbor_alltoall
  * ...).  sendbuf MPI_IN_PLACE: the receive arguments describe the data sent. */
-static inline void cp_capture_single(cp_call *call, const void *sendbuf, MPI_Count sendcount,
+CP_HOT void cp_capture_single(cp_call *call, const void *sendbuf, MPI_Count sendcount,
                                      MPI_Datatype sendtype, MPI_Count recvcount,
                                      MPI_Datatype recvtype)
 {
@@ -133,7 +133,7 @@ static inline void cp_capture_single(cp_call *call, const void *sendbuf, MPI_Cou
 }
 
 /* One count per peer each way (Alltoallv). */
-static inline void cp_capture_vector(cp_call *call, const cp_comm *c, const void *sendbuf,
+CP_HOT void cp_capture_vector(cp_call *call, const cp_comm *c, const void *sendbuf,
                                      const void *sendcounts, MPI_Datatype sendtype,
                                      const void *recvcounts, MPI_Datatype recvtype, int width)
 {

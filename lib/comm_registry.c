@@ -1,6 +1,7 @@
 /* Communicator registry (see comm_registry.h). */
 #include "comm_registry.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,14 +10,14 @@
 #include "hash_index.h"
 #include "log.h"
 #include "runtime.h"
-
-#define CACHE_SLOTS 256
+#include "signals.h"
 
 /* A communicator that makes no collective call costs this struct and its
  * member list: keep it well under 1 KiB (tables come with the first call). */
 _Static_assert(sizeof(cp_comm) <= 512, "cp_comm grew: a communicator must stay small");
 
-static _Atomic(cp_comm *) cache[CACHE_SLOTS];
+_Atomic(cp_comm *) cp_comm_cache[CP_COMM_CACHE_SLOTS];
+#define cache cp_comm_cache
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cp_comm *head, *tail;
 static uint32_t count;
@@ -88,8 +89,7 @@ cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
 
 static inline size_t slot_of(MPI_Comm comm)
 {
-    uint64_t h = cp_hash_mix(0, (uint64_t)(uintptr_t)comm);
-    return h & (CACHE_SLOTS - 1);
+    return cp_comm_slot(comm);
 }
 
 /* MPI frees a communicator we registered: forget its handle (its recorded
@@ -266,8 +266,12 @@ static cp_comm *create(MPI_Comm comm)
     return c;
 }
 
-static cp_comm *lookup_slow(MPI_Comm comm)
+cp_comm *cp_comm_lookup(MPI_Comm comm)
 {
+    if (comm == MPI_COMM_NULL)
+        return NULL;
+    int saved = errno; /* on behalf of the application's call */
+    cp_busy_enter();
     pthread_mutex_lock(&lock);
     void *attr = NULL;
     int flag = 0;
@@ -293,15 +297,7 @@ static cp_comm *lookup_slow(MPI_Comm comm)
     if (c && atomic_load(&c->live))
         atomic_store(&cache[slot_of(comm)], c);
     pthread_mutex_unlock(&lock);
+    cp_busy_leave();
+    errno = saved;
     return c;
-}
-
-cp_comm *cp_comm_get(MPI_Comm comm)
-{
-    if (comm == MPI_COMM_NULL)
-        return NULL;
-    cp_comm *c = atomic_load_explicit(&cache[slot_of(comm)], memory_order_acquire);
-    if (c && c->handle == comm)
-        return c;
-    return lookup_slow(comm);
 }

@@ -68,8 +68,28 @@ int cp_topology_degrees(MPI_Comm comm, int rank, int *in, int *out);
 /* Create the attribute keyval (at start). */
 int cp_registry_start(void);
 /* The state of comm, registered on first use; NULL for MPI_COMM_NULL or
- * when the profiler cannot register it (reported once). */
-cp_comm *cp_comm_get(MPI_Comm comm);
+ * when the profiler cannot register it (reported once).  Leaves errno as
+ * it was; holds termination signals back while it registers (signals.h). */
+cp_comm *cp_comm_lookup(MPI_Comm comm);
+
+/* The communicators last looked up, by handle: a read of one slot on the
+ * call path (it changes nothing: no signal hold-back), cp_comm_lookup when
+ * it holds another. */
+#define CP_COMM_CACHE_SLOTS 256
+extern _Atomic(cp_comm *) cp_comm_cache[CP_COMM_CACHE_SLOTS];
+
+static inline size_t cp_comm_slot(MPI_Comm comm)
+{
+    return cp_hash_mix(0, (uint64_t)(uintptr_t)comm) & (CP_COMM_CACHE_SLOTS - 1);
+}
+
+static inline cp_comm *cp_comm_get(MPI_Comm comm)
+{
+    cp_comm *c = atomic_load_explicit(&cp_comm_cache[cp_comm_slot(comm)], memory_order_acquire);
+    if (__builtin_expect(c && c->handle == comm, 1)) /* never MPI_COMM_NULL's */
+        return c;
+    return cp_comm_lookup(comm);
+}
 /* Every registered communicator, in registration order. */
 cp_comm *cp_registry_first(void);
 /* Did every communicator with calls get registered, and every table it
