@@ -42,6 +42,10 @@ static int by_id(const void *a, const void *b)
 
 void cp_fin_make_blocks(fin *f, fin_leads *L)
 {
+    /* The tree writes into files: one pair for every led communicator,
+     * holding its arrays while blocks are added to them. */
+    cp_counts_file files[2];
+    memset(files, 0, sizeof files);
     for (size_t j = 0; j < L->n && !f->failed; j++) {
         cp_led *l = &L->led[j];
         const cp_comm *c = l->comm;
@@ -55,34 +59,41 @@ void cp_fin_make_blocks(fin *f, fin_leads *L)
             tmpl.comm_world_ranks = c->members; /* borrowed: copied by the merge */
             snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
             cp_error err;
-            size_t first[2] = {l->blocks[0].nblocks, l->blocks[1].nblocks};
-            if (cp_counts_tree_blocks(l->tree[k], &tmpl, l->blocks, &err))
+            size_t first[2] = {l->nblocks[0], l->nblocks[1]};
+            for (int d = 0; d < 2; d++) {
+                files[d].blocks = l->blocks[d];
+                files[d].nblocks = l->nblocks[d];
+            }
+            if (cp_counts_tree_blocks(l->tree[k], &tmpl, files, &err))
                 cp_fin_fail(f, err.msg);
-            else if (cp_counts_compact_rows(l->blocks, first, cp_rt.cfg.dense_rows))
+            else if (cp_counts_compact_rows(files, first, cp_rt.cfg.dense_rows))
                 cp_fin_fail(f, "out of memory while writing rows in rank space");
             l->calls[k] = (int64_t)l->tree[k]->seq.total;
-            for (int d = 0; d < 2; d++)
-                l->nblocks_of[k][d] = (int64_t)(l->blocks[d].nblocks - first[d]);
+            for (int d = 0; d < 2; d++) {
+                l->blocks[d] = files[d].blocks;
+                l->nblocks[d] = files[d].nblocks;
+                l->nblocks_of[k][d] = (int64_t)(l->nblocks[d] - first[d]);
+            }
         }
     }
 }
 
-/* Move the blocks of `from` to the end of `to`. */
-static int append_blocks(cp_counts_file *to, cp_counts_file *from, int64_t id)
+/* Move led communicator l's blocks of direction d to the end of `to`. */
+static int append_blocks(cp_counts_file *to, cp_led *l, int d)
 {
-    if (!from->nblocks)
+    if (!l->nblocks[d])
         return 0;
-    cp_block *nb = realloc(to->blocks, (to->nblocks + from->nblocks) * sizeof *nb);
+    cp_block *nb = realloc(to->blocks, (to->nblocks + l->nblocks[d]) * sizeof *nb);
     if (!nb)
         return -1;
     to->blocks = nb;
-    for (size_t i = 0; i < from->nblocks; i++) {
-        from->blocks[i].comm_id = id;
-        to->blocks[to->nblocks++] = from->blocks[i];
+    for (size_t i = 0; i < l->nblocks[d]; i++) {
+        l->blocks[d][i].comm_id = l->id;
+        to->blocks[to->nblocks++] = l->blocks[d][i];
     }
-    free(from->blocks);
-    from->blocks = NULL;
-    from->nblocks = 0;
+    free(l->blocks[d]);
+    l->blocks[d] = NULL;
+    l->nblocks[d] = 0;
     return 0;
 }
 
@@ -97,7 +108,7 @@ void cp_fin_merge_and_write(fin *f, fin_leads *L, fin_count_files *cf)
     cp_fin_index_led(L);
     for (size_t j = 0; j < L->n && !f->failed; j++)
         for (int d = 0; d < 2; d++)
-            if (append_blocks(&out[d], &L->led[j].blocks[d], L->led[j].id))
+            if (append_blocks(&out[d], &L->led[j], d))
                 cp_fin_fail(f, "out of memory while writing the count files");
     write_counts(f, cf, out);
     cp_counts_file_free(&out[0]);
