@@ -11,6 +11,9 @@
 #                           the section it is written in, MPICH's -genv to all)
 #   launch_keep_going       arguments that let the other ranks run on when
 #                           one exits without MPI_Finalize
+#   launch_sweep_shm        from now until the script exits, note the
+#                           shared-memory segments the runs leave in
+#                           /dev/shm, and remove them at exit (see below)
 # build_mpi BUILDDIR: the build's default MPI (mpich or openmpi: the one
 # libcollprof.so is for), as its collprof_config.h says.
 build_mpi() {
@@ -56,4 +59,26 @@ launch_keep_going() {
     else
         echo "-disable-auto-cleanup"
     fi
+}
+
+# A rank killed, or ended without MPI_Finalize, leaves its MPI library's
+# shared-memory segments in /dev/shm (UCX's ucx_shm_posix_*, Open MPI's
+# vader_segment.*: a few MB each).  The tests end ranks so on purpose, and
+# a suite run again and again would fill the machine's memory.  At exit,
+# the segments made since launch_sweep_shm that no process has mapped are
+# removed: those of the runs that ended, not another job's.
+launch_sweep_shm() {
+    [ -d /dev/shm ] || return 0
+    launch_shm_mark=$(mktemp "${TMPDIR:-/tmp}/collprof-shm-mark.XXXXXX") || return 0
+    trap 'launch_shm_sweep' EXIT
+}
+
+launch_shm_sweep() {
+    in_use=$(cat /proc/[0-9]*/maps 2>/dev/null | grep -o '/dev/shm/[^ ]*' | sort -u)
+    find /dev/shm -maxdepth 1 -type f \( -name 'ucx_shm_posix_*' -o -name 'vader_segment.*' \) \
+        -newer "$launch_shm_mark" 2>/dev/null |
+        while read -r f; do
+            printf '%s\n' "$in_use" | grep -qxF "$f" || rm -f "$f"
+        done
+    rm -f "$launch_shm_mark"
 }

@@ -56,6 +56,7 @@ shift 5
 rm -rf "$outdir"
 export COLLPROF_OUTPUT_DIR="$outdir"
 launcher_init "$mpiexec"
+launch_sweep_shm
 margs="$LAUNCH_ARGS $margs"
 [ $keep_going = no ] || margs="$margs $(launch_keep_going)"
 preload=

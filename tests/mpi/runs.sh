@@ -4,6 +4,7 @@
 # (runs_dir: this folder, when the sourcing script lives elsewhere)
 . "${runs_dir:-$(dirname "$0")}/launcher.sh"
 launcher_init "$mpiexec"
+launch_sweep_shm
 limit=60
 failed=0
 
