@@ -260,6 +260,34 @@ START_TEST(stats_bounded_when_many)
 }
 END_TEST
 
+/* Zeros (no wait) among the values when they go into bins: their own bin,
+ * below every other. */
+START_TEST(stats_zeros_binned)
+{
+    srand(7);
+    size_t n = CP_WSTAT_EXACT + 1000;
+    double *v = malloc(n * sizeof *v);
+    cp_wstat w = {0};
+    for (size_t i = 0; i < n; i++) {
+        v[i] = i % 5 < 3 ? 0 : draw();
+        cp_wstat_add(&w, v[i]);
+    }
+    ck_assert(w.binned);
+    cp_stat_pattern got_p, want;
+    memset(&got_p, 0, sizeof got_p);
+    memset(&want, 0, sizeof want);
+    ck_assert_int_eq(cp_wstat_summarize(&w, &got_p), 0);
+    cp_stat_summarize(&want, v, n);
+    ck_assert_uint_eq(got_p.count, n);
+    ck_assert(got_p.q25 == 0 && got_p.median == 0 && want.median == 0);
+    ck_assert(got_p.minimum == 0 && got_p.maximum == want.maximum);
+    double a = CP_WSTAT_ACCURACY * 1.0001;
+    ck_assert_double_eq_tol(got_p.q75, want.q75, a * want.q75);
+    cp_wstat_free(&w);
+    free(v);
+}
+END_TEST
+
 START_TEST(stats_refuse_garbage)
 {
     cp_wstat w = {0};
@@ -291,6 +319,7 @@ int main(void)
     tcase_add_test(tc, lists_pack_and_refuse_garbage);
     tcase_add_test(tc, stats_exact_while_few);
     tcase_add_test(tc, stats_bounded_when_many);
+    tcase_add_test(tc, stats_zeros_binned);
     tcase_add_test(tc, stats_refuse_garbage);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
