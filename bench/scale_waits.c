@@ -220,8 +220,8 @@ void sim_waits_comm(wait_sim *s, const comm *c)
         for (int64_t v = 0; v < c->n; v++) {
             double e, q;
             times(t->salt, sim_world_of(c, v), j, &e, &q);
-            t->max_enter[j] = fmax(t->max_enter[j], e);
-            t->min_exit[j] = fmin(t->min_exit[j], q);
+            t->max_enter[j] = cp_wmax(t->max_enter[j], e);
+            t->min_exit[j] = cp_wmin(t->min_exit[j], q);
         }
         for (int64_t v = 0; v < c->n; v++) {
             double e, q;

