@@ -100,21 +100,10 @@ static bool nz_matches(const cp_vec *v, const cp_vec_arg *a)
 
 bool cp_vec_matches(const cp_vec *v, const cp_vec_arg *a)
 {
-    if (v->dtsize != a->dtsize || v->len != a->len || v->in_bytes != a->in_bytes)
-        return false;
     if (a->nz_peers)
         return nz_matches(v, a);
     if (v->peers)
-        return a->counts && sparse_matches(v, a);
-    if (!a->counts)
-        return v->counts[0] == a->single;
-    if (a->width == 4) {
-        const int *c = a->counts;
-        for (int64_t i = 0; i < a->len; i++)
-            if (v->counts[i] != c[i])
-                return false;
-        return true;
-    }
+        return sparse_matches(v, a);
     return memcmp(v->counts, a->counts, (size_t)a->len * sizeof(int64_t)) == 0;
 }
 

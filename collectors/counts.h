@@ -108,10 +108,12 @@ void cp_counts_free(cp_counts *t);
  * its own (measured: 530 instructions a call through the general functions,
  * docs/performance.md).  The rest is in counts.c. */
 
-/* Does kept vector v hold what a passes?  The general case (a vector kept
- * sparse, counts given by their non-zeros or of 64 bits). */
+/* The cases cp_vec_is leaves, once it has found the sizes equal and a's
+ * counts an array: a vector kept sparse, counts given by their non-zeros,
+ * counts of 64 bits against a dense vector. */
 bool cp_vec_matches(const cp_vec *v, const cp_vec_arg *a);
 
+/* Does kept vector v hold what a passes? */
 static inline bool cp_vec_is(const cp_vec *v, const cp_vec_arg *a)
 {
     if (v->dtsize != a->dtsize || v->len != a->len || v->in_bytes != a->in_bytes)
