@@ -17,7 +17,6 @@
 _Static_assert(sizeof(cp_comm) <= 512, "cp_comm grew: a communicator must stay small");
 
 _Atomic(cp_comm *) cp_comm_cache[CP_COMM_CACHE_SLOTS];
-#define cache cp_comm_cache
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cp_comm *head, *tail;
 static uint32_t count;
@@ -87,11 +86,6 @@ cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
     return x;
 }
 
-static inline size_t slot_of(MPI_Comm comm)
-{
-    return cp_comm_slot(comm);
-}
-
 /* MPI frees a communicator we registered: forget its handle (its recorded
  * data stays until finalize). */
 static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
@@ -101,7 +95,7 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
     cp_comm *c = attr;
     atomic_store(&c->live, 0);
     cp_comm *expected = c;
-    atomic_compare_exchange_strong(&cache[slot_of(comm)], &expected, NULL);
+    atomic_compare_exchange_strong(&cp_comm_cache[cp_comm_slot(comm)], &expected, NULL);
     /* Its data stays until finalize: only as much memory as it fills
      * (libraries that duplicate a communicator per operation free
      * thousands).  Persistent requests on it may still add calls: the
@@ -295,7 +289,7 @@ cp_comm *cp_comm_lookup(MPI_Comm comm)
                                   "its calls are not recorded");
     }
     if (c && atomic_load(&c->live))
-        atomic_store(&cache[slot_of(comm)], c);
+        atomic_store(&cp_comm_cache[cp_comm_slot(comm)], c);
     pthread_mutex_unlock(&lock);
     cp_busy_leave();
     errno = saved;
