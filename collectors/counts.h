@@ -105,7 +105,7 @@ void cp_counts_free(cp_counts *t);
 /* ------------------------------------------------------------ hot path
  * Most calls repeat the table's last signature: that test and the count of
  * the call are inline, so that the wrapper's common path makes no call of
- * its own (measured: 530 instructions a call through the general functions,
+ * its own (measured: 543 instructions a call through the general functions,
  * docs/performance.md).  The rest is in counts.c. */
 
 /* The cases cp_vec_is leaves, once it has found the sizes equal and a's
@@ -143,6 +143,16 @@ static inline bool cp_sig_is(const cp_counts *t, uint32_t id, const cp_vec_arg *
            (!recv->present || cp_vec_is(&t->vecs[s->recv], recv));
 }
 
+/* Does the call repeat the table's last signature (and the table still
+ * records)? */
+static inline bool cp_counts_last_is(const cp_counts *t, const cp_vec_arg *send,
+                                     const cp_vec_arg *recv, int64_t root, uint32_t callpath,
+                                     int form)
+{
+    return __builtin_expect(!t->partial, 1) &&
+           cp_sig_is(t, t->last_sig, send, recv, root, callpath, form);
+}
+
 /* The signature of a call that is not the last one's (counts.c): the one
  * that followed it last time, else found by hash or added. */
 uint32_t cp_counts_signature_other(cp_counts *t, const cp_vec_arg *send,
@@ -157,10 +167,9 @@ static inline uint32_t cp_counts_signature_form(cp_counts *t, const cp_vec_arg *
                                                 const cp_vec_arg *recv, int64_t root,
                                                 uint32_t callpath, int form)
 {
-    if (__builtin_expect(!t->partial, 1) &&
-        cp_sig_is(t, t->last_sig, send, recv, root, callpath, form))
-        return t->last_sig;
-    return cp_counts_signature_other(t, send, recv, root, callpath, form);
+    return cp_counts_last_is(t, send, recv, root, callpath, form)
+               ? t->last_sig
+               : cp_counts_signature_other(t, send, recv, root, callpath, form);
 }
 
 /* The same, form 0 (not told). */

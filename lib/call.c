@@ -68,11 +68,9 @@ void cp_call_record(cp_comm *c, cp_call *call)
     bool rec = recording(t->ncalls);
     if (rec) {
         uint32_t path = callpath_of(t, call->ra);
-        if (__builtin_expect(!t->partial, 1) &&
-            cp_sig_is(t, t->last_sig, &call->send, &call->recv, call->root, path, call->form))
-            sig = t->last_sig;
-        else
-            sig = signature_other(t, call, path);
+        sig = cp_counts_last_is(t, &call->send, &call->recv, call->root, path, call->form)
+                  ? t->last_sig
+                  : signature_other(t, call, path);
     }
     call->idx = cp_counts_lengthen(t, sig) ? t->ncalls++ : append(t, sig);
     call->sig = sig;
