@@ -34,13 +34,12 @@ static double value_of(int32_t i)
     return i == INT32_MIN ? 0 : 2 * pow(g, i) / (g + 1);
 }
 
-/* Adds count to bin i; returns where bin i is (SIZE_MAX: memory ran out). */
-static size_t bin_add(cp_wstat *w, int32_t i, uint64_t count)
+static void bin_add(cp_wstat *w, int32_t i, uint64_t count)
 {
     size_t lo = cp_lower_bound_i32(w->bin, w->nbins, i);
     if (lo < w->nbins && w->bin[lo] == i) {
         w->cnt[lo] += count;
-        return lo;
+        return;
     }
     if (w->nbins == w->capbins) {
         size_t cap = w->capbins ? 2 * w->capbins : 64;
@@ -50,7 +49,7 @@ static size_t bin_add(cp_wstat *w, int32_t i, uint64_t count)
         uint64_t *nc = nb ? realloc(w->cnt, cap * sizeof *nc) : NULL;
         if (!nc) {
             w->oom = true;
-            return SIZE_MAX;
+            return;
         }
         w->cnt = nc;
         w->capbins = cap;
@@ -60,7 +59,6 @@ static size_t bin_add(cp_wstat *w, int32_t i, uint64_t count)
     w->bin[lo] = i;
     w->cnt[lo] = count;
     w->nbins++;
-    return lo;
 }
 
 /* n (bin, count) pairs, bins ascending and distinct, into w's bins: one
