@@ -96,15 +96,19 @@ int cp_wait_states_series(const char *collective, size_t n, const cp_wait_member
 
 /* fmax and fmin of two stamps, inline: the compiler calls libm for those
  * (measured: 5 % of the scale simulator's time).  As there, a NaN loses to
- * a number. */
+ * a number.  Written so that no branch is taken on the stamps: the
+ * comparison becomes maxsd/minsd and the NaN test a mask (a branch on
+ * stamps in no order mispredicted half the time: 15 % of the simulator). */
 static inline double cp_wmax(double a, double b)
 {
-    return b > a || a != a ? b : a;
+    double m = b > a ? b : a;
+    return a != a ? b : m;
 }
 
 static inline double cp_wmin(double a, double b)
 {
-    return b < a || a != a ? b : a;
+    double m = b < a ? b : a;
+    return a != a ? b : m;
 }
 
 #endif

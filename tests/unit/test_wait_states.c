@@ -4,6 +4,7 @@
  * ranks' series that keeps only the calls every rank timed (blocking).
  */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "wait_states.h"
@@ -16,6 +17,23 @@ static void call(int family, size_t n, const double *enter, const double *exit, 
 }
 
 #define EQ(a, b) ck_assert_double_eq_tol((a), (b), 1e-12)
+
+/* The later / earlier of two stamps, as fmax and fmin: a NaN loses to a
+ * number on either side; -inf ("none") loses to any stamp. */
+START_TEST(wmax_and_wmin_are_fmax_and_fmin)
+{
+    const double v[] = {-INFINITY, -1.5, 0.0, 2.25, INFINITY, NAN};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) {
+            double hi = cp_wmax(v[i], v[j]), lo = cp_wmin(v[i], v[j]);
+            double fhi = fmax(v[i], v[j]), flo = fmin(v[i], v[j]);
+            ck_assert_msg(isnan(fhi) ? isnan(hi) : hi == fhi, "max(%g, %g) = %g", v[i], v[j], hi);
+            ck_assert_msg(isnan(flo) ? isnan(lo) : lo == flo, "min(%g, %g) = %g", v[i], v[j], lo);
+        }
+    ck_assert(cp_wmax(NAN, 3.0) == 3.0 && cp_wmax(3.0, NAN) == 3.0);
+    ck_assert(cp_wmin(NAN, 3.0) == 3.0 && cp_wmin(3.0, NAN) == 3.0);
+}
+END_TEST
 
 START_TEST(families_by_name)
 {
@@ -186,6 +204,7 @@ int main(void)
 {
     Suite *su = suite_create("wait_states");
     TCase *tc = tcase_create("core");
+    tcase_add_test(tc, wmax_and_wmin_are_fmax_and_fmin);
     tcase_add_test(tc, families_by_name);
     tcase_add_test(tc, n_by_n_waits_for_the_last_and_completes_after_the_first);
     tcase_add_test(tc, a_wait_ends_at_the_waiting_ranks_exit);
