@@ -122,15 +122,6 @@ _Noreturn void sim_die(const char *what)
     exit(1);
 }
 
-uint64_t sim_mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
 /* Rank r's non-zero send counts in communicator c for seed s, in
  * increasing order of peer: how many (at most cap). */
 static size_t sends(const comm *c, int64_t r, int s, int64_t *peer, int64_t *count, size_t cap)

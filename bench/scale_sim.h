@@ -24,7 +24,16 @@ extern double *rank_recv, *rank_cpu;
 extern size_t *rank_peak;
 
 double sim_cpu_now(void);
-uint64_t sim_mix(uint64_t x);
+/* The generators' hash (murmur3's 64-bit finalizer); inline, as the wait
+ * stage calls it for every record of every member. */
+static inline uint64_t sim_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
 /* World rank w received recv bytes, worked cpu seconds, held `held` bytes
  * at once (the largest counts). */
 void sim_charge(int64_t w, double recv, double cpu, size_t held);
