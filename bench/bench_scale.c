@@ -288,9 +288,10 @@ static void own_table(gen *g, const comm *c, int64_t v, cp_counts *t)
 }
 
 /* The lead of communicator `id` turns the whole communicator's tree into
- * the count files in dir (its work, charged to it), which are then parsed
- * back and every rank's row of every call checked against the generator. */
-static void lead_files(gen *g, const comm *c, int64_t id, const cp_tree *root, const char *dir,
+ * the count files in dir (its work, charged to it; the blocks take the
+ * tree, as in finalize), which are then parsed back and every rank's row of
+ * every call checked against the generator. */
+static void lead_files(gen *g, const comm *c, int64_t id, cp_tree *root, const char *dir,
                        rank_mem *rm, bool *exact)
 {
     int64_t n = c->n, lead = sim_world_of(c, 0);

@@ -121,8 +121,21 @@ static bool row_match(const void *ctx, uint32_t id)
            (rb->form == CP_ROW_DENSE || memcmp(r->peers, rb->peers, rb->n * sizeof *rb->peers) == 0);
 }
 
-/* A new row of b holding rb (copied), without ranks yet. */
-static int add_row(cp_block *b, size_t *cap, const row_buf *rb)
+/* Does rb hold exactly what tree row t holds, in the same form (no unit
+ * applied, no zero left out, not made dense)?  Then the block may take t's
+ * arrays instead of copying them. */
+static bool as_held(const cp_trow *t, const row_buf *rb)
+{
+    bool listed = rb->form != CP_ROW_DENSE;
+    return listed == (t->peers != NULL) && rb->n == (size_t)t->n &&
+           memcmp(rb->counts, t->counts, rb->n * sizeof *rb->counts) == 0 &&
+           (!listed || memcmp(rb->peers, t->peers, rb->n * sizeof *rb->peers) == 0);
+}
+
+/* A new row of b holding rb, without ranks yet: copied, or, from `from`
+ * (not NULL: rb is as it holds it, and its piece is read no more), its
+ * arrays taken over. */
+static int add_row(cp_block *b, size_t *cap, const row_buf *rb, cp_trow *from)
 {
     if (b->nrows == *cap) {
         size_t ncap = *cap ? *cap * 2 : 4;
@@ -138,11 +151,18 @@ static int add_row(cp_block *b, size_t *cap, const row_buf *rb)
     nr->form = rb->form;
     nr->err = rb->err;
     bool listed = rb->form != CP_ROW_DENSE;
-    nr->counts = malloc((rb->n ? rb->n : 1) * sizeof *nr->counts);
-    if (listed) {
+    if (listed)
         nr->nnz = rb->n;
-        nr->peers = malloc((rb->n ? rb->n : 1) * sizeof *nr->peers);
+    if (from) {
+        nr->counts = from->counts;
+        nr->peers = from->peers;
+        from->counts = from->peers = NULL;
+        b->nrows++;
+        return 0;
     }
+    nr->counts = malloc((rb->n ? rb->n : 1) * sizeof *nr->counts);
+    if (listed)
+        nr->peers = malloc((rb->n ? rb->n : 1) * sizeof *nr->peers);
     if (!nr->counts || (listed && !nr->peers)) {
         free(nr->counts);
         free(nr->peers);
@@ -161,10 +181,12 @@ static int by_first_rank(const void *pa, const void *pb)
     return (a->ranks.v[0].lo > b->ranks.v[0].lo) - (a->ranks.v[0].lo < b->ranks.v[0].lo);
 }
 
-static int build_block(const cp_tree *t, const matrix_set *ms, uint32_t m, const cp_block *tmpl,
-                       cp_block *b)
+/* Matrix m's block.  take: no other block reads its piece, whose rows'
+ * arrays then move into the block where they are as it holds them. */
+static int build_block(cp_tree *t, const matrix_set *ms, uint32_t m, const cp_block *tmpl,
+                       bool take, cp_block *b)
 {
-    const cp_piece *p = &t->pieces[ms->piece[m]];
+    cp_piece *p = &t->pieces[ms->piece[m]];
     memset(b, 0, sizeof *b);
     b->comm_id = tmpl->comm_id;
     b->comm_size = tmpl->comm_size;
@@ -210,9 +232,15 @@ static int build_block(const cp_tree *t, const matrix_set *ms, uint32_t m, const
         struct row_ctx ctx = {b, &rb};
         uint32_t id = cp_index_find(&rows_ix, h, row_match, &ctx);
         if (id == CP_INDEX_EMPTY) {
+            cp_trow *from = take && as_held(&p->rows[i], &rb) ? &p->rows[i] : NULL;
             id = (uint32_t)b->nrows;
-            if (add_row(b, &cap, &rb) || cp_index_put(&rows_ix, h, id))
+            if (add_row(b, &cap, &rb, from) || cp_index_put(&rows_ix, h, id))
                 goto out;
+            if (from) { /* a new row: its ranks are the tree row's */
+                b->rows[id].ranks = from->ranks;
+                from->ranks = (cp_ranges){0};
+                continue;
+            }
         }
         if (cp_ranges_union(&b->rows[id].ranks, &p->rows[i].ranks))
             goto out;
@@ -386,10 +414,11 @@ out:
     return rc;
 }
 
-int cp_counts_tree_blocks(const cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
+int cp_counts_tree_blocks(cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
                           cp_error *err)
 {
     merger m = {.t = t, .cur = {NO_MATRIX, NO_MATRIX}};
+    uint32_t *left = NULL; /* per piece: the blocks still to read it */
     int rc = -1;
     if (matrix_set_init(&m.ms[0], t->npieces) || matrix_set_init(&m.ms[1], t->npieces))
         goto out;
@@ -408,20 +437,33 @@ int cp_counts_tree_blocks(const cp_tree *t, const cp_block *tmpl, cp_counts_file
             goto out;
         advance(&m, step);
     }
+    /* A piece may be the matrix of both directions (the same counts sent
+     * and received): it is given up after its last block. */
+    if (!(left = calloc(t->npieces ? t->npieces : 1, sizeof *left)))
+        goto out;
+    for (int d = 0; d < 2; d++)
+        for (uint32_t i = 0; i < m.ms[d].n; i++)
+            left[m.ms[d].piece[i]]++;
     for (int d = 0; d < 2; d++)
         for (uint32_t i = 0; i < m.ms[d].n; i++) {
+            uint32_t p = m.ms[d].piece[i];
+            bool last = --left[p] == 0;
             cp_block b;
-            if (build_block(t, &m.ms[d], i, tmpl, &b) || append_block(&out[d], &b)) {
+            if (build_block(t, &m.ms[d], i, tmpl, last, &b) || append_block(&out[d], &b)) {
                 cp_block_free(&b);
                 goto out;
             }
+            if (last)
+                cp_tree_drop_piece(t, p);
         }
     rc = 0;
 out:
     if (rc)
         cp_error_set(err, "out of memory while merging the counts of %s", tmpl->collective);
+    free(left);
     matrix_set_free(&m.ms[0]);
     matrix_set_free(&m.ms[1]);
+    cp_tree_free(t);
     return rc;
 }
 
@@ -443,10 +485,7 @@ int cp_counts_build_tree(const cp_counts_view *const *views, int64_t lo, int64_t
         cp_tree_free(&a);
         return -1;
     }
-    int rc = cp_tree_merge(t, &a, &b);
-    cp_tree_free(&a);
-    cp_tree_free(&b);
-    return rc;
+    return cp_tree_merge(t, &a, &b, NULL, NULL); /* frees a and b */
 }
 
 int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp_block *tmpl,
@@ -460,9 +499,7 @@ int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp
         cp_error_set(err, "out of memory while merging the counts of %s", tmpl->collective);
         return -1;
     }
-    int rc = cp_counts_tree_blocks(&t, tmpl, out, err);
-    cp_tree_free(&t);
-    return rc;
+    return cp_counts_tree_blocks(&t, tmpl, out, err); /* frees t */
 }
 
 int cp_counts_compact_rows(cp_counts_file out[2], const size_t first[2], bool dense)

@@ -23,8 +23,10 @@ int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp
                     cp_counts_file out[2], cp_error *err);
 
 /* The same from the tree of all the communicator's ranks (t->lo 0, t->hi
- * nranks). */
-int cp_counts_tree_blocks(const cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
+ * nranks).  Takes t: the blocks take its rows' arrays where they hold them
+ * as they are, and t is freed on return, whatever the outcome (so that the
+ * lead holds a world's table once, not as the tree and its blocks). */
+int cp_counts_tree_blocks(cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
                           cp_error *err);
 
 /* The tree of ranks [lo, hi) of views, merged in halves (as finalize's

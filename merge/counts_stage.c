@@ -216,15 +216,23 @@ int cp_holding_absorb(cp_holding *h, cp_holding *x)
             continue;
         }
         cp_tree *m = malloc(sizeof *m);
-        if (!m || cp_tree_merge(m, h->tree[k], x->tree[k])) {
+        if (!m) { /* both trees kept as they are */
+            h->failed = true;
+            rc = CP_GROUP_NOMEM;
+            continue;
+        }
+        /* The merge takes both trees (and frees what is left of them): on
+         * failure h keeps none of this collective, and says it failed. */
+        int merged = cp_tree_merge(m, h->tree[k], x->tree[k], h->probe, h->probe_ctx);
+        free(h->tree[k]);
+        free(x->tree[k]);
+        h->tree[k] = x->tree[k] = NULL;
+        if (merged) {
             free(m);
             h->failed = true;
             rc = CP_GROUP_NOMEM;
             continue;
         }
-        probe(h); /* both trees and their merge */
-        cp_tree_free(h->tree[k]);
-        free(h->tree[k]);
         h->tree[k] = m;
     }
     if (x->nnb) {

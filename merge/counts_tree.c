@@ -28,6 +28,19 @@ static void piece_free(cp_piece *p)
     free(p->rows);
 }
 
+/* A piece read for the last time: its rows go, the piece stays, empty. */
+static void piece_drop(cp_piece *p)
+{
+    piece_free(p);
+    p->rows = NULL;
+    p->nrows = 0;
+}
+
+void cp_tree_drop_piece(cp_tree *t, uint32_t p)
+{
+    piece_drop(&t->pieces[p]);
+}
+
 void cp_tree_free(cp_tree *t)
 {
     for (uint32_t i = 0; i < t->npieces; i++)
@@ -392,7 +405,10 @@ static void make_relative(cp_trow *y)
     y->kind = CP_TROW_RELATIVE;
 }
 
-static int place_row(row_builder *rb, const cp_trow *x)
+/* Place row x in the piece being built: joined to an equal row, or new:
+ * copied, or taken over when `take` (x's piece is not read again: its
+ * ranks, counts and peers move, x keeps none). */
+static int place_row(row_builder *rb, cp_trow *x, bool take)
 {
     cp_piece *p = rb->p;
     struct row_ctx ctx = {p, x};
@@ -423,8 +439,13 @@ static int place_row(row_builder *rb, const cp_trow *x)
         p->rows = nr;
         rb->cap = nc;
     }
-    if (row_copy(&p->rows[p->nrows], x))
+    if (take) {
+        p->rows[p->nrows] = *x;
+        x->ranks = (cp_ranges){0};
+        x->counts = x->peers = NULL;
+    } else if (row_copy(&p->rows[p->nrows], x)) {
         return -1;
+    }
     uint32_t id = p->nrows++;
     if ((x->kind != CP_TROW_RELATIVE && cp_index_put(&rb->same_ix, hs, id)) ||
         (rel && cp_index_put(&rb->rel_ix, hr, id)))
@@ -432,15 +453,44 @@ static int place_row(row_builder *rb, const cp_trow *x)
     return 0;
 }
 
+/* Signature pairs (a's, b's) already joined, and the joined id. */
+typedef struct pair_memo {
+    uint32_t *pairs; /* 3 words each: a's id, b's id, out's id */
+    uint32_t n, cap;
+    cp_index ix;
+} pair_memo;
+
+/* One merge: the trees, the pairs joined, and per piece of a ([0]) and of
+ * b ([1]) how many joins will still read it.  The merge walks the
+ * sequences twice: first counting those joins, then joining, so that a
+ * piece's rows are copied while another join will read them and taken
+ * over at the last (the lead of a world of a million ranks would hold both
+ * halves and their merge at once otherwise). */
+typedef struct merging {
+    cp_tree *out, *a, *b;
+    pair_memo m;
+    uint32_t *left[2];
+    bool counting;
+    void (*probe)(void *);
+    void *probe_ctx;
+} merging;
+
+/* Piece `pi` of side `side` (a: 0, b: 1) read once more: true when that was
+ * its last reading. */
+static bool last_read(merging *g, int side, uint32_t pi)
+{
+    return --g->left[side][pi] == 0;
+}
+
 /* The piece of a's piece pa and b's piece pb together, in out. */
-static int join_pieces(cp_tree *out, const cp_tree *a, uint32_t pa, const cp_tree *b, uint32_t pb,
-                       uint32_t *id)
+static int join_pieces(merging *g, uint32_t pa, uint32_t pb, uint32_t *id)
 {
     *id = CP_PIECE_NONE;
     if (pa == CP_PIECE_NONE && pb == CP_PIECE_NONE)
         return 0;
-    const cp_piece *x = pa == CP_PIECE_NONE ? NULL : &a->pieces[pa];
-    const cp_piece *y = pb == CP_PIECE_NONE ? NULL : &b->pieces[pb];
+    cp_piece *x = pa == CP_PIECE_NONE ? NULL : &g->a->pieces[pa];
+    cp_piece *y = pb == CP_PIECE_NONE ? NULL : &g->b->pieces[pb];
+    bool take_x = x && last_read(g, 0, pa), take_y = y && last_read(g, 1, pb);
     cp_piece p = {.root = -1};
     /* The root as the ranks give it in order: the last that holds it
      * (intercommunicators), else the first that names one. */
@@ -450,27 +500,27 @@ static int join_pieces(cp_tree *out, const cp_tree *a, uint32_t pa, const cp_tre
         p.root = x->root, p.root_here = true;
     else
         p.root = x && x->root >= 0 ? x->root : y ? y->root : -1;
-    row_builder rb = {.t = out, .p = &p};
+    row_builder rb = {.t = g->out, .p = &p};
     int rc = 0;
     for (uint32_t i = 0; x && i < x->nrows && !rc; i++)
-        rc = place_row(&rb, &x->rows[i]);
+        rc = place_row(&rb, &x->rows[i], take_x);
     for (uint32_t i = 0; y && i < y->nrows && !rc; i++)
-        rc = place_row(&rb, &y->rows[i]);
+        rc = place_row(&rb, &y->rows[i], take_y);
     cp_index_free(&rb.same_ix);
     cp_index_free(&rb.rel_ix);
+    if (g->probe)
+        g->probe(g->probe_ctx);
+    /* A piece read for the last time goes now (what was not taken). */
+    if (take_x)
+        piece_drop(x);
+    if (take_y)
+        piece_drop(y);
     if (rc) {
         piece_free(&p);
         return -1;
     }
-    return intern_piece(out, &p, id);
+    return intern_piece(g->out, &p, id);
 }
-
-/* Signature pairs (a's, b's) already joined, and the joined id. */
-typedef struct pair_memo {
-    uint32_t *pairs; /* 3 words each: a's id, b's id, out's id */
-    uint32_t n, cap;
-    cp_index ix;
-} pair_memo;
 
 struct pair_ctx {
     const pair_memo *m;
@@ -483,39 +533,8 @@ static bool pair_match(const void *ctx, uint32_t id)
     return c->m->pairs[3 * id] == c->sa && c->m->pairs[3 * id + 1] == c->sb;
 }
 
-/* The signature of out for a's signature sa and b's sb (either may be
- * CP_SEQ_NONE: those ranks recorded nothing); *id CP_SEQ_NONE when neither
- * recorded anything.  -1 when memory ran out. */
-static int join_sigs(cp_tree *out, pair_memo *m, const cp_tree *a, uint32_t sa, const cp_tree *b,
-                     uint32_t sb, uint32_t *id)
+static int memo_put(pair_memo *m, uint64_t h, uint32_t sa, uint32_t sb, uint32_t id)
 {
-    *id = CP_SEQ_NONE;
-    if (sa >= a->nsigs)
-        sa = CP_SEQ_NONE;
-    if (sb >= b->nsigs)
-        sb = CP_SEQ_NONE;
-    if (sa == CP_SEQ_NONE && sb == CP_SEQ_NONE)
-        return 0;
-    uint64_t h = cp_hash_mix(cp_hash_mix(0x510E527FADE682D1ull, sa), sb);
-    struct pair_ctx ctx = {m, sa, sb};
-    uint32_t k = cp_index_find(&m->ix, h, pair_match, &ctx);
-    if (k != CP_INDEX_EMPTY) {
-        *id = m->pairs[3 * k + 2];
-        return 0;
-    }
-    uint32_t piece[2];
-    cp_ranges paths = {0};
-    for (int d = 0; d < 2; d++)
-        if (join_pieces(out, a, sa == CP_SEQ_NONE ? CP_PIECE_NONE : a->sigs[sa].piece[d], b,
-                        sb == CP_SEQ_NONE ? CP_PIECE_NONE : b->sigs[sb].piece[d], &piece[d]))
-            return -1;
-    if ((sa != CP_SEQ_NONE && cp_ranges_union(&paths, &a->sigs[sa].paths)) ||
-        (sb != CP_SEQ_NONE && cp_ranges_union(&paths, &b->sigs[sb].paths))) {
-        cp_ranges_free(&paths);
-        return -1;
-    }
-    if ((*id = intern_sig(out, piece, &paths)) == CP_SEQ_NONE)
-        return -1;
     if (m->n == m->cap) {
         uint32_t nc = m->cap ? 2 * m->cap : 16;
         uint32_t *np = realloc(m->pairs, 3 * (size_t)nc * sizeof *np);
@@ -528,9 +547,55 @@ static int join_sigs(cp_tree *out, pair_memo *m, const cp_tree *a, uint32_t sa, 
         return -1;
     m->pairs[3 * m->n] = sa;
     m->pairs[3 * m->n + 1] = sb;
-    m->pairs[3 * m->n + 2] = *id;
+    m->pairs[3 * m->n + 2] = id;
     m->n++;
     return 0;
+}
+
+/* The signature of out for a's signature sa and b's sb (either may be
+ * CP_SEQ_NONE: those ranks recorded nothing); *id CP_SEQ_NONE when neither
+ * recorded anything.  When counting, the pair's pieces are counted
+ * instead, once per pair.  -1 when memory ran out. */
+static int join_sigs(merging *g, uint32_t sa, uint32_t sb, uint32_t *id)
+{
+    *id = CP_SEQ_NONE;
+    if (sa >= g->a->nsigs)
+        sa = CP_SEQ_NONE;
+    if (sb >= g->b->nsigs)
+        sb = CP_SEQ_NONE;
+    if (sa == CP_SEQ_NONE && sb == CP_SEQ_NONE)
+        return 0;
+    uint64_t h = cp_hash_mix(cp_hash_mix(0x510E527FADE682D1ull, sa), sb);
+    struct pair_ctx ctx = {&g->m, sa, sb};
+    uint32_t k = cp_index_find(&g->m.ix, h, pair_match, &ctx);
+    if (k != CP_INDEX_EMPTY) {
+        *id = g->m.pairs[3 * k + 2];
+        return 0;
+    }
+    const cp_tsig *xa = sa == CP_SEQ_NONE ? NULL : &g->a->sigs[sa];
+    const cp_tsig *xb = sb == CP_SEQ_NONE ? NULL : &g->b->sigs[sb];
+    uint32_t piece[2];
+    if (g->counting) {
+        for (int d = 0; d < 2; d++) {
+            if (xa && xa->piece[d] != CP_PIECE_NONE)
+                g->left[0][xa->piece[d]]++;
+            if (xb && xb->piece[d] != CP_PIECE_NONE)
+                g->left[1][xb->piece[d]]++;
+        }
+        return memo_put(&g->m, h, sa, sb, 0);
+    }
+    cp_ranges paths = {0};
+    for (int d = 0; d < 2; d++)
+        if (join_pieces(g, xa ? xa->piece[d] : CP_PIECE_NONE, xb ? xb->piece[d] : CP_PIECE_NONE,
+                        &piece[d]))
+            return -1;
+    if ((xa && cp_ranges_union(&paths, &xa->paths)) || (xb && cp_ranges_union(&paths, &xb->paths))) {
+        cp_ranges_free(&paths);
+        return -1;
+    }
+    if ((*id = intern_sig(g->out, piece, &paths)) == CP_SEQ_NONE)
+        return -1;
+    return memo_put(&g->m, h, sa, sb, *id);
 }
 
 /* Both sequences at the start of a repetition of the same period, with at
@@ -548,9 +613,8 @@ static bool lockstep(const cp_seq_iter *ia, const cp_seq_iter *ib, uint64_t need
 }
 
 /* Walk `calls` calls of both sequences (UINT64_MAX: to their ends),
- * appending the joined signatures to out. */
-static int walk(cp_tree *out, pair_memo *m, const cp_tree *a, cp_seq_iter *ia, const cp_tree *b,
-                cp_seq_iter *ib, uint64_t calls)
+ * appending the joined signatures to out (when not counting). */
+static int walk(merging *g, cp_seq_iter *ia, cp_seq_iter *ib, uint64_t calls)
 {
     while (calls > 0) {
         uint64_t la, lb;
@@ -561,7 +625,7 @@ static int walk(cp_tree *out, pair_memo *m, const cp_tree *a, cp_seq_iter *ia, c
         if (step > calls)
             step = calls;
         uint32_t id;
-        if (join_sigs(out, m, a, sa, b, sb, &id) || cp_seq_append(&out->seq, id, step))
+        if (join_sigs(g, sa, sb, &id) || (!g->counting && cp_seq_append(&g->out->seq, id, step)))
             return -1;
         cp_seq_iter_skip(ia, step);
         cp_seq_iter_skip(ib, step);
@@ -570,25 +634,22 @@ static int walk(cp_tree *out, pair_memo *m, const cp_tree *a, cp_seq_iter *ia, c
     return 0;
 }
 
-int cp_tree_merge(cp_tree *out, const cp_tree *a, const cp_tree *b)
+/* One walk over both sequences, counting or joining. */
+static int walk_all(merging *g)
 {
-    cp_tree_init(out, a->lo, b->hi, a->nranks, a->relative_ok);
-    if (b->lo < a->hi || a->nranks != b->nranks || a->relative_ok != b->relative_ok)
-        return -1;
-    pair_memo m = {0};
     cp_seq_iter ia, ib;
-    cp_seq_iter_init(&ia, &a->seq);
-    cp_seq_iter_init(&ib, &b->seq);
-    int rc = -1;
+    cp_seq_iter_init(&ia, &g->a->seq);
+    cp_seq_iter_init(&ib, &g->b->seq);
     for (;;) {
         /* A cycle both go through: three repetitions walked, the rest
          * counted (the joined sequence repeats too), unless the joined
-         * sequence did not fold as expected (then walked on). */
+         * sequence did not fold as expected (then walked on).  The
+         * repetitions hold no pair the first three did not. */
         uint64_t period, reps;
         if (lockstep(&ia, &ib, 4, &period, &reps)) {
-            if (walk(out, &m, a, &ia, b, &ib, 3 * period))
-                goto out;
-            if (cp_seq_repeat_last(&out->seq, period, reps - 3)) {
+            if (walk(g, &ia, &ib, 3 * period))
+                return -1;
+            if (g->counting || cp_seq_repeat_last(&g->out->seq, period, reps - 3)) {
                 cp_seq_iter_skip_reps(&ia, reps - 3);
                 cp_seq_iter_skip_reps(&ib, reps - 3);
             }
@@ -598,16 +659,42 @@ int cp_tree_merge(cp_tree *out, const cp_tree *a, const cp_tree *b)
         cp_seq_iter_peek(&ia, &la);
         cp_seq_iter_peek(&ib, &lb);
         if (la == UINT64_MAX && lb == UINT64_MAX)
-            break;
+            return 0;
         /* Up to the next place where either may start a repetition. */
-        if (walk(out, &m, a, &ia, b, &ib, la < lb ? la : lb))
-            goto out;
+        if (walk(g, &ia, &ib, la < lb ? la : lb))
+            return -1;
     }
-    if (cp_seq_finish(&out->seq) == 0)
+}
+
+static void memo_clear(pair_memo *m)
+{
+    free(m->pairs);
+    cp_index_free(&m->ix);
+    memset(m, 0, sizeof *m);
+}
+
+int cp_tree_merge(cp_tree *out, cp_tree *a, cp_tree *b, void (*probe)(void *), void *probe_ctx)
+{
+    cp_tree_init(out, a->lo, b->hi, a->nranks, a->relative_ok);
+    merging g = {.out = out, .a = a, .b = b, .counting = true, .probe = probe,
+                 .probe_ctx = probe_ctx};
+    int rc = -1;
+    if (b->lo < a->hi || a->nranks != b->nranks || a->relative_ok != b->relative_ok)
+        goto out;
+    g.left[0] = calloc(a->npieces ? a->npieces : 1, sizeof *g.left[0]);
+    g.left[1] = calloc(b->npieces ? b->npieces : 1, sizeof *g.left[1]);
+    if (!g.left[0] || !g.left[1] || walk_all(&g))
+        goto out;
+    memo_clear(&g.m);
+    g.counting = false;
+    if (walk_all(&g) == 0 && cp_seq_finish(&out->seq) == 0)
         rc = 0;
 out:
-    free(m.pairs);
-    cp_index_free(&m.ix);
+    memo_clear(&g.m);
+    free(g.left[0]);
+    free(g.left[1]);
+    cp_tree_free(a);
+    cp_tree_free(b);
     if (rc)
         cp_tree_free(out);
     return rc;

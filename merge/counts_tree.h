@@ -97,8 +97,18 @@ int cp_tree_leaf(cp_tree *t, const cp_counts_view *v, int64_t rank, int64_t nran
                  bool relative_ok);
 
 /* out = the tree of a's ranks and b's ranks (b's above a's).  0, or -1
- * when memory ran out or the two do not fit together (out is then freed). */
-int cp_tree_merge(cp_tree *out, const cp_tree *a, const cp_tree *b);
+ * when memory ran out or the two do not fit together (out is then freed).
+ * Takes a and b: their rows move into out where nothing else reads them,
+ * and both are freed on return, whatever the outcome (so the merge holds
+ * the two halves and their union once, not twice).  probe (may be NULL):
+ * called with probe_ctx where the merge holds the most, after each piece
+ * is joined and before what it read for the last time is freed (the scale
+ * simulator's measure of memory). */
+int cp_tree_merge(cp_tree *out, cp_tree *a, cp_tree *b, void (*probe)(void *), void *probe_ctx);
+
+/* Free piece p's rows (the blocks took what they needed); the piece stays,
+ * empty. */
+void cp_tree_drop_piece(cp_tree *t, uint32_t p);
 
 /* Bytes a tree takes packed (what it costs to send). */
 void cp_tree_pack(cp_wbuf *b, const cp_tree *t);

@@ -27,7 +27,8 @@ typedef struct cp_led {
     cp_comm *comm;
     int64_t id; /* job-wide id (finalize_ids.c) */
     /* tree[k]: every member's tables of collective k, merged up the
-     * members' tree (finalize_exchange.c); NULL: not called */
+     * members' tree (finalize_exchange.c); NULL: not called.  Emptied
+     * when its blocks are made (they take its rows), kept as the mark. */
     struct cp_tree *tree[CP_NCOLLECTIVES];
     cp_neighbors *neighbors; /* topology communicators: per rank */
     /* said[k]: how many calls of collective k each member made (NULL: no

@@ -60,15 +60,17 @@ void cp_fin_make_blocks(fin *f, fin_leads *L)
             snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
             cp_error err;
             size_t first[2] = {l->nblocks[0], l->nblocks[1]};
+            l->calls[k] = (int64_t)l->tree[k]->seq.total;
             for (int d = 0; d < 2; d++) {
                 files[d].blocks = l->blocks[d];
                 files[d].nblocks = l->nblocks[d];
             }
+            /* The blocks take the tree (it is left empty: still there, as
+             * the mark that the collective was called). */
             if (cp_counts_tree_blocks(l->tree[k], &tmpl, files, &err))
                 cp_fin_fail(f, err.msg);
             else if (cp_counts_compact_rows(files, first, cp_rt.cfg.dense_rows))
                 cp_fin_fail(f, "out of memory while writing rows in rank space");
-            l->calls[k] = (int64_t)l->tree[k]->seq.total;
             for (int d = 0; d < 2; d++) {
                 l->blocks[d] = files[d].blocks;
                 l->nblocks[d] = files[d].nblocks;

@@ -306,6 +306,55 @@ START_TEST(cycle_broken_on_one_rank)
 }
 END_TEST
 
+/* The merge moves a piece's rows at its last reading and copies them
+ * before: rank 0 passes one vector throughout while ranks 1-3 change
+ * theirs with every call (3 patterns, each rank its own), so rank 0's
+ * piece is read by three joins per direction.  Every rank's counts of
+ * every call read back as passed. */
+START_TEST(a_vector_read_by_several_joins_stays_whole)
+{
+    enum { R = 4, N = 12 };
+    rank_t rk[R];
+    for (int r = 0; r < R; r++) {
+        cp_counts_init(&rk[r].t);
+        for (int64_t k = 0; k < N; k++) {
+            int v[3] = {r == 0 ? 5 : (int)(k % 3) + 1 + 10 * r, 7, r};
+            call(&rk[r], v, 3, 4);
+        }
+    }
+    cp_counts_file out[2];
+    merge(rk, R, out);
+    for (int d = 0; d < 2; d++) {
+        ck_assert_uint_eq(out[d].nblocks, 3);
+        int64_t seen = 0;
+        for (size_t b = 0; b < out[d].nblocks; b++) {
+            const cp_block *blk = &out[d].blocks[b];
+            for (int64_t k = 0; k < N; k++) {
+                if (!has_call(&blk->calls, k))
+                    continue;
+                seen++;
+                for (int r = 0; r < R; r++) {
+                    const cp_row *row = NULL;
+                    for (size_t i = 0; i < blk->nrows && !row; i++)
+                        if (has_call(&blk->rows[i].ranks, r))
+                            row = &blk->rows[i];
+                    ck_assert_ptr_nonnull(row);
+                    int64_t want = r == 0 ? 5 : k % 3 + 1 + 10 * r;
+                    ck_assert_int_eq(cp_row_value(row, r, 0), want);
+                    ck_assert_int_eq(cp_row_value(row, r, 1), 7);
+                    ck_assert_int_eq(cp_row_value(row, r, 2), r);
+                }
+            }
+        }
+        ck_assert_int_eq(seen, N);
+    }
+    for (int d = 0; d < 2; d++)
+        cp_counts_file_free(&out[d]);
+    for (int r = 0; r < R; r++)
+        cp_counts_free(&rk[r].t);
+}
+END_TEST
+
 /* A halo on 8 ranks (8 elements to r-1 and r+1): each rank keeps its
  * vector sparse (2 of 8 non-zero), it crosses to the lead sparse (the
  * message holds pairs, not 8 counts), and the merge collapses the inner
@@ -407,7 +456,7 @@ START_TEST(pack_unpack_roundtrip)
         cp_wbuf_free(&w);
     }
     cp_tree both;
-    ck_assert_int_eq(cp_tree_merge(&both, &u[0], &u[1]), 0);
+    ck_assert_int_eq(cp_tree_merge(&both, &u[0], &u[1], NULL, NULL), 0);
     cp_block tmpl;
     memset(&tmpl, 0, sizeof tmpl);
     tmpl.comm_id = 7;
@@ -438,6 +487,7 @@ int main(void)
     Suite *su = suite_create("merge");
     TCase *tc = tcase_create("merge");
     tcase_add_test(tc, alternating_matrices_with_unequal_lengths);
+    tcase_add_test(tc, a_vector_read_by_several_joins_stays_whole);
     tcase_add_test(tc, identical_rows_share_a_line);
     tcase_add_test(tc, mixed_datatype_sizes_give_bytes);
     tcase_add_test(tc, missing_rank_and_nothing_recorded);
