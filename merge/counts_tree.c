@@ -702,29 +702,56 @@ out:
 
 /* --------------------------------------------------------------- packing */
 
+/* Rows go in variable-length integers (pack.h): at the lead of a
+ * million ranks a sparse row's peers and counts take 1-3 bytes each, not
+ * 8 (a quarter of the bytes received, and of what the lead holds while it
+ * unpacks them).  A set: its intervals as first, length, step. */
 static void put_ranges(cp_wbuf *b, const cp_ranges *r)
 {
-    cp_put_u64(b, r->n);
+    cp_put_uv(b, r->n);
     for (size_t i = 0; i < r->n; i++) {
-        cp_put_i64(b, r->v[i].lo);
-        cp_put_i64(b, r->v[i].hi);
-        cp_put_i64(b, r->v[i].step);
+        cp_put_sv(b, r->v[i].lo);
+        cp_put_uv(b, (uint64_t)(r->v[i].hi - r->v[i].lo));
+        cp_put_uv(b, (uint64_t)r->v[i].step);
     }
 }
 
 static int get_ranges(cp_rbuf *b, cp_ranges *r, int64_t lo, int64_t hi)
 {
-    uint64_t n = cp_get_u64(b);
-    if (!cp_rbuf_has(b, n, 24))
+    uint64_t n = cp_get_uv(b);
+    if (!cp_rbuf_has(b, n, 3))
         return -1;
     for (uint64_t i = 0; i < n; i++) {
-        int64_t x = cp_get_i64(b), y = cp_get_i64(b), s = cp_get_i64(b);
-        if (x < lo || y >= hi || x > y || s < 0 || (s >= 2 && (y - x) % s))
+        int64_t x = cp_get_sv(b);
+        uint64_t d = cp_get_uv(b), su = cp_get_uv(b);
+        if (b->bad || x < lo || x >= hi || d >= (uint64_t)(hi - x) || su > INT64_MAX)
+            return -1;
+        int64_t y = x + (int64_t)d, s = (int64_t)su;
+        if (s >= 2 && (y - x) % s)
             return -1;
         if (s >= 2 ? cp_ranges_add_strided(r, x, y, s) : cp_ranges_add_range(r, x, y))
             return -1;
     }
     return 0;
+}
+
+static void put_row(cp_wbuf *b, const cp_trow *r)
+{
+    put_ranges(b, &r->ranks);
+    cp_put_uv(b, (uint64_t)r->kind);
+    cp_put_uv(b, r->in_bytes);
+    cp_put_sv(b, r->err);
+    cp_put_sv(b, r->dtsize);
+    cp_put_sv(b, r->len);
+    cp_put_sv(b, r->peers ? r->n : -1);
+    /* Peers increase: the first, then each one's distance less one. */
+    for (int64_t k = 0; r->peers && k < r->n; k++)
+        if (k == 0)
+            cp_put_sv(b, r->peers[0]);
+        else
+            cp_put_uv(b, (uint64_t)(r->peers[k] - r->peers[k - 1] - 1));
+    for (int64_t k = 0; k < r->n; k++)
+        cp_put_sv(b, r->counts[k]);
 }
 
 void cp_tree_pack(cp_wbuf *b, const cp_tree *t)
@@ -739,19 +766,8 @@ void cp_tree_pack(cp_wbuf *b, const cp_tree *t)
         cp_put_i64(b, p->root);
         cp_put_u32(b, p->root_here);
         cp_put_u32(b, p->nrows);
-        for (uint32_t k = 0; k < p->nrows; k++) {
-            const cp_trow *r = &p->rows[k];
-            put_ranges(b, &r->ranks);
-            cp_put_u32(b, (uint32_t)r->kind);
-            cp_put_u32(b, r->in_bytes);
-            cp_put_u32(b, (uint32_t)r->err);
-            cp_put_i64(b, r->dtsize);
-            cp_put_i64(b, r->len);
-            cp_put_i64(b, r->peers ? r->n : -1);
-            if (r->peers)
-                cp_put(b, r->peers, (size_t)r->n * sizeof *r->peers);
-            cp_put(b, r->counts, (size_t)r->n * sizeof *r->counts);
-        }
+        for (uint32_t k = 0; k < p->nrows; k++)
+            put_row(b, &p->rows[k]);
     }
     cp_put_u32(b, t->nsigs);
     for (uint32_t i = 0; i < t->nsigs; i++) {
@@ -779,36 +795,48 @@ static int get_row(cp_rbuf *b, const cp_tree *t, cp_trow *r)
     memset(r, 0, sizeof *r);
     if (get_ranges(b, &r->ranks, t->lo, t->hi) || r->ranks.n == 0)
         return -1;
-    r->kind = (int)cp_get_u32(b);
-    r->in_bytes = cp_get_u32(b) != 0;
-    r->err = (int32_t)cp_get_u32(b);
-    r->dtsize = cp_get_i64(b);
-    r->len = cp_get_i64(b);
-    int64_t nnz = cp_get_i64(b);
-    if (r->kind < CP_TROW_ONE || r->kind > CP_TROW_RELATIVE || r->len < 0 || nnz < -1 ||
-        nnz > r->len || (r->kind == CP_TROW_RELATIVE && nnz < 0) ||
-        (r->kind == CP_TROW_ONE && cp_ranges_count(&r->ranks) != 1))
+    uint64_t kind = cp_get_uv(b), in_bytes = cp_get_uv(b);
+    int64_t err = cp_get_sv(b);
+    r->dtsize = cp_get_sv(b);
+    r->len = cp_get_sv(b);
+    int64_t nnz = cp_get_sv(b);
+    if (b->bad || kind > CP_TROW_RELATIVE || in_bytes > 1 || err < INT32_MIN || err > INT32_MAX ||
+        r->len < 0 || nnz < -1 || nnz > r->len || (kind == CP_TROW_RELATIVE && nnz < 0) ||
+        (kind == CP_TROW_ONE && cp_ranges_count(&r->ranks) != 1))
         return -1;
+    r->kind = (int)kind;
+    r->in_bytes = in_bytes != 0;
+    r->err = (int32_t)err;
     r->n = nnz >= 0 ? nnz : r->len;
-    if (!cp_rbuf_has(b, (uint64_t)r->n, (nnz >= 0 ? 2 : 1) * sizeof *r->counts))
+    if (!cp_rbuf_has(b, (uint64_t)r->n, nnz >= 0 ? 2 : 1))
         return -1;
     size_t n = (size_t)(r->n ? r->n : 1);
     if (!(r->counts = malloc(n * sizeof *r->counts)) ||
         (nnz >= 0 && !(r->peers = malloc(n * sizeof *r->peers))))
         return -1;
     if (r->peers) {
-        cp_get(b, r->peers, (size_t)r->n * sizeof *r->peers);
         int64_t lo = 0, hi = r->len;
         if (r->kind == CP_TROW_RELATIVE) { /* every rank + offset a peer */
             lo = -r->ranks.v[0].lo;
             hi = r->len - r->ranks.v[r->ranks.n - 1].hi;
         }
-        for (int64_t k = 0; k < r->n; k++)
-            if (r->peers[k] < lo || r->peers[k] >= hi || (k && r->peers[k] <= r->peers[k - 1]))
+        for (int64_t k = 0; k < r->n; k++) {
+            if (k == 0) {
+                r->peers[0] = cp_get_sv(b);
+                if (r->peers[0] < lo || r->peers[0] >= hi)
+                    return -1;
+                continue;
+            }
+            /* increasing, below hi */
+            uint64_t d = cp_get_uv(b);
+            if (b->bad || d >= (uint64_t)(hi - r->peers[k - 1] - 1))
                 return -1;
+            r->peers[k] = r->peers[k - 1] + 1 + (int64_t)d;
+        }
     }
-    cp_get(b, r->counts, (size_t)r->n * sizeof *r->counts);
-    return 0;
+    for (int64_t k = 0; k < r->n; k++)
+        r->counts[k] = cp_get_sv(b);
+    return b->bad ? -1 : 0;
 }
 
 int cp_tree_unpack(cp_rbuf *b, cp_tree *t)
@@ -827,7 +855,8 @@ int cp_tree_unpack(cp_rbuf *b, cp_tree *t)
         p->root = cp_get_i64(b);
         p->root_here = cp_get_u32(b) != 0;
         uint32_t nrows = cp_get_u32(b);
-        if (!cp_rbuf_has(b, nrows, 56) || !(p->rows = calloc(nrows ? nrows : 1, sizeof *p->rows)))
+        /* a row takes 10 bytes at least (get_row) */
+        if (!cp_rbuf_has(b, nrows, 10) || !(p->rows = calloc(nrows ? nrows : 1, sizeof *p->rows)))
             goto bad;
         for (; p->nrows < nrows; p->nrows++)
             if (get_row(b, t, &p->rows[p->nrows])) {
@@ -842,7 +871,8 @@ int cp_tree_unpack(cp_rbuf *b, cp_tree *t)
         }
     }
     uint32_t nsigs = cp_get_u32(b);
-    if (!cp_rbuf_has(b, nsigs, 16) || !(t->sigs = calloc(nsigs ? nsigs : 1, sizeof *t->sigs)))
+    /* two piece ids and a set of at least one byte */
+    if (!cp_rbuf_has(b, nsigs, 9) || !(t->sigs = calloc(nsigs ? nsigs : 1, sizeof *t->sigs)))
         goto bad;
     t->cap_sigs = nsigs;
     for (; t->nsigs < nsigs; t->nsigs++) {

@@ -1,6 +1,7 @@
 /*
  * Buffers for the finalize-time messages between ranks of one job (same
- * binary, same architecture): fixed-width integers in host order.  A reader
+ * binary, same architecture): fixed-width integers in host order, and
+ * variable-length ones for bulk.  A reader
  * never reads past its end; it sets `bad` instead.
  */
 #ifndef COLLPROF_PACK_H
@@ -40,6 +41,24 @@ static inline void cp_wbuf_free(cp_wbuf *b)
 /* A string: its length (uint32) then its bytes. */
 void cp_put_str(cp_wbuf *b, const char *s);
 
+/* Variable-length integers (7 bits a byte, the high bit: more follow), for
+ * the bulk of a message that is mostly small numbers (count rows: peers
+ * and counts of a million-rank job take 1-3 bytes, not 8).  Signed ones
+ * zigzag first, so that small negatives stay short. */
+static inline void cp_put_uv(cp_wbuf *b, uint64_t v)
+{
+    unsigned char t[10];
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        t[n++] = (unsigned char)(v | 0x80);
+    t[n++] = (unsigned char)v;
+    cp_put(b, t, n);
+}
+static inline void cp_put_sv(cp_wbuf *b, int64_t v)
+{
+    cp_put_uv(b, ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0));
+}
+
 typedef struct cp_rbuf {
     const char *p;
     size_t len, off;
@@ -61,6 +80,27 @@ static inline void cp_get(cp_rbuf *b, void *out, size_t len)
 static inline uint32_t cp_get_u32(cp_rbuf *b) { uint32_t v; cp_get(b, &v, sizeof v); return v; }
 static inline uint64_t cp_get_u64(cp_rbuf *b) { uint64_t v; cp_get(b, &v, sizeof v); return v; }
 static inline int64_t cp_get_i64(cp_rbuf *b) { int64_t v; cp_get(b, &v, sizeof v); return v; }
+/* A variable-length integer of cp_put_uv / cp_put_sv; 0 and `bad` when
+ * the buffer ends inside it or it runs past 10 bytes. */
+static inline uint64_t cp_get_uv(cp_rbuf *b)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift <= 63 && !b->bad && b->off < b->len; shift += 7) {
+        unsigned char c = (unsigned char)b->p[b->off++];
+        if (shift == 63 && c > 1)
+            break; /* past 64 bits */
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
+    }
+    b->bad = true;
+    return 0;
+}
+static inline int64_t cp_get_sv(cp_rbuf *b)
+{
+    uint64_t u = cp_get_uv(b);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
 /* Can `n` items of `size` bytes still be read?  (Guards allocations.) */
 bool cp_rbuf_has(const cp_rbuf *b, uint64_t n, size_t size);
 /* A string of cp_put_str into out[cap], NUL-terminated; `bad` when it does

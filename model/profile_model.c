@@ -16,12 +16,15 @@
 
 /* ------------------------------------------------------------ range lists */
 
-/* Make room for `need` intervals. */
+/* Make room for `need` intervals.  A new list gets room for one: most
+ * sets are one interval (a row's ranks: the lead of a million ranks
+ * holds millions of them, and room for 4 cost 80 bytes more each); it
+ * doubles from there. */
 static int ranges_reserve(cp_ranges *r, size_t need)
 {
     if (need <= r->cap)
         return 0;
-    size_t cap = r->cap ? r->cap : 4;
+    size_t cap = r->cap ? r->cap : 1;
     while (cap < need) {
         if (cap > SIZE_MAX / 2 / sizeof(cp_range)) {
             errno = ENOMEM;

@@ -159,6 +159,42 @@ END_TEST
 /* Packed and unpacked, a tree packs to the same bytes and gives the same
  * blocks; every truncation of it, and a wrong peer or signature id, is
  * refused. */
+/* The rows' variable-length integers: every width round-trips, the
+ * extremes included; a buffer that ends inside one, or one longer than 64
+ * bits, is refused, never read past. */
+START_TEST(variable_length_integers)
+{
+    const uint64_t u[] = {0, 1, 127, 128, 16383, 16384, (uint64_t)1 << 35, INT64_MAX, UINT64_MAX};
+    const int64_t v[] = {0, -1, 1, -64, 63, -65, 1000000, INT64_MIN, INT64_MAX};
+    cp_wbuf w = {0};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        cp_put_uv(&w, u[i]);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        cp_put_sv(&w, v[i]);
+    ck_assert(!w.failed);
+    cp_rbuf rb = {.p = (const char *)w.p, .len = w.len};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++)
+        ck_assert_uint_eq(cp_get_uv(&rb), u[i]);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        ck_assert_int_eq(cp_get_sv(&rb), v[i]);
+    ck_assert(!rb.bad);
+    ck_assert_uint_eq(rb.off, w.len);
+    ck_assert_uint_eq(cp_get_uv(&rb), 0); /* nothing left */
+    ck_assert(rb.bad);
+    cp_rbuf cut = {.p = (const char *)w.p, .len = 4}; /* 0, 1, 127, then half of 128 */
+    cp_get_uv(&cut), cp_get_uv(&cut), cp_get_uv(&cut);
+    ck_assert(!cut.bad);
+    ck_assert_uint_eq(cp_get_uv(&cut), 0);
+    ck_assert(cut.bad);
+    const char over[11] = {'\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff', '\xff',
+                           '\x02', 0};
+    cp_rbuf ob = {.p = over, .len = sizeof over};
+    ck_assert_uint_eq(cp_get_uv(&ob), 0);
+    ck_assert(ob.bad);
+    cp_wbuf_free(&w);
+}
+END_TEST
+
 START_TEST(tree_pack_roundtrip_and_malformed)
 {
     enum { P = 64 };
@@ -244,6 +280,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, halo_tree_does_not_grow_with_ranks);
     tcase_add_test(tc, cycles_merge_as_cycles);
+    tcase_add_test(tc, variable_length_integers);
     tcase_add_test(tc, tree_pack_roundtrip_and_malformed);
     tcase_add_test(tc, same_vector_shares_a_row);
     suite_add_tcase(s, tc);
