@@ -519,6 +519,11 @@ static int join_pieces(merging *g, uint32_t pa, uint32_t pb, uint32_t *id)
         piece_free(&p);
         return -1;
     }
+    if (rb.cap > p.nrows && p.nrows) { /* the doubling's slack: kept a whole merge up */
+        cp_trow *fit = realloc(p.rows, p.nrows * sizeof *fit);
+        if (fit)
+            p.rows = fit;
+    }
     return intern_piece(g->out, &p, id);
 }
 
@@ -804,7 +809,7 @@ static int get_row(cp_rbuf *b, const cp_tree *t, cp_trow *r)
         r->len < 0 || nnz < -1 || nnz > r->len || (kind == CP_TROW_RELATIVE && nnz < 0) ||
         (kind == CP_TROW_ONE && cp_ranges_count(&r->ranks) != 1))
         return -1;
-    r->kind = (int)kind;
+    r->kind = (int16_t)kind;
     r->in_bytes = in_bytes != 0;
     r->err = (int32_t)err;
     r->n = nnz >= 0 ? nnz : r->len;
