@@ -3,21 +3,25 @@
 # 10,000 and 100,000 virtual ranks (bench_scale.c), every workload: three
 # Markdown tables for docs/performance.md.
 #
-# usage: bench/scale.sh BUILDDIR [CALLS]
+# usage: bench/scale.sh BUILDDIR [CALLS [SIZES]]
 #   CALLS: calls per workload (default 4: both matrices, twice).  Each
 #   virtual rank passes its counts by their non-zeros (cp_vec_arg.nz_peers),
 #   so the application side costs what its rows hold, not P per call; the
 #   ranks' numbers barely depend on CALLS.
+#   SIZES: the numbers of ranks, in one argument ("1000 10000 100000" by
+#   default; "1000000" takes about 5 to 8 minutes a workload here, and
+#   subcomms far longer: its count files grow as P^1.5).
 set -e
-build=${1:?usage: bench/scale.sh BUILDDIR [CALLS]}
+build=${1:?usage: bench/scale.sh BUILDDIR [CALLS [SIZES]]}
 calls=${2:-4}
+sizes=${3:-1000 10000 100000}
 exe=$build/bench/bench_scale
 [ -x "$exe" ] || { echo "scale.sh: $exe not built (ninja -C $build)" >&2; exit 1; }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 lines=$(mktemp)
 trap 'rm -f "$lines"' EXIT
-for p in 1000 10000 100000; do
+for p in $sizes; do
     for w in halo uniform sparse subcomms; do
         "$exe" --ranks "$p" --workload "$w" --calls "$calls" >>"$lines"
     done
