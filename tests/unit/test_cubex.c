@@ -784,6 +784,49 @@ START_TEST(anchor_content)
 }
 END_TEST
 
+/* Every rank's process and thread in the system tree, whatever the width
+ * of its number (the writer builds these without printf): each block as
+ * the format has it, in rank order, and the archive reads back. */
+START_TEST(system_tree_of_many_ranks)
+{
+    enum { N = 1234 };
+    cp_cube c;
+    ck_assert_int_eq(cp_cube_init(&c, N), 0);
+    cp_cube_metric m = metric("time", "Time", CP_CUBE_DOUBLE, "sec");
+    cp_cube_add_metric(&c, &m);
+    cp_cube_region r = region("MPI_Barrier", "mpi", "barrier", "", -1, -1);
+    cp_cube_add_region(&c, &r);
+    cp_cube_add_host(&c, "h");
+    for (size_t l = 0; l < N; l++)
+        cp_cube_set_location_host(&c, l, 0);
+    ck_assert_int_eq(cp_cube_tree_add(&c, -1, 0, -1, NULL), 0);
+    ck_assert_int_eq(cp_cube_tree_finish(&c, NULL), 0);
+    cp_cube_add_double(&c, 0, 0, N - 1, 2.0);
+    char *x = anchor_of(&c);
+    const char *at = x;
+    for (size_t l = 0; l < N; l++) {
+        char want[512];
+        snprintf(want, sizeof want,
+                 "      <locationgroup Id=\"%zu\">\n        <name>MPI Rank %zu</name>\n"
+                 "        <rank>%zu</rank>\n        <type>process</type>\n"
+                 "        <location Id=\"%zu\">\n          <name>Master thread</name>\n"
+                 "          <rank>0</rank>\n          <type>thread</type>\n"
+                 "        </location>\n      </locationgroup>\n",
+                 l, l, l, l);
+        const char *hit = strstr(at, want);
+        ck_assert_msg(hit != NULL, "rank %zu's process is not as the format has it", l);
+        at = hit + strlen(want);
+    }
+    ck_assert(strncmp(at, "    </systemtreenode>\n", 22) == 0);
+    free(x);
+    size_t len;
+    unsigned char *a = format(&c, &len);
+    assert_reads_as(a, len, "many.cubex", &c);
+    free(a);
+    cp_cube_free(&c);
+}
+END_TEST
+
 /* Bytes XML cannot carry become '?', one per byte: the length is kept. */
 START_TEST(unwritable_bytes)
 {
@@ -1549,6 +1592,7 @@ int main(void)
     tcase_add_test(tc, metric_tree_round_trip);
     tcase_add_test(tc, round_trip_memory);
     tcase_add_test(tc, round_trip_minimal_dense);
+    tcase_add_test(tc, system_tree_of_many_ranks);
     tcase_add_test(tc, archive_layout);
     tcase_add_test(tc, index_and_data_bytes);
     tcase_add_test(tc, anchor_content);
