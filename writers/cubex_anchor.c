@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cubex_internal.h"
+#include "textio.h"
 #include "xml.h"
 
 #define ANCHOR "anchor.xml"
@@ -171,9 +172,8 @@ static void write_process(cp_bytes *b, size_t l)
     static const struct { const char *s; size_t n; } part[5] = {
         PART(PROCESS_0), PART(PROCESS_1), PART(PROCESS_2), PART(PROCESS_3), PART(PROCESS_4)};
     char d[24];
-    size_t nd = 0;
-    for (size_t v = l; nd == 0 || v; v /= 10)
-        d[sizeof d - 1 - nd++] = (char)('0' + v % 10);
+    const char *digits = cp_format_i64(d, (int64_t)l);
+    size_t nd = (size_t)(d + sizeof d - digits);
     size_t need = 4 * nd + 1;
     for (int i = 0; i < 5; i++)
         need += part[i].n;
@@ -184,7 +184,7 @@ static void write_process(cp_bytes *b, size_t l)
         memcpy(p, part[i].s, part[i].n);
         p += part[i].n;
         if (i < 4) {
-            memcpy(p, d + sizeof d - nd, nd);
+            memcpy(p, digits, nd);
             p += nd;
         }
     }
