@@ -750,11 +750,10 @@ static void put_row(cp_wbuf *b, const cp_trow *r)
     cp_put_sv(b, r->len);
     cp_put_sv(b, r->peers ? r->n : -1);
     /* Peers increase: the first, then each one's distance less one. */
-    for (int64_t k = 0; r->peers && k < r->n; k++)
-        if (k == 0)
-            cp_put_sv(b, r->peers[0]);
-        else
-            cp_put_uv(b, (uint64_t)(r->peers[k] - r->peers[k - 1] - 1));
+    if (r->peers && r->n > 0)
+        cp_put_sv(b, r->peers[0]);
+    for (int64_t k = 1; r->peers && k < r->n; k++)
+        cp_put_uv(b, (uint64_t)(r->peers[k] - r->peers[k - 1] - 1));
     for (int64_t k = 0; k < r->n; k++)
         cp_put_sv(b, r->counts[k]);
 }
@@ -819,20 +818,16 @@ static int get_row(cp_rbuf *b, const cp_tree *t, cp_trow *r)
     if (!(r->counts = malloc(n * sizeof *r->counts)) ||
         (nnz >= 0 && !(r->peers = malloc(n * sizeof *r->peers))))
         return -1;
-    if (r->peers) {
+    if (r->peers && r->n > 0) {
         int64_t lo = 0, hi = r->len;
         if (r->kind == CP_TROW_RELATIVE) { /* every rank + offset a peer */
             lo = -r->ranks.v[0].lo;
             hi = r->len - r->ranks.v[r->ranks.n - 1].hi;
         }
-        for (int64_t k = 0; k < r->n; k++) {
-            if (k == 0) {
-                r->peers[0] = cp_get_sv(b);
-                if (r->peers[0] < lo || r->peers[0] >= hi)
-                    return -1;
-                continue;
-            }
-            /* increasing, below hi */
+        r->peers[0] = cp_get_sv(b);
+        if (r->peers[0] < lo || r->peers[0] >= hi)
+            return -1;
+        for (int64_t k = 1; k < r->n; k++) { /* increasing, below hi */
             uint64_t d = cp_get_uv(b);
             if (b->bad || d >= (uint64_t)(hi - r->peers[k - 1] - 1))
                 return -1;
