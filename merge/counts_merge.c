@@ -73,24 +73,27 @@ static void fill_row(const cp_trow *t, bool bytes, bool dense_only, row_buf *rb)
     rb->err = t->err;
     rb->len = (size_t)t->len;
     rb->n = 0;
-    if (t->peers && !dense_only) {
+    cp_trow_iter it;
+    cp_trow_iter_init(&it, t);
+    int64_t count;
+    if (t->listed && !dense_only) {
         rb->form = t->kind == CP_TROW_RELATIVE ? CP_ROW_RELATIVE : CP_ROW_SPARSE;
-        for (int64_t k = 0; k < t->n; k++)
-            if (t->counts[k] * unit != 0) {
-                rb->peers[rb->n] = t->peers[k];
-                rb->counts[rb->n++] = t->counts[k] * unit;
+        for (int64_t k = 0; k < t->n; k++) {
+            int64_t peer = cp_trow_next(&it, &count);
+            if (count * unit != 0) {
+                rb->peers[rb->n] = peer;
+                rb->counts[rb->n++] = count * unit;
             }
+        }
         return;
     }
     rb->form = CP_ROW_DENSE;
     rb->n = rb->len;
-    if (t->peers) {
+    if (t->listed)
         memset(rb->counts, 0, rb->len * sizeof *rb->counts);
-        for (int64_t k = 0; k < t->n; k++)
-            rb->counts[t->peers[k]] = t->counts[k] * unit;
-    } else {
-        for (int64_t i = 0; i < t->len; i++)
-            rb->counts[i] = t->counts[i] * unit;
+    for (int64_t k = 0; k < t->n; k++) {
+        int64_t peer = cp_trow_next(&it, &count); /* dense: k */
+        rb->counts[peer] = count * unit;
     }
 }
 
@@ -121,21 +124,8 @@ static bool row_match(const void *ctx, uint32_t id)
            (rb->form == CP_ROW_DENSE || memcmp(r->peers, rb->peers, rb->n * sizeof *rb->peers) == 0);
 }
 
-/* Does rb hold exactly what tree row t holds, in the same form (no unit
- * applied, no zero left out, not made dense)?  Then the block may take t's
- * arrays instead of copying them. */
-static bool as_held(const cp_trow *t, const row_buf *rb)
-{
-    bool listed = rb->form != CP_ROW_DENSE;
-    return listed == (t->peers != NULL) && rb->n == (size_t)t->n &&
-           memcmp(rb->counts, t->counts, rb->n * sizeof *rb->counts) == 0 &&
-           (!listed || memcmp(rb->peers, t->peers, rb->n * sizeof *rb->peers) == 0);
-}
-
-/* A new row of b holding rb, without ranks yet: copied, or, from `from`
- * (not NULL: rb is as it holds it, and its piece is read no more), its
- * arrays taken over. */
-static int add_row(cp_block *b, size_t *cap, const row_buf *rb, cp_trow *from)
+/* A new row of b holding rb, without ranks yet. */
+static int add_row(cp_block *b, size_t *cap, const row_buf *rb)
 {
     if (b->nrows == *cap) {
         size_t ncap = *cap ? *cap * 2 : 4;
@@ -153,13 +143,6 @@ static int add_row(cp_block *b, size_t *cap, const row_buf *rb, cp_trow *from)
     bool listed = rb->form != CP_ROW_DENSE;
     if (listed)
         nr->nnz = rb->n;
-    if (from) {
-        nr->counts = from->counts;
-        nr->peers = from->peers;
-        from->counts = from->peers = NULL;
-        b->nrows++;
-        return 0;
-    }
     nr->counts = malloc((rb->n ? rb->n : 1) * sizeof *nr->counts);
     if (listed)
         nr->peers = malloc((rb->n ? rb->n : 1) * sizeof *nr->peers);
@@ -182,7 +165,7 @@ static int by_first_rank(const void *pa, const void *pb)
 }
 
 /* Matrix m's block.  take: no other block reads its piece, whose rows'
- * arrays then move into the block where they are as it holds them. */
+ * values are then freed as they are read, and whose ranks move. */
 static int build_block(cp_tree *t, const matrix_set *ms, uint32_t m, const cp_block *tmpl,
                        bool take, cp_block *b)
 {
@@ -228,17 +211,20 @@ static int build_block(cp_tree *t, const matrix_set *ms, uint32_t m, const cp_bl
      * size, say). */
     for (uint32_t i = 0; i < p->nrows; i++) {
         fill_row(&p->rows[i], mixed, dense_only, &rb);
+        if (take) { /* read no more: its values go as the block grows */
+            free(p->rows[i].vals);
+            p->rows[i].vals = NULL;
+        }
         uint64_t h = hash_row(&rb);
         struct row_ctx ctx = {b, &rb};
         uint32_t id = cp_index_find(&rows_ix, h, row_match, &ctx);
         if (id == CP_INDEX_EMPTY) {
-            cp_trow *from = take && as_held(&p->rows[i], &rb) ? &p->rows[i] : NULL;
             id = (uint32_t)b->nrows;
-            if (add_row(b, &cap, &rb, from) || cp_index_put(&rows_ix, h, id))
+            if (add_row(b, &cap, &rb) || cp_index_put(&rows_ix, h, id))
                 goto out;
-            if (from) { /* a new row: its ranks are the tree row's */
-                b->rows[id].ranks = from->ranks;
-                from->ranks = (cp_ranges){0};
+            if (take) { /* a new row, its piece read no more: the ranks move */
+                b->rows[id].ranks = p->rows[i].ranks;
+                p->rows[i].ranks = (cp_ranges){0};
                 continue;
             }
         }
@@ -414,12 +400,13 @@ out:
     return rc;
 }
 
-int cp_counts_tree_blocks(cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
-                          cp_error *err)
+int cp_counts_tree_emit(cp_tree *t, const cp_block *tmpl, cp_block_sink sink, void *ctx,
+                        cp_error *err)
 {
     merger m = {.t = t, .cur = {NO_MATRIX, NO_MATRIX}};
     uint32_t *left = NULL; /* per piece: the blocks still to read it */
     int rc = -1;
+    bool sink_failed = false;
     if (matrix_set_init(&m.ms[0], t->npieces) || matrix_set_init(&m.ms[1], t->npieces))
         goto out;
     cp_seq_iter_init(&m.it, &t->seq);
@@ -449,22 +436,43 @@ int cp_counts_tree_blocks(cp_tree *t, const cp_block *tmpl, cp_counts_file out[2
             uint32_t p = m.ms[d].piece[i];
             bool last = --left[p] == 0;
             cp_block b;
-            if (build_block(t, &m.ms[d], i, tmpl, last, &b) || append_block(&out[d], &b)) {
+            if (build_block(t, &m.ms[d], i, tmpl, last, &b)) {
                 cp_block_free(&b);
                 goto out;
             }
-            if (last)
+            if (last) /* before the sink: it may hold much */
                 cp_tree_drop_piece(t, p);
+            if (sink(ctx, d, &b, err)) { /* took b, and said why */
+                sink_failed = true;
+                goto out;
+            }
         }
     rc = 0;
 out:
-    if (rc)
+    if (rc && !sink_failed)
         cp_error_set(err, "out of memory while merging the counts of %s", tmpl->collective);
     free(left);
     matrix_set_free(&m.ms[0]);
     matrix_set_free(&m.ms[1]);
     cp_tree_free(t);
     return rc;
+}
+
+/* The sink of cp_counts_tree_blocks: appended to out[d]. */
+static int append_sink(void *ctx, int d, cp_block *b, cp_error *err)
+{
+    cp_counts_file *out = ctx;
+    if (append_block(&out[d], b) == 0)
+        return 0;
+    cp_error_set(err, "out of memory while merging the counts of %s", b->collective);
+    cp_block_free(b);
+    return -1;
+}
+
+int cp_counts_tree_blocks(cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
+                          cp_error *err)
+{
+    return cp_counts_tree_emit(t, tmpl, append_sink, out, err);
 }
 
 bool cp_counts_relative_ok(const char *collective)

@@ -22,10 +22,21 @@
 int cp_counts_merge(const cp_counts_view *const *views, int64_t nranks, const cp_block *tmpl,
                     cp_counts_file out[2], cp_error *err);
 
-/* The same from the tree of all the communicator's ranks (t->lo 0, t->hi
- * nranks).  Takes t: the blocks take its rows' arrays where they hold them
- * as they are, and t is freed on return, whatever the outcome (so that the
- * lead holds a world's table once, not as the tree and its blocks). */
+/* Where cp_counts_tree_emit puts each block as it is made, in direction d
+ * (CP_SEND, CP_RECV): takes b (frees it, whatever the outcome).  0, or -1
+ * with err set. */
+typedef int (*cp_block_sink)(void *ctx, int d, cp_block *b, cp_error *err);
+
+/* The blocks from the tree of all the communicator's ranks (t->lo 0, t->hi
+ * nranks), into sink, one at a time: the send blocks, then the receive
+ * blocks, each in order of its first call.  Takes t: a piece's values are
+ * freed as its last block reads them (its rows' ranks move into the
+ * block), and t is freed on return, whatever the outcome; so the lead of
+ * a world holds its tree and one block, not the tree and all its blocks
+ * (a sink that writes them out keeps it so).  0, or -1 with err set. */
+int cp_counts_tree_emit(cp_tree *t, const cp_block *tmpl, cp_block_sink sink, void *ctx,
+                        cp_error *err);
+/* The same, appended to out[CP_SEND] and out[CP_RECV]. */
 int cp_counts_tree_blocks(cp_tree *t, const cp_block *tmpl, cp_counts_file out[2],
                           cp_error *err);
 

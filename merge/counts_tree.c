@@ -17,8 +17,7 @@ void cp_tree_init(cp_tree *t, int64_t lo, int64_t hi, int64_t nranks, bool relat
 static void row_free(cp_trow *r)
 {
     cp_ranges_free(&r->ranks);
-    free(r->counts);
-    free(r->peers);
+    free(r->vals);
 }
 
 static void piece_free(cp_piece *p)
@@ -63,17 +62,23 @@ static int64_t first_rank(const cp_trow *r)
     return r->ranks.n ? r->ranks.v[0].lo : 0;
 }
 
-/* Offset of value i of a relative reading of r: peers as offsets from the
- * row's rank (ONE) or as held (RELATIVE). */
-static int64_t rel_at(const cp_trow *r, int64_t i)
+/* The bytes of h's values, 8 at a time. */
+static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n)
 {
-    return r->kind == CP_TROW_RELATIVE ? r->peers[i] : r->peers[i] - first_rank(r);
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = cp_hash_mix(h, w);
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    return cp_hash_mix(h, w ^ (uint64_t)n << 56);
 }
 
 static uint64_t head_hash(const cp_trow *r)
 {
     uint64_t h = cp_hash_mix(0x6A09E667F3BCC908ull, (uint64_t)r->dtsize);
-    h = cp_hash_mix(h, (uint64_t)r->in_bytes << 1 | (r->peers != NULL));
+    h = cp_hash_mix(h, (uint64_t)r->in_bytes << 1 | r->listed);
     h = cp_hash_mix(h, (uint64_t)r->len);
     h = cp_hash_mix(h, (uint64_t)(uint32_t)r->err);
     return cp_hash_mix(h, (uint64_t)r->n);
@@ -82,67 +87,65 @@ static uint64_t head_hash(const cp_trow *r)
 static bool same_head(const cp_trow *a, const cp_trow *b)
 {
     return a->dtsize == b->dtsize && a->in_bytes == b->in_bytes && a->len == b->len &&
-           a->n == b->n && a->err == b->err && (a->peers != NULL) == (b->peers != NULL) &&
-           memcmp(a->counts, b->counts, (size_t)a->n * sizeof *a->counts) == 0;
+           a->n == b->n && a->err == b->err && a->listed == b->listed;
 }
 
-/* The vector itself (ONE, SAME). */
+/* The vector itself (ONE, SAME): its bytes. */
 static uint64_t abs_hash(const cp_trow *r)
 {
-    uint64_t h = head_hash(r);
-    for (int64_t i = 0; i < r->n; i++)
-        h = cp_hash_mix(r->peers ? cp_hash_mix(h, (uint64_t)r->peers[i]) : h,
-                        (uint64_t)r->counts[i]);
-    return h;
+    return hash_bytes(head_hash(r), r->vals, r->nbytes);
 }
 
 static bool abs_equal(const cp_trow *a, const cp_trow *b)
 {
-    return same_head(a, b) &&
-           (!a->peers || memcmp(a->peers, b->peers, (size_t)a->n * sizeof *a->peers) == 0);
+    return same_head(a, b) && a->nbytes == b->nbytes && memcmp(a->vals, b->vals, a->nbytes) == 0;
 }
 
-/* The vector relative to its rank (ONE with peers, RELATIVE). */
+/* The vector relative to its rank (ONE listed, RELATIVE): the first peer as
+ * an offset from the row's rank, or as held; *tail the bytes after it (the
+ * same in either reading, tree_row.h). */
+static int64_t rel_first(const cp_trow *r, const uint8_t **tail)
+{
+    *tail = r->vals;
+    if (r->n == 0)
+        return 0;
+    int64_t first = cp_trow_get_sv(tail);
+    return r->kind == CP_TROW_RELATIVE ? first : first - first_rank(r);
+}
+
 static uint64_t rel_hash(const cp_trow *r)
 {
-    uint64_t h = cp_hash_mix(head_hash(r), 0x52);
-    for (int64_t i = 0; i < r->n; i++)
-        h = cp_hash_mix(cp_hash_mix(h, (uint64_t)rel_at(r, i)), (uint64_t)r->counts[i]);
-    return h;
+    const uint8_t *tail;
+    uint64_t h = cp_hash_mix(cp_hash_mix(head_hash(r), 0x52), (uint64_t)rel_first(r, &tail));
+    return hash_bytes(h, tail, r->nbytes - (size_t)(tail - r->vals));
 }
 
 static bool rel_equal(const cp_trow *a, const cp_trow *b)
 {
-    if (!same_head(a, b))
+    const uint8_t *ta, *tb;
+    if (!same_head(a, b) || rel_first(a, &ta) != rel_first(b, &tb))
         return false;
-    for (int64_t i = 0; i < a->n; i++)
-        if (rel_at(a, i) != rel_at(b, i))
-            return false;
-    return true;
+    size_t na = a->nbytes - (size_t)(ta - a->vals), nb = b->nbytes - (size_t)(tb - b->vals);
+    return na == nb && memcmp(ta, tb, na) == 0;
 }
 
 /* May row r be read relative to its rank? */
 static bool relative_kind(const cp_tree *t, const cp_trow *r)
 {
-    return t->relative_ok && r->peers && r->len == t->nranks && r->kind != CP_TROW_SAME;
+    return t->relative_ok && r->listed && r->len == t->nranks && r->kind != CP_TROW_SAME;
 }
 
 static int row_copy(cp_trow *dst, const cp_trow *src)
 {
     *dst = *src;
     dst->ranks = (cp_ranges){0};
-    size_t n = (size_t)(src->n ? src->n : 1);
-    dst->counts = malloc(n * sizeof *dst->counts);
-    dst->peers = src->peers ? malloc(n * sizeof *dst->peers) : NULL;
-    if (!dst->counts || (src->peers && !dst->peers) || cp_ranges_copy(&dst->ranks, &src->ranks)) {
-        free(dst->counts);
-        free(dst->peers);
-        dst->counts = dst->peers = NULL;
+    dst->vals = malloc(src->nbytes ? src->nbytes : 1);
+    if (!dst->vals || cp_ranges_copy(&dst->ranks, &src->ranks)) {
+        free(dst->vals);
+        dst->vals = NULL;
         return -1;
     }
-    memcpy(dst->counts, src->counts, (size_t)src->n * sizeof *src->counts);
-    if (src->peers)
-        memcpy(dst->peers, src->peers, (size_t)src->n * sizeof *src->peers);
+    memcpy(dst->vals, src->vals, src->nbytes);
     return 0;
 }
 
@@ -297,17 +300,12 @@ static int leaf_piece(cp_tree *t, const cp_counts_view *v, const cp_sig *s, uint
         p.nrows = 1;
         cp_trow *r = p.rows;
         *r = (cp_trow){.kind = CP_TROW_ONE, .in_bytes = x->in_bytes, .dtsize = x->dtsize,
-                       .len = x->len, .n = x->peers ? x->nnz : x->len, .err = s->err};
-        size_t n = (size_t)(r->n ? r->n : 1);
-        r->counts = malloc(n * sizeof *r->counts);
-        r->peers = x->peers ? malloc(n * sizeof *r->peers) : NULL;
-        if (!r->counts || (x->peers && !r->peers) || cp_ranges_add(&r->ranks, rank)) {
+                       .len = x->len, .err = s->err};
+        if (cp_trow_set(r, x->peers, x->counts, x->peers ? x->nnz : x->len) ||
+            cp_ranges_add(&r->ranks, rank)) {
             piece_free(&p);
             return -1;
         }
-        memcpy(r->counts, x->counts, (size_t)r->n * sizeof *r->counts);
-        if (x->peers)
-            memcpy(r->peers, x->peers, (size_t)r->n * sizeof *r->peers);
     }
     return intern_piece(t, &p, id);
 }
@@ -393,21 +391,35 @@ static bool rel_match(const void *ctx, uint32_t id)
 {
     const struct row_ctx *c = ctx;
     const cp_trow *y = &c->p->rows[id];
-    return y->kind != CP_TROW_SAME && y->peers && rel_equal(y, c->r);
+    return y->kind != CP_TROW_SAME && y->listed && rel_equal(y, c->r);
 }
 
-/* Turn ONE row y into a relative one. */
-static void make_relative(cp_trow *y)
+/* Turn ONE row y into a relative one: its first peer becomes an offset
+ * (the rest are distances, tree_row.h).  -1 when memory ran out. */
+static int make_relative(cp_trow *y)
 {
-    int64_t rank = first_rank(y);
-    for (int64_t i = 0; i < y->n; i++)
-        y->peers[i] -= rank;
+    const uint8_t *tail;
+    int64_t off = rel_first(y, &tail);
+    size_t head = (size_t)(tail - y->vals), rest = y->nbytes - head;
+    size_t need = y->n ? cp_trow_uv_len(cp_trow_zigzag(off)) : 0;
+    uint8_t *v = y->vals;
+    if (need != head && !(v = malloc(need + rest ? need + rest : 1)))
+        return -1;
+    if (v != y->vals) {
+        memcpy(v + need, tail, rest);
+        free(y->vals);
+    }
+    if (y->n)
+        cp_trow_put_uv(v, cp_trow_zigzag(off));
+    y->vals = v;
+    y->nbytes = need + rest;
     y->kind = CP_TROW_RELATIVE;
+    return 0;
 }
 
 /* Place row x in the piece being built: joined to an equal row, or new:
  * copied, or taken over when `take` (x's piece is not read again: its
- * ranks, counts and peers move, x keeps none). */
+ * ranks and values move, x keeps none). */
 static int place_row(row_builder *rb, cp_trow *x, bool take)
 {
     cp_piece *p = rb->p;
@@ -426,8 +438,8 @@ static int place_row(row_builder *rb, cp_trow *x, bool take)
         hr = rel_hash(x);
         uint32_t id = cp_index_find(&rb->rel_ix, hr, rel_match, &ctx);
         if (id != CP_INDEX_EMPTY) {
-            if (p->rows[id].kind == CP_TROW_ONE)
-                make_relative(&p->rows[id]);
+            if (p->rows[id].kind == CP_TROW_ONE && make_relative(&p->rows[id]))
+                return -1;
             return add_ranks(&p->rows[id], x);
         }
     }
@@ -442,7 +454,7 @@ static int place_row(row_builder *rb, cp_trow *x, bool take)
     if (take) {
         p->rows[p->nrows] = *x;
         x->ranks = (cp_ranges){0};
-        x->counts = x->peers = NULL;
+        x->vals = NULL;
     } else if (row_copy(&p->rows[p->nrows], x)) {
         return -1;
     }
@@ -707,10 +719,10 @@ out:
 
 /* --------------------------------------------------------------- packing */
 
-/* Rows go in variable-length integers (pack.h): at the lead of a
- * million ranks a sparse row's peers and counts take 1-3 bytes each, not
- * 8 (a quarter of the bytes received, and of what the lead holds while it
- * unpacks them).  A set: its intervals as first, length, step. */
+/* Rows go in variable-length integers (pack.h), their values as the rows
+ * hold them (tree_row.h): at the lead of a million ranks a sparse row's
+ * peers and counts take 1-3 bytes each, not 8.  A set: its intervals as
+ * first, length, step. */
 static void put_ranges(cp_wbuf *b, const cp_ranges *r)
 {
     cp_put_uv(b, r->n);
@@ -748,14 +760,8 @@ static void put_row(cp_wbuf *b, const cp_trow *r)
     cp_put_sv(b, r->err);
     cp_put_sv(b, r->dtsize);
     cp_put_sv(b, r->len);
-    cp_put_sv(b, r->peers ? r->n : -1);
-    /* Peers increase: the first, then each one's distance less one. */
-    if (r->peers && r->n > 0)
-        cp_put_sv(b, r->peers[0]);
-    for (int64_t k = 1; r->peers && k < r->n; k++)
-        cp_put_uv(b, (uint64_t)(r->peers[k] - r->peers[k - 1] - 1));
-    for (int64_t k = 0; k < r->n; k++)
-        cp_put_sv(b, r->counts[k]);
+    cp_put_sv(b, r->listed ? r->n : -1);
+    cp_put(b, r->vals, r->nbytes); /* as held (tree_row.h) */
 }
 
 void cp_tree_pack(cp_wbuf *b, const cp_tree *t)
@@ -793,7 +799,9 @@ void cp_tree_pack(cp_wbuf *b, const cp_tree *t)
 }
 
 /* One row, checked: ranks within the tree's, peers increasing and below
- * the row's length (offsets: peers of every rank of the row). */
+ * the row's length (offsets: peers of every rank of the row), each integer
+ * in its shortest form (rows compare by their bytes, tree_row.h); the
+ * values are then kept as they came. */
 static int get_row(cp_rbuf *b, const cp_tree *t, cp_trow *r)
 {
     memset(r, 0, sizeof *r);
@@ -811,32 +819,37 @@ static int get_row(cp_rbuf *b, const cp_tree *t, cp_trow *r)
     r->kind = (int16_t)kind;
     r->in_bytes = in_bytes != 0;
     r->err = (int32_t)err;
+    r->listed = nnz >= 0;
     r->n = nnz >= 0 ? nnz : r->len;
-    if (!cp_rbuf_has(b, (uint64_t)r->n, nnz >= 0 ? 2 : 1))
+    if (!cp_rbuf_has(b, (uint64_t)r->n, r->listed ? 2 : 1))
         return -1;
-    size_t n = (size_t)(r->n ? r->n : 1);
-    if (!(r->counts = malloc(n * sizeof *r->counts)) ||
-        (nnz >= 0 && !(r->peers = malloc(n * sizeof *r->peers))))
-        return -1;
-    if (r->peers && r->n > 0) {
-        int64_t lo = 0, hi = r->len;
-        if (r->kind == CP_TROW_RELATIVE) { /* every rank + offset a peer */
-            lo = -r->ranks.v[0].lo;
-            hi = r->len - r->ranks.v[r->ranks.n - 1].hi;
-        }
-        r->peers[0] = cp_get_sv(b);
-        if (r->peers[0] < lo || r->peers[0] >= hi)
-            return -1;
-        for (int64_t k = 1; k < r->n; k++) { /* increasing, below hi */
-            uint64_t d = cp_get_uv(b);
-            if (b->bad || d >= (uint64_t)(hi - r->peers[k - 1] - 1))
-                return -1;
-            r->peers[k] = r->peers[k - 1] + 1 + (int64_t)d;
-        }
+    int64_t lo = 0, hi = r->len;
+    if (r->kind == CP_TROW_RELATIVE) { /* every rank + offset a peer */
+        lo = -r->ranks.v[0].lo;
+        hi = r->len - r->ranks.v[r->ranks.n - 1].hi;
     }
-    for (int64_t k = 0; k < r->n; k++)
-        r->counts[k] = cp_get_sv(b);
-    return b->bad ? -1 : 0;
+    size_t start = b->off, shortest = 0;
+    int64_t peer = 0;
+    for (int64_t k = 0; k < r->n && !b->bad; k++) {
+        if (r->listed && k == 0) {
+            peer = cp_get_sv(b);
+            if (peer < lo || peer >= hi)
+                return -1;
+            shortest += cp_trow_uv_len(cp_trow_zigzag(peer));
+        } else if (r->listed) { /* increasing, below hi */
+            uint64_t d = cp_get_uv(b);
+            if (b->bad || d >= (uint64_t)(hi - peer - 1))
+                return -1;
+            peer += 1 + (int64_t)d;
+            shortest += cp_trow_uv_len(d);
+        }
+        shortest += cp_trow_uv_len(cp_trow_zigzag(cp_get_sv(b)));
+    }
+    if (b->bad || b->off - start != shortest || !(r->vals = malloc(shortest ? shortest : 1)))
+        return -1;
+    memcpy(r->vals, b->p + start, shortest);
+    r->nbytes = shortest;
+    return 0;
 }
 
 int cp_tree_unpack(cp_rbuf *b, cp_tree *t)

@@ -31,6 +31,7 @@
 #include "hash_index.h"
 #include "pack.h"
 #include "sequence.h"
+#include "tree_row.h"
 
 /* One rank's tables as the lead sees them (own, or unpacked). */
 typedef struct cp_counts_view {
@@ -40,26 +41,6 @@ typedef struct cp_counts_view {
     uint32_t nsigs;
     const cp_seq *seq; /* finished */
 } cp_counts_view;
-
-/* The kinds of a row: one rank's vector; a vector several ranks passed; a
- * vector relative to each rank (peers held as offsets). */
-enum cp_trow_kind { CP_TROW_ONE = 0, CP_TROW_SAME = 1, CP_TROW_RELATIVE = 2 };
-
-/* The lead of a world holds one of these per rank and pattern (millions):
- * the small fields share one word (72 bytes, not 80). */
-typedef struct cp_trow {
-    cp_ranges ranks; /* communicator ranks, increasing */
-    int16_t kind;    /* enum cp_trow_kind */
-    bool in_bytes;   /* counts are bytes (per-peer datatypes) */
-    int32_t err;     /* the MPI library refused these ranks' call: its error code
-                        (writers/mpi_names.h); 0: carried out */
-    int64_t dtsize;
-    int64_t len;     /* peers addressed */
-    int64_t n;       /* values held */
-    int64_t *counts;
-    int64_t *peers;  /* NULL: dense (n == len); else n peers, or offsets (RELATIVE) */
-} cp_trow;
-_Static_assert(sizeof(cp_trow) == 72, "cp_trow's small fields share a word");
 
 #define CP_PIECE_NONE UINT32_MAX
 

@@ -386,7 +386,11 @@ START_TEST(sparse_vectors_to_relative_rows)
         cp_rbuf rb = {.p = (const char *)w.p, .len = w.len};
         ck_assert_int_eq(cp_tree_unpack(&rb, &back), 0);
         ck_assert_int_eq(back.pieces[0].rows[0].n, rk[r].t.vecs[0].nnz);
-        ck_assert_int_eq(back.pieces[0].rows[0].peers[0], rk[r].t.vecs[0].peers[0]);
+        cp_trow_iter it;
+        cp_trow_iter_init(&it, &back.pieces[0].rows[0]);
+        int64_t count;
+        ck_assert_int_eq(cp_trow_next(&it, &count), rk[r].t.vecs[0].peers[0]);
+        ck_assert_int_eq(count, rk[r].t.vecs[0].counts[0]);
         cp_tree_free(&leaf);
         cp_tree_free(&back);
         cp_wbuf_free(&w);

@@ -108,6 +108,65 @@ START_TEST(halo_tree_does_not_grow_with_ranks)
 }
 END_TEST
 
+/* A sink that keeps the directions of the blocks it is given and refuses
+ * the one numbered `refuse`. */
+typedef struct sink_log {
+    int dirs[8];
+    int n, refuse;
+} sink_log;
+
+static int log_sink(void *ctx, int d, cp_block *b, cp_error *err)
+{
+    sink_log *l = ctx;
+    int rc = 0;
+    if (l->n == l->refuse)
+        rc = cp_error_set(err, "sink full at block %d", l->n);
+    else
+        l->dirs[l->n] = d;
+    l->n++;
+    cp_block_free(b);
+    return rc;
+}
+
+/* The blocks go to the sink one by one, sends first, and a sink that
+ * fails stops the making with its own reason (everything freed: the
+ * sanitizer build checks). */
+START_TEST(blocks_go_to_the_sink_one_by_one)
+{
+    int64_t P = 64;
+    cp_counts *t = halo_tables(P);
+    cp_counts_view *v = calloc((size_t)P, sizeof *v);
+    const cp_counts_view **pv = views_of(t, P, v);
+    cp_block tmpl;
+    tmpl_of(&tmpl, P);
+    for (int refuse = -1; refuse < 2; refuse++) {
+        cp_tree root;
+        ck_assert_int_eq(cp_counts_build_tree(pv, 0, P, P, true, &root), 0);
+        sink_log l = {.refuse = refuse};
+        cp_error err;
+        int rc = cp_counts_tree_emit(&root, &tmpl, log_sink, &l, &err);
+        if (refuse < 0) {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_int_eq(l.n, 2);
+            ck_assert_int_eq(l.dirs[0], CP_SEND);
+            ck_assert_int_eq(l.dirs[1], CP_RECV);
+        } else {
+            ck_assert_int_eq(rc, -1);
+            ck_assert_int_eq(l.n, refuse + 1);
+            char want[64];
+            snprintf(want, sizeof want, "sink full at block %d", refuse);
+            ck_assert_str_eq(err.msg, want);
+        }
+    }
+    cp_ranges_free(&tmpl.comm_world_ranks);
+    for (int64_t r = 0; r < P; r++)
+        cp_counts_free(&t[r]);
+    free(t);
+    free(v);
+    free(pv);
+}
+END_TEST
+
 /* Two ranks that cycle through 32 matrices 100,000 times: the joined
  * sequence is one cycle of 32 runs repeated (not 3.2 million calls), and
  * each of the 32 blocks has every 32nd call. */
@@ -192,6 +251,109 @@ START_TEST(variable_length_integers)
     ck_assert_uint_eq(cp_get_uv(&ob), 0);
     ck_assert(ob.bad);
     cp_wbuf_free(&w);
+}
+END_TEST
+
+/* A tree row holds its values in the shortest variable-length integers,
+ * and gives them back as they were: listed (peers increasing, counts of
+ * any sign and width) and dense. */
+START_TEST(tree_rows_hold_values_short)
+{
+    int64_t peers[8] = {3, 4, 1000, 999999, 1LL << 40, (1LL << 40) + 1, INT64_MAX - 1, INT64_MAX};
+    int64_t counts[8] = {0, -1, 1, 127, 128, -129, INT64_MIN, INT64_MAX};
+    for (int listed = 0; listed < 2; listed++) {
+        cp_trow r = {0};
+        ck_assert_int_eq(cp_trow_set(&r, listed ? peers : NULL, counts, 8), 0);
+        ck_assert(r.listed == (listed != 0));
+        ck_assert_int_eq(r.n, 8);
+        cp_trow_iter it;
+        cp_trow_iter_init(&it, &r);
+        for (int k = 0; k < 8; k++) {
+            int64_t c, p = cp_trow_next(&it, &c);
+            ck_assert_int_eq(p, listed ? peers[k] : k);
+            ck_assert_int_eq(c, counts[k]);
+        }
+        ck_assert_ptr_eq(it.p, r.vals + r.nbytes); /* nothing after the last */
+        free(r.vals);
+    }
+    /* Eight peers of a million-rank job and their small counts. */
+    int64_t p8[8], c8[8];
+    for (int k = 0; k < 8; k++)
+        p8[k] = 100000 * (k + 1) + k, c8[k] = 100 + k;
+    cp_trow r = {0};
+    ck_assert_int_eq(cp_trow_set(&r, p8, c8, 8), 0);
+    ck_assert_uint_eq(r.nbytes, 3 + 7 * 3 + 8 * 2);
+    free(r.vals);
+}
+END_TEST
+
+/* A message holding one rank's tree of one dense row of counts {5, 6},
+ * the 5 written in `width` bytes (1: its shortest form). */
+static void one_row_message(cp_wbuf *w, int width)
+{
+    cp_put_i64(w, 0); /* ranks [0, 1) of 2 */
+    cp_put_i64(w, 1);
+    cp_put_i64(w, 2);
+    cp_put_u32(w, 1);
+    cp_put_u32(w, 1); /* one piece */
+    cp_put_i64(w, -1);
+    cp_put_u32(w, 0);
+    cp_put_u32(w, 1); /* one row */
+    cp_put_uv(w, 1);  /* ranks: 0 */
+    cp_put_sv(w, 0);
+    cp_put_uv(w, 0);
+    cp_put_uv(w, 1);
+    cp_put_uv(w, CP_TROW_ONE);
+    cp_put_uv(w, 0);  /* in_bytes */
+    cp_put_sv(w, 0);  /* err */
+    cp_put_sv(w, 4);  /* dtsize */
+    cp_put_sv(w, 2);  /* len */
+    cp_put_sv(w, -1); /* dense */
+    for (int k = 1; k < width; k++) { /* 5 zigzagged is 10 */
+        unsigned char c = k == 1 ? 10 | 0x80 : 0x80;
+        cp_put(w, &c, 1);
+    }
+    if (width > 1)
+        cp_put(w, &(unsigned char){0}, 1);
+    else
+        cp_put_sv(w, 5);
+    cp_put_sv(w, 6);
+    cp_put_u32(w, 1); /* one signature: the piece, sent */
+    cp_put_u32(w, 0);
+    cp_put_u32(w, CP_PIECE_NONE);
+    cp_put_uv(w, 0);
+    cp_put_u64(w, 1); /* its one call */
+    cp_put_u32(w, 1);
+    cp_put_u64(w, 1);
+    cp_put_u32(w, 0);
+    cp_put_u64(w, 1);
+}
+
+/* Rows compare by their bytes, so a message's integers must come in their
+ * shortest form: the same value written longer is refused. */
+START_TEST(tree_rows_refuse_longer_integers)
+{
+    for (int width = 1; width <= 3; width++) {
+        cp_wbuf w = {0};
+        one_row_message(&w, width);
+        cp_rbuf rb = {.p = (const char *)w.p, .len = w.len};
+        cp_tree t;
+        int rc = cp_tree_unpack(&rb, &t);
+        if (width == 1) {
+            ck_assert_int_eq(rc, 0);
+            cp_trow_iter it;
+            cp_trow_iter_init(&it, &t.pieces[0].rows[0]);
+            int64_t count;
+            ck_assert_int_eq(cp_trow_next(&it, &count), 0);
+            ck_assert_int_eq(count, 5);
+            ck_assert_int_eq(cp_trow_next(&it, &count), 1);
+            ck_assert_int_eq(count, 6);
+            cp_tree_free(&t);
+        } else {
+            ck_assert_int_eq(rc, -1);
+        }
+        cp_wbuf_free(&w);
+    }
 }
 END_TEST
 
@@ -280,7 +442,10 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, halo_tree_does_not_grow_with_ranks);
     tcase_add_test(tc, cycles_merge_as_cycles);
+    tcase_add_test(tc, blocks_go_to_the_sink_one_by_one);
     tcase_add_test(tc, variable_length_integers);
+    tcase_add_test(tc, tree_rows_hold_values_short);
+    tcase_add_test(tc, tree_rows_refuse_longer_integers);
     tcase_add_test(tc, tree_pack_roundtrip_and_malformed);
     tcase_add_test(tc, same_vector_shares_a_row);
     suite_add_tcase(s, tc);
