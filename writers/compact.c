@@ -200,9 +200,10 @@ static void lb_ranges(linebuf *lb, const cp_ranges *r)
 static int lb_flush(linebuf *lb, cp_out *out, bool force, cp_error *err)
 {
     if (lb->failed)
-        return cp_error_set(err, "%s: cannot write: %s", cp_out_path(out), strerror(ENOMEM));
-    if (!force && lb->len < 64 * 1024)
-        return 0;
+        return cp_error_set(err, "%s: cannot write: %s", out ? cp_out_path(out) : "counts",
+                            strerror(ENOMEM));
+    if (!out || (!force && lb->len < 64 * 1024))
+        return 0; /* a spool keeps it all */
     if (cp_out_write(out, lb->p, lb->len) != 0)
         return cp_out_status(out, err);
     lb->len = 0;
@@ -290,6 +291,28 @@ static const char *row_form_problem(const cp_block *b, const cp_row *row)
     return NULL;
 }
 
+/* The head's communicator: its size and world ranks as the parser reads
+ * them (b: the block named in the error). */
+static int check_comm(int64_t comm_size, const cp_ranges *w, const cp_block *b, size_t i,
+                      const char *path, cp_error *err)
+{
+    if (comm_size < 1)
+        return bad_block(err, path, i, b,
+                         "communicator size %" PRId64 " (must be at least 1)", comm_size);
+    if (w->n > 0 && cp_ranges_count(w) != comm_size)
+        return bad_block(err, path, i, b,
+                         "%" PRId64 " world ranks for a communicator of size %" PRId64,
+                         cp_ranges_count(w), comm_size);
+    int ok = is_ordered_list(w);
+    if (ok < 0)
+        return cp_error_set(err, "%s: %s", path, strerror(ENOMEM));
+    if (!ok)
+        return bad_block(err, path, i, b,
+                         "world ranks must be distinct non-negative values "
+                         "(built with cp_ranges_push)");
+    return 0;
+}
+
 /* Refuse to write a block that the parser would reject, so that a file
  * written by collprof always parses.  (What the format cannot express but
  * the parser would accept is written as well as it can be: a negative root
@@ -304,23 +327,9 @@ static int check_block(const cp_block *b, size_t i, const char *path, cp_error *
         if (!is_name_char(b->collective[k]))
             return bad_block(err, path, i, b,
                              "collective name may only hold letters, digits and '_'");
-    if (b->comm_id >= 0) {
-        if (b->comm_size < 1)
-            return bad_block(err, path, i, b,
-                             "communicator size %" PRId64 " (must be at least 1)", b->comm_size);
-        const cp_ranges *w = &b->comm_world_ranks;
-        if (w->n > 0 && cp_ranges_count(w) != b->comm_size)
-            return bad_block(err, path, i, b,
-                             "%" PRId64 " world ranks for a communicator of size %" PRId64,
-                             cp_ranges_count(w), b->comm_size);
-        int ok = is_ordered_list(w);
-        if (ok < 0)
-            return cp_error_set(err, "%s: %s", path, strerror(ENOMEM));
-        if (!ok)
-            return bad_block(err, path, i, b,
-                             "world ranks must be distinct non-negative values "
-                             "(built with cp_ranges_push)");
-    }
+    if (b->comm_id >= 0 &&
+        check_comm(b->comm_size, &b->comm_world_ranks, b, i, path, err) != 0)
+        return -1;
     if (b->nranks < 1)
         return bad_block(err, path, i, b, "number of ranks %" PRId64 " (must be at least 1)",
                          b->nranks);
@@ -432,20 +441,29 @@ static bool block_has_listed_rows(const cp_block *b)
     return false;
 }
 
-static int write_block(cp_out *out, const cp_block *b, int version, linebuf *lb, cp_error *err)
+/* "# Raw counters" and the communicator, when the block names one. */
+static void write_head(linebuf *lb, int64_t comm_id, int64_t comm_size, const cp_ranges *world)
 {
     lb_puts(lb, "# Raw counters\n");
-    if (b->comm_id >= 0) {
+    if (comm_id >= 0) {
         lb_puts(lb, "Communicator: ");
-        lb_i64(lb, b->comm_id);
+        lb_i64(lb, comm_id);
         lb_puts(lb, " (size ");
-        lb_i64(lb, b->comm_size);
-        if (b->comm_world_ranks.n > 0) {
+        lb_i64(lb, comm_size);
+        if (world->n > 0) {
             lb_puts(lb, ", world ranks ");
-            lb_ranges(lb, &b->comm_world_ranks);
+            lb_ranges(lb, world);
         }
         lb_puts(lb, ")\n");
     }
+}
+
+/* The rest of the block, from "Collective:" (the same text in any version
+ * that carries the block: only "Callsites:" is left out below version 2,
+ * and a block with call paths needs 2).  out NULL: into lb whole (a
+ * spool). */
+static int write_body(cp_out *out, const cp_block *b, linebuf *lb, cp_error *err)
+{
     lb_puts(lb, "Collective: ");
     lb_put(lb, b->collective, strnlen(b->collective, sizeof b->collective));
     lb_puts(lb, "\n");
@@ -470,14 +488,14 @@ static int write_block(cp_out *out, const cp_block *b, int version, linebuf *lb,
     lb_i64(lb, cp_ranges_count(&b->calls));
     lb_puts(lb, " calls - ");
     lb_ranges(lb, &b->calls);
-    if (version >= 2 && b->callsites.n > 0) {
+    if (b->callsites.n > 0) {
         lb_puts(lb, "\nCallsites: ");
         lb_ranges(lb, &b->callsites);
     }
     if (block_invalid(b))
         lb_puts(lb, "\nInvalid: negative count");
     if (block_has_failed(b) && put_failed(lb, b))
-        return cp_error_set(err, "%s: %s", cp_out_path(out), strerror(ENOMEM));
+        return cp_error_set(err, "%s: %s", out ? cp_out_path(out) : "counts", strerror(ENOMEM));
     if (block_has_listed_rows(b)) {
         lb_puts(lb, "\nRow length: ");
         lb_i64(lb, (int64_t)b->row_len);
@@ -508,6 +526,29 @@ static int write_block(cp_out *out, const cp_block *b, int version, linebuf *lb,
     return lb_flush(lb, out, false, err);
 }
 
+/* The lowest version that carries the block: 2 with call paths, 3 with
+ * strided call lists (cycles), 4 with invalid calls, 5 with sparse or
+ * relative rows, 6 with refused calls. */
+static int block_version(const cp_block *b)
+{
+    if (block_has_failed(b))
+        return 6;
+    if (block_has_listed_rows(b))
+        return 5;
+    if (block_invalid(b))
+        return 4;
+    if (cp_ranges_strided(&b->calls))
+        return 3;
+    return b->callsites.n > 0 ? 2 : 1;
+}
+
+static void write_version(linebuf *lb, int version)
+{
+    lb_puts(lb, "# collprof counts ");
+    lb_i64(lb, version);
+    lb_puts(lb, "\n");
+}
+
 int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
 {
     if (!out)
@@ -515,29 +556,20 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
     for (size_t i = 0; i < f->nblocks; i++)
         if (check_block(&f->blocks[i], i, cp_out_path(out), err) != 0)
             return -1;
-    /* The lowest version that carries the file: 2 with call paths, 3 with
-     * strided call lists (cycles), 4 with invalid calls, 5 with sparse or
-     * relative rows, 6 with refused calls. */
+    /* The lowest version that carries the file. */
     int version = 1;
     for (size_t i = 0; i < f->nblocks; i++) {
-        if (f->blocks[i].callsites.n > 0 && version < 2)
-            version = 2;
-        if (cp_ranges_strided(&f->blocks[i].calls) && version < 3)
-            version = 3;
-        if (block_invalid(&f->blocks[i]) && version < 4)
-            version = 4;
-        if (block_has_listed_rows(&f->blocks[i]) && version < 5)
-            version = 5;
-        if (block_has_failed(&f->blocks[i]))
-            version = 6;
+        int v = block_version(&f->blocks[i]);
+        version = v > version ? v : version;
     }
     linebuf lb = {0};
-    lb_puts(&lb, "# collprof counts ");
-    lb_i64(&lb, version);
-    lb_puts(&lb, "\n");
+    write_version(&lb, version);
     int rc = 0;
-    for (size_t i = 0; i < f->nblocks && rc == 0; i++)
-        rc = write_block(out, &f->blocks[i], version, &lb, err);
+    for (size_t i = 0; i < f->nblocks && rc == 0; i++) {
+        const cp_block *b = &f->blocks[i];
+        write_head(&lb, b->comm_id, b->comm_size, &b->comm_world_ranks);
+        rc = write_body(out, b, &lb, err);
+    }
     if (rc == 0)
         rc = lb_flush(&lb, out, true, err);
     cp_bytes_free(&lb);
@@ -550,6 +582,75 @@ int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, 
     if (!out)
         return -1;
     if (cp_compact_write(out, f, err) != 0) {
+        cp_out_abort(out);
+        return -1;
+    }
+    return cp_out_commit(out, err);
+}
+
+/* ------------------------------------------------------------ spools */
+
+int cp_compact_spool_block(cp_compact_spool *s, const cp_block *b, cp_error *err)
+{
+    if (check_block(b, s->n, "counts", err) != 0)
+        return -1;
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? 2 * s->cap : 4;
+        size_t *ne = realloc(s->ends, nc * sizeof *ne);
+        if (!ne)
+            return cp_error_set(err, "counts: %s", strerror(ENOMEM));
+        s->ends = ne;
+        s->cap = nc;
+    }
+    if (write_body(NULL, b, &s->text, err) != 0)
+        return -1;
+    int v = block_version(b);
+    s->version = v > s->version ? v : s->version;
+    s->ends[s->n++] = s->text.len;
+    return 0;
+}
+
+void cp_compact_spool_free(cp_compact_spool *s)
+{
+    cp_bytes_free(&s->text);
+    free(s->ends);
+    memset(s, 0, sizeof *s);
+}
+
+int cp_compact_write_spools(cp_out *out, cp_compact_spool *const *s, size_t n, cp_error *err)
+{
+    int version = 1;
+    for (size_t j = 0; j < n; j++) {
+        if (s[j]->n > 0 && s[j]->comm_id >= 0 &&
+            check_comm(s[j]->comm_size, s[j]->world, &(cp_block){.collective = "communicator"},
+                       j, cp_out_path(out), err) != 0)
+            return -1;
+        version = s[j]->version > version ? s[j]->version : version;
+    }
+    linebuf lb = {0};
+    write_version(&lb, version);
+    int rc = 0;
+    for (size_t j = 0; j < n && rc == 0; j++)
+        for (size_t i = 0; i < s[j]->n && rc == 0; i++) {
+            size_t at = i ? s[j]->ends[i - 1] : 0;
+            write_head(&lb, s[j]->comm_id, s[j]->comm_size, s[j]->world);
+            if ((rc = lb_flush(&lb, out, true, err)) == 0 &&
+                cp_out_write(out, s[j]->text.p + at, s[j]->ends[i] - at) != 0)
+                rc = cp_out_status(out, err);
+        }
+    if (rc == 0)
+        rc = lb_flush(&lb, out, true, err);
+    cp_bytes_free(&lb);
+    return rc;
+}
+
+int cp_compact_write_spools_file(const char *path, bool gzip, cp_compact_spool *const *s,
+                                 size_t n, cp_error *err)
+{
+    cp_out *out = cp_out_open(path, gzip, err);
+    if (!out)
+        return -1;
+    if (cp_compact_write_spools(out, s, n, err) != 0) {
         cp_out_abort(out);
         return -1;
     }

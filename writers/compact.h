@@ -6,6 +6,7 @@
 #define COLLPROF_COMPACT_H
 
 #include "collprof/profile.h"
+#include "bytes.h"
 #include "textio.h"
 
 /* Write f (version line CP_COUNTS_FORMAT_VERSION, then every block) to out.
@@ -21,6 +22,30 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err);
 /* Write f to path (gzip-compressed when gzip), atomically: on any error
  * nothing is left at path (nor a temporary file). */
 int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, cp_error *err);
+
+/* A lead's blocks of one communicator, written as they are made and kept
+ * as text until the communicator is numbered (finalize makes the blocks
+ * first): the lead of a million ranks holds the file's text, not every
+ * block of the profile model at once.  Zero-initialised: empty. */
+typedef struct cp_compact_spool {
+    cp_bytes text;     /* the blocks from their "Collective:" line on */
+    size_t *ends;      /* where each block's text ends */
+    size_t n, cap;
+    int version;       /* the lowest version that carries them (0: none yet) */
+    int64_t comm_id;   /* the head, set before writing: id (-1: none), */
+    int64_t comm_size; /* size */
+    const cp_ranges *world; /* and world ranks (may be empty, not NULL) */
+} cp_compact_spool;
+/* Add block b (checked as cp_compact_write checks; its comm_id is not
+ * read: the head comes from the spool).  0, or -1 with err set. */
+int cp_compact_spool_block(cp_compact_spool *s, const cp_block *b, cp_error *err);
+void cp_compact_spool_free(cp_compact_spool *s);
+/* Write the version line that carries them all, then every block of s[0],
+ * s[1], ... under its spool's head: the same file as cp_compact_write of
+ * those blocks. */
+int cp_compact_write_spools(cp_out *out, cp_compact_spool *const *s, size_t n, cp_error *err);
+int cp_compact_write_spools_file(const char *path, bool gzip, cp_compact_spool *const *s,
+                                 size_t n, cp_error *err);
 
 /* Parse a whole counts file, in this format (any version up to ours) or in
  * other tools' dialect.  Sets f->version, f->blocks.  Direction and lead rank

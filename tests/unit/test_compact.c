@@ -78,13 +78,10 @@ static cp_counts_file file_of(cp_block *blocks, size_t n)
     return f;
 }
 
-/* Write f to a file (plain or gzip) and return its decompressed text. */
-static char *write_text(const cp_counts_file *f, bool gzip)
+/* The decompressed text of a file. */
+static char *slurp(const char *path)
 {
-    char path[8192];
-    snprintf(path, sizeof path, "%s/send-counters.rank0.txt%s", tmpdir, gzip ? ".gz" : "");
     cp_error err;
-    ck_assert_msg(cp_compact_write_file(path, gzip, f, &err) == 0, "%s", err.msg);
     cp_in *in = cp_in_open(path, &err);
     ck_assert_ptr_nonnull(in);
     char *data;
@@ -92,6 +89,16 @@ static char *write_text(const cp_counts_file *f, bool gzip)
     ck_assert_int_eq(cp_in_slurp(in, &data, &len, &err), 0);
     cp_in_close(in);
     return data;
+}
+
+/* Write f to a file (plain or gzip) and return its decompressed text. */
+static char *write_text(const cp_counts_file *f, bool gzip)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/send-counters.rank0.txt%s", tmpdir, gzip ? ".gz" : "");
+    cp_error err;
+    ck_assert_msg(cp_compact_write_file(path, gzip, f, &err) == 0, "%s", err.msg);
+    return slurp(path);
 }
 
 /* Parse text (exactly strlen bytes, copied so that ASan sees any overread). */
@@ -1316,6 +1323,72 @@ START_TEST(truncated_dialect)
 }
 END_TEST
 
+/* The text of f's blocks spooled as a lead spools them (consecutive blocks
+ * of one communicator in one spool) and written behind their heads. */
+static char *spooled_text(const cp_counts_file *f)
+{
+    cp_compact_spool *sp = calloc(f->nblocks + 1, sizeof *sp);
+    cp_compact_spool **ptr = calloc(f->nblocks + 1, sizeof *ptr);
+    size_t n = 0;
+    cp_error err;
+    for (size_t i = 0; i < f->nblocks; i++) {
+        const cp_block *b = &f->blocks[i];
+        if (n == 0 || sp[n - 1].comm_id != b->comm_id || sp[n - 1].comm_size != b->comm_size ||
+            !cp_ranges_equal(sp[n - 1].world, &b->comm_world_ranks)) {
+            sp[n] = (cp_compact_spool){.comm_id = b->comm_id, .comm_size = b->comm_size,
+                                       .world = &b->comm_world_ranks};
+            ptr[n] = &sp[n];
+            n++;
+        }
+        ck_assert_msg(cp_compact_spool_block(&sp[n - 1], b, &err) == 0, "%s", err.msg);
+    }
+    char path[8192];
+    snprintf(path, sizeof path, "%s/spooled.txt", tmpdir);
+    ck_assert_msg(cp_compact_write_spools_file(path, false, ptr, n, &err) == 0, "%s", err.msg);
+    for (size_t j = 0; j < n; j++)
+        cp_compact_spool_free(&sp[j]);
+    free(sp);
+    free(ptr);
+    return slurp(path);
+}
+
+/* A lead spools each block's text as it is made and writes the file once
+ * its communicators are numbered: the same bytes as the whole-file writer,
+ * version line included (1 to 5 here), and an invalid block is refused. */
+START_TEST(spooled_blocks_write_the_same_file)
+{
+    tmpdir_make();
+    cp_counts_file files[4];
+    cp_block doc = doc_block();
+    files[0] = file_of(&doc, 1); /* version 1 */
+    files[1] = rich_file();
+    files[2] = (cp_counts_file){.version = CP_COUNTS_FORMAT_VERSION}; /* no block */
+    cp_block v5[2] = {halo_block(6), halo_block(7)};
+    ck_assert_int_eq(cp_block_compact_rows(&v5[0]), 0);
+    files[3] = file_of(v5, 2);
+    for (int k = 0; k < 4; k++) {
+        char *whole = write_text(&files[k], false), *spooled = spooled_text(&files[k]);
+        ck_assert_str_eq(spooled, whole);
+        free(whole);
+        free(spooled);
+    }
+    /* Refused, and nothing added. */
+    cp_compact_spool sp = {0};
+    cp_block bad = halo_block(3);
+    bad.rows[2].ranks.v[0].lo = bad.rows[2].ranks.v[0].hi = 3;
+    cp_error err;
+    ck_assert_int_eq(cp_compact_spool_block(&sp, &bad, &err), -1);
+    ck_assert_msg(strstr(err.msg, "not below the number of ranks"), "%s", err.msg);
+    ck_assert_uint_eq(sp.n, 0);
+    ck_assert_uint_eq(sp.text.len, 0);
+    cp_compact_spool_free(&sp);
+    cp_block_free(&bad);
+    for (int k = 0; k < 4; k++)
+        cp_counts_file_free(&files[k]);
+    tmpdir_remove();
+}
+END_TEST
+
 static int run(Suite *s)
 {
     SRunner *sr = srunner_create(s);
@@ -1343,6 +1416,7 @@ int main(int argc, char **argv)
     }
     tcase_add_test(tc, exact_text);
     tcase_add_test(tc, exact_text_bytes_and_empty);
+    tcase_add_test(tc, spooled_blocks_write_the_same_file);
     tcase_add_test(tc, round_trip_plain);
     tcase_add_test(tc, neighbourhood_rows_vary);
     tcase_add_test(tc, round_trip_gzip);
