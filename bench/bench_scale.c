@@ -13,9 +13,10 @@
  * each of its communicators (merge/counts_stage.c) and runs them all
  * up the communicators' trees through finalize's engine
  * (merge/group_trees.c), as lib/finalize/finalize_exchange.c does
- * over MPI.  Each lead makes the blocks (cp_counts_tree_blocks), writes
- * its rows in rank space (cp_counts_compact_rows) and the count files
- * (cp_compact_write_file); the files are parsed back and every rank's row
+ * over MPI.  Each lead makes the blocks (cp_counts_tree_emit), writes
+ * its rows in rank space (cp_block_compact_rows) and the count files
+ * (each block spooled as text as it is made, cp_compact_spool_block, then
+ * cp_compact_write_spools_file); the files are parsed back and every rank's row
  * of every call compared with what it passed.
  *
  * The wait-state stage (scale_waits.c) runs every communicator's series
@@ -291,41 +292,56 @@ static void own_table(gen *g, const comm *c, int64_t v, cp_counts *t)
  * the count files in dir (its work, charged to it; the blocks take the
  * tree, as in finalize), which are then parsed back and every rank's row of
  * every call checked against the generator. */
+/* lead_files' sink: as finalize's (finalize_merge.c), each block's rows
+ * in rank space and its text into the spool, measured at the most the lead
+ * holds: the tree left, the block and the text so far. */
+typedef struct lead_spool {
+    cp_compact_spool s[2];
+    rank_mem *rm;
+} lead_spool;
+
+static int spool_sink(void *ctx, int d, cp_block *b, cp_error *err)
+{
+    lead_spool *ls = ctx;
+    int rc = cp_block_compact_rows(b) ? cp_error_set(err, "out of memory in the rows")
+                                      : cp_compact_spool_block(&ls->s[d], b, err);
+    rank_probe(ls->rm);
+    cp_block_free(b);
+    return rc;
+}
+
 static void lead_files(gen *g, const comm *c, int64_t id, cp_tree *root, const char *dir,
                        rank_mem *rm, bool *exact)
 {
     int64_t n = c->n, lead = sim_world_of(c, 0);
     int64_t *pp = g->pp, *pc = g->pc;
-    cp_counts_file out[2];
-    memset(out, 0, sizeof out);
+    lead_spool ls = {.rm = rm};
     char path[2][4200];
     double t0 = sim_cpu_now();
     cp_block tmpl;
     memset(&tmpl, 0, sizeof tmpl);
-    tmpl.comm_id = id;
+    tmpl.comm_id = -1;
     tmpl.comm_size = n;
     snprintf(tmpl.collective, sizeof tmpl.collective, "%s", c->single ? "Alltoall" : "Alltoallv");
     cp_error err;
-    size_t first[2] = {0, 0};
-    if (!root || cp_counts_tree_blocks(root, &tmpl, out, &err) ||
-        cp_counts_compact_rows(out, first, false))
+    if (!root || cp_counts_tree_emit(root, &tmpl, spool_sink, &ls, &err))
         sim_die(root ? err.msg : "the lead holds no tables");
-    rank_probe(rm);
+    cp_ranges none = {0};
     for (int d = 0; d < 2; d++) {
         snprintf(path[d], sizeof path[d], "%s/%s-counters.comm%" PRId64 ".txt", dir,
                  d ? "recv" : "send", id);
-        out[d].version = CP_COUNTS_FORMAT_VERSION;
-        out[d].direction = d;
-        out[d].lead_rank = lead;
-        if (cp_compact_write_file(path[d], false, &out[d], &err))
+        ls.s[d].comm_id = id;
+        ls.s[d].comm_size = n;
+        ls.s[d].world = &none;
+        cp_compact_spool *one = &ls.s[d];
+        if (cp_compact_write_spools_file(path[d], false, &one, 1, &err))
             sim_die(err.msg);
+        cp_compact_spool_free(&ls.s[d]);
         struct stat sb;
         if (stat(path[d], &sb) == 0)
             total_output += (double)sb.st_size;
     }
     rank_cpu[lead] += sim_cpu_now() - t0;
-    cp_counts_file_free(&out[0]);
-    cp_counts_file_free(&out[1]);
 
     /* Exact: every rank's row of each call, from the file, against the
      * generator (non-zero counts, in peer order). */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "comm_registry.h"
+#include "compact.h"
 #include "counts_tree.h"
 #include "hash_index.h"
 #include "manifest.h"
@@ -35,13 +36,14 @@ typedef struct cp_led {
      * member called it); the members may disagree (finalize_ids.c names
      * it in the manifest). */
     struct cp_calls_said *said[CP_NCOLLECTIVES];
-    /* Its blocks, per direction (cp_fin_make_blocks, before the ids are
-     * known), and what each collective holds (the manifest's "series").
-     * Arrays, not a cp_counts_file each: that holds a path of 4 KiB, and a
-     * job that churned 10,000 communicators has 10,000 of these (85 MB
-     * of zeroed pages first touched in finalize, measured). */
-    cp_block *blocks[2];
-    size_t nblocks[2];
+    /* Its blocks, per direction, as the count file's text
+     * (cp_fin_make_blocks, before the ids are known: the head naming the
+     * communicator is written with them), and what each collective holds
+     * (the manifest's "series").  Not a cp_counts_file each: that holds a
+     * path of 4 KiB, and a job that churned 10,000 communicators has
+     * 10,000 of these (85 MB of zeroed pages first touched in finalize,
+     * measured). */
+    cp_compact_spool spool[2];
     int64_t calls[CP_NCOLLECTIVES], nblocks_of[CP_NCOLLECTIVES][2];
 } cp_led;
 

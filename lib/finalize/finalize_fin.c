@@ -124,11 +124,8 @@ void cp_fin_leads_free(fin_leads *L)
         cp_led *l = &L->led[j];
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             free(l->said[k]);
-        for (int d = 0; d < 2; d++) {
-            for (size_t i = 0; i < l->nblocks[d]; i++)
-                cp_block_free(&l->blocks[d][i]);
-            free(l->blocks[d]);
-        }
+        for (int d = 0; d < 2; d++)
+            cp_compact_spool_free(&l->spool[d]);
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             if (l->tree[k]) {
                 cp_tree_free(l->tree[k]);
