@@ -602,8 +602,11 @@ int cp_compact_spool_block(cp_compact_spool *s, const cp_block *b, cp_error *err
         s->ends = ne;
         s->cap = nc;
     }
-    if (write_body(NULL, b, &s->text, err) != 0)
+    size_t at = s->text.len;
+    if (write_body(NULL, b, &s->text, err) != 0) {
+        s->text.len = at; /* no part of a block */
         return -1;
+    }
     int v = block_version(b);
     s->version = v > s->version ? v : s->version;
     s->ends[s->n++] = s->text.len;
