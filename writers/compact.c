@@ -210,17 +210,20 @@ static int lb_flush(linebuf *lb, cp_out *out, bool force, cp_error *err)
     return 0;
 }
 
-/* "<path>: block <i> (<collective>): <why>", for check_block. */
-__attribute__((format(printf, 5, 6))) static int bad_block(cp_error *err, const char *path,
-                                                          size_t index, const cp_block *b,
+/* "<path>: block <i> (<collective>): <why>", for check_block and
+ * check_comm (a spool's head names no block: "communicator"). */
+__attribute__((format(printf, 5, 6))) static int bad_named(cp_error *err, const char *path,
+                                                          size_t index, const char *name,
                                                           const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = cp_error_item(err, path, "block", index, b->collective, NAME_MAX_LEN, fmt, ap);
+    int rc = cp_error_item(err, path, "block", index, name, NAME_MAX_LEN, fmt, ap);
     va_end(ap);
     return rc;
 }
+#define bad_block(err, path, index, b, ...)                                                \
+    bad_named(err, path, index, (b)->collective, __VA_ARGS__)
 
 static int cmp_lo(const void *pa, const void *pb)
 {
@@ -292,22 +295,22 @@ static const char *row_form_problem(const cp_block *b, const cp_row *row)
 }
 
 /* The head's communicator: its size and world ranks as the parser reads
- * them (b: the block named in the error). */
-static int check_comm(int64_t comm_size, const cp_ranges *w, const cp_block *b, size_t i,
+ * them (name: what the error names). */
+static int check_comm(int64_t comm_size, const cp_ranges *w, const char *name, size_t i,
                       const char *path, cp_error *err)
 {
     if (comm_size < 1)
-        return bad_block(err, path, i, b,
+        return bad_named(err, path, i, name,
                          "communicator size %" PRId64 " (must be at least 1)", comm_size);
     if (w->n > 0 && cp_ranges_count(w) != comm_size)
-        return bad_block(err, path, i, b,
+        return bad_named(err, path, i, name,
                          "%" PRId64 " world ranks for a communicator of size %" PRId64,
                          cp_ranges_count(w), comm_size);
     int ok = is_ordered_list(w);
     if (ok < 0)
         return cp_error_set(err, "%s: %s", path, strerror(ENOMEM));
     if (!ok)
-        return bad_block(err, path, i, b,
+        return bad_named(err, path, i, name,
                          "world ranks must be distinct non-negative values "
                          "(built with cp_ranges_push)");
     return 0;
@@ -328,7 +331,7 @@ static int check_block(const cp_block *b, size_t i, const char *path, cp_error *
             return bad_block(err, path, i, b,
                              "collective name may only hold letters, digits and '_'");
     if (b->comm_id >= 0 &&
-        check_comm(b->comm_size, &b->comm_world_ranks, b, i, path, err) != 0)
+        check_comm(b->comm_size, &b->comm_world_ranks, b->collective, i, path, err) != 0)
         return -1;
     if (b->nranks < 1)
         return bad_block(err, path, i, b, "number of ranks %" PRId64 " (must be at least 1)",
@@ -624,9 +627,9 @@ int cp_compact_write_spools(cp_out *out, cp_compact_spool *const *s, size_t n, c
 {
     int version = 1;
     for (size_t j = 0; j < n; j++) {
+        const char *path = cp_out_path(out);
         if (s[j]->n > 0 && s[j]->comm_id >= 0 &&
-            check_comm(s[j]->comm_size, s[j]->world, &(cp_block){.collective = "communicator"},
-                       j, cp_out_path(out), err) != 0)
+            check_comm(s[j]->comm_size, s[j]->world, "communicator", j, path, err) != 0)
             return -1;
         version = s[j]->version > version ? s[j]->version : version;
     }
