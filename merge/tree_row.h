@@ -7,7 +7,7 @@
  * one allocation: a listed row gives its first peer and that count, then
  * for each further value the distance from the previous peer less one and
  * the count; a dense row gives its counts.  Eight peers and counts of a
- * million-rank job take about 36 bytes there, where two arrays of int64
+ * million-rank job take about 40 bytes there, where two arrays of int64
  * took 160 with their allocations.
  *
  * The encoding is the shortest one, so equal values are equal bytes, and a
