@@ -579,16 +579,29 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
     return rc;
 }
 
-int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, cp_error *err)
+/* Open path (gzip-compressed when gzip), write through `write`, and commit,
+ * or leave nothing there: both whole-file writers. */
+static int write_file(const char *path, bool gzip, int (*write)(cp_out *, const void *, cp_error *),
+                      const void *what, cp_error *err)
 {
     cp_out *out = cp_out_open(path, gzip, err);
     if (!out)
         return -1;
-    if (cp_compact_write(out, f, err) != 0) {
+    if (write(out, what, err) != 0) {
         cp_out_abort(out);
         return -1;
     }
     return cp_out_commit(out, err);
+}
+
+static int write_counts_file(cp_out *out, const void *f, cp_error *err)
+{
+    return cp_compact_write(out, f, err);
+}
+
+int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, cp_error *err)
+{
+    return write_file(path, gzip, write_counts_file, f, err);
 }
 
 /* ------------------------------------------------------------ spools */
@@ -625,9 +638,9 @@ void cp_compact_spool_free(cp_compact_spool *s)
 
 int cp_compact_write_spools(cp_out *out, cp_compact_spool *const *s, size_t n, cp_error *err)
 {
+    const char *path = cp_out_path(out);
     int version = 1;
     for (size_t j = 0; j < n; j++) {
-        const char *path = cp_out_path(out);
         if (s[j]->n > 0 && s[j]->comm_id >= 0 &&
             check_comm(s[j]->comm_size, s[j]->world, "communicator", j, path, err) != 0)
             return -1;
@@ -650,17 +663,22 @@ int cp_compact_write_spools(cp_out *out, cp_compact_spool *const *s, size_t n, c
     return rc;
 }
 
+/* The spools of cp_compact_write_spools_file, with their number. */
+typedef struct spools {
+    cp_compact_spool *const *s;
+    size_t n;
+} spools;
+
+static int write_spools_file(cp_out *out, const void *what, cp_error *err)
+{
+    const spools *sp = what;
+    return cp_compact_write_spools(out, sp->s, sp->n, err);
+}
+
 int cp_compact_write_spools_file(const char *path, bool gzip, cp_compact_spool *const *s,
                                  size_t n, cp_error *err)
 {
-    cp_out *out = cp_out_open(path, gzip, err);
-    if (!out)
-        return -1;
-    if (cp_compact_write_spools(out, s, n, err) != 0) {
-        cp_out_abort(out);
-        return -1;
-    }
-    return cp_out_commit(out, err);
+    return write_file(path, gzip, write_spools_file, &(spools){s, n}, err);
 }
 
 /* ------------------------------------------------------------------ parser */
