@@ -288,10 +288,6 @@ static void own_table(gen *g, const comm *c, int64_t v, cp_counts *t)
     }
 }
 
-/* The lead of communicator `id` turns the whole communicator's tree into
- * the count files in dir (its work, charged to it; the blocks take the
- * tree, as in finalize), which are then parsed back and every rank's row of
- * every call checked against the generator. */
 /* lead_files' sink: as finalize's (finalize_merge.c), each block's rows
  * in rank space and its text into the spool, measured at the most the lead
  * holds: the tree left, the block and the text so far. */
@@ -310,6 +306,10 @@ static int spool_sink(void *ctx, int d, cp_block *b, cp_error *err)
     return rc;
 }
 
+/* The lead of communicator `id` turns the whole communicator's tree into
+ * the count files in dir (its work, charged to it; the blocks take the
+ * tree, as in finalize), which are then parsed back and every rank's row of
+ * every call checked against the generator. */
 static void lead_files(gen *g, const comm *c, int64_t id, cp_tree *root, const char *dir,
                        rank_mem *rm, bool *exact)
 {

@@ -39,10 +39,10 @@ typedef struct cp_led {
     /* Its blocks, per direction, as the count file's text
      * (cp_fin_make_blocks, before the ids are known: the head naming the
      * communicator is put before each block when the file is written),
-     * and what each collective holds (the manifest's "series").  Not a cp_counts_file each: that holds a
-     * path of 4 KiB, and a job that churned 10,000 communicators has
-     * 10,000 of these (85 MB of zeroed pages first touched in finalize,
-     * measured). */
+     * and what each collective holds (the manifest's "series").  Not a
+     * cp_counts_file each: that holds a path of 4 KiB, and a job that
+     * churned 10,000 communicators has 10,000 of these (85 MB of zeroed
+     * pages first touched in finalize, measured). */
     cp_compact_spool spool[2];
     int64_t calls[CP_NCOLLECTIVES], nblocks_of[CP_NCOLLECTIVES][2];
 } cp_led;
