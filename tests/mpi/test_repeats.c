@@ -1,0 +1,178 @@
+/*
+ * Repeated calls with the same argument arrays.  collprof compares a call
+ * with the last one's signature before anything else (the common case of a
+ * repeating pattern), so every way a call can differ from the last one
+ * while passing the same arrays is made here, and every call's counts are
+ * checked against the plan:
+ *
+ *  - the same arrays, their contents changed in place between calls (A A A,
+ *    then one count changed: B B B, back to A, one count 0);
+ *  - MPI_IN_PLACE with the receive array of the calls before;
+ *  - a derived datatype with the counts of the calls before (its size
+ *    decides the bytes), freed, and another of another size made, whose
+ *    handle MPI may give the same number;
+ *  - the non-blocking form with the same arrays;
+ *  - a pause (MPI_Pcontrol) in the middle of a run of repeats;
+ *  - Neighbor_alltoallv on a ring (a periodic 1-D grid), its arrays changed
+ *    in place.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static int n, me;
+static int scounts[CPT_MAXRANKS], rcounts[CPT_MAXRANKS];
+static int sdispls[CPT_MAXRANKS], rdispls[CPT_MAXRANKS];
+static int sbuf[64 * CPT_MAXRANKS], rbuf[64 * CPT_MAXRANKS];
+
+/* What rank r sends to peer p in pattern k (k 3: symmetric, for MPI_IN_PLACE). */
+static int count_of(int k, int r, int p)
+{
+    switch (k) {
+    case 0:
+        return 1 + r + 2 * p;
+    case 1:
+        return p == (r + 1) % n ? 7 : 1 + r + 2 * p; /* A with one count changed */
+    case 2:
+        return p == r ? 0 : 1 + r + 2 * p;           /* A with one count 0 */
+    default:
+        return 2 + r + p;
+    }
+}
+
+/* Fill the same arrays in place with pattern k (units: elements of `unit`
+ * ints each). */
+static void fill(int k, int unit)
+{
+    int so = 0, ro = 0;
+    for (int p = 0; p < n; p++) {
+        scounts[p] = count_of(k, me, p);
+        rcounts[p] = count_of(k, p, me);
+        sdispls[p] = so;
+        rdispls[p] = ro;
+        so += scounts[p] * unit;
+        ro += rcounts[p] * unit;
+    }
+}
+
+/* Plan call of pattern k on world: every rank's rows, in datatype units of
+ * dtsize bytes. */
+static void plan(cpt_comm *w, int k, int64_t dtsize)
+{
+    int call = cpt_plan(w, "Alltoallv", -1);
+    for (int r = 0; r < n; r++) {
+        int64_t s[CPT_MAXRANKS], v[CPT_MAXRANKS];
+        for (int p = 0; p < n; p++) {
+            s[p] = count_of(k, r, p);
+            v[p] = count_of(k, p, r);
+        }
+        cpt_plan_row(w, "Alltoallv", call, CP_SEND, r, dtsize, n, s);
+        cpt_plan_row(w, "Alltoallv", call, CP_RECV, r, dtsize, n, v);
+    }
+}
+
+static void call(cpt_comm *w, int k, MPI_Datatype t, int unit, bool in_place, bool nonblocking)
+{
+    fill(k, unit);
+    plan(w, k, (int64_t)unit * (int64_t)sizeof(int));
+    const void *s = in_place ? MPI_IN_PLACE : sbuf;
+    if (nonblocking) {
+        MPI_Request req;
+        MPI_Ialltoallv(s, scounts, sdispls, t, rbuf, rcounts, rdispls, t, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Alltoallv(s, scounts, sdispls, t, rbuf, rcounts, rdispls, t, MPI_COMM_WORLD);
+    }
+}
+
+/* Neighbor_alltoallv on a ring (left, right), the same arrays each call:
+ * rank r sends a + r to each neighbour. */
+static void ring_call(cpt_comm *ring, MPI_Comm comm, int a)
+{
+    int k = cpt_plan(ring, "Neighbor_alltoallv", -1);
+    for (int r = 0; r < n; r++) {
+        int64_t s[2] = {a + r, a + r};
+        int64_t v[2] = {a + (r + n - 1) % n, a + (r + 1) % n};
+        cpt_plan_row(ring, "Neighbor_alltoallv", k, CP_SEND, r, sizeof(int), 2, s);
+        cpt_plan_row(ring, "Neighbor_alltoallv", k, CP_RECV, r, sizeof(int), 2, v);
+    }
+    scounts[0] = scounts[1] = a + me;
+    rcounts[0] = a + (me + n - 1) % n;
+    rcounts[1] = a + (me + 1) % n;
+    sdispls[0] = 0;
+    sdispls[1] = scounts[0];
+    rdispls[0] = 0;
+    rdispls[1] = rcounts[0];
+    MPI_Neighbor_alltoallv(sbuf, scounts, sdispls, MPI_INT, rbuf, rcounts, rdispls, MPI_INT,
+                           comm);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    cpt_init("repeats");
+    n = cpt_world_size();
+    me = cpt_world_rank();
+    int members[CPT_MAXRANKS];
+    for (int i = 0; i < n; i++)
+        members[i] = i;
+    cpt_comm *w = cpt_comm_declare("world", n, members, MPI_COMM_WORLD, MPI_INT, MPI_DOUBLE);
+
+    for (int i = 0; i < 3; i++)
+        call(w, 0, MPI_INT, 1, false, false);
+    for (int i = 0; i < 3; i++)
+        call(w, 1, MPI_INT, 1, false, false);
+    for (int i = 0; i < 2; i++)
+        call(w, 0, MPI_INT, 1, false, false);
+    call(w, 2, MPI_INT, 1, false, false);
+    call(w, 0, MPI_INT, 1, false, false);
+    for (int i = 0; i < 3; i++)
+        call(w, 3, MPI_INT, 1, true, false);
+    call(w, 3, MPI_INT, 1, false, false);
+
+    /* Derived datatypes: the counts of the calls just before, other sizes. */
+    for (int i = 0; i < 2; i++)
+        call(w, 0, MPI_INT, 1, false, false);
+    for (int unit = 2; unit <= 3; unit++) {
+        MPI_Datatype t;
+        MPI_Type_contiguous(unit, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        for (int i = 0; i < 3; i++)
+            call(w, 0, t, unit, false, false);
+        MPI_Type_free(&t);
+    }
+    call(w, 0, MPI_INT, 1, false, false);
+
+    for (int i = 0; i < 3; i++)
+        call(w, 0, MPI_INT, 1, false, true);
+
+    /* Paused in the middle of repeats: numbered, not recorded. */
+    call(w, 0, MPI_INT, 1, false, false);
+    call(w, 0, MPI_INT, 1, false, false);
+    cpt_pcontrol(0);
+    call(w, 0, MPI_INT, 1, false, false);
+    call(w, 0, MPI_INT, 1, false, false);
+    cpt_pcontrol(1);
+    call(w, 0, MPI_INT, 1, false, false);
+    call(w, 1, MPI_INT, 1, false, false);
+
+    /* A ring: the same arrays, changed in place. */
+    MPI_Comm ring;
+    int dims[1] = {n}, periods[1] = {1};
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    cpt_comm *rc = cpt_comm_declare("ring", n, members, ring, MPI_INT, MPI_DOUBLE);
+    for (int r = 0; r < n; r++) {
+        int src[2] = {(r + n - 1) % n, (r + 1) % n};
+        cpt_comm_set_neighbors(rc, r, 2, src, 2, src);
+    }
+    for (int a = 1; a <= 2; a++)
+        for (int i = 0; i < 3; i++)
+            ring_call(rc, ring, a);
+    ring_call(rc, ring, 1);
+    MPI_Comm_free(&ring);
+    cpt_comm_forget(rc);
+
+    MPI_Finalize();
+    return cpt_verify();
+}
