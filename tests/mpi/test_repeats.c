@@ -16,15 +16,14 @@
  *  - Neighbor_alltoallv on a ring (a periodic 1-D grid), its arrays changed
  *    in place.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "harness.h"
 
 static int n, me;
 static int scounts[CPT_MAXRANKS], rcounts[CPT_MAXRANKS];
 static int sdispls[CPT_MAXRANKS], rdispls[CPT_MAXRANKS];
-static int sbuf[64 * CPT_MAXRANKS], rbuf[64 * CPT_MAXRANKS];
+/* Room for the largest call: CPT_MAXRANKS peers, fewer than 3 CPT_MAXRANKS
+ * elements each (count_of), of 3 ints (the widest derived type). */
+static int sbuf[3 * CPT_MAXRANKS * 3 * CPT_MAXRANKS], rbuf[3 * CPT_MAXRANKS * 3 * CPT_MAXRANKS];
 
 /* What rank r sends to peer p in pattern k (k 3: symmetric, for MPI_IN_PLACE). */
 static int count_of(int k, int r, int p)
