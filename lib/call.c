@@ -7,6 +7,7 @@
 #include "mpi_names.h"
 
 #include "persistent.h"
+#include "placement.h"
 
 static inline bool recording(uint64_t idx)
 {
@@ -52,6 +53,10 @@ static inline uint32_t callpath_of(cp_counts *t, void *ra)
     }
     return p;
 }
+
+#ifdef CP_PAD_RECORD
+CP_PLACEMENT_PAD(cp_pad_record, CP_PAD_RECORD)
+#endif
 
 /* Changes collprof's tables: a termination signal waits (signals.h). */
 void cp_call_record(cp_comm *c, cp_call *call)

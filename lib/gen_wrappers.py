@@ -393,7 +393,8 @@ def main():
                 + includes + ext)
 
     with open(out_c, "w", encoding="utf-8") as w:
-        w.write(c_head('#include "call.h"\n#include "export.h"\n'))
+        w.write(c_head('#include "call.h"\n#include "export.h"\n#include "placement.h"\n'))
+        w.write("#ifdef CP_PAD_WRAPPERS\nCP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n#endif\n")
         for name, coll, shape, forms, _ in funcs:
             params, capture = shapes[shape]
             for fn, form, is_large in variants(name, forms, build):

@@ -1,0 +1,20 @@
+/*
+ * Code placement for measurement builds only (meson option `placement`,
+ * bench/hotpath_placements.sh): n bytes of padding in .text at this point
+ * move the code after it by n bytes and change nothing else.  On some CPUs
+ * the hot path's time depends on where its code lies as much as on what it
+ * does (docs/performance.md), so a change is judged over several
+ * placements, never at one.  Ordinary builds define no padding.
+ */
+#ifndef COLLPROF_PLACEMENT_H
+#define COLLPROF_PLACEMENT_H
+
+#define CP_PLACEMENT_STR2(x) #x
+#define CP_PLACEMENT_STR(x) CP_PLACEMENT_STR2(x)
+#define CP_PLACEMENT_PAD(name, bytes)                                                     \
+    __attribute__((used, noinline)) static void name(void)                               \
+    {                                                                                     \
+        __asm__ volatile(".skip " CP_PLACEMENT_STR(bytes));                               \
+    }
+
+#endif
