@@ -277,6 +277,11 @@ for h in $hsets; do
          "| $part | $target$verdict |"
 done
 echo
+echo "These numbers are for this build's code placement. On some CPUs the same code costs"
+echo "very differently where the linker happens to put it (MPICH on an AMD EPYC VM: 26 to 52 ns"
+echo "counts only, docs/performance.md): bench/hotpath_placements.sh measures a source tree"
+echo "over several placements, the way to compare two versions."
+echo
 fi
 
 if want overhead; then run yes "$bin/bench_overhead" "$rounds" "$batch"; fi
