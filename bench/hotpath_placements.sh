@@ -20,6 +20,9 @@
 #   PLACEMENT_SETTING  wrapper (Alltoallv not recorded: the pass-through),
 #                    counts, timing or defaults (default counts)
 #   PLACEMENT_MPI    mpich or openmpi (default mpich)
+#   PLACEMENT_MESON_ARGS  more meson options for every build (to compare build
+#                    settings: give the same tree twice, "SRC SRC", and the
+#                    options of the second as PLACEMENT_MESON_ARGS2)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -gt 0 ] || set -- "$here/.."
@@ -51,7 +54,10 @@ for src in "${trees[@]}"; do
     t=$((t + 1))
     for p in $placements; do
         b="$tmp/t$t-${p/,/-}"
-        meson setup "$b" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement="$p" \
+        extra=${PLACEMENT_MESON_ARGS:-}
+        [ "$t" -eq 2 ] && [ -n "${PLACEMENT_MESON_ARGS2:-}" ] && extra=$PLACEMENT_MESON_ARGS2
+        # shellcheck disable=SC2086
+        meson setup "$b" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement="$p" $extra \
             >"$tmp/setup.log" 2>&1 || { cat "$tmp/setup.log" >&2; exit 1; }
         libs=$(ninja -C "$b" -t targets all | sed -n 's/^\(lib\/libcollprof[^/]*\.so[.0-9]*\): c_LINKER$/\1/p')
         # shellcheck disable=SC2086
