@@ -4,7 +4,7 @@
 # `placement`) and measured once each.  Checked: a row with a number for
 # each placement and the median row; the padding moved MPI_Alltoallv and
 # cp_call_record by what was asked (the option works, and only moves code);
-# a malformed placement is refused by meson with the option's name.
+# a malformed or negative placement is refused by meson with the option's name.
 # Not checked: the times themselves (benchmarks print numbers; no test
 # asserts a time).
 #
@@ -38,9 +38,13 @@ for what in MPI_Alltoallv:256 cp_call_record:320; do
         fail "$sym moved by $moved bytes, expected $want (to $((want + 15)))"
 done
 
-# A placement meson cannot read is refused, naming the option.
-if meson setup "$tmp/bad" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement=64 >"$tmp/out" 2>&1; then
-    fail "meson accepted -Dplacement=64"
-fi
-grep -q 'placement: two byte counts expected' "$tmp/out" || fail "meson's refusal does not say why"
+# Placements meson cannot use are refused, naming the option.
+for bad in 64 64,-8; do
+    if meson setup "$tmp/bad" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement=$bad >"$tmp/out" 2>&1
+    then
+        fail "meson accepted -Dplacement=$bad"
+    fi
+    grep -q 'placement: two byte counts expected' "$tmp/out" || fail "meson's refusal does not say why"
+    rm -rf "$tmp/bad"
+done
 echo "PASS"
