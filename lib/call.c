@@ -89,6 +89,19 @@ void cp_call_record(cp_comm *c, cp_call *call)
     cp_busy_leave();
 }
 
+/* A datatype neither built in (MPICH) nor cached (Open MPI): capture.h. */
+int64_t cp_type_size_asked(MPI_Datatype t)
+{
+    MPI_Count size = 0;
+#if MPI_VERSION >= 4
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_c(t, &size) != MPI_SUCCESS)
+#else
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &size) != MPI_SUCCESS)
+#endif
+        return 0;
+    return (int64_t)size;
+}
+
 /* The code of MPI error class cls (writers/mpi_names.h). */
 static int32_t error_code(int cls)
 {
