@@ -89,17 +89,22 @@ void cp_call_record(cp_comm *c, cp_call *call)
     cp_busy_leave();
 }
 
+/* The size of t from MPI in *size; false for MPI_DATATYPE_NULL or when MPI
+ * refuses.  MPI 4 has the MPI_Count form _c, MPI 3.1 (Open MPI 4.1) _x. */
+static bool type_size_from_mpi(MPI_Datatype t, MPI_Count *size)
+{
+#if MPI_VERSION >= 4
+    return t != MPI_DATATYPE_NULL && PMPI_Type_size_c(t, size) == MPI_SUCCESS;
+#else
+    return t != MPI_DATATYPE_NULL && PMPI_Type_size_x(t, size) == MPI_SUCCESS;
+#endif
+}
+
 /* A datatype neither built in (MPICH) nor cached (Open MPI): capture.h. */
 int64_t cp_type_size_asked(MPI_Datatype t)
 {
     MPI_Count size = 0;
-#if MPI_VERSION >= 4
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_c(t, &size) != MPI_SUCCESS)
-#else
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &size) != MPI_SUCCESS)
-#endif
-        return 0;
-    return (int64_t)size;
+    return type_size_from_mpi(t, &size) ? (int64_t)size : 0;
 }
 
 /* The code of MPI error class cls (writers/mpi_names.h). */
@@ -195,7 +200,7 @@ _Atomic uint64_t cp_dt_cache[CP_DT_SLOTS];
 int64_t cp_type_size_miss(MPI_Datatype t)
 {
     MPI_Count size = 0;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, &size) != MPI_SUCCESS)
+    if (!type_size_from_mpi(t, &size))
         return 0;
     uintptr_t h = (uintptr_t)t;
     if (h >> 48)
