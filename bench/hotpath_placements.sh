@@ -2,7 +2,7 @@
 # The hot path's added time over several code placements, not one.
 #
 # On some CPUs (an AMD EPYC VM under MPICH, docs/performance.md) the same
-# code costs from 27 to 46 ns per MPI_Alltoallv depending only on where the
+# code costs from 26 to 52 ns per MPI_Alltoallv depending only on where the
 # linker put it: a change measured at one placement says more about where
 # it moved the code than about what it does.  This script builds each
 # source tree given (default: this one) once per placement, the wrappers
@@ -26,7 +26,10 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -gt 0 ] || set -- "$here/.."
-trees=("$@")
+trees=()
+for src in "$@"; do
+    trees+=("$(cd "$src" && pwd)")
+done
 runs=${PLACEMENT_RUNS:-10}
 placements=${PLACEMENTS:-"0,0 1344,192 2688,1088 4160,2560 5504,4416 704,3200"}
 setting=${PLACEMENT_SETTING:-counts}
@@ -50,7 +53,6 @@ trap 'exit 130' INT TERM
 builds=()
 t=0
 for src in "${trees[@]}"; do
-    src=$(cd "$src" && pwd)
     t=$((t + 1))
     for p in $placements; do
         b="$tmp/t$t-${p/,/-}"
@@ -59,17 +61,22 @@ for src in "${trees[@]}"; do
         # shellcheck disable=SC2086
         meson setup "$b" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement="$p" $extra \
             >"$tmp/setup.log" 2>&1 || { cat "$tmp/setup.log" >&2; exit 1; }
-        libs=$(ninja -C "$b" -t targets all | sed -n 's/^\(lib\/libcollprof[^/]*\.so[.0-9]*\): c_LINKER$/\1/p')
+        libs=$(ninja -C "$b" -t targets all |
+               sed -n 's/^\(lib\/libcollprof[^/]*\.so[.0-9]*\): c_LINKER$/\1/p')
         # shellcheck disable=SC2086
         ninja -C "$b" $libs bench/bench_overhead >"$tmp/build.log" 2>&1 ||
             { cat "$tmp/build.log" >&2; exit 1; }
         builds+=("$t $p $b")
         # Where the padding put the wrapper and the recorder.
         nm "$b/lib/libcollprof-core-$mpi.so" |
-            awk -v t="$t" -v p="$p" '$3 == "MPI_Alltoallv" { w = $1 } $3 == "cp_call_record" { r = $1 }
-                END { sub(/^0+/, "", w); sub(/^0+/, "", r)
-                      printf "- tree %s, placement %s: MPI_Alltoallv at 0x%s, cp_call_record at 0x%s\n", t, p, w, r }' \
-                >>"$tmp/addresses"
+            awk -v t="$t" -v p="$p" '
+                $3 == "MPI_Alltoallv" { w = $1 }
+                $3 == "cp_call_record" { r = $1 }
+                END {
+                    sub(/^0+/, "", w); sub(/^0+/, "", r)
+                    printf "- tree %s, placement %s: ", t, p
+                    printf "MPI_Alltoallv at 0x%s, cp_call_record at 0x%s\n", w, r
+                }' >>"$tmp/addresses"
     done
 done
 
@@ -94,13 +101,14 @@ done
 
 echo "## Hot path over code placements: ns added per MPI_Alltoallv ($setting)"
 echo
-echo "_CPU: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); MPI: $mpi; $runs runs per build;" \
-     "uptime after: $(uptime | sed 's/.*load/load/')_"
+echo "_CPU: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); MPI: $mpi;" \
+     "$runs runs per build; uptime after: $(uptime | sed 's/.*load/load/')_"
 echo
 t=0
 for src in "${trees[@]}"; do
     t=$((t + 1))
-    echo "- tree $t: $(cd "$src" && pwd) ($(git -C "$src" describe --always --dirty 2>/dev/null || echo "not a git tree"))"
+    version=$(git -C "$src" describe --always --dirty 2>/dev/null || echo "not a git tree")
+    echo "- tree $t: $src ($version)"
 done
 echo
 python3 - "$tmp/results" "$placements" <<'EOF'

@@ -4,7 +4,7 @@
 # `placement`) and measured once each.  Checked: a row with a number for
 # each placement and the median row; the padding moved MPI_Alltoallv and
 # cp_call_record by what was asked (the option works, and only moves code);
-# a malformed or negative placement is refused by meson with the option's name.
+# a malformed or negative placement is refused by meson, naming the option.
 # Not checked: the times themselves (benchmarks print numbers; no test
 # asserts a time).
 #
@@ -20,10 +20,11 @@ PLACEMENT_RUNS=1 PLACEMENTS="0,0 256,64" PLACEMENT_MPI=$mpi \
     "$src/bench/hotpath_placements.sh" "$src" >"$tmp/out" 2>&1 || fail "the script failed"
 
 for p in 0,0 256,64; do
-    grep -Eq "^\| $p \| -?[0-9]+\.[0-9] \[-?[0-9]+–-?[0-9]+\] \|$" "$tmp/out" || fail "no row for placement $p"
+    grep -Eq "^\| $p \| -?[0-9]+\.[0-9] \[-?[0-9]+–-?[0-9]+\] \|$" "$tmp/out" ||
+        fail "no row for placement $p"
 done
-grep -Eq '^\| \*\*median over placements\*\* \[their range\] \| \*\*-?[0-9]+\.[0-9]\*\*' "$tmp/out" ||
-    fail "no median row"
+median_row='^\| \*\*median over placements\*\* \[their range\] \| \*\*-?[0-9]+\.[0-9]\*\*'
+grep -Eq "$median_row" "$tmp/out" || fail "no median row"
 grep -q "^_CPU: .*; MPI: $mpi;" "$tmp/out" || fail "no CPU model and MPI line"
 
 # The addresses: the wrappers 256 bytes further (give or take the
@@ -40,11 +41,12 @@ done
 
 # Placements meson cannot use are refused, naming the option.
 for bad in 64 64,-8; do
-    if meson setup "$tmp/bad" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement=$bad >"$tmp/out" 2>&1
-    then
+    if meson setup "$tmp/bad" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement=$bad \
+        >"$tmp/out" 2>&1; then
         fail "meson accepted -Dplacement=$bad"
     fi
-    grep -q 'placement: two byte counts expected' "$tmp/out" || fail "meson's refusal does not say why"
+    grep -q 'placement: two byte counts expected' "$tmp/out" ||
+        fail "meson's refusal of $bad does not say why"
     rm -rf "$tmp/bad"
 done
 echo "PASS"
