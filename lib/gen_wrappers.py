@@ -394,7 +394,8 @@ def main():
 
     with open(out_c, "w", encoding="utf-8") as w:
         w.write(c_head('#include "call.h"\n#include "export.h"\n#include "placement.h"\n'))
-        w.write("#ifdef CP_PAD_WRAPPERS\nCP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n#endif\n")
+        w.write("#ifdef CP_PAD_WRAPPERS\n"
+                "CP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n#endif\n")
         for name, coll, shape, forms, _ in funcs:
             params, capture = shapes[shape]
             for fn, form, is_large in variants(name, forms, build):
