@@ -370,8 +370,10 @@ int cp_counts_settle(cp_counts *t)
         cp_seq_free(&out);
         return -1;
     }
+    uint64_t changes = t->seq.changes;
     cp_seq_free(&t->seq);
     t->seq = out;
+    t->seq.changes = changes + 1; /* tails of the sequence it replaces: refused */
     t->nfailed = 0; /* settled: a second settle changes nothing */
     return 0;
 }

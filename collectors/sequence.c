@@ -9,17 +9,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The sequence may have moved or reshaped its runs: tails taken before are
+ * refused (cp_seq_tail_add). */
+static void changed(cp_seq *s)
+{
+    s->changes++;
+}
+
 void cp_seq_init(cp_seq *s)
 {
     memset(s, 0, sizeof *s);
+    s->changes = 1;
+}
+
+cp_seq_tail cp_seq_tail_of(const cp_seq *s, uint32_t id)
+{
+    if (s->repeating || s->failed || s->nruns == 0 || s->ngroups == 0 ||
+        s->runs[s->nruns - 1].id != id || s->groups[s->ngroups - 1].nruns == 0)
+        return (cp_seq_tail){0};
+    return (cp_seq_tail){.changes = s->changes, .run = &s->runs[s->nruns - 1]};
 }
 
 void cp_seq_free(cp_seq *s)
 {
+    uint64_t changes = s->changes;
     free(s->runs);
     free(s->groups);
     free(s->lastpos);
     cp_seq_init(s);
+    s->changes = changes + 1; /* empty again, but not the same */
 }
 
 /* Run `at` has this id: how far back did the id run last (s->last_gap),
@@ -210,6 +228,7 @@ static int build_append(cp_seq *s, uint32_t id, uint64_t count)
 
 int cp_seq_append(cp_seq *s, uint32_t id, uint64_t count)
 {
+    changed(s);
     if (s->failed || count == 0)
         return s->failed ? -1 : 0;
     int rc = s->repeating ? repeat_append(s, id, count) : build_append(s, id, count);
@@ -234,12 +253,14 @@ static void shrink(void **p, size_t n, size_t *cap, size_t elem)
 
 void cp_seq_compact(cp_seq *s)
 {
+    changed(s);
     shrink((void **)&s->runs, s->nruns, &s->cap_runs, sizeof *s->runs);
     shrink((void **)&s->groups, s->ngroups, &s->cap_groups, sizeof *s->groups);
 }
 
 int cp_seq_finish(cp_seq *s)
 {
+    changed(s);
     if (!s->repeating || s->failed)
         return s->failed ? -1 : 0;
     s->repeating = false;
@@ -253,6 +274,7 @@ int cp_seq_finish(cp_seq *s)
 
 int cp_seq_repeat_last(cp_seq *s, uint64_t period, uint64_t more)
 {
+    changed(s);
     if (s->failed || !s->repeating || s->rk != 0 || s->ro != 0 || s->ngroups == 0 || more == 0)
         return 0;
     cp_group *g = &s->groups[s->ngroups - 1];

@@ -58,6 +58,10 @@ typedef struct cp_seq {
     uint32_t nlastpos;
     uint64_t last_gap; /* runs between the last run and the one before it
                           with its id: CP_SEQ_GAP_NEVER, CP_SEQ_GAP_UNKNOWN */
+    uint64_t changes;  /* counts the changes of the functions below (and
+                          cp_seq_free): a tail of an earlier state is refused;
+                          one sequence put in another's place takes a higher
+                          number than the one it replaces had */
 } cp_seq;
 
 #define CP_SEQ_GAP_NEVER UINT64_MAX
@@ -81,6 +85,32 @@ int cp_seq_repeat_last(cp_seq *s, uint64_t period, uint64_t more);
 
 /* Give back the room the arrays hold beyond what they use. */
 void cp_seq_compact(cp_seq *s);
+
+/* Where calls of one id lengthen the last run in place, for as long as the
+ * sequence is not changed otherwise (its `changes` stays the same): a
+ * caller that appends the same id call after call keeps it, and counts a
+ * call with two increments. */
+typedef struct cp_seq_tail {
+    uint64_t changes; /* s->changes when taken; 0: no place */
+    cp_run *run;
+} cp_seq_tail;
+
+/* The place where calls of id lengthen the last run, if they can (the
+ * sequence is not in a repetition, and its last run is id's, in an open
+ * group); else a tail that cp_seq_tail_add refuses. */
+cp_seq_tail cp_seq_tail_of(const cp_seq *s, uint32_t id);
+
+/* Append one call of the tail's id, as cp_seq_append would: true, or false
+ * when the sequence changed since the tail was taken (append then). */
+static inline __attribute__((always_inline)) bool cp_seq_tail_add(cp_seq *s,
+                                                                  const cp_seq_tail *t)
+{
+    if (__builtin_expect(t->changes != s->changes, 0))
+        return false;
+    t->run->len++;
+    s->total++;
+    return true;
+}
 
 /* Iterate a finished sequence run by run. */
 typedef struct cp_seq_iter {

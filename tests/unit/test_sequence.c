@@ -191,6 +191,53 @@ START_TEST(append_counts_and_iterate_runs)
 }
 END_TEST
 
+/* A tail lengthens the last run as appends would, and is refused once the
+ * sequence changed otherwise (another id, a fold, finish, compact, a free). */
+START_TEST(tail_lengthens_until_the_sequence_changes)
+{
+    cp_seq s;
+    cp_seq_init(&s);
+    ck_assert_uint_eq(cp_seq_tail_of(&s, 3).changes, 0); /* empty: no place */
+    ck_assert_int_eq(cp_seq_append(&s, 3, 1), 0);
+    ck_assert_uint_eq(cp_seq_tail_of(&s, 4).changes, 0); /* not the last run's id */
+    cp_seq_tail t = cp_seq_tail_of(&s, 3);
+    for (int i = 0; i < 5; i++)
+        ck_assert(cp_seq_tail_add(&s, &t));
+    ck_assert_uint_eq(s.total, 6);
+    ck_assert_int_eq(cp_seq_append(&s, 4, 1), 0);
+    ck_assert(!cp_seq_tail_add(&s, &t)); /* another id came: refused */
+    ck_assert_int_eq(cp_seq_append(&s, 3, 1), 0);
+    t = cp_seq_tail_of(&s, 3);
+    ck_assert(cp_seq_tail_add(&s, &t));
+    cp_seq_compact(&s);
+    ck_assert(!cp_seq_tail_add(&s, &t)); /* the runs may have moved */
+    /* A cycle 4 3 4 3 ... folds: in a repetition there is no place to
+     * lengthen in. */
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(cp_seq_append(&s, i % 2 ? 3 : 4, 1), 0);
+    ck_assert(s.repeating);
+    ck_assert_uint_eq(cp_seq_tail_of(&s, 3).changes, 0);
+    ck_assert_int_eq(cp_seq_finish(&s), 0);
+    uint32_t want[] = {3, 3, 3, 3, 3, 3, 4, 3, 3, 4, 3, 4, 3, 4, 3};
+    ck_assert_uint_eq(s.total, sizeof want / sizeof *want);
+    uint32_t *got = cp_seq_expand(&s);
+    ck_assert_ptr_nonnull(got);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(got[i] == want[i], "call %zu: %u, expected %u", i, got[i], want[i]);
+    free(got);
+    /* A sequence freed and made again does not show the number a tail
+     * holds. */
+    ck_assert_int_eq(cp_seq_append(&s, 5, 1), 0);
+    t = cp_seq_tail_of(&s, 5);
+    uint64_t was = t.changes;
+    cp_seq_free(&s);
+    ck_assert_int_eq(cp_seq_append(&s, 5, 1), 0);
+    ck_assert_uint_ne(s.changes, was);
+    ck_assert(!cp_seq_tail_add(&s, &t));
+    cp_seq_free(&s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("sequence");
@@ -204,6 +251,7 @@ int main(void)
     tcase_add_test(tc, repetition_broken_at_every_point);
     tcase_add_test(tc, random_sequences_roundtrip);
     tcase_add_test(tc, append_counts_and_iterate_runs);
+    tcase_add_test(tc, tail_lengthens_until_the_sequence_changes);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
