@@ -55,7 +55,8 @@ echo "(code inlined from a header counts under the header)"
 echo
 echo "| source: function | instructions per call |"
 echo "|---|---:|"
-grep -E '(wrappers_[a-z]+\.c|lib/(call|capture|comm_registry|signals)\.[ch]|collectors/counts\.[ch]):' \
+core='wrappers_[a-z]+\.c|lib/(call|call_memo|capture|comm_registry|signals)\.[ch]'
+grep -E "($core|collectors/counts\.[ch]):" \
     "$tmp/self.counts" |
     awk -v n="$calls" '{ x = $1; gsub(",", "", x); if (x / n >= 1) {
         w = $0; sub(/^ *[0-9,]+ +(\([^)]*\) +)?/, "", w); sub(/ \[.*/, "", w)

@@ -189,7 +189,7 @@ uint64_t cp_counts_record_append(cp_counts *t, uint32_t sig);
 /* When a call of signature sig only lengthens the sequence's last run (the
  * common case), count it there and return true; the caller numbers it
  * (t->ncalls++).  Else false: cp_counts_record_append. */
-static inline bool cp_counts_lengthen(cp_counts *t, uint32_t sig)
+static inline __attribute__((always_inline)) bool cp_counts_lengthen(cp_counts *t, uint32_t sig)
 {
     cp_seq *q = &t->seq;
     if (__builtin_expect(!q->repeating && !q->failed && q->nruns > 0, 1) &&

@@ -9,19 +9,12 @@
 #include "persistent.h"
 #include "placement.h"
 
-static inline bool recording(uint64_t idx)
-{
-    const cp_config *cfg = &cp_rt.cfg;
-    return !atomic_load_explicit(&cp_paused, memory_order_relaxed) && idx >= cfg->start_call &&
-           idx - cfg->start_call < cfg->max_calls;
-}
-
 /* The slow parts of cp_call_record, kept out of its common path: a new
  * call site, a signature other than the last, a collective's first call,
  * a new run of the sequence, a call the timing sample keeps.  Each may
  * allocate or unwind, and leaves errno as it found it (call.h). */
 #define SLOW_PART(type, name, params, call)                                                \
-    static __attribute__((noinline, cold)) type name params                               \
+    __attribute__((noinline, cold)) type name params                                      \
     {                                                                                     \
         int saved_ = errno;                                                               \
         type r_ = call;                                                                   \
@@ -29,13 +22,15 @@ static inline bool recording(uint64_t idx)
         return r_;                                                                        \
     }
 
-SLOW_PART(uint32_t, path_capture, (void *ra, bool *by_address),
+static SLOW_PART(uint32_t, path_capture, (void *ra, bool *by_address),
           cp_callsite_capture(ra, by_address))
-SLOW_PART(uint32_t, signature_other, (cp_counts *t, const cp_call *call, uint32_t path),
+static SLOW_PART(uint32_t, signature_other, (cp_counts *t, const cp_call *call, uint32_t path),
           cp_counts_signature_other(t, &call->send, &call->recv, call->root, path, call->form))
-SLOW_PART(cp_coll_tables *, tables_new, (cp_comm *c, int coll), cp_comm_tables(c, coll))
-SLOW_PART(uint64_t, append, (cp_counts *t, uint32_t sig), cp_counts_record_append(t, sig))
-SLOW_PART(cp_sample_rec *, sample, (cp_timing *t, uint64_t idx), cp_timing_slot_kept(t, idx))
+static SLOW_PART(cp_coll_tables *, tables_new, (cp_comm *c, int coll), cp_comm_tables(c, coll))
+SLOW_PART(uint64_t, cp_call_append, (cp_counts *t, uint32_t sig),
+          cp_counts_record_append(t, sig))
+SLOW_PART(cp_sample_rec *, cp_call_sample, (cp_timing *t, uint64_t idx),
+          cp_timing_slot_kept(t, idx))
 
 /* The call path of a call on table t: at depth 1 a call from the same
  * site as the last one has the same path (no hashing, no lookup). */
@@ -70,22 +65,14 @@ void cp_call_record(cp_comm *c, cp_call *call)
     }
     cp_counts *t = &x->counts;
     uint32_t sig = CP_SEQ_NONE;
-    bool rec = recording(t->ncalls);
+    bool rec = cp_call_recording(t->ncalls);
     if (rec) {
         uint32_t path = callpath_of(t, call->ra);
         sig = cp_counts_last_is(t, &call->send, &call->recv, call->root, path, call->form)
                   ? t->last_sig
                   : signature_other(t, call, path);
     }
-    call->idx = cp_counts_lengthen(t, sig) ? t->ncalls++ : append(t, sig);
-    call->sig = sig;
-    call->timed = false;
-    if (cp_rt.cfg.timing != CP_TIMING_OFF) {
-        /* Every numbered call, recorded or not, so that the sample's slots
-         * are the same calls on every member. */
-        call->rec = call->idx < x->timing.gate ? NULL : sample(&x->timing, call->idx);
-        call->timed = rec;
-    }
+    cp_call_number(x, call, sig, rec);
     cp_busy_leave();
 }
 
@@ -145,7 +132,7 @@ void cp_record_signature(cp_comm *c, int coll, uint32_t sig)
     cp_busy_enter();
     cp_coll_tables *x = cp_comm_tables(c, coll);
     if (x)
-        cp_counts_record(&x->counts, recording(x->counts.ncalls) ? sig : CP_SEQ_NONE);
+        cp_counts_record(&x->counts, cp_call_recording(x->counts.ncalls) ? sig : CP_SEQ_NONE);
     cp_busy_leave();
     errno = saved;
 }
@@ -158,7 +145,7 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
     if (request && (x = cp_comm_tables(c, call->coll)) != NULL) {
         /* The counts are fixed at creation: resolve the signature now. */
         /* The path of the _init call: where the request was made. */
-        bool rec = rc == MPI_SUCCESS || recording(x->counts.ncalls);
+        bool rec = rc == MPI_SUCCESS || cp_call_recording(x->counts.ncalls);
         uint32_t sig = rec ? cp_counts_signature_form(&x->counts, &call->send, &call->recv,
                                                       call->root,
                                                       callpath_of(&x->counts, call->ra),

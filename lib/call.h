@@ -69,6 +69,44 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
  * common case, the last signature again, makes no further call). */
 void cp_call_record(cp_comm *c, cp_call *call);
 
+/* Is a table's call number idx inside the recording window (and recording
+ * not paused)? */
+CP_HOT bool cp_call_recording(uint64_t idx)
+{
+    const cp_config *cfg = &cp_rt.cfg;
+    return !atomic_load_explicit(&cp_paused, memory_order_relaxed) && idx >= cfg->start_call &&
+           idx - cfg->start_call < cfg->max_calls;
+}
+
+/* The slow parts of numbering a call (call.c): a new run of the sequence,
+ * a call the timing sample keeps.  Both leave errno as they found it. */
+uint64_t cp_call_append(cp_counts *t, uint32_t sig);
+cp_sample_rec *cp_call_sample(cp_timing *t, uint64_t idx);
+
+/* The call, numbered idx on its tables x with signature sig (CP_SEQ_NONE:
+ * not recorded; rec: recorded), takes its place in the timing sample. */
+CP_HOT void cp_call_numbered(cp_coll_tables *x, cp_call *call, uint64_t idx, uint32_t sig,
+                             bool rec)
+{
+    call->idx = idx;
+    call->sig = sig;
+    call->timed = false;
+    if (cp_rt.cfg.timing != CP_TIMING_OFF) {
+        /* Every numbered call, recorded or not, so that the sample's slots
+         * are the same calls on every member. */
+        call->rec = call->idx < x->timing.gate ? NULL : cp_call_sample(&x->timing, call->idx);
+        call->timed = rec;
+    }
+}
+
+/* Number the call on its tables x with signature sig, as above. */
+CP_HOT void cp_call_number(cp_coll_tables *x, cp_call *call, uint32_t sig, bool rec)
+{
+    cp_counts *t = &x->counts;
+    cp_call_numbered(x, call, cp_counts_lengthen(t, sig) ? t->ncalls++ : cp_call_append(t, sig),
+                     sig, rec);
+}
+
 /* A communicator constructor returned rc: register *newcomm now. */
 void cp_comm_created(int rc, const MPI_Comm *newcomm);
 

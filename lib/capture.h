@@ -66,6 +66,23 @@ CP_HOT int64_t cp_type_size(MPI_Datatype t)
     return cp_type_size_asked(t);
 }
 
+/* Is t a datatype of the MPI library's own, whose size never changes (its
+ * handle is never freed and reused)?  Off the common path: for Open MPI it
+ * reads the cache that cp_type_size filled. */
+static inline bool cp_type_predefined(MPI_Datatype t)
+{
+#ifdef OPEN_MPI
+    uintptr_t h = (uintptr_t)t;
+    uint64_t e = atomic_load_explicit(cp_dt_slot(h), memory_order_relaxed);
+    return (e >> 16) == h && (e & 0xffffu) != CP_DT_NOT_PREDEFINED;
+#elif defined(MPICH)
+    return ((unsigned)t & 0xfc000000u) == 0x4c000000u;
+#else
+    (void)t;
+    return false;
+#endif
+}
+
 /* ------------------------------------------------------- vector builders */
 
 CP_HOT cp_vec_arg cp_one(MPI_Count count, MPI_Datatype t)

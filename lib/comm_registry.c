@@ -68,6 +68,8 @@ bool cp_registry_complete(void)
     return !failed_once && !tables_failed_once;
 }
 
+static const cp_memo memo_empty = {.sig = CP_MEMO_EMPTY, .seen = CP_MEMO_EMPTY};
+
 cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
 {
     cp_coll_tables *x = c->coll[k];
@@ -82,6 +84,7 @@ cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
     }
     cp_counts_init(&x->counts);
     x->timing = (cp_timing){0};
+    x->memo = memo_empty;
     c->coll[k] = x;
     return x;
 }
@@ -104,6 +107,12 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
         if (c->coll[k]) {
             cp_counts_compact(&c->coll[k]->counts);
             cp_timing_compact(&c->coll[k]->timing);
+        }
+    /* No call comes through the handle again: the memos go. */
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        if (c->coll[k]) {
+            free(c->coll[k]->memo.counts);
+            c->coll[k]->memo = memo_empty;
         }
     return MPI_SUCCESS;
 }

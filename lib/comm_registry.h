@@ -22,12 +22,30 @@
 #include "counts.h"
 #include "timing.h"
 
+/* The raw arguments of a call that came twice in a row, and the signature
+ * they gave (call_memo.h): a call that passes them again is that signature
+ * again, known without describing its counts. */
+typedef struct cp_memo {
+    uint32_t sig;           /* CP_MEMO_EMPTY: nothing kept */
+    uint32_t seen;          /* the signature of the last call that missed */
+    uint8_t form;           /* enum cp_form */
+    bool in_place;          /* sendbuf was MPI_IN_PLACE: no send arguments */
+    const void *ra;         /* the call site whose path sig holds; NULL: no paths */
+    MPI_Datatype types[2];  /* send, receive: predefined, their sizes fixed */
+    int64_t len[2];         /* counts passed each way */
+    int *counts;            /* len[0] send counts, then len[1] receive counts */
+    int64_t cap;            /* counts' room */
+    cp_seq_tail tail;       /* where a call of sig lengthens the sequence */
+} cp_memo;
+#define CP_MEMO_EMPTY (CP_SEQ_NONE - 1)
+
 /* What a communicator holds for one collective: allocated on the first call
  * of that collective, so that a communicator costs a few hundred bytes
  * until it makes a call, and only the collectives it uses cost more. */
 typedef struct cp_coll_tables {
     cp_counts counts;
     cp_timing timing;
+    cp_memo memo;
 } cp_coll_tables;
 
 typedef struct cp_comm {

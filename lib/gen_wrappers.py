@@ -52,9 +52,11 @@ def parse(path):
                 creators.append((fields[0].split()[1], fields[1], fields[2], since))
                 continue
             if line.startswith("shape "):
-                if len(fields) != 3:
-                    sys.exit(f"{where}: expected 'shape NAME | params | capture'")
-                shapes[fields[0].split()[1]] = (fields[1], fields[2])
+                if len(fields) not in (3, 4):
+                    sys.exit(f"{where}: expected 'shape NAME | params | capture"
+                             " [| memo arguments]'")
+                memo = fields[3] if len(fields) == 4 else None
+                shapes[fields[0].split()[1]] = (fields[1], fields[2], memo)
                 continue
             if len(fields) != 4 or not fields[0].startswith("MPI_"):
                 sys.exit(f"{where}: expected 'MPI_Name | Collective | shape | forms'")
@@ -132,7 +134,7 @@ def variants(name, forms, build=FULL):
     return out
 
 
-def wrapper(fn, form, is_large, coll, params, capture):
+def wrapper(fn, form, is_large, coll, params, capture, memo):
     if is_large:
         params = large(params)
     if form == "nonblocking":
@@ -141,6 +143,17 @@ def wrapper(fn, form, is_large, coll, params, capture):
         params += ", MPI_Info info, MPI_Request *request"
     width = "sizeof(MPI_Count)" if is_large else "sizeof(int)"
     capture = capture.replace("CP_W", width)
+    record = f"""{capture};
+        cp_call_record(c, &call);"""
+    # A repeat of the last kept arguments is counted without its capture
+    # (call_memo.h); int counts only: the large forms take the general path.
+    if memo and not is_large:
+        memo = memo.replace("CP_W", width)
+        record = f"""if (!cp_memo_hit(&call, c, {memo})) {{
+            {capture};
+            cp_call_record(c, &call);
+            cp_memo_keep(&call, c, {memo});
+        }}"""
     args = arg_names(params)
     enum = "CP_COLL_" + coll.upper()
     # enum cp_form (writers/mpi_names.h): Cube names the region after it.
@@ -166,8 +179,7 @@ CP_EXPORT int {fn}({params})
     cp_call call;
     cp_comm *c = cp_call_begin(&call, comm, {enum}, {form_code}, __builtin_return_address(0));
     if (c) {{
-        {capture};
-        cp_call_record(c, &call);
+        {record}
         int rc;
         if (call.timed) {{
             cp_call_sync(&call, comm, {blocking});
@@ -393,13 +405,13 @@ def main():
                 + includes + ext)
 
     with open(out_c, "w", encoding="utf-8") as w:
-        w.write(c_head('#include "call.h"\n#include "export.h"\n#include "placement.h"\n'))
+        w.write(c_head('#include "call_memo.h"\n#include "export.h"\n#include "placement.h"\n'))
         w.write("#ifdef CP_PAD_WRAPPERS\n"
                 "CP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n#endif\n")
         for name, coll, shape, forms, _ in funcs:
-            params, capture = shapes[shape]
+            params, capture, memo = shapes[shape]
             for fn, form, is_large in variants(name, forms, build):
-                w.write(wrapper(fn, form, is_large, coll, params, capture))
+                w.write(wrapper(fn, form, is_large, coll, params, capture, memo))
         for fn, params, newcomm, since in creators:
             if build.mpi_version >= since:
                 w.write(creator(fn, params, newcomm))
@@ -408,7 +420,7 @@ def main():
         if build.fortran == "openmpi":
             w.write(c_head('#include <stdlib.h>\n\n#include "export.h"\n#include "fortran/fortran.h"\n'))
             for name, coll, shape, forms, _ in funcs:
-                params, _ = shapes[shape]
+                params = shapes[shape][0]
                 for fn, form, is_large in variants(name, forms, build):
                     if not is_large:  # Fortran's large-count forms are MPI 4.0 too
                         w.write(fortran_wrapper(fn, form, params))

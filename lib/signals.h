@@ -34,13 +34,13 @@ extern _Thread_local int cp_busy;
 extern volatile sig_atomic_t cp_signal_held;
 void cp_signal_release(void);
 
-static inline void cp_busy_enter(void)
+static inline __attribute__((always_inline)) void cp_busy_enter(void)
 {
     cp_busy++;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
-static inline void cp_busy_leave(void)
+static inline __attribute__((always_inline)) void cp_busy_leave(void)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (--cp_busy == 0 && __builtin_expect(cp_signal_held != 0, 0))

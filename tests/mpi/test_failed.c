@@ -10,6 +10,11 @@
  *              do not call it
  *         all: every rank calls MPI_Gather with a root beyond the
  *              communicator (MPI_ERR_ROOT)
+ *         null: every rank calls MPI_Alltoallv three times with the same
+ *              arrays, then with the receive counts NULL (Open MPI refuses
+ *              it: MPI_ERR_ARG; MPICH reads the NULL array itself, so the
+ *              case is Open MPI's): collprof, which knows the repeated
+ *              arguments by then, must not read the NULL array either
  *         extra: the rank of world rank 2 on a communicator of world ranks
  *              1.. starts an MPI_Ibcast that its peers never call (an
  *              erroneous program the library does not notice)
@@ -25,12 +30,15 @@
 
 #include "mpi_forms.h" /* MPI_Gather_init under the library's own name */
 
+static volatile int four = 4;
+
 static const char *class_name(int rc)
 {
     int cls = rc;
     MPI_Error_class(rc, &cls);
     return cls == MPI_SUCCESS ? "success" : cls == MPI_ERR_TYPE ? "MPI_ERR_TYPE"
                                           : cls == MPI_ERR_ROOT ? "MPI_ERR_ROOT"
+                                          : cls == MPI_ERR_ARG  ? "MPI_ERR_ARG"
                                                                 : "another error";
 }
 
@@ -74,6 +82,19 @@ int main(int argc, char **argv)
             said = class_name(gather(form, buf, MPI_DATATYPE_NULL, other, 0));
     } else if (strcmp(who, "all") == 0) {
         said = class_name(gather(form, buf, MPI_INT, other, size));
+    } else if (strcmp(who, "null") == 0) {
+        int counts[64], displs[64];
+        for (int i = 0; i < size && i < 64; i++) {
+            counts[i] = 1;
+            displs[i] = i;
+        }
+        /* One call site for all four (the call path is part of what
+         * repeats): a loop the compiler can neither unroll nor split. */
+        for (int i = 0; i < four; i++) {
+            int *volatile rcounts = i < 3 ? counts : NULL;
+            said = class_name(MPI_Alltoallv(buf, counts, displs, MPI_INT, other, rcounts,
+                                            displs, MPI_INT, MPI_COMM_WORLD));
+        }
     } else {
         MPI_Comm_split(MPI_COMM_WORLD, rank >= 1, rank, &sub);
         if (rank == 2) /* its peers never call it: it is never completed */

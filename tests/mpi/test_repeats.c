@@ -7,7 +7,12 @@
  *
  *  - the same arrays, their contents changed in place between calls (A A A,
  *    then one count changed: B B B, back to A, one count 0);
- *  - MPI_IN_PLACE with the receive array of the calls before;
+ *  - MPI_IN_PLACE with the receive array of the calls before, then with a
+ *    derived datatype of another size and the same counts;
+ *  - rank 0 alone sending pairs of ints with the counts it sent ints with
+ *    (its receive side unchanged: it receives nothing from itself);
+ *  - the same counts from another call site: with call paths on, its calls
+ *    must be that site's (checked after MPI_Finalize with the reader);
  *  - a derived datatype with the counts of the calls before (its size
  *    decides the bytes), freed, and another of another size made, whose
  *    handle MPI may give the same number;
@@ -16,6 +21,11 @@
  *  - Neighbor_alltoallv on a ring (a periodic 1-D grid), its arrays changed
  *    in place.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collprof/reader.h"
 #include "harness.h"
 
 static int n, me;
@@ -85,6 +95,79 @@ static void call(cpt_comm *w, int k, MPI_Datatype t, int unit, bool in_place, bo
     }
 }
 
+/* Pattern 2 (no counts to oneself), but rank 0 sends pairs of ints with the
+ * same counts: the others receive twice as many ints from it, and rank 0
+ * receives what it received in pattern 2. */
+static void call_rank0_pairs(cpt_comm *w, MPI_Datatype pair)
+{
+    int k = cpt_plan(w, "Alltoallv", -1);
+    for (int r = 0; r < n; r++) {
+        int64_t s[CPT_MAXRANKS], v[CPT_MAXRANKS];
+        for (int p = 0; p < n; p++) {
+            s[p] = count_of(2, r, p);
+            v[p] = count_of(2, p, r) * (p == 0 ? 2 : 1);
+        }
+        cpt_plan_row(w, "Alltoallv", k, CP_SEND, r, r == 0 ? 2 * sizeof(int) : sizeof(int), n,
+                     s);
+        cpt_plan_row(w, "Alltoallv", k, CP_RECV, r, sizeof(int), n, v);
+    }
+    int so = 0, ro = 0;
+    for (int p = 0; p < n; p++) {
+        scounts[p] = count_of(2, me, p);
+        rcounts[p] = count_of(2, p, me) * (p == 0 ? 2 : 1);
+        sdispls[p] = so;
+        rdispls[p] = ro;
+        so += scounts[p];
+        ro += rcounts[p];
+    }
+    MPI_Alltoallv(sbuf, scounts, sdispls, me == 0 ? pair : MPI_INT, rbuf, rcounts, rdispls,
+                  MPI_INT, MPI_COMM_WORLD);
+}
+
+/* The same arrays and counts as call() with pattern 0, from a call site of
+ * its own (not inlined, not cloned: its name is the call path's). */
+static __attribute__((noinline, noclone)) void call_elsewhere(cpt_comm *w)
+{
+    fill(0, 1);
+    plan(w, 0, sizeof(int));
+    MPI_Alltoallv(sbuf, scounts, sdispls, MPI_INT, rbuf, rcounts, rdispls, MPI_INT,
+                  MPI_COMM_WORLD);
+}
+
+/* With call paths on: call_elsewhere's calls, and only they, are its call
+ * path's (collprof callsites).  The number of problems found. */
+static int check_elsewhere(int calls)
+{
+    const char *depth = getenv("COLLPROF_CALLSITE_DEPTH");
+    if (me != 0 || (depth && strcmp(depth, "0") == 0))
+        return 0;
+    cp_profile p;
+    cp_error err;
+    cp_callsite_row *rows = NULL;
+    size_t nrows = 0;
+    if (cp_profile_load(getenv("COLLPROF_OUTPUT_DIR"), &p, &err) ||
+        cp_profile_callsites(&p, false, &rows, &nrows, &err)) {
+        fprintf(stderr, "repeats: the reader: %s\n", err.msg);
+        return 1;
+    }
+    int problems = 1;
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].node &&
+            strcmp(rows[i].node->function, "call_elsewhere") == 0) {
+            problems = rows[i].calls != (uint64_t)calls ||
+                       strcmp(rows[i].collectives, "Alltoallv") != 0;
+            fprintf(problems ? stderr : stdout,
+                    "repeats: call path of call_elsewhere: %llu calls of %s (expected %d of "
+                    "Alltoallv)\n",
+                    (unsigned long long)rows[i].calls, rows[i].collectives, calls);
+        }
+    if (problems && nrows)
+        fprintf(stderr, "repeats: no call path of call_elsewhere with its calls alone\n");
+    free(rows);
+    cp_profile_free(&p);
+    return problems;
+}
+
 /* Neighbor_alltoallv on a ring (left, right), the same arrays each call:
  * rank r sends a + r to each neighbour. */
 static void ring_call(cpt_comm *ring, MPI_Comm comm, int a)
@@ -128,7 +211,29 @@ int main(int argc, char **argv)
     call(w, 0, MPI_INT, 1, false, false);
     for (int i = 0; i < 3; i++)
         call(w, 3, MPI_INT, 1, true, false);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    for (int i = 0; i < 2; i++)
+        call(w, 3, pair, 2, true, false);
+    MPI_Type_free(&pair);
     call(w, 3, MPI_INT, 1, false, false);
+
+    /* Rank 0's send datatype alone changes. */
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    for (int i = 0; i < 3; i++)
+        call(w, 2, MPI_INT, 1, false, false);
+    for (int i = 0; i < 2; i++)
+        call_rank0_pairs(w, pair);
+    MPI_Type_free(&pair);
+
+    /* The same counts from two call sites, each repeated. */
+    for (int i = 0; i < 3; i++)
+        call(w, 0, MPI_INT, 1, false, false);
+    for (int i = 0; i < 3; i++)
+        call_elsewhere(w);
+    call(w, 0, MPI_INT, 1, false, false);
 
     /* Derived datatypes: the counts of the calls just before, other sizes. */
     for (int i = 0; i < 2; i++)
@@ -173,5 +278,6 @@ int main(int argc, char **argv)
     cpt_comm_forget(rc);
 
     MPI_Finalize();
-    return cpt_verify();
+    int verdict = cpt_verify();
+    return check_elsewhere(3 * n) ? 1 : verdict;
 }
