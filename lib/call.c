@@ -23,9 +23,10 @@
     }
 
 static SLOW_PART(uint32_t, path_capture, (void *ra, bool *by_address),
-          cp_callsite_capture(ra, by_address))
+                 cp_callsite_capture(ra, by_address))
 static SLOW_PART(uint32_t, signature_other, (cp_counts *t, const cp_call *call, uint32_t path),
-          cp_counts_signature_other(t, &call->send, &call->recv, call->root, path, call->form))
+                 cp_counts_signature_other(t, &call->send, &call->recv, call->root, path,
+                                           call->form))
 static SLOW_PART(cp_coll_tables *, tables_new, (cp_comm *c, int coll), cp_comm_tables(c, coll))
 SLOW_PART(uint64_t, cp_call_append, (cp_counts *t, uint32_t sig),
           cp_counts_record_append(t, sig))

@@ -46,21 +46,37 @@ static inline _Atomic uint64_t *cp_dt_slot(uintptr_t h)
  * placements, docs/performance.md). */
 __attribute__((cold, noinline)) int64_t cp_type_size_asked(MPI_Datatype t);
 
+#ifdef OPEN_MPI
+/* Does cache entry e hold handle h as a predefined datatype (its size in
+ * the low 16 bits)? */
+static inline bool cp_dt_entry_predefined(uint64_t e, uintptr_t h)
+{
+    return (e >> 16) == h && (e & 0xffffu) != CP_DT_NOT_PREDEFINED;
+}
+#endif
+#ifdef MPICH
+/* MPICH's built-in datatype handles carry their size in bits 8-15 (kind
+ * "builtin", object "datatype" in the top bits); built-ins are never
+ * freed. */
+static inline bool cp_dt_builtin(MPI_Datatype t)
+{
+    return ((unsigned)t & 0xfc000000u) == 0x4c000000u;
+}
+#endif
+
 CP_HOT int64_t cp_type_size(MPI_Datatype t)
 {
 #ifdef OPEN_MPI
     uintptr_t h = (uintptr_t)t;
     uint64_t e = atomic_load_explicit(cp_dt_slot(h), memory_order_relaxed);
-    if ((e >> 16) == h && (e & 0xffffu) != CP_DT_NOT_PREDEFINED)
+    if (cp_dt_entry_predefined(e, h))
         return (int64_t)(e & 0xffffu);
     if ((e >> 16) != h)
         return cp_type_size_miss(t);
 #endif
 #ifdef MPICH
-    /* MPICH's built-in datatype handles carry their size in bits 8-15 (kind
-     * "builtin", object "datatype" in the top bits): a quarter of the hot
-     * path saved on every call, and built-ins are never freed. */
-    if (__builtin_expect(((unsigned)t & 0xfc000000u) == 0x4c000000u, 1))
+    /* Read off the handle: a quarter of the hot path saved on every call. */
+    if (__builtin_expect(cp_dt_builtin(t), 1))
         return (int64_t)(((unsigned)t >> 8) & 0xffu);
 #endif
     return cp_type_size_asked(t);
@@ -73,10 +89,9 @@ static inline bool cp_type_predefined(MPI_Datatype t)
 {
 #ifdef OPEN_MPI
     uintptr_t h = (uintptr_t)t;
-    uint64_t e = atomic_load_explicit(cp_dt_slot(h), memory_order_relaxed);
-    return (e >> 16) == h && (e & 0xffffu) != CP_DT_NOT_PREDEFINED;
+    return cp_dt_entry_predefined(atomic_load_explicit(cp_dt_slot(h), memory_order_relaxed), h);
 #elif defined(MPICH)
-    return ((unsigned)t & 0xfc000000u) == 0x4c000000u;
+    return cp_dt_builtin(t);
 #else
     (void)t;
     return false;
