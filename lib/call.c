@@ -73,7 +73,7 @@ void cp_call_record(cp_comm *c, cp_call *call)
                   ? t->last_sig
                   : signature_other(t, call, path);
     }
-    cp_call_number(x, call, sig, rec);
+    cp_call_numbered(x, call, cp_call_count(t, sig), sig, rec);
     cp_busy_leave();
 }
 

@@ -99,12 +99,11 @@ CP_HOT void cp_call_numbered(cp_coll_tables *x, cp_call *call, uint64_t idx, uin
     }
 }
 
-/* Number the call on its tables x with signature sig, as above. */
-CP_HOT void cp_call_number(cp_coll_tables *x, cp_call *call, uint32_t sig, bool rec)
+/* Number the next call on table t, of signature sig (CP_SEQ_NONE: not
+ * recorded): its index. */
+CP_HOT uint64_t cp_call_count(cp_counts *t, uint32_t sig)
 {
-    cp_counts *t = &x->counts;
-    cp_call_numbered(x, call, cp_counts_lengthen(t, sig) ? t->ncalls++ : cp_call_append(t, sig),
-                     sig, rec);
+    return cp_counts_lengthen(t, sig) ? t->ncalls++ : cp_call_append(t, sig);
 }
 
 /* A communicator constructor returned rc: register *newcomm now. */

@@ -63,9 +63,8 @@ void cp_memo_keep(const cp_call *call, cp_comm *c, bool in_place, const void *sc
 
 __attribute__((cold)) uint64_t cp_memo_append(cp_coll_tables *x)
 {
-    cp_counts *t = &x->counts;
     cp_memo *m = &x->memo;
-    uint64_t idx = cp_counts_lengthen(t, m->sig) ? t->ncalls++ : cp_call_append(t, m->sig);
-    m->tail = cp_seq_tail_of(&t->seq, m->sig);
+    uint64_t idx = cp_call_count(&x->counts, m->sig);
+    m->tail = cp_seq_tail_of(&x->counts.seq, m->sig);
     return idx;
 }

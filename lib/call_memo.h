@@ -12,8 +12,8 @@
  * The arguments decide the signature: capture reads nothing else, and the
  * communicator is the memo's own.  Only datatypes of the MPI library's own
  * are kept (their size is fixed; a freed derived type's handle can come
- * back with another size), and only int counts, at most CP_MEMO_MAX each
- * way.  Everything else, and any call outside the recording window, takes
+ * back with another size), and only int counts, at most CP_MEMO_MAX of
+ * them, send and receive together.  Everything else, and any call outside the recording window, takes
  * the general path (cp_call_record).
  */
 #ifndef COLLPROF_CALL_MEMO_H
