@@ -148,6 +148,8 @@ static void up_range(series *x, int64_t lo, int64_t hi, sim_mailbox *box, cp_wse
 static void check_own(void *vctx, int p, size_t i, double sev)
 {
     void **ctx = vctx;
+    if (p == CP_WAIT_ANALYSED)
+        return;
     series *x = ctx[0];
     const cp_timing_rec *r = &x->recs[i];
     double want = p == CP_WAIT_NXN ? x->max_enter[r->call] - r->enter

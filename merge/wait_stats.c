@@ -218,15 +218,18 @@ void cp_wstat_add(cp_wstat *w, double v)
     moments(w, 1, v, v, 0, v, v);
 }
 
-void cp_wstat_add_weighted(cp_wstat *w, double v, uint64_t weight)
+void cp_wstat_add_weighted(cp_wstat *w, double v, double weight)
 {
-    if (weight <= 1) {
+    if (weight == 1) {
         cp_wstat_add(w, v);
         return;
     }
+    /* The count and the quantiles take whole instances; the sum takes the
+     * weight as it is, so that it is the whole-run estimate itself. */
+    uint64_t n = weight < 1.5 ? 1 : (uint64_t)llround(weight);
     to_bins(w);
-    bin_add(w, bin_of(v), weight);
-    moments(w, weight, v * (double)weight, v, 0, v, v);
+    bin_add(w, bin_of(v), n);
+    moments(w, n, v * weight, v, 0, v, v);
 }
 
 void cp_wstat_merge(cp_wstat *into, const cp_wstat *from)

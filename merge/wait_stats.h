@@ -38,9 +38,10 @@ typedef struct cp_wstat {
 } cp_wstat;
 
 void cp_wstat_add(cp_wstat *w, double v);
-/* v as `weight` instances (a sampled instance standing for its block of
- * calls): the count and sum grow by weight, the quantiles go to bins. */
-void cp_wstat_add_weighted(cp_wstat *w, double v, uint64_t weight);
+/* v as `weight` instances (a sampled instance standing for the calls of
+ * the run it estimates, cp_wait_factor): the sum grows by v x weight, the
+ * count by weight rounded (at least 1), the quantiles go to bins. */
+void cp_wstat_add_weighted(cp_wstat *w, double v, double weight);
 /* into += from.  (from unchanged.) */
 void cp_wstat_merge(cp_wstat *into, const cp_wstat *from);
 void cp_wstat_free(cp_wstat *w);

@@ -235,12 +235,13 @@ void cp_wait_own(int family, const cp_wlist *down, const cp_timing_rec *r, size_
         if (c->call != r[i].call)
             continue;
         double e = r[i].enter, x = r[i].exit, s0 = 0, s1 = 0;
+        sink(ctx, CP_WAIT_ANALYSED, i, x - r[i].start);
         bool root = r[i].root >= 0 && r[i].root == crank;
         switch (family) {
         case CP_FAMILY_NXN:
         case CP_FAMILY_BARRIER:
             s0 = cp_wait_until(e, c->max_enter, x);
-            s1 = x > c->min_exit ? x - c->min_exit : 0;
+            s1 = cp_wait_completion(e, x, c->min_exit, s0);
             break;
         case CP_FAMILY_ONE_TO_N:
             if (!root)

@@ -90,7 +90,10 @@ void cp_wlist_pack(cp_wbuf *b, const cp_wlist *l, bool down);
 int cp_wlist_unpack(cp_rbuf *b, cp_wlist *l, bool down);
 
 /* Called for each of this member's instances: pattern, the index of its
- * record, the waiting time (> 0). */
+ * record, the waiting time (> 0); and first, for every call analysed, with
+ * the pattern CP_WAIT_ANALYSED and its time in the call (exit - start):
+ * what a whole-run estimate divides by (cp_wait_factor). */
+#define CP_WAIT_ANALYSED (-1)
 typedef void (*cp_wait_own_sink)(void *ctx, int pattern, size_t rec, double severity);
 
 /* This member's waiting times in the calls of `down` (what came down to

@@ -88,7 +88,7 @@ void cp_wait_states_call(int family, size_t n, const double *enter, const double
         }
         for (size_t r = 0; r < n; r++) {
             sev0[r] = cp_wait_until(enter[r], last_in, exit[r]);
-            sev1[r] = exit[r] > first_out ? exit[r] - first_out : 0;
+            sev1[r] = cp_wait_completion(enter[r], exit[r], first_out, sev0[r]);
         }
         break;
     }

@@ -61,6 +61,44 @@ static inline double cp_wait_until(double from, double until, double exit)
     return until > from ? until - from : 0;
 }
 
+/* The second pattern of a call (completion after the first rank left)
+ * never makes one rank's waiting in the call longer than the call: a wait
+ * and a completion that overlap (clocks of two nodes a little apart) are
+ * counted once.  `first` is the first pattern's severity. */
+static inline double cp_wait_completion(double enter, double exit, double first_out, double first)
+{
+    double c = exit > first_out ? exit - first_out : 0, room = exit - enter - first;
+    return c < room ? c : room > 0 ? room : 0;
+}
+
+/* ---- Whole-run estimates from a sample of calls ----
+ *
+ * A stratum is one rank's timed calls of one call site (collective, form,
+ * call path) of a series.  Of its calls the sample analysed some: their
+ * waiting y (every pattern together) and their time in the call x (exit -
+ * start) are known; the exact time t of all its timed calls is known from
+ * the aggregates.  The estimate of the stratum's waiting is the sample's
+ * waiting per second in the call times the exact time: y / x * t (a ratio
+ * estimator).  Waiting lies within the call in passive timing, so y <= x
+ * and the estimate never exceeds t; the factor is also capped at t / y so
+ * that rounding cannot make it do so.  In barrier mode the late arrival
+ * lies outside the time in the call by definition: no cap.  When the
+ * sample holds every timed call of the stratum, the waiting is exact
+ * (factor 1).  Finalize (profile.cubex, profile.stat) and the reader
+ * (timings.cpt) use this one function, per stratum, so that their numbers
+ * agree. */
+static inline double cp_wait_factor(double x, double y, double t, bool every, bool bounded)
+{
+    if (every)
+        return 1;
+    if (!(x > 0) || !(t > 0))
+        return 0; /* no sampled time here: no waiting can be estimated */
+    double f = t / x;
+    if (bounded && y * f > t)
+        f = t / y;
+    return f;
+}
+
 /* The family of a collective, by its name ("Alltoallv"; case-insensitive). */
 int cp_wait_family(const char *collective);
 

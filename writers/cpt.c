@@ -33,8 +33,9 @@
 #define DEFAULT_NAME "timings.cpt"
 
 /* One call in a series' uncompressed payload: call u64, enter, start and
- * exit f64, root i32, flags u8. */
-#define CALL_BYTES (8 + 8 + 8 + 8 + 4 + 1)
+ * exit f64, root i32, flags u8; from version 3 its site u32. */
+#define CALL_BYTES_V2 (8 + 8 + 8 + 8 + 4 + 1)
+#define CALL_BYTES (CALL_BYTES_V2 + 4)
 /* The smallest encodings, to bound counts by the bytes left: a chunk with an
  * empty hostname, no aggregates and no series; a series record without its
  * payload (collective name of one character); an aggregate entry. */
@@ -61,6 +62,9 @@ void cp_cpt_series_free(cp_cpt_series *s)
     free(s->root);
     free(s->flags);
     free(s->hist);
+    free(s->site_time);
+    free(s->site_calls);
+    free(s->site);
     memset(s, 0, sizeof *s);
 }
 
@@ -109,7 +113,10 @@ static bool series_equal(const cp_cpt_series *a, const cp_cpt_series *b)
            same(a->start, b->start, n * sizeof *a->start) &&
            same(a->exit, b->exit, n * sizeof *a->exit) &&
            same(a->root, b->root, n * sizeof *a->root) &&
-           same(a->flags, b->flags, n * sizeof *a->flags);
+           same(a->flags, b->flags, n * sizeof *a->flags) && a->nsites == b->nsites &&
+           same(a->site_time, b->site_time, a->nsites * sizeof *a->site_time) &&
+           same(a->site_calls, b->site_calls, a->nsites * sizeof *a->site_calls) &&
+           (a->nsites == 0 || same(a->site, b->site, n * sizeof *a->site));
 }
 
 static bool agg_equal(const cp_cpt_aggregates *a, const cp_cpt_aggregates *b)
@@ -236,6 +243,14 @@ static int check_series(const cp_cpt_series *s, const char *name, const char *wh
                              "root %" PRId32 " of call %" PRIu64
                              " (expected -1 or a communicator rank)",
                              s->root[i], s->call[i]);
+    if (s->nsites > 0 && (!s->site_time || !s->site_calls || (s->n > 0 && !s->site)))
+        return bad_model(err, name, where, "%" PRIu32 " call sites but an array is missing",
+                         s->nsites);
+    for (size_t i = 0; s->nsites > 0 && i < s->n; i++)
+        if (s->site[i] >= s->nsites)
+            return bad_model(err, name, where,
+                             "call %" PRIu64 " of site %" PRIu32 " (expected below %" PRIu32 ")",
+                             s->call[i], s->site[i], s->nsites);
     return 0;
 }
 
@@ -303,11 +318,13 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
     for (size_t i = 0; i < s->n; i++)
         cp_bytes_le32(raw, (uint32_t)s->root[i]);
     cp_bytes_append(raw, s->flags, (size_t)s->n);
+    for (size_t i = 0; i < s->n; i++)
+        cp_bytes_le32(raw, s->nsites ? s->site[i] : 0);
     if (raw->failed)
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
 
     size_t fixed = 8 + 4 + strlen(s->collective) + 1 + 8 + 8 + (8 + 8 + 4 + 4 + 4 * (size_t)s->hist_n) +
-                   8 + 8 + 8 + 4;
+                   (4 + 16 * (size_t)s->nsites) + 8 + 8 + 8 + 4;
     uLong bound = compressBound((uLong)raw->len);
     if (bound > SIZE_MAX - fixed || !cp_bytes_reserve(out, fixed + bound))
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
@@ -330,6 +347,11 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
     cp_bytes_le32(out, s->hist_n);
     for (uint32_t i = 0; i < s->hist_n; i++)
         cp_bytes_le32(out, s->hist[i]);
+    cp_bytes_le32(out, s->nsites);
+    for (uint32_t i = 0; i < s->nsites; i++) {
+        cp_bytes_le64(out, bits_of(s->site_time[i]));
+        cp_bytes_le64(out, s->site_calls[i]);
+    }
     cp_bytes_le64(out, s->n);
     cp_bytes_le64(out, (uint64_t)raw->len);
     cp_bytes_le64(out, (uint64_t)clen);
@@ -782,6 +804,8 @@ static int parse_payload(reader *rd, cp_cpt_series *s, const unsigned char *payl
             s->root = alloc_array(rd, n, sizeof *s->root, &rc);
         if (rc == 0)
             s->flags = alloc_array(rd, n, sizeof *s->flags, &rc);
+        if (rc == 0 && rd->major >= 3 && s->nsites > 0)
+            s->site = alloc_array(rd, n, sizeof *s->site, &rc);
     }
     if (rc == 0) {
         const unsigned char *q = raw;
@@ -803,9 +827,45 @@ static int parse_payload(reader *rd, cp_cpt_series *s, const unsigned char *payl
         }
         if (rc == 0 && n > 0)
             memcpy(s->flags, q, n);
+        q += n;
+        for (size_t i = 0; rc == 0 && rd->major >= 3 && i < n; i++, q += 4) {
+            uint32_t site = cp_load_u32(q, false);
+            if (site >= (s->nsites ? s->nsites : 1))
+                rc = perr(rd, at,
+                          "call %" PRIu64 " of call site %" PRIu32 " (the series has %" PRIu32
+                          "): the file is corrupt",
+                          s->call[i], site, s->nsites);
+            else if (s->site)
+                s->site[i] = site;
+        }
     }
     free(raw);
     return rc;
+}
+
+/* Version 3: the series' call sites, each its exact time and calls. */
+static int parse_sites(reader *rd, cp_cpt_series *s)
+{
+    size_t at = rd->pos;
+    if (get_u32(rd, &s->nsites, "the number of call sites") != 0)
+        return -1;
+    if (s->nsites > (rd->limit - rd->pos) / 16)
+        return perr(rd, at, "%" PRIu32 " call sites cannot fit in the %zu bytes left: the file "
+                            "is corrupt", s->nsites, rd->limit - rd->pos);
+    if (s->nsites == 0)
+        return 0;
+    s->site_time = malloc(s->nsites * sizeof *s->site_time);
+    s->site_calls = malloc(s->nsites * sizeof *s->site_calls);
+    if (!s->site_time || !s->site_calls)
+        return perr(rd, at, "out of memory");
+    for (uint32_t i = 0; i < s->nsites; i++) {
+        uint64_t u;
+        if (get_u64(rd, &u, "a call site's time") != 0 ||
+            get_u64(rd, &s->site_calls[i], "a call site's calls") != 0)
+            return -1;
+        s->site_time[i] = f64_of(u);
+    }
+    return 0;
 }
 
 static int parse_series(reader *rd, cp_cpt_series *s, int64_t rank, size_t index)
@@ -842,18 +902,21 @@ static int parse_series(reader *rd, cp_cpt_series *s, int64_t rank, size_t index
             if (get_u32(rd, &s->hist[i], "a histogram bucket") != 0)
                 return -1;
     }
+    if (rd->major >= 3 && parse_sites(rd, s) != 0)
+        return -1;
     if (get_u64(rd, &u, "the number of calls") != 0)
         return -1;
+    size_t call_bytes = rd->major >= 3 ? CALL_BYTES : CALL_BYTES_V2;
     size_t at = rd->pos;
     if (get_u64(rd, &ulen, "the uncompressed length") != 0 ||
         get_u64(rd, &clen, "the compressed length") != 0 ||
         get_u32(rd, &crc, "the CRC32") != 0)
         return -1;
-    if (u > UINT64_MAX / CALL_BYTES || ulen != u * CALL_BYTES)
+    if (u > UINT64_MAX / call_bytes || ulen != u * call_bytes)
         return perr(rd, at,
                     "uncompressed length %" PRIu64 " does not hold %" PRIu64
-                    " calls of %d bytes: the file is corrupt",
-                    ulen, u, CALL_BYTES);
+                    " calls of %zu bytes: the file is corrupt",
+                    ulen, u, call_bytes);
     const unsigned char *payload;
     size_t pat = rd->pos;
     if (get_bytes(rd, &payload, clen, "the compressed payload") != 0)

@@ -371,9 +371,12 @@ int64_t cp_manifest_file_crc(const cp_manifest *m, size_t i);
 /* Version of timings.cpt written by this collprof (major.minor.patch of the
  * layout, DESIGN §7).  profile.stat and profile.cubex follow Cube's own
  * layouts and carry no version of ours. */
-#define CP_CPT_VERSION_MAJOR 2 /* 2: per series the sample's stride, the tick and
-                                  the histogram of every call's duration; 1.x
-                                  files are still read */
+#define CP_CPT_VERSION_MAJOR 3 /* 2: per series the sample's stride, the tick and
+                                  the histogram of every call's duration;
+                                  3: per series its call sites' exact time
+                                  and calls, per kept call its site (the
+                                  strata of the waiting estimate); 1.x and
+                                  2.x files are still read */
 #define CP_CPT_VERSION_MINOR 0
 #define CP_CPT_VERSION_PATCH 0
 
@@ -530,6 +533,15 @@ typedef struct cp_cpt_series {
     double *exit;
     int32_t *root;        /* communicator-local root, -1 when not rooted */
     uint8_t *flags;       /* enum cp_cpt_call_flag */
+    /* Version 3 (0 / NULL before): the series' call sites on this rank (the
+     * strata of the whole-run waiting estimate, model/wait_states.h:
+     * cp_wait_factor): each one's exact time in the call (exit - start, s)
+     * and number of timed calls; site[i] is kept call i's site.  nsites 0:
+     * one stratum, the whole series. */
+    uint32_t nsites;
+    double *site_time;
+    uint64_t *site_calls;
+    uint32_t *site;
 } cp_cpt_series;
 
 /* Job-wide aggregates, held in world rank 0's chunk. */

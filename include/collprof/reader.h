@@ -216,12 +216,15 @@ typedef struct cp_timing_row {
      * (0 when no histogram). */
     uint64_t hist_calls;
     double p50, p90, p99;
-    /* Waiting per pattern over the whole run: estimated from the calls of
-     * the sample every member kept, each standing for `wait_weight` calls
-     * (1: every call was kept, the value is exact), with the standard error
-     * of the estimate (0 when exact).  wait_sampled: the sample's own
-     * exact waiting, wait_instances its (rank, call) instances,
-     * wait_calls the calls of the sample analysed. */
+    /* Waiting per pattern over the whole run: per rank and call site, the
+     * waiting per second in the call of the sampled calls every member
+     * kept, times the exact time in the call (model/wait_states.h:
+     * cp_wait_factor; never above that time in passive timing), with the
+     * standard error of the estimate (0 when exact).  wait_weight: the
+     * calls each analysed call stands for (1: every timed call was
+     * analysed, the value is exact).  wait_sampled: the sample's own exact
+     * waiting, wait_instances its (rank, call) instances, wait_calls the
+     * calls of the sample every member kept. */
     double wait[CP_READER_NPATTERNS];
     double wait_se[CP_READER_NPATTERNS];
     double wait_sampled[CP_READER_NPATTERNS];

@@ -23,10 +23,34 @@
 #include "clock.h"
 #include "collprof_config.h"
 #include "cpt.h"
+#include "wait_sites.h"
 #include "finalize_timing.h"
 #include "runtime.h"
 #include "textio.h"
 #include "transport.h"
+
+/* The series' call sites, the strata of the waiting estimate (the same
+ * as finalize_waits.c's), and each kept call's. */
+static int add_sites(cp_cpt_series *s, const cp_counts *counts, const cp_timing *t)
+{
+    cp_wsites w = {0};
+    cp_wsites_totals(&w, counts, t, cp_clock_tick());
+    s->site = malloc((t->n ? t->n : 1) * sizeof *s->site);
+    for (size_t i = 0; i < t->n && s->site; i++) {
+        const cp_wsite *x = cp_wsites_get(&w, t->recs[i].form, t->paths ? t->paths[i] : UINT32_MAX);
+        s->site[i] = x ? (uint32_t)(x - w.v) : 0;
+    }
+    s->nsites = (uint32_t)w.n;
+    s->site_time = malloc((w.n ? w.n : 1) * sizeof *s->site_time);
+    s->site_calls = malloc((w.n ? w.n : 1) * sizeof *s->site_calls);
+    int rc = w.oom || !s->site || !s->site_time || !s->site_calls ? -1 : 0;
+    for (size_t j = 0; rc == 0 && j < w.n; j++) {
+        s->site_time[j] = w.v[j].t;
+        s->site_calls[j] = w.v[j].timed;
+    }
+    cp_wsites_free(&w);
+    return rc;
+}
 
 static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
 {
@@ -70,7 +94,7 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
         s->root[i] = r->root;
         s->flags[i] = r->flags;
     }
-    return 0;
+    return add_sites(s, &c->coll[k]->counts, t);
 }
 
 /* Rank 0's chunk: per collective over all ranks, and the slowest calls. */

@@ -36,11 +36,13 @@
 #include "cpt.h"
 #include "finalize_mail.h"
 #include "finalize_timing.h"
+#include "clock.h"
 #include "log.h"
 #include "runtime.h"
 #include "stat.h"
 #include "transport.h"
 #include "group_trees.h"
+#include "wait_sites.h"
 #include "wait_stage.h"
 #include "wait_stats.h"
 
@@ -99,7 +101,8 @@ typedef struct own_ctx {
     cp_found *fd;
     const cp_timing *t; /* this rank's records of the series (recs, paths) */
     int k;
-    double weight;      /* calls of the run each sampled call stands for */
+    cp_wsites sites;    /* the series' strata (merge/wait_sites.h) */
+    bool weigh;         /* second pass: the factors are known */
 } own_ctx;
 
 static void add_own(cp_found *fd, uint32_t k, uint32_t form, uint32_t path, uint32_t pattern,
@@ -124,19 +127,48 @@ static void add_own(cp_found *fd, uint32_t k, uint32_t form, uint32_t path, uint
     fd->own[fd->nown++] = (cp_own_wait){k, form, path, pattern, v};
 }
 
+/* First pass: each stratum's sampled time and waiting.  Second: every
+ * instance counted with its stratum's factor, a whole-run estimate (exact
+ * where the sample holds every call).  The instance itself (profile.stat's
+ * listed events) is as it was measured. */
 static void on_own(void *vctx, int p, size_t i, double sev)
 {
     own_ctx *x = vctx;
     const cp_timing_rec *r = &x->t->recs[i];
     uint32_t path = x->t->paths[i];
-    /* Whole-run estimates: the instance stands for `weight` calls of its
-     * block.  The instance itself (profile.stat's listed events) is as it
-     * was measured. */
-    add_own(x->fd, (uint32_t)x->k, r->form, path, (uint32_t)p, sev * x->weight);
-    cp_wstat_add_weighted(&x->fd->job.stat[p], sev, (uint64_t)x->weight);
+    cp_wsite *w = cp_wsites_get(&x->sites, r->form, path);
+    if (!w)
+        return;
+    if (!x->weigh) {
+        if (p == CP_WAIT_ANALYSED)
+            w->x += sev, w->analysed++;
+        else
+            w->y += sev;
+        return;
+    }
+    if (p == CP_WAIT_ANALYSED)
+        return;
+    add_own(x->fd, (uint32_t)x->k, r->form, path, (uint32_t)p, sev * w->factor);
+    cp_wstat_add_weighted(&x->fd->job.stat[p], sev, w->factor);
     cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->k, r->form, path), .enter = r->enter,
                        .exit = r->exit, .duration = sev, .rank = cp_rt.world_rank};
     cp_stat_offer_event(&x->fd->job.top[p], &e);
+}
+
+/* This rank's waiting in one series, estimated per stratum. */
+static void own_waits(cp_found *fd, const cp_comm *c, int k, const cp_wlist *down)
+{
+    const cp_timing *t = &c->coll[k]->timing;
+    int family = cp_wait_family(cp_collective_names[k]);
+    own_ctx x = {fd, t, k, {0}, false};
+    cp_wsites_totals(&x.sites, &c->coll[k]->counts, t, cp_clock_tick());
+    cp_wait_own(family, down, t->recs, t->n, c->rank, on_own, &x);
+    cp_wsites_finish(&x.sites, cp_rt.cfg.timing != CP_TIMING_BARRIER);
+    x.weigh = true;
+    if (!x.sites.oom)
+        cp_wait_own(family, down, t->recs, t->n, c->rank, on_own, &x);
+    fd->oom |= x.sites.oom;
+    cp_wsites_free(&x.sites);
 }
 
 /* ------------------------------------------- statistics to world rank 0 */
@@ -230,10 +262,7 @@ void cp_fin_find_waits(fin *f, bool trees_ok, bool timing, const cp_cpt_slow *sl
                  * tables name it), or it has no wait states here. */
                 if (!cp_wcomm_down(&s->w, (uint32_t)k))
                     continue;
-                const cp_timing *t = &s->c->coll[k]->timing;
-                own_ctx x = {fd, t, k, cp_wcomm_weight(&s->w, (uint32_t)k)};
-                cp_wait_own(cp_wait_family(cp_collective_names[k]), &s->w.s[k]->down, t->recs,
-                            t->n, s->c->rank, on_own, &x);
+                own_waits(fd, s->c, k, &s->w.s[k]->down);
             }
         }
     }

@@ -121,6 +121,20 @@ static void add_slow(cp_cpt_aggregates *a, const char *coll, int64_t comm, uint6
     s->duration = duration;
 }
 
+/* Version 3's call sites of a series: each one's time and calls, each
+ * kept call's site. */
+static void set_sites(cp_cpt_series *s, uint32_t nsites, const double *time,
+                      const uint64_t *calls, const uint32_t *site)
+{
+    s->nsites = nsites;
+    s->site_time = malloc(nsites * sizeof *s->site_time);
+    s->site_calls = malloc(nsites * sizeof *s->site_calls);
+    s->site = malloc((s->n ? s->n : 1) * sizeof *s->site);
+    memcpy(s->site_time, time, nsites * sizeof *time);
+    memcpy(s->site_calls, calls, nsites * sizeof *calls);
+    memcpy(s->site, site, s->n * sizeof *site);
+}
+
 static cp_cpt_file new_file(uint64_t world_size, const char *mode, uint8_t flags)
 {
     cp_cpt_file f;
@@ -171,6 +185,8 @@ static cp_cpt_file rich_file(void)
                (const double[]){0.5, 1.5, 2.5}, (const double[]){0.75, 1.75, 2.75},
                (const double[]){0.875, 1.9, 2.99}, (const int32_t[]){-1, -1, -1},
                (const uint8_t[]){CP_CPT_NONBLOCKING, CP_CPT_NONBLOCKING, 0});
+    set_sites(&c->series[0], 2, (const double[]){0.5, 0.24}, (const uint64_t[]){2, 1},
+              (const uint32_t[]){0, 0, 1});
     add_series(c, 1, "Bcast", 5, 0.25, 2, (const uint64_t[]){0, 1}, (const double[]){3.0, 4.0},
                (const double[]){3.0, 4.0}, (const double[]){3.1, 4.2},
                (const int32_t[]){0, 1}, (const uint8_t[]){0, 0});
@@ -326,9 +342,9 @@ START_TEST(header_bytes)
     cp_bytes b;
     encode_ok(&f, &b);
     const unsigned char *p = b.p;
-    /* Tag, versions 2.0.0 as little-endian uint32. */
+    /* Tag, versions 3.0.0 as little-endian uint32. */
     ck_assert(memcmp(p, "CPROF", 5) == 0);
-    const unsigned char v[12] = {2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const unsigned char v[12] = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     ck_assert(memcmp(p + 5, v, 12) == 0);
     /* Git hash: 40 characters and the NUL, 41 bytes. */
     ck_assert(memcmp(p + 17, "0123456789abcdef0123456789abcdef01234567", 41) == 0);
@@ -431,7 +447,7 @@ static void hb_set64(hb *h, size_t at, uint64_t v)
 }
 
 /* The uncompressed arrays of a series, as docs/formats.md lists them. */
-static void hb_arrays(hb *h, const cp_cpt_series *s)
+static void hb_arrays(hb *h, const cp_cpt_series *s, bool v3)
 {
     for (size_t i = 0; i < s->n; i++)
         hb_u64(h, s->call[i]);
@@ -444,6 +460,8 @@ static void hb_arrays(hb *h, const cp_cpt_series *s)
     for (size_t i = 0; i < s->n; i++)
         hb_u32(h, (uint32_t)s->root[i]);
     hb_put(h, s->flags, s->n);
+    for (size_t i = 0; v3 && i < s->n; i++) /* version 3: each call's site */
+        hb_u32(h, s->nsites ? s->site[i] : 0);
 }
 
 /* zlib at its fastest level, as the writer compresses. */
@@ -459,8 +477,8 @@ static hb deflated(const hb *raw)
 }
 
 enum tweak {
-    T_NONE, T_GAP, T_TRAILING, T_MINOR, T_V1, /* accepted */
-    T_HIST_PAST, T_TAG, T_MAJOR0, T_MAJOR3, T_HASH_NOTERM, T_HASH_PAD, T_MODE_LEN0, T_MODE_LONG,
+    T_NONE, T_GAP, T_TRAILING, T_MINOR, T_V1, T_V2, /* accepted */
+    T_HIST_PAST, T_SITE_PAST, T_NSITES_HUGE, T_TAG, T_MAJOR0, T_MAJOR4, T_HASH_NOTERM, T_HASH_PAD, T_MODE_LEN0, T_MODE_LONG,
     T_MODE_NONUL, T_MODE_INNER_NUL, T_WORLD0, T_OFF0, T_OFF_CLOSE, T_OFF_BEYOND, T_OVERRUN,
     T_HOST_LONG, T_AGG_FLAG, T_SLOW_RANK, T_SLOW_NEG, T_COLL_EMPTY, T_NCOLLS_HUGE,
     T_NSERIES_HUGE, T_ULEN, T_N_HUGE, T_CLEN_PAST, T_CRC, T_STREAM_BAD, T_STREAM_CUT,
@@ -484,6 +502,8 @@ static cp_cpt_file hand_model(void)
                (const double[]){1.5, 4.0, 5.25}, (const int32_t[]){0, 0, 1},
                (const uint8_t[]){0, CP_CPT_NONBLOCKING, 0});
     set_hist(&c->series[0], 2, 1e-9, 40, 3, (const uint32_t[]){1, 0, 5});
+    set_sites(&c->series[0], 2, (const double[]){1.0, 2.75}, (const uint64_t[]){2, 1},
+              (const uint32_t[]){0, 1, 0});
     set_host(&f.chunks[1], "n1", -1, 101, 1);
     return f;
 }
@@ -494,7 +514,7 @@ static hb hand_file(enum tweak t)
     hb h = {0};
     /* header */
     hb_put(&h, t == T_TAG ? "CPROG" : "CPROF", 5);
-    hb_u32(&h, t == T_MAJOR0 ? 0 : t == T_MAJOR3 ? 3 : t == T_V1 ? 1 : 2);
+    hb_u32(&h, t == T_MAJOR0 ? 0 : t == T_MAJOR4 ? 4 : t == T_V1 ? 1 : t == T_V2 ? 2 : 3);
     hb_u32(&h, t == T_MINOR ? 7 : 0);
     hb_u32(&h, t == T_MINOR ? 3 : 0);
     char hash[41] = "0123456789abcdef0123456789abcdef01234567";
@@ -558,14 +578,18 @@ static hb hand_file(enum tweak t)
     /* its series */
     const cp_cpt_series *s = &c->series[0];
     hb raw = {0};
-    hb_arrays(&raw, s);
+    bool v3 = t != T_V1 && t != T_V2;
+    uint64_t cb = v3 ? 41 : 37; /* bytes per call */
+    hb_arrays(&raw, s, v3);
+    if (t == T_SITE_PAST) /* call 7's site 0 becomes 2: beyond the series' 2 sites */
+        memcpy(raw.p + raw.len - 4, "\x02\0\0\0", 4);
     uint64_t n = s->n;
     if (t == T_ROOT) /* root[1] = -2: fe ff ff ff after 4 arrays of 3 x 8 bytes */
         memcpy(raw.p + 4 * 3 * 8 + 4 * 1, "\xfe\xff\xff\xff", 4);
     if (t == T_STREAM_MORE)
         n = 2;
     if (t == T_STREAM_LESS)
-        raw.len = 2 * 37;
+        raw.len = 2 * cb;
     if (t == T_RATIO)
         n = 1000000;
     hb z = deflated(&raw);
@@ -587,8 +611,15 @@ static hb hand_file(enum tweak t)
         for (uint32_t i = 0; i < s->hist_n; i++)
             hb_u32(&h, s->hist[i]);
     }
+    if (v3) { /* version 3: the call sites */
+        hb_u32(&h, t == T_NSITES_HUGE ? UINT32_MAX : s->nsites);
+        for (uint32_t i = 0; i < s->nsites; i++) {
+            hb_f64(&h, s->site_time[i]);
+            hb_u64(&h, s->site_calls[i]);
+        }
+    }
     hb_u64(&h, t == T_N_HUGE ? (uint64_t)1 << 62 : n);
-    hb_u64(&h, t == T_ULEN ? 37 * n + 1 : 37 * n);
+    hb_u64(&h, t == T_ULEN ? cb * n + 1 : cb * n);
     hb_u64(&h, t == T_CLEN_PAST ? z.len + 1000 : z.len);
     uint32_t crc = (uint32_t)crc32(0, z.p, (uInt)z.len);
     hb_u32(&h, t == T_CRC ? crc ^ 0x80 : crc);
@@ -674,8 +705,10 @@ static const struct bad_case bad_cases[] = {
     {T_MAJOR0, "hand.cpt: header, at byte 5: version 0.0.0 does not exist"},
     {T_HIST_PAST, "series 0 (Bcast, communicator 4), at byte 295: histogram of buckets 40 to 240 "
                   "(expected within 0 to 160): the file is corrupt"},
-    {T_MAJOR3, "hand.cpt: header, at byte 5: version 3.0.0 is newer than version 2.0.0, which "
+    {T_MAJOR4, "hand.cpt: header, at byte 5: version 4.0.0 is newer than version 3.0.0, which "
                "this collprof reads"},
+    {T_SITE_PAST, "call 7 of call site 2 (the series has 2): the file is corrupt"},
+    {T_NSITES_HUGE, "4294967295 call sites cannot fit in the"},
     {T_HASH_NOTERM, "header, at byte 17: the git hash is not NUL-terminated within 41 bytes"},
     {T_HASH_PAD, "header, at byte 50: the git hash is followed by byte 0x78 (expected NUL "
                  "padding)"},
@@ -701,16 +734,16 @@ static const struct bad_case bad_cases[] = {
     {T_NSERIES_HUGE, "the 4294967295 series it announces runs past the start of the chunk of "
                      "rank 1"},
     {T_ULEN, "chunk of rank 0, series 0 (Bcast, communicator 4), at byte"},
-    {T_N_HUGE, "uncompressed length 111 does not hold 4611686018427387904 calls of 37 bytes"},
+    {T_N_HUGE, "uncompressed length 123 does not hold 4611686018427387904 calls of 41 bytes"},
     {T_CLEN_PAST, "the compressed payload runs past the start of the chunk of rank 1"},
     {T_CRC, "chunk of rank 0, series 0 (Bcast, communicator 4), at byte"},
     {T_STREAM_BAD, "the compressed payload does not inflate (zlib: invalid or incomplete "
                    "stream): the file is corrupt"},
     {T_STREAM_CUT, "does not inflate"},
     {T_STREAM_TRAILING, "the zlib stream ends after"},
-    {T_STREAM_MORE, "the compressed payload inflates to more than the 74 bytes announced"},
-    {T_STREAM_LESS, "the compressed payload inflates to 74 bytes, expected 111"},
-    {T_RATIO, "uncompressed length 37000000 cannot come from"},
+    {T_STREAM_MORE, "the compressed payload inflates to more than the 82 bytes announced"},
+    {T_STREAM_LESS, "the compressed payload inflates to 82 bytes, expected 123"},
+    {T_RATIO, "uncompressed length 41000000 cannot come from"},
     {T_ROOT, "root -2 of call 6 (expected -1 or a communicator rank)"},
     {T_FOOTER, "expected the footer END_BLOCK, found 'END_BLOCX': the file is corrupt"},
     {T_LAST_FOOTER, "truncated: the file ends at byte"},
@@ -749,7 +782,7 @@ START_TEST(malformed_details)
 
     h = hand_file(T_ULEN);
     ck_assert_int_eq(parse_bytes(h.p, h.len, "hand.cpt", &f, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "uncompressed length 112 does not hold 3 calls of 37 "
+    ck_assert_ptr_nonnull(strstr(err.msg, "uncompressed length 124 does not hold 3 calls of 41 "
                                           "bytes: the file is corrupt"));
     free(h.p);
 
@@ -800,16 +833,16 @@ START_TEST(versions)
     cp_error err;
 
     /* A newer major version is refused, naming both versions. */
-    set_u32_at(b.p + 5, 3);
+    set_u32_at(b.p + 5, 4);
     set_u32_at(b.p + 9, 5);
     set_u32_at(b.p + 13, 1);
     ck_assert_int_eq(parse_bytes(b.p, b.len, "timings.cpt", &g, &err), -1);
-    ck_assert_str_eq(err.msg, "timings.cpt: header, at byte 5: version 3.5.1 is newer than "
-                              "version 2.0.0, which this collprof reads (major version 2): "
+    ck_assert_str_eq(err.msg, "timings.cpt: header, at byte 5: version 4.5.1 is newer than "
+                              "version 3.0.0, which this collprof reads (major version 3): "
                               "upgrade collprof to read it");
     set_u32_at(b.p + 5, UINT32_MAX);
     ck_assert_int_eq(parse_bytes(b.p, b.len, "timings.cpt", &g, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "version 4294967295.5.1 is newer than version 2.0.0"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "version 4294967295.5.1 is newer than version 3.0.0"));
 
     /* Another minor or patch of this major is read, and kept in the model;
      * written again, the file says the writer's version. */
@@ -847,6 +880,17 @@ START_TEST(versions)
     ck_assert_uint_eq(s->n, 3);
     ck_assert_uint_eq(s->call[2], 7);
     ck_assert(s->stride == 0 && s->hist_n == 0 && s->hist == NULL && s->tick == 0);
+    cp_cpt_file_free(&g);
+    free(h.p);
+
+    /* Version 2 (no call sites) is still read: one stratum, no site array. */
+    h = hand_file(T_V2);
+    ck_assert_msg(parse_bytes(h.p, h.len, "hand.cpt", &g, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(g.version[0], 2);
+    s = &g.chunks[0].series[0];
+    ck_assert_uint_eq(s->n, 3);
+    ck_assert_uint_eq(s->hist_n, 3);
+    ck_assert(s->nsites == 0 && s->site == NULL && s->site_time == NULL);
     cp_cpt_file_free(&g);
     free(h.p);
     cp_bytes_free(&b);
@@ -962,7 +1006,7 @@ static size_t payload_spans(const cp_bytes *b, const cp_cpt_file *f, size_t *lo,
     for (uint64_t r = 0; r < f->world_size; r++)
         for (size_t i = 0; i < f->chunks[r].nseries; i++) {
             hb raw = {0};
-            hb_arrays(&raw, &f->chunks[r].series[i]);
+            hb_arrays(&raw, &f->chunks[r].series[i], true);
             hb z = deflated(&raw);
             size_t from = k ? hi[k - 1] : 0;
             unsigned char *at = memmem(b->p + from, b->len - from, z.p, z.len);

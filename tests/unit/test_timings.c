@@ -161,9 +161,20 @@ START_TEST(every_number_by_hand)
     }
     ck_assert(nxn >= 0 && comp >= 0 && late >= 0);
     ck_assert_uint_eq(a->wait_instances[nxn], 2);
-    EQ(a->wait[nxn], 3.5);
+    EQ(a->wait_sampled[nxn], 3.5);
     ck_assert_uint_eq(a->wait_instances[comp], 1);
-    EQ(a->wait[comp], 0.5);
+    EQ(a->wait_sampled[comp], 0.5);
+    /* Only call 0 is analysed (rank 1's call 1 is non-blocking), so the
+     * run's waiting is estimated per rank: its waiting per second in call
+     * 0, times its exact time of the blocking form.  Rank 0: 2 s of 3 s,
+     * times 3 + 1 + 0.5 aggregated = 3 s; rank 1: its one blocking call is
+     * the analysed one, exact, 1.5 s; rank 2: completion 0.5 s of 1.5 s,
+     * times 1.5 + 3 = 1.5 s.  The estimated strata (ranks 0 and 2) hold
+     * 7 + 2 timed calls for 2 analysed; never above the time in the calls. */
+    EQ(a->wait[nxn], 4.5);
+    EQ(a->wait[comp], 1.5);
+    EQ(a->wait_weight, 4.5);
+    ck_assert(a->wait[nxn] + a->wait[comp] <= a->total);
     /* Slowest: 3 s twice (rank 0 call 0 first, then rank 2 call 1). */
     ck_assert_uint_eq(a->nslowest, 5);
     EQ(a->slowest[0].duration, 3);

@@ -50,6 +50,8 @@ struct own_ctx {
 static void on_own(void *vctx, int p, size_t i, double sev)
 {
     struct own_ctx *x = vctx;
+    if (p == CP_WAIT_ANALYSED)
+        return;
     got[x->m][x->d->r[i].call / 3][pat_slot[p]] = sev;
 }
 

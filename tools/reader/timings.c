@@ -155,26 +155,56 @@ static int add_series(acc *a, int64_t rank, const cp_cpt_series *s, cp_error *er
     return add_hist(a, s, err);
 }
 
-/* The calls of the sample every member kept (sorted) and, per pattern and
- * call, the waiting of all members in it: what the whole-run estimate and
- * its uncertainty are made of. */
+/* The calls of the sample every member kept (sorted), and per member its
+ * strata (call sites: model/wait_states.h, cp_wait_factor) with each kept
+ * call's waiting per pattern: what the whole-run estimate and its
+ * uncertainty are made of. */
+typedef struct member_sums {
+    const cp_cpt_series *s;
+    size_t nsites;      /* 1 for a file before version 3: the whole series */
+    double *t, *x, *y;  /* per site: exact time, sampled time, sampled waiting */
+    double *yq;         /* per site, the sampled waiting of each of the two patterns */
+    uint64_t *timed, *analysed;
+    double *factor;
+    double *sev;        /* per kept call, the family's two patterns */
+} member_sums;
+
 typedef struct sample_sums {
     cp_timing_row *r;
     uint64_t *calls;
     size_t n;
-    double *y; /* CP_READER_NPATTERNS x n */
+    bool *analysed;     /* per common call: the analysis saw it */
+    size_t nanalysed;
+    member_sums *m;
+    size_t nm;
+    int pats[2];
 } sample_sums;
+
+static size_t site_of(const member_sums *ms, size_t i)
+{
+    return ms->s->nsites ? ms->s->site[i] : 0;
+}
+
+static size_t rec_of(const cp_cpt_series *s, uint64_t call)
+{
+    return cp_lower_bound_u64(s->call, (size_t)s->n, call);
+}
 
 static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter, double exit,
                         double sev)
 {
     sample_sums *x = ctx;
-    (void)m, (void)enter, (void)exit;
+    (void)enter, (void)exit;
     x->r->wait_sampled[p] += sev;
     x->r->wait_instances[p]++;
-    size_t lo = cp_lower_bound_u64(x->calls, x->n, call);
-    if (lo < x->n && x->calls[lo] == call)
-        x->y[(size_t)p * x->n + lo] += sev;
+    member_sums *ms = &x->m[m];
+    size_t i = rec_of(ms->s, call);
+    if (i < ms->s->n && ms->s->call[i] == call) {
+        int q = p == x->pats[1];
+        ms->sev[2 * i + q] += sev;
+        ms->y[site_of(ms, i)] += sev;
+        ms->yq[2 * site_of(ms, i) + q] += sev;
+    }
 }
 
 bool cp_reader_all_timed(const cp_wait_member *wm, size_t n, size_t i, size_t *at)
@@ -203,27 +233,127 @@ static int common_calls(const cp_wait_member *wm, size_t nm, sample_sums *x)
         if (cp_reader_all_timed(wm, nm, i, pos))
             x->calls[x->n++] = wm[0].call[i];
     free(pos);
-    x->y = calloc((size_t)CP_READER_NPATTERNS * (x->n ? x->n : 1), sizeof *x->y);
-    return x->y ? 0 : -1;
+    return 0;
 }
 
-/* Estimate = weight x the sample's sum; its standard error as for a
- * simple random sample of n of the run's n x weight calls (the sample
- * takes one call per block, which is at least as precise). */
-static void estimate(cp_timing_row *r, const sample_sums *x)
+/* Each member's strata: the sites' exact time and calls (timings.cpt
+ * version 3), else the series as one (its kept calls' time and the
+ * aggregated calls'). */
+static int member_strata(member_sums *ms, const cp_cpt_series *s)
 {
-    double w = r->wait_weight, n = (double)x->n;
-    for (int p = 0; p < CP_READER_NPATTERNS; p++) {
-        r->wait[p] = w * r->wait_sampled[p];
-        r->wait_se[p] = 0;
-        if (w <= 1 || x->n < 2)
-            continue;
-        double mean = r->wait_sampled[p] / n, ss = 0;
-        for (size_t i = 0; i < x->n; i++) {
-            double d = x->y[(size_t)p * x->n + i] - mean;
-            ss += d * d;
+    ms->s = s;
+    ms->nsites = s->nsites ? s->nsites : 1;
+    size_t k = ms->nsites;
+    ms->t = calloc(k, sizeof *ms->t), ms->x = calloc(k, sizeof *ms->x);
+    ms->y = calloc(k, sizeof *ms->y), ms->factor = calloc(k, sizeof *ms->factor);
+    ms->timed = calloc(k, sizeof *ms->timed), ms->analysed = calloc(k, sizeof *ms->analysed);
+    ms->sev = calloc(2 * (s->n ? s->n : 1), sizeof *ms->sev);
+    ms->yq = calloc(2 * k, sizeof *ms->yq);
+    if (!ms->yq || !ms->x || !ms->y || !ms->factor || !ms->timed || !ms->analysed || !ms->sev)
+        return -1;
+    if (s->nsites) {
+        memcpy(ms->t, s->site_time, k * sizeof *ms->t);
+        memcpy(ms->timed, s->site_calls, k * sizeof *ms->timed);
+    } else { /* the blocking form's calls: a non-blocking one is a site of its own */
+        for (size_t i = 0; i < s->n; i++)
+            if (!(s->flags[i] & CP_CPT_NONBLOCKING)) {
+                ms->t[0] += s->exit[i] - s->start[i];
+                ms->timed[0]++;
+            }
+        ms->t[0] += s->agg_time;
+        ms->timed[0] += s->naggregated;
+    }
+    return 0;
+}
+
+static void member_free(member_sums *ms)
+{
+    free(ms->t), free(ms->x), free(ms->y), free(ms->factor);
+    free(ms->timed), free(ms->analysed), free(ms->sev), free(ms->yq);
+}
+
+/* The calls the analysis saw (every member kept it, none non-blocking or
+ * refused: as cp_wait_states_series), their time per stratum. */
+static int analysed_time(sample_sums *x)
+{
+    x->analysed = calloc(x->n ? x->n : 1, sizeof *x->analysed);
+    if (!x->analysed)
+        return -1;
+    for (size_t c = 0; c < x->n; c++) {
+        bool blocking = true;
+        for (size_t m = 0; m < x->nm && blocking; m++) {
+            const cp_cpt_series *s = x->m[m].s;
+            size_t i = rec_of(s, x->calls[c]);
+            blocking = !(s->flags[i] & (CP_CPT_NONBLOCKING | CP_CPT_FAILED));
         }
-        r->wait_se[p] = w * sqrt(n * ss / (n - 1) * (1 - 1 / w));
+        x->analysed[c] = blocking;
+        x->nanalysed += blocking;
+        for (size_t m = 0; m < x->nm && blocking; m++) {
+            member_sums *ms = &x->m[m];
+            size_t i = rec_of(ms->s, x->calls[c]), j = site_of(ms, i);
+            ms->x[j] += ms->s->exit[i] - ms->s->start[i];
+            ms->analysed[j]++;
+        }
+    }
+    return 0;
+}
+
+/* Estimate per pattern = the sum over strata of factor x the stratum's
+ * sampled waiting (cp_wait_factor: the sample's waiting per second in the
+ * call times the exact time, never above it in passive timing, exact where
+ * the sample holds every call).  Its standard error is the ratio
+ * estimator's: per sampled call c, z_c = the sum over members of factor x
+ * (waiting - ratio x time) in c, and the variance n (1 - 1/w) / (n - 1)
+ * times the sum of z_c^2, as for a simple random sample of n of the run's
+ * n x w calls (the sample takes one call per block, which is at least as
+ * precise). */
+static void estimate(cp_timing_row *r, sample_sums *x, bool bounded)
+{
+    /* The calls each analysed call stands for: 1 where every timed call was
+     * analysed (exact), else the timed calls over the analysed ones of the
+     * strata that are estimated. */
+    double timed = 0, analysed = 0;
+    for (size_t m = 0; m < x->nm; m++) {
+        member_sums *ms = &x->m[m];
+        for (size_t j = 0; j < ms->nsites; j++) {
+            bool every = ms->analysed[j] >= ms->timed[j];
+            ms->factor[j] = cp_wait_factor(ms->x[j], ms->y[j], ms->t[j], every, bounded);
+            if (!every)
+                timed += (double)ms->timed[j], analysed += (double)ms->analysed[j];
+        }
+    }
+    r->wait_weight = analysed > 0 ? timed / analysed : 1;
+    double w = r->wait_weight, n = (double)x->nanalysed;
+    for (int q = 0; q < 2; q++) {
+        int p = x->pats[q];
+        if (p < 0)
+            continue;
+        double est = 0, zz = 0;
+        for (size_t m = 0; m < x->nm; m++) {
+            member_sums *ms = &x->m[m];
+            for (size_t i = 0; i < ms->s->n; i++)
+                est += ms->factor[site_of(ms, i)] * ms->sev[2 * i + q];
+        }
+        r->wait[p] = est;
+        r->wait_se[p] = 0;
+        if (w <= 1 || x->nanalysed < 2)
+            continue;
+        for (size_t c = 0; c < x->n; c++) {
+            if (!x->analysed[c])
+                continue;
+            double z = 0;
+            for (size_t m = 0; m < x->nm; m++) {
+                member_sums *ms = &x->m[m];
+                size_t i = rec_of(ms->s, x->calls[c]), j = site_of(ms, i);
+                if (ms->analysed[j] >= ms->timed[j] || !(ms->x[j] > 0))
+                    continue; /* exact, or nothing to estimate from */
+                z += ms->factor[j] * (ms->sev[2 * i + q] -
+                                      ms->yq[2 * j + q] / ms->x[j] *
+                                          (ms->s->exit[i] - ms->s->start[i]));
+            }
+            zz += z * z;
+        }
+        r->wait_se[p] = sqrt(n * (1 - 1 / w) / (n - 1) * zz);
     }
 }
 
@@ -270,26 +400,35 @@ static int waits(const cp_profile *p, acc *a, cp_error *err)
         a->row.wait_unknown = true; /* a member without the series */
     if (!wm)
         return 0;
-    /* Each call of the members' common sample stands for the block of the
-     * coarsest member's sample (timings.cpt: each series' stride). */
-    a->row.wait_weight = 1;
-    for (size_t m = 0; m < n; m++) {
+    sample_sums x = {.r = &a->row, .nm = n};
+    cp_wait_family_patterns(cp_wait_family(a->row.collective), x.pats);
+    x.m = calloc(n, sizeof *x.m);
+    int rc = x.m ? 0 : -1;
+    for (size_t m = 0; m < n && rc == 0; m++) {
         const cp_cpt_series *s = NULL;
         for (size_t w = 0; w < p->timings.world_size && !s; w++)
             if (a->by_rank[w] && a->by_rank[w]->call == wm[m].call)
                 s = a->by_rank[w];
-        if (s && (double)s->stride > a->row.wait_weight)
-            a->row.wait_weight = (double)s->stride;
+        if (!s) {
+            rc = -1;
+            break;
+        }
+        rc = member_strata(&x.m[m], s);
     }
-    sample_sums x = {.r = &a->row};
-    int rc = common_calls(wm, n, &x);
+    if (rc == 0)
+        rc = common_calls(wm, n, &x);
     if (rc == 0)
         rc = cp_wait_states_series(a->row.collective, n, wm, on_instance, &x);
     a->row.wait_calls = x.n;
     if (rc == 0)
-        estimate(&a->row, &x);
+        rc = analysed_time(&x);
+    if (rc == 0)
+        estimate(&a->row, &x, !(p->timings.flags & CP_CPT_BARRIER));
+    free(x.analysed);
+    for (size_t m = 0; x.m && m < n; m++)
+        member_free(&x.m[m]);
+    free(x.m);
     free(x.calls);
-    free(x.y);
     free(wm);
     return rc ? cp_error_set(err, "out of memory") : 0;
 }
