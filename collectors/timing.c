@@ -90,19 +90,30 @@ static uint64_t share(void)
     return s < 2 * CP_TBLOCK_RECS ? 2 * CP_TBLOCK_RECS : s;
 }
 
-/* One bit per (block, level), the same on every rank. */
-static unsigned hbit(uint64_t b, unsigned level)
+/* One bit per (block, level), the same on every rank; seed 0 is the
+ * runtime's. */
+static unsigned hbit_seeded(uint64_t b, unsigned level, uint64_t seed)
 {
-    return (unsigned)(cp_hash_mix(cp_hash_mix(0x53414D504C45ull, level), b) >> 29) & 1u;
+    return (unsigned)(cp_hash_mix(cp_hash_mix(0x53414D504C45ull ^ seed, level), b) >> 29) & 1u;
 }
 
-uint64_t cp_timing_chosen(uint64_t b, unsigned level)
+static unsigned hbit(uint64_t b, unsigned level)
+{
+    return hbit_seeded(b, level, 0);
+}
+
+uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed)
 {
     /* Block b of level j holds blocks 2b and 2b+1 of level j-1: descend by
      * the hash's choice to the one call of level 0. */
     for (unsigned j = level; j > 0; j--)
-        b = 2 * b + hbit(b, j);
+        b = 2 * b + hbit_seeded(b, j, seed);
     return b;
+}
+
+uint64_t cp_timing_chosen(uint64_t b, unsigned level)
+{
+    return cp_timing_chosen_seeded(b, level, 0);
 }
 
 uint64_t cp_timing_pool_used(void)

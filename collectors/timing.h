@@ -132,6 +132,10 @@ static inline cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx)
 /* The call the sample keeps in block b of 2^level calls (the same on every
  * rank: a hash of the block at each level, see above). */
 uint64_t cp_timing_chosen(uint64_t b, unsigned level);
+/* The same sampler with another hash (seed 0: the runtime's): what
+ * bench/bench_estimate.c draws many samples of one run with, to measure
+ * the estimate's bias and the honesty of its standard error. */
+uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed);
 
 /* A timed call of signature sig (CP_SEQ_NONE: none) took these stamps
  * (ticks); rec is its cp_timing_slot, or NULL.  Never fails: running out of

@@ -19,7 +19,7 @@ int cp_run_manifest(cp_manifest *m, const char *partial_reason)
     m->partial = partial_reason != NULL;
     snprintf(m->partial_reason, sizeof m->partial_reason, "%s",
              partial_reason ? partial_reason : "");
-    m->config = calloc(CP_CONFIG_NENTRIES, sizeof *m->config);
+    m->config = calloc(CP_CONFIG_NENTRIES + 1, sizeof *m->config);
     if (!m->config)
         return -1;
     for (int i = 0; i < CP_CONFIG_NENTRIES; i++) {
@@ -27,6 +27,16 @@ int cp_run_manifest(cp_manifest *m, const char *partial_reason)
         kv->key = strdup(cp_rt.cfg_entries[i].name);
         kv->value = strdup(cp_rt.cfg_entries[i].value);
         m->nconfig++;
+        if (!kv->key || !kv->value)
+            return -1;
+    }
+    /* What `collprof run` preloaded, and why (it says so in the
+     * environment it hands the program). */
+    const char *run = getenv("COLLPROF_RUN_CHOICE");
+    if (run && *run) {
+        cp_kv *kv = &m->config[m->nconfig++];
+        kv->key = strdup("collprof run");
+        kv->value = strndup(run, 4096);
         if (!kv->key || !kv->value)
             return -1;
     }

@@ -61,8 +61,9 @@ static int read_at(int fd, void *buf, size_t len, off_t off)
 }
 
 /* The MPI of the DT_NEEDED entries of a 64-bit ELF file (from its section
- * headers, which stripping keeps), MPI_UNKNOWN when none names one. */
-static int mpi_of_elf(const char *path)
+ * headers, which stripping keeps), MPI_UNKNOWN when none names one; the
+ * entry that named it into soname. */
+static int mpi_of_elf(const char *path, char *soname, size_t len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -96,6 +97,8 @@ static int mpi_of_elf(const char *path)
                 continue;
             name[got] = '\0';
             found = mpi_of_soname(name);
+            if (found != MPI_UNKNOWN)
+                snprintf(soname, len, "%s", name);
         }
     }
     free(sh);
@@ -123,13 +126,22 @@ static const char *program_path(const char *prog, char *buf, size_t len)
     return NULL;
 }
 
-/* The MPI of the launcher that started this process. */
-static int mpi_of_launcher(void)
+/* The MPI of the launcher that started this process, and the variable
+ * that said so. */
+static int mpi_of_launcher(const char **var)
 {
-    if (getenv("OMPI_COMM_WORLD_SIZE"))
-        return MPI_OPENMPI;
-    if (getenv("PMI_RANK") || getenv("PMI_SIZE") || getenv("HYDRA_CONTROL_FD"))
-        return MPI_MPICH;
+    static const struct {
+        const char *var;
+        int mpi;
+    } said[] = {{"OMPI_COMM_WORLD_SIZE", MPI_OPENMPI},
+                {"PMI_RANK", MPI_MPICH},
+                {"PMI_SIZE", MPI_MPICH},
+                {"HYDRA_CONTROL_FD", MPI_MPICH}};
+    for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
+        if (getenv(said[i].var)) {
+            *var = said[i].var;
+            return said[i].mpi;
+        }
     return MPI_UNKNOWN;
 }
 
@@ -249,20 +261,39 @@ static int run_run(const cli_command *self, int argc, char **argv)
     int m = MPI_UNKNOWN;
     if (asked && *asked && (m = mpi_by_name(asked)) == MPI_UNKNOWN)
         return cli_usage_error(self, "%s=%s: expected mpich or openmpi", why, asked);
+    /* Why this MPI: said with COLLPROF_VERBOSE=1, and recorded in the
+     * manifest (the library reads COLLPROF_RUN_CHOICE). */
+    char because[PATH_MAX + 128] = "", soname[256] = "";
+    if (m != MPI_UNKNOWN)
+        snprintf(because, sizeof because, "%s %s", why, asked);
     char found[PATH_MAX];
-    const char *path = program_path(prog[0], found, sizeof found);
-    if (m == MPI_UNKNOWN && path)
-        m = mpi_of_elf(path);
-    if (m == MPI_UNKNOWN)
-        m = mpi_of_launcher();
-    if (m == MPI_UNKNOWN)
-        m = mpi_by_name(COLLPROF_DEFAULT_MPI);
+    const char *path = program_path(prog[0], found, sizeof found), *var = NULL;
+    if (m == MPI_UNKNOWN && path && (m = mpi_of_elf(path, soname, sizeof soname)) != MPI_UNKNOWN)
+        snprintf(because, sizeof because, "%s is linked with %s", path, soname);
+    if (m == MPI_UNKNOWN && (m = mpi_of_launcher(&var)) != MPI_UNKNOWN)
+        snprintf(because, sizeof because, "the launcher set %s", var);
+    if (m == MPI_UNKNOWN && (m = mpi_by_name(COLLPROF_DEFAULT_MPI)) != MPI_UNKNOWN)
+        snprintf(because, sizeof because, "the default of this build");
 
     char lib[PATH_MAX + 64];
     if (m != MPI_UNKNOWN && library_for(m, lib, sizeof lib)) {
+        /* Its directory without "..", its own name (not the version's). */
+        char choice[2 * sizeof lib + sizeof because + 64], dir[sizeof lib], real[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", lib);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(choice, sizeof choice, "%s/%s (%s: %s)",
+                 slash && realpath(dir, real) ? real : dir, slash ? slash + 1 : lib,
+                 mpi_title[m], because);
+        const char *v = getenv("COLLPROF_VERBOSE");
+        if (v && atoi(v) >= 1)
+            say("profiling with %s%s", choice, "");
         if (preload(lib) != 0)
             say("cannot set LD_PRELOAD (%s%s): the program runs without profiling",
                 strerror(errno), "");
+        else
+            setenv("COLLPROF_RUN_CHOICE", choice, 1);
     } else if (m != MPI_UNKNOWN) {
         say("%s has no collprof library here (libcollprof-%s.so): the program runs without "
             "profiling",

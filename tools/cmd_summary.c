@@ -311,6 +311,7 @@ static int run(const cli_command *self, int argc, char **argv)
                  cli_table_cell(t, "%" PRId64, r->bytes_sent) == 0 && top_cell(t, r) == 0 &&
                  (!timed || time_cells(t, &tm, r) == 0);
         }
+        bool barrier = timed && tm.barrier;
         if (timed)
             cp_timings_free(&tm);
         if (!ok) {
@@ -322,6 +323,8 @@ static int run(const cli_command *self, int argc, char **argv)
         }
         cli_table_print(t, stdout);
         cli_table_free(t);
+        if (barrier)
+            printf("%s\n", cp_reader_barrier_note);
         print_invalid(&p);
         print_failed(&p);
     }

@@ -148,6 +148,8 @@ static int read_profile(cp_profile *p)
     }
     printf("timings.cpt: %" PRIu64 " ranks on %zu host%s, timing mode %s\n", t.nranks, t.nhosts,
            t.nhosts == 1 ? "" : "s", t.barrier ? "barrier" : "passive");
+    if (t.barrier)
+        printf("%s\n", cp_reader_barrier_note);
     if (t.naggregated)
         printf("%" PRIu64 " calls were timed in aggregate only (not in the timing sample): "
                "in the totals, not in min/median/max\n",

@@ -250,6 +250,10 @@ typedef struct cp_timings {
     int64_t *rank_node;     /* node index of each world rank (nranks) */
 } cp_timings;
 
+/* What waiting means in barrier mode, said wherever it is shown beside the
+ * time in the calls. */
+extern const char cp_reader_barrier_note[];
+
 /* Analyse p->timings (wait states recomputed from the aligned enter/exit
  * times with the manifest's communicator members).  Returns 0, or -1 with
  * err set (no timings.cpt, no manifest, or out of memory). */

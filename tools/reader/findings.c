@@ -47,6 +47,10 @@ typedef struct list {
     bool failed;
 } list;
 
+static int tier(int kind);
+
+/* A finding that explains time leads with the seconds it explains, so that
+ * the list's order reads as its ranking ("1.470000 s  time: ..."). */
 __attribute__((format(printf, 4, 5))) static void add(list *l, int kind, double cost,
                                                       const char *fmt, ...)
 {
@@ -65,9 +69,10 @@ __attribute__((format(printf, 4, 5))) static void add(list *l, int kind, double 
     cp_finding *f = &l->v[l->n++];
     f->kind = kind;
     f->cost = cost;
+    int lead = tier(kind) == 0 ? snprintf(f->text, sizeof f->text, "%.6f s  ", cost) : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(f->text, sizeof f->text, fmt, ap);
+    vsnprintf(f->text + lead, sizeof f->text - (size_t)lead, fmt, ap);
     va_end(ap);
 }
 
@@ -162,10 +167,17 @@ static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_t
     for (size_t m = 1; m < n; m++)
         if (last[m] > last[top])
             top = m;
+    /* Over the run, when a sample: scaled as the series' waiting was
+     * (its whole-run estimate over the sample's own waiting), so that the
+     * two findings use the one estimate. */
     double weight = 1;
     const cp_timing_row *tr = t ? cp_reader_timing_row(t, s->comm, s->collective) : NULL;
-    if (tr && tr->wait_weight > 1)
-        weight = tr->wait_weight;
+    if (tr && tr->wait_weight > 1) {
+        double sampled = 0;
+        for (int q = 0; q < CP_READER_NPATTERNS; q++)
+            sampled += tr->wait_sampled[q];
+        weight = sampled > 0 ? waiting(tr) / sampled : 1;
+    }
     if (calls > 0 && last[top] * 2 > calls) { /* a rank the others wait for, not chance */
         /* It explains the waiting it causes (over the run, when a sample). */
         double cost = owed[top] * weight;
@@ -182,8 +194,8 @@ static int last_arrival(const cp_profile *p, const cp_summary_row *s, const cp_t
                 "arrives last in %" PRIu64 " of %" PRIu64 " sampled calls (each standing for "
                 "%.0f); the others wait %.6f s for it there, about %.6f s over the run "
                 "(estimated)",
-                s->comm, s->collective, site_at, w, host, last[top], calls, weight, owed[top],
-                owed[top] * weight);
+                s->comm, s->collective, site_at, w, host, last[top], calls, tr->wait_weight,
+                owed[top], owed[top] * weight);
         else
             add(l, CP_FINDING_WAITING, cost,
                 "waiting: communicator %" PRId64 ", %s%s: world rank %" PRId64 " (host %s) "
@@ -586,12 +598,16 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
         if (tr && time > 0 && wait >= 0.1 * time)
             rc = last_arrival(p, s, &t, at, &l, &explained);
         /* The series' own time: what no late rank explains. */
+        char beyond[120] = "";
+        if (explained > 0)
+            snprintf(beyond, sizeof beyond, " (it explains the time beyond the %.6f s of "
+                                            "waiting for the late rank above)", explained);
         if (tr && all > 0 && time >= 0.1 * all)
-            add(&l, CP_FINDING_TIME, time - explained,
+            add(&l, CP_FINDING_TIME, time > explained ? time - explained : 0,
                 "time: communicator %" PRId64 " (%" PRId64 " ranks), %s%s: %.6f s in the calls, "
-                "%.0f%% of all collective time; waiting %.6f s%s",
+                "%.0f%% of all collective time; waiting %.6f s%s%s",
                 s->comm, s->size, s->collective, at, time, 100 * time / all, wait,
-                estimate_note(tr, note, sizeof note));
+                estimate_note(tr, note, sizeof note), beyond);
         imbalance(p, s, &l, tr != NULL, time, wait - explained);
         pattern_facts(patterns_of(pats, npats, s->comm), s, &l, time);
     }

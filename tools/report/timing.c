@@ -50,6 +50,11 @@ static int hosts(FILE *f, const cp_timings *t)
                   "<dt>timing mode</dt><dd>%s</dd>\n<dt>aggregated calls</dt><dd>%" PRIu64
                   "</dd>\n</dl>\n",
                   t->barrier ? "barrier" : "passive", t->naggregated);
+    if (t->barrier) {
+        report_printf(f, "<p class=\"note\">");
+        report_text(f, cp_reader_barrier_note);
+        report_printf(f, "</p>\n");
+    }
     for (size_t h = 0; h < shown; h++)
         cp_ranges_free(&ranks[h]);
     free(ranks);
