@@ -1,16 +1,20 @@
 /*
  * A test's stand-in for a library with one clearly fastest algorithm:
- * preloaded into collprof-replay, it makes MPI_Alltoallv 20 microseconds
- * slower (busy, on MPI_Wtime) unless the library's control variable
- * TUNE_SHIM_CVAR holds the value TUNE_SHIM_FAST.  So --tune must name that
- * algorithm the winner beyond the noise, whatever the machine, and its
- * setting must select it (tune_test.sh).  It reads the variable through
+ * preloaded into collprof-replay, it makes MPI_Alltoallv 10 milliseconds
+ * slower (asleep) unless the library's control variable TUNE_SHIM_CVAR
+ * holds the value TUNE_SHIM_FAST.  10 ms is far above what a small
+ * Alltoallv costs even on a loaded machine (a few ms when ranks outnumber
+ * free cores; 20 us drowned there), and a sleep lasts at least that long
+ * whatever else runs.  So --tune must name that algorithm the winner beyond
+ * the noise, whatever the machine, and its setting must select it
+ * (tune_test.sh).  It reads the variable through
  * MPI_T at each call, as the library itself would see it.  (Exported: the
  * build hides symbols by default.)
  */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int handle_state; /* 0 not yet, 1 ready, -1 none */
 static MPI_T_cvar_handle handle;
@@ -39,8 +43,8 @@ MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Data
 {
     const char *fast = getenv("TUNE_SHIM_FAST");
     if (fast && current() != atoi(fast)) {
-        double until = MPI_Wtime() + 20e-6;
-        while (MPI_Wtime() < until)
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        while (nanosleep(&ts, &ts) != 0)
             ;
     }
     return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);

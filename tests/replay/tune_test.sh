@@ -14,7 +14,7 @@
 #   and without the settings (--tune's, or given with --setting); bad
 #   settings and combinations of options are refused with one message.
 #   A clear difference, forced: with SHIM preloaded every Alltoallv algorithm
-#   but the library's second is 20 us slower a call; --tune must name that
+#   but the library's second is 10 ms slower a call (far above any load); --tune must name that
 #   one the winner beyond the noise, propose its setting (which selects it
 #   in a new run), and --validate must measure a saving.  Under Open MPI
 #   PROBE (preloaded into the application) counts which Alltoallv algorithm

@@ -27,7 +27,7 @@
 #include "mpi_names.h"
 
 typedef struct tally {
-    char (*names)[32]; /* the collectives, case-insensitively distinct */
+    char (*names)[64]; /* the collectives, case-insensitively distinct */
     size_t n;
     size_t nranks;     /* the cube's locations */
     /* nranks x n each, [rank * n + collective] */
@@ -46,7 +46,7 @@ static int add_name(tally *t, const char *name)
 {
     if (find_name(t, name) >= 0)
         return 0;
-    char(*nn)[32] = realloc(t->names, (t->n + 1) * sizeof *nn);
+    char(*nn)[64] = realloc(t->names, (t->n + 1) * sizeof *nn);
     if (!nn)
         return -1;
     t->names = nn;

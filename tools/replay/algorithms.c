@@ -137,6 +137,38 @@ static void lower(char *dst, size_t size, const char *src)
     dst[i] = '\0';
 }
 
+/* Algorithms that a version of the library aborts the process with when
+ * they are chosen (an assertion of its own, not an error it returns, which
+ * would be a refusal): never tried, and the output says why.  Found by
+ * --tune on profiles with every collective (tests/replay/tune_all_test.sh). */
+static const struct defect {
+    const char *version; /* the start of MPI_Get_library_version's text */
+    const char *cvar;    /* the start of the control variable's name */
+    const char *algorithm, *why;
+} defects[] = {
+    /* Every non-blocking collective (MPICH 4.0.2: Ibcast ... Ibarrier,
+     * each checked with a one-call program). */
+    {"MPICH Version:\t4.0", "MPIR_CVAR_I", "sched_auto",
+     "MPICH 4.0 aborts the process with it (an assertion in mpir_coll.c)"},
+};
+
+static void mark_defects(replay_algos *a)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(version, &len) != MPI_SUCCESS)
+        return;
+    for (size_t d = 0; d < sizeof defects / sizeof *defects; d++) {
+        const struct defect *x = &defects[d];
+        if (strncmp(version, x->version, strlen(x->version)) != 0 ||
+            strncmp(a->cvar, x->cvar, strlen(x->cvar)) != 0)
+            continue;
+        for (int k = 0; k < a->n; k++)
+            if (strcmp(a->names[k], x->algorithm) == 0)
+                a->untried[k] = x->why;
+    }
+}
+
 static void find_mpich(const char *coll, bool nonblocking, bool inter, replay_algos *a)
 {
     char name[64];
@@ -172,6 +204,7 @@ static void find_mpich(const char *coll, bool nonblocking, bool inter, replay_al
     a->n = n;
     for (int k = 0; k < n; k++)
         a->values[k] = k;
+    mark_defects(a);
 }
 
 static void find_openmpi(const char *coll, bool nonblocking, bool inter, replay_algos *a)
@@ -311,8 +344,12 @@ int replay_algos_parse_setting(const char *word, replay_algos *a, int *k, char *
                 char *end;
                 long v = strtol(eq + 1, &end, 10);
                 for (*k = 0; *k < a->n; (*k)++)
-                    if (strcmp(a->names[*k], eq + 1) == 0 || (!*end && a->values[*k] == v))
-                        return 0;
+                    if (strcmp(a->names[*k], eq + 1) == 0 || (!*end && a->values[*k] == v)) {
+                        if (!a->untried[*k])
+                            return 0;
+                        snprintf(why, size, "--setting %s: %s", word, a->untried[*k]);
+                        return -1;
+                    }
                 snprintf(why, size, "--setting %s: %s has no algorithm '%s'", word, var, eq + 1);
                 return -1;
             }

@@ -8,6 +8,7 @@
  * on every rank, never a rank left waiting.
  */
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,12 @@ static void buffer_sizes(const replay_comms *c, const replay_patterns *ps, const
         }
         replay_args_free(&a);
     }
+}
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    replay_interrupted = 1;
 }
 
 static void measure_all(const replay_comms *c, replay_patterns *ps, const replay_options *o,
@@ -213,7 +220,9 @@ int main(int argc, char **argv)
     replay_sequence_result seq = {0};
     replay_tuned *tuned = NULL;
     replay_validation validation;
+    memset(&validation, 0, sizeof validation);
     int status = 0;
+    bool interrupted = false;
     if (o.sequence) {
         int rc = replay_sequence(&p, &comms, &ps, &o, sbuf, rbuf, &seq, &err);
         if (rc)
@@ -232,9 +241,17 @@ int main(int argc, char **argv)
                 fprintf(stderr, "collprof-replay: %s\n", msg);
             status = 1;
         } else {
+            /* Ctrl-C (mpiexec passes it on to the ranks): stop at the next
+             * measurement's end, agreed by all, and print what was measured. */
+            signal(SIGINT, on_sigint);
             replay_tune(&comms, &ps, &o, sbuf, rbuf, tuned);
-            if (o.validate)
+            int mine = replay_interrupted != 0, any = 0;
+            MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            interrupted = any != 0;
+            if (o.validate && !interrupted)
                 replay_tune_validate(&p, &comms, &ps, &o, tuned, sbuf, rbuf, &validation);
+            else if (o.validate)
+                snprintf(validation.why, sizeof validation.why, "interrupted (SIGINT)");
         }
     } else if (o.validate) {
         replay_validate_settings(&p, &comms, &ps, &o, choices, nchoices, sbuf, rbuf, &validation);
@@ -265,6 +282,12 @@ int main(int argc, char **argv)
         }
     }
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (interrupted && status == 0) {
+        if (wrank == 0)
+            fprintf(stderr, "collprof-replay: interrupted (SIGINT): the table above holds what "
+                    "was measured before\n");
+        status = 130; /* as a shell reports SIGINT */
+    }
     free(sbuf);
     free(rbuf);
     replay_patterns_free(&ps);

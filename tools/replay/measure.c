@@ -28,26 +28,42 @@
 #define N_BARR 2
 #define N_WARMUP 2
 
+/* n calls, every one of them even after one failed: a rank that stopped
+ * early while the others went on would leave them waiting in a collective
+ * it never makes.  The first failure is returned; the ranks agree on it
+ * afterwards (agreed_failure). */
 static int run(const replay_args *a, int64_t n, bool nonblocking, double load, double *cpu)
 {
     int rc = MPI_SUCCESS;
-    for (int64_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
+    for (int64_t i = 0; i < n; i++) {
+        int r;
         if (!nonblocking) {
-            rc = replay_colls[a->coll].call(a, NULL);
-            continue;
-        }
-        MPI_Request req;
-        rc = replay_colls[a->coll].call(a, &req);
-        if (rc == MPI_SUCCESS && load > 0) {
-            double t = MPI_Wtime();
-            replay_cpu_load(load);
-            if (cpu)
-                *cpu += MPI_Wtime() - t;
+            r = replay_colls[a->coll].call(a, NULL);
+        } else {
+            MPI_Request req;
+            r = replay_colls[a->coll].call(a, &req);
+            if (r == MPI_SUCCESS && load > 0) {
+                double t = MPI_Wtime();
+                replay_cpu_load(load);
+                if (cpu)
+                    *cpu += MPI_Wtime() - t;
+            }
+            if (r == MPI_SUCCESS)
+                r = MPI_Wait(&req, MPI_STATUS_IGNORE);
         }
         if (rc == MPI_SUCCESS)
-            rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+            rc = r;
     }
     return rc;
+}
+
+/* Did a member fail?  The same answer on every member, so that all take
+ * the same way next. */
+static bool agreed_failure(MPI_Comm sync, int rc)
+{
+    int bad = rc != MPI_SUCCESS, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, sync);
+    return any != 0;
 }
 
 /* Seconds per call of n calls, after the barriers. */
@@ -83,24 +99,37 @@ int replay_measure(const replay_comm *rc, const replay_args *a, replay_pattern *
         if (n > MSGSPERSAMPLE)
             n = MSGSPERSAMPLE;
         double last = 0;
-        for (int i = 0; i < N_WARMUP && mpirc == MPI_SUCCESS; i++) {
+        for (int i = 0; i < N_WARMUP; i++) { /* each call on every member, as run() */
             double t0 = MPI_Wtime();
-            mpirc = run(a, 1, false, 0, NULL);
+            int r = run(a, 1, false, 0, NULL);
             last = MPI_Wtime() - t0;
+            if (mpirc == MPI_SUCCESS)
+                mpirc = r;
         }
         n = within_seconds(n, last, pt->nonblocking, o->seconds);
         if (o->repetitions)
             n = o->repetitions;
-        MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT64_T, MPI_MIN, rc->sync);
-        if (mpirc == MPI_SUCCESS)
+        /* Every member the same n, and the same way on after a failure. */
+        int64_t agree[2] = {-n, mpirc != MPI_SUCCESS};
+        MPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT64_T, MPI_MAX, rc->sync);
+        n = -agree[0];
+        bool failed = agree[1] != 0;
+        if (!failed) {
             t = timed(a, rc->sync, n, false, 0, NULL, &mpirc);
-        if (pt->nonblocking && mpirc == MPI_SUCCESS) {
+            failed = agreed_failure(rc->sync, mpirc);
+        }
+        if (pt->nonblocking && !failed) {
             pure = timed(a, rc->sync, n, true, 0, NULL, &mpirc);
             double c = 0;
-            if (mpirc == MPI_SUCCESS)
+            failed = agreed_failure(rc->sync, mpirc);
+            if (!failed) {
                 ovrl = timed(a, rc->sync, n, true, pure, &c, &mpirc);
+                failed = agreed_failure(rc->sync, mpirc);
+            }
             cpu = c / (double)n;
         }
+        if (failed && mpirc == MPI_SUCCESS)
+            mpirc = MPI_ERR_OTHER; /* another member's failure */
     }
     /* To world rank 0: min of t and of -t (the max), sums for the average. */
     double mins[5] = {t, member ? -t : INFINITY, member ? -pure : INFINITY,

@@ -21,6 +21,7 @@
 #ifndef CP_REPLAY_H
 #define CP_REPLAY_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -254,6 +255,10 @@ int replay_algos_parse_setting(const char *word, replay_algos *a, int *k, char *
 void replay_algos_setting(const replay_algos *a, int k, char *buf, size_t size);
 
 /* --------------------------------------------------------------- tuning */
+
+/* Set by SIGINT during --tune: the measurements stop at the next one's end
+ * (agreed by every rank) and what was measured is printed. */
+extern volatile sig_atomic_t replay_interrupted;
 
 /* Measure every algorithm on every selected pattern, in o->rounds rounds,
  * each round every algorithm once in a rotated order; out[i] for ps->v[i]

@@ -7,6 +7,7 @@
  * Each measurement's timed calls take at most S / (R x algorithms) seconds,
  * so a pattern is tuned in about S (--seconds) plus warm-up calls.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,17 +54,73 @@ static bool arguments_made(const replay_comms *c, const replay_pattern *pt,
     return all == 1;
 }
 
+volatile sig_atomic_t replay_interrupted;
+
+/* The word of every rank on what comes next, after one measurement: the
+ * library refused the algorithm (world rank 0 knows), the pattern's time
+ * budget ran out (world rank 0's clock), some rank was interrupted.  Every
+ * decision that changes which collective a rank calls next is taken from
+ * this, the same on every rank. */
+typedef struct next_step {
+    int refused, over_budget, interrupted;
+} next_step;
+
+static next_step agree_next(bool refused, bool over_budget)
+{
+    int wrank, mine[3], all[3] = {0, 0, 0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    mine[0] = wrank == 0 && refused;
+    mine[1] = wrank == 0 && over_budget;
+    mine[2] = replay_interrupted != 0;
+    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+        all[0] = 1; /* the library failed even here: nothing more of this algorithm */
+    return (next_step){all[0], all[1], all[2]};
+}
+
+/* Did algorithm k become the library's choice on every rank? */
+static bool selected_everywhere(const replay_algos *al, int k)
+{
+    int bad = replay_algos_select(al, k) != 0, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return !any;
+}
+
+/* The patterns and measurements ahead, said before the first one: the
+ * time tuning will take. */
+static void say_budget(const replay_patterns *ps, const replay_tuned *out,
+                       const replay_options *o)
+{
+    int npat = 0, nmeas = 0;
+    for (size_t i = 0; i < ps->n; i++)
+        if (!ps->v[i].skipped && out[i].algos.n > 0) {
+            npat++;
+            nmeas += out[i].algos.n * (int)o->rounds;
+        }
+    fprintf(stderr, "collprof-replay: tuning %d pattern%s, %d measurements (each algorithm "
+            "%lld times): at most %.3g s a pattern, warm-up included (--seconds; one measurement "
+            "when a single one takes longer), %.3g s in all; Ctrl-C stops and prints what was "
+            "measured\n",
+            npat, npat == 1 ? "" : "s", nmeas, (long long)o->rounds, o->seconds,
+            o->seconds * npat);
+}
+
 void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_options *o,
                  void *sbuf, void *rbuf, replay_tuned *out)
 {
     int wrank;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     for (size_t i = 0; i < ps->n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        replay_algos_find(ps->v[i].collective, ps->v[i].nonblocking,
+                          c->v[ps->v[i].comm].inter, &out[i].algos);
+        out[i].ranks = replay_comm_ranks(&c->v[ps->v[i].comm]);
+    }
+    if (wrank == 0)
+        say_budget(ps, out, o);
+    bool stop = false;
+    for (size_t i = 0; i < ps->n && !stop; i++) {
         const replay_pattern *pt = &ps->v[i];
         replay_tuned *tu = &out[i];
-        memset(tu, 0, sizeof *tu);
-        replay_algos_find(pt->collective, pt->nonblocking, c->v[pt->comm].inter, &tu->algos);
-        tu->ranks = replay_comm_ranks(&c->v[pt->comm]);
         int n = tu->algos.n;
         if (pt->skipped || n == 0)
             continue;
@@ -75,33 +132,59 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
                      "arguments (a count beyond int, or out of memory)");
             continue;
         }
+        /* The pattern's budget, warm-up included: half of it for the timed
+         * calls, the rest for warm-up calls and barriers. */
         replay_options mo = *o;
-        mo.seconds = o->seconds / (double)(o->rounds * n);
+        mo.seconds = o->seconds / 2 / (double)(o->rounds * n);
         double t0 = MPI_Wtime();
         static double times[REPLAY_ALGO_MAX][REPLAY_ROUNDS_MAX];
-        int nt[REPLAY_ALGO_MAX] = {0};
-        for (int r = 0; r < o->rounds; r++)
-            for (int j = 0; j < n; j++) {
+        int nt[REPLAY_ALGO_MAX] = {0}, done = 0;
+        for (int r = 0; r < o->rounds && !stop; r++)
+            for (int j = 0; j < n && !stop; j++) {
                 int k = (j + r) % n;
                 if (tu->t[k].refused)
-                    continue; /* the same on every rank: world rank 0 broadcast it */
-                double t;
-                bool refused;
-                measure_one(c, pt, &tu->algos, k, &mo, &a, &t, &refused);
-                int flag = refused;
-                MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
-                if (flag)
+                    continue; /* the same on every rank: agreed below */
+                if (tu->algos.untried[k]) { /* the same on every rank: the library's version */
+                    tu->t[k].untried = tu->algos.untried[k];
+                    continue;
+                }
+                double t = 0, m0 = MPI_Wtime();
+                bool refused = !selected_everywhere(&tu->algos, k);
+                if (!refused)
+                    measure_one(c, pt, &tu->algos, k, &mo, &a, &t, &refused);
+                done++;
+                /* Over budget when another measurement as long as this one
+                 * would end past it (world rank 0's clock decides). */
+                double now = MPI_Wtime();
+                next_step next = agree_next(refused, now - t0 + (now - m0) > o->seconds);
+                if (next.refused)
                     tu->t[k].refused = true;
                 else if (wrank == 0)
                     times[k][nt[k]++] = t;
+                if (next.interrupted) {
+                    snprintf(tu->cut, sizeof tu->cut, "interrupted (SIGINT) after %d of %d "
+                             "measurements", done, n * (int)o->rounds);
+                    stop = true;
+                } else if (next.over_budget && done < n * (int)o->rounds) {
+                    snprintf(tu->cut, sizeof tu->cut, "its time budget of %.3g s (--seconds) "
+                             "ran out after %d of %d measurements", o->seconds, done,
+                             n * (int)o->rounds);
+                    stop = true;
+                }
             }
+        stop = tu->cut[0] && strncmp(tu->cut, "interrupted", 11) == 0;
         replay_args_free(&a);
         replay_algos_select(&tu->algos, 0);
         for (int k = 0; k < n; k++)
-            replay_tune_summarise(times[k], tu->t[k].refused ? 0 : nt[k], &tu->t[k]);
+            replay_tune_summarise(times[k], tu->t[k].refused || tu->t[k].untried ? 0 : nt[k],
+                                  &tu->t[k]);
         replay_tune_winner(tu);
         if (wrank == 0)
             fprintf(stderr, "collprof-replay: tuned pattern %zu of %zu (%s, %d algorithms): "
-                    "%.2f s\n", i + 1, ps->n, pt->collective, n, MPI_Wtime() - t0);
+                    "%.2f s%s%s\n", i + 1, ps->n, pt->collective, n, MPI_Wtime() - t0,
+                    tu->cut[0] ? ": " : "", tu->cut);
     }
+    for (size_t i = 0; stop && i < ps->n; i++)
+        if (!ps->v[i].skipped && out[i].algos.n && !out[i].cut[0] && !out[i].t[0].rounds)
+            snprintf(out[i].cut, sizeof out[i].cut, "not reached: interrupted (SIGINT)");
 }

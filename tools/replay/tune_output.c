@@ -55,6 +55,10 @@ static void print_pattern(FILE *out, const replay_comms *c, const replay_pattern
                     "pattern\n", name);
             continue;
         }
+        if (t->untried) {
+            fprintf(out, "  %-32s not tried: %s\n", name, t->untried);
+            continue;
+        }
         if (!t->rounds) {
             fprintf(out, "  %-32s not measured\n", name);
             continue;
@@ -66,8 +70,12 @@ static void print_pattern(FILE *out, const replay_comms *c, const replay_pattern
             fprintf(out, " %+.1f %%", 100 * (t->median - own->median) / own->median);
         fputc('\n', out);
     }
+    if (tu->cut[0])
+        fprintf(out, "  cut short: %s\n", tu->cut);
     const char *b = tu->algos.names[tu->best];
-    if (tu->best == 0)
+    if (!tu->t[tu->best].rounds)
+        fprintf(out, "  fastest: none measured\n");
+    else if (tu->best == 0)
         fprintf(out, "  fastest: %s, the library's own choice\n", b);
     else if (tu->clear)
         fprintf(out, "  fastest: %s, beyond the noise (its slowest round beats %s's fastest)\n", b,
@@ -274,7 +282,7 @@ static int tuned_json(cp_replay_tuned *x, const replay_tuned *t)
         return -1;
     for (int k = 0; k < al->n; k++) {
         const replay_tune_time *tt = &t->t[k];
-        x->algos[k] = (cp_replay_algo){.value = al->values[k], .refused = tt->refused,
+        x->algos[k] = (cp_replay_algo){.value = al->values[k], .refused = tt->refused || tt->untried,
                                        .rounds = tt->rounds, .median = tt->median,
                                        .fastest = tt->lo, .slowest = tt->hi};
         snprintf(x->algos[k].name, sizeof x->algos[k].name, "%s", al->names[k]);

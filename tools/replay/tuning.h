@@ -37,6 +37,8 @@ typedef struct replay_algos {
     char names[REPLAY_ALGO_MAX][REPLAY_ALGO_NAME]; /* [0]: the library's own choice */
     int values[REPLAY_ALGO_MAX];                    /* the variable's value of each */
     bool new_comm;            /* a choice is taken by communicators made after it */
+    const char *untried[REPLAY_ALGO_MAX]; /* why algorithm k is never tried (NULL: it is):
+                                             the library aborts the process with it */
     char why[320];
 } replay_algos;
 
@@ -46,6 +48,7 @@ typedef struct replay_tune_time {
     int rounds;               /* rounds measured (0: refused or not chosen) */
     double median, lo, hi;    /* the median round, the fastest, the slowest */
     bool refused;             /* the library returned an error: it cannot serve this pattern */
+    const char *untried;      /* not tried, and why (replay_algos.untried) */
 } replay_tune_time;
 
 typedef struct replay_tuned {
@@ -54,6 +57,7 @@ typedef struct replay_tuned {
     replay_tune_time t[REPLAY_ALGO_MAX];
     int best;                 /* the lowest median (0: the library's own choice) */
     bool clear;               /* best's slowest round is faster than the own choice's fastest */
+    char cut[160];            /* why fewer rounds than asked were measured ("" when all) */
 } replay_tuned;
 
 /* The times of n rounds (v is reordered) into t. */
