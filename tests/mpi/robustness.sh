@@ -305,7 +305,7 @@ late-tail)
     # wrapper's work between them: 100 ns a call at most; measured, 25 to
     # 50 ns); never above the time in the calls (passive timing); the same
     # in profile.stat and the summary; and said to be an estimate.
-    app=$1 collprof=$2
+    app=$1 collprof=$2 cube_values=$3
     ncalls=60000
     COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_TIMING_MAX_CALLS=8192 run prog 2 yes "$app" $ncalls 600 2500
     [ "$(cat prog.status)" = 0 ] || { fail "test_late_tail failed:"; show prog.err; }
@@ -325,6 +325,19 @@ late-tail)
         { fail "profile.stat's waiting $stat s differs from the summary's $w s:"; show "$work/out/profile.stat"; }
     grep -q "waiting [0-9.]* s (estimated from [0-9]* sampled calls, each standing for [0-9]*: ±" sum.out ||
         { fail "the time finding does not say the waiting is estimated:"; show sum.out; }
+    # profile.cubex: per call path and rank, the waiting of every pattern
+    # together within the time in the calls; summed, the summary's waiting.
+    "$cube_values" "$work/out/profile.cubex" >cube.csv 2>&1 || { fail "cube_values failed:"; show cube.csv; }
+    awk -F, -v w="$w" '
+        /^Cnode ID/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/ /, "", h); col[h] = i }; next }
+        col["visits"] && $col["visits"] > 0 {
+            s = 0
+            for (h in col) if (h ~ /^mpi_(wait_nxn|nxn_completion|latebroadcast|earlyreduce|earlyscan|barrier_wait|barrier_completion)$/) s += $col[h]
+            all += s
+            if (s > $col["time"] * (1 + 1e-9)) { print "cnode " $1 ", location " $2 ": waiting " s " s above the time " $col["time"] " s"; bad = 1 }
+        }
+        END { d = all - w; if (d < 0) d = -d; if (d > 2e-6) { print "waiting " all " s in profile.cubex, " w " s in the summary"; bad = 1 }; exit bad }' cube.csv >cube.check ||
+        { fail "profile.cubex:"; show cube.check; }
     echo "late tail: summary $w s ±$se s, profile.stat $stat s, the run's exact waiting $truth s; $time_in_calls s in the calls"
     ;;
 
@@ -570,6 +583,11 @@ late-rank)
     sed -n '/^findings/,/^$/p' sum.out | awk '/^  [0-9.]+ s  / { if (n++ && $1 > last) bad = 1; last = $1 }
         END { exit !(n >= 2 && !bad) }' ||
         { fail "the findings do not lead with descending seconds explained:"; show sum.out; }
+    # ... each the seconds it explains: the waiting finding's, the others'
+    # waiting for the late rank that it names.
+    echo "$first" | awk '{ lead = $1; for (i = 1; i < NF; i++) if ($i == "wait" && $(i + 2) == "s") w = $(i + 1)
+        exit !(w != "" && lead == w) }' ||
+        { fail "the waiting finding does not lead with the waiting it names:"; show sum.out; }
     # One line per fact: the series' time line names the same site, and
     # no call-site line repeats it.
     grep -q "^  [0-9.]* s  time: communicator 0 ([0-9]* ranks), Alltoallv at exchange (.*test_late_rank\.c:$line): " sum.out ||

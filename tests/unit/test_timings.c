@@ -9,6 +9,7 @@
  * root 1 one second late.  Rank 0 also has 5 Alltoall calls past the budget.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,6 +323,91 @@ static void write_cube(void)
     cp_cube_free(&c);
 }
 
+/* A sampled series, its estimate and standard error by hand.  2 ranks,
+ * Alltoall, one call in 4 kept (calls 0, 4, 8, 12), 12 more timed in
+ * aggregate only on each rank (12 s).  Rank 1 enters late by L = 0, 1, 0, 3
+ * s; rank 0 waits L and both then take 1 s.  Rank 0: sampled waiting 4 s in
+ * 8 s, exact time 8 + 12 = 20 s: estimate 4 / 8 x 20 = 10 s; rank 1 waits
+ * nothing.  Per kept call z = 2.5 (L - 0.5 (L + 1)) = -1.25, 0, -1.25, 2.5;
+ * successive differences squared, halved: 0.78125 + 0.78125 + 7.03125 =
+ * 8.59375; each analysed call stands for 32 / 8 = 4 calls; variance
+ * 4 (1 - 1/4) / 3 x 8.59375 = 8.59375. */
+START_TEST(sampled_estimate_and_error_by_hand)
+{
+    tmpdir_make();
+    cp_manifest m = {0};
+    m.format_version = CP_MANIFEST_FORMAT_VERSION;
+    m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
+    m.world_size = 2;
+    snprintf(m.job, sizeof m.job, "local");
+    m.comms = calloc(1, sizeof *m.comms);
+    m.ncomms = 1;
+    m.comms[0] = (cp_comm_info){.id = 0, .size = 2, .lead = 0};
+    cp_ranges_push(&m.comms[0].members, 0);
+    cp_ranges_push(&m.comms[0].members, 1);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", tmpdir);
+    cp_error err = {{0}};
+    ck_assert_msg(cp_manifest_write_file(path, false, &m, &err) == 0, "%s", err.msg);
+    cp_manifest_free(&m);
+
+    cp_cpt_file f;
+    memset(&f, 0, sizeof f);
+    f.version[0] = CP_CPT_VERSION_MAJOR;
+    snprintf(f.mode, sizeof f.mode, "test MPI");
+    f.flags = CP_CPT_TIMING | CP_CPT_LOCATION;
+    f.world_size = 2;
+    f.chunks = calloc(2, sizeof *f.chunks);
+    const double late[4] = {0, 1, 0, 3};
+    double enter[2][4], exit[2][4];
+    for (int c = 0; c < 4; c++) {
+        double t0 = 100.0 * c;
+        enter[0][c] = t0, enter[1][c] = t0 + late[c];
+        exit[0][c] = exit[1][c] = t0 + late[c] + 1;
+    }
+    for (int r = 0; r < 2; r++) {
+        cp_cpt_chunk *ch = &f.chunks[r];
+        ch->rank = r;
+        snprintf(ch->hostname, sizeof ch->hostname, "a");
+        ch->series = calloc(1, sizeof *ch->series);
+        ch->nseries = 1;
+        series(&ch->series[0], "Alltoall", 4, enter[r], exit[r], -1, 0);
+        for (int c = 0; c < 4; c++)
+            ch->series[0].call[c] = 4 * (uint64_t)c;
+        ch->series[0].stride = 4;
+        ch->series[0].naggregated = 12;
+        ch->series[0].agg_time = 12;
+    }
+    snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
+    ck_assert_msg(cp_cpt_write(path, &f, &err) == 0, "%s", err.msg);
+    cp_cpt_file_free(&f);
+
+    cp_profile p;
+    ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
+    cp_timings t;
+    ck_assert_msg(cp_profile_timings(&p, &t, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(t.nrows, 1);
+    const cp_timing_row *a = &t.rows[0];
+    int nxn = -1, comp = -1;
+    for (int i = 0; i < CP_READER_NPATTERNS; i++) {
+        if (!strcmp(cp_reader_pattern_name(i), "mpi_wait_nxn"))
+            nxn = i;
+        if (!strcmp(cp_reader_pattern_name(i), "mpi_nxn_completion"))
+            comp = i;
+    }
+    EQ(a->wait_sampled[nxn], 4);
+    EQ(a->wait[nxn], 10);
+    EQ(a->wait_weight, 4);
+    EQ(a->wait_se[nxn], sqrt(8.59375));
+    EQ(a->wait[comp], 0);
+    EQ(a->wait_se[comp], 0);
+    ck_assert(a->wait[nxn] <= a->total);
+    cp_timings_free(&t);
+    cp_profile_free(&p);
+    tmpdir_remove();
+}
+END_TEST
+
 START_TEST(findings_by_hand)
 {
     tmpdir_make();
@@ -458,6 +544,7 @@ int main(void)
     Suite *su = suite_create("timings");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, every_number_by_hand);
+    tcase_add_test(tc, sampled_estimate_and_error_by_hand);
     tcase_add_test(tc, time_per_pattern);
     tcase_add_test(tc, findings_by_hand);
     tcase_add_test(tc, calls_not_recorded_are_a_finding);

@@ -156,6 +156,40 @@ static void sink(void *ctx, int pattern, size_t member, uint64_t call, double en
     g->sev[g->n++] = sev;
 }
 
+/* A wait and a completion that overlap (two nodes' clocks a little
+ * apart: the first exit stamped before the last entry) are counted once:
+ * the two together never exceed the call. */
+START_TEST(wait_and_completion_never_exceed_the_call)
+{
+    const double enter[2] = {0, 1.0}, exit[2] = {2.0, 1.2}; /* rank 1 "left" before 2.0 */
+    call(CP_FAMILY_NXN, 2, enter, exit, -1);
+    EQ(s0[0], 1.0);          /* rank 0 waits from 0 until rank 1 enters */
+    EQ(s1[0], 0.8);          /* completion 2.0 - 1.2 = 0.8, within the 2 s call less 1 s */
+    const double e2[2] = {0, 1.9}, x2[2] = {2.0, 1.1}; /* skewed: 1.9 + 0.9 > 2 */
+    call(CP_FAMILY_NXN, 2, e2, x2, -1);
+    EQ(s0[0], 1.9);
+    EQ(s1[0], 0.1);          /* capped: 2.0 - 0 - 1.9 */
+    ck_assert(s0[0] + s1[0] <= x2[0] - e2[0] + 1e-12);
+    EQ(cp_wait_completion(0, 2.0, 1.1, 2.5), 0); /* no room left at all */
+}
+END_TEST
+
+/* The whole-run estimate of one stratum: the sample's waiting per second
+ * in the call times the exact time; exact when every call was analysed;
+ * nothing without sampled time; never above the time when bounded. */
+START_TEST(factor_of_a_stratum)
+{
+    EQ(cp_wait_factor(2.0, 1.0, 10.0, false, true), 5.0);   /* 1/2 of 10 s: 5 s */
+    EQ(cp_wait_factor(2.0, 1.0, 10.0, true, true), 1.0);    /* every call: exact */
+    EQ(cp_wait_factor(0.0, 1.0, 10.0, false, true), 0.0);   /* no sampled time */
+    EQ(cp_wait_factor(2.0, 1.0, 0.0, false, true), 0.0);    /* no time at all */
+    /* Rounding made the sample's waiting exceed its time: capped at t. */
+    EQ(2.5 * cp_wait_factor(2.0, 2.5, 10.0, false, true), 10.0);
+    /* Barrier mode: late arrival lies outside the time, no cap. */
+    EQ(cp_wait_factor(2.0, 2.5, 10.0, false, false), 5.0);
+}
+END_TEST
+
 START_TEST(series_keeps_the_calls_every_rank_timed_blocking)
 {
     /* Rank 0 timed calls 0 1 2 4, rank 1 calls 1 2 3 4; call 2 was
@@ -212,6 +246,8 @@ int main(void)
     tcase_add_test(tc, early_reduce_is_the_roots_only);
     tcase_add_test(tc, early_scan_waits_for_lower_ranks);
     tcase_add_test(tc, no_pattern_cases);
+    tcase_add_test(tc, wait_and_completion_never_exceed_the_call);
+    tcase_add_test(tc, factor_of_a_stratum);
     tcase_add_test(tc, series_keeps_the_calls_every_rank_timed_blocking);
     tcase_add_test(tc, series_uses_the_root_of_the_call);
     suite_add_tcase(su, tc);

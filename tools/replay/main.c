@@ -74,8 +74,7 @@ static void buffer_sizes(const replay_comms *c, const replay_patterns *ps, const
 
 static void on_sigint(int sig)
 {
-    (void)sig;
-    replay_interrupted = 1;
+    replay_interrupted = sig;
 }
 
 static void measure_all(const replay_comms *c, replay_patterns *ps, const replay_options *o,
@@ -241,9 +240,11 @@ int main(int argc, char **argv)
                 fprintf(stderr, "collprof-replay: %s\n", msg);
             status = 1;
         } else {
-            /* Ctrl-C (mpiexec passes it on to the ranks): stop at the next
-             * measurement's end, agreed by all, and print what was measured. */
+            /* Ctrl-C: stop at the next measurement's end, agreed by all,
+             * and print what was measured.  Hydra passes SIGINT on to the
+             * ranks; Open MPI's mpiexec sends them SIGTERM. */
             signal(SIGINT, on_sigint);
+            signal(SIGTERM, on_sigint);
             replay_tune(&comms, &ps, &o, sbuf, rbuf, tuned);
             int mine = replay_interrupted != 0, any = 0;
             MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -284,8 +285,8 @@ int main(int argc, char **argv)
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (interrupted && status == 0) {
         if (wrank == 0)
-            fprintf(stderr, "collprof-replay: interrupted (SIGINT): the table above holds what "
-                    "was measured before\n");
+            fprintf(stderr, "collprof-replay: interrupted (SIGINT or SIGTERM): the table above "
+                    "holds what was measured before\n");
         status = 130; /* as a shell reports SIGINT */
     }
     free(sbuf);

@@ -256,8 +256,9 @@ void replay_algos_setting(const replay_algos *a, int k, char *buf, size_t size);
 
 /* --------------------------------------------------------------- tuning */
 
-/* Set by SIGINT during --tune: the measurements stop at the next one's end
- * (agreed by every rank) and what was measured is printed. */
+/* Set by SIGINT or SIGTERM during --tune (to the signal's number): the
+ * measurements stop at the next one's end (agreed by every rank) and what
+ * was measured is printed. */
 extern volatile sig_atomic_t replay_interrupted;
 
 /* Measure every algorithm on every selected pattern, in o->rounds rounds,

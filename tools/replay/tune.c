@@ -71,7 +71,7 @@ static next_step agree_next(bool refused, bool over_budget)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     mine[0] = wrank == 0 && refused;
     mine[1] = wrank == 0 && over_budget;
-    mine[2] = replay_interrupted != 0;
+    mine[2] = replay_interrupted; /* the signal's number, 0: none */
     if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
         all[0] = 1; /* the library failed even here: nothing more of this algorithm */
     return (next_step){all[0], all[1], all[2]};
@@ -136,6 +136,8 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
          * calls, the rest for warm-up calls and barriers. */
         replay_options mo = *o;
         mo.seconds = o->seconds / 2 / (double)(o->rounds * n);
+        for (int k = 0; k < n; k++) /* the same on every rank: the library's version */
+            tu->t[k].untried = tu->algos.untried[k];
         double t0 = MPI_Wtime();
         static double times[REPLAY_ALGO_MAX][REPLAY_ROUNDS_MAX];
         int nt[REPLAY_ALGO_MAX] = {0}, done = 0;
@@ -144,10 +146,8 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
                 int k = (j + r) % n;
                 if (tu->t[k].refused)
                     continue; /* the same on every rank: agreed below */
-                if (tu->algos.untried[k]) { /* the same on every rank: the library's version */
-                    tu->t[k].untried = tu->algos.untried[k];
+                if (tu->t[k].untried)
                     continue;
-                }
                 double t = 0, m0 = MPI_Wtime();
                 bool refused = !selected_everywhere(&tu->algos, k);
                 if (!refused)
@@ -162,8 +162,9 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
                 else if (wrank == 0)
                     times[k][nt[k]++] = t;
                 if (next.interrupted) {
-                    snprintf(tu->cut, sizeof tu->cut, "interrupted (SIGINT) after %d of %d "
-                             "measurements", done, n * (int)o->rounds);
+                    snprintf(tu->cut, sizeof tu->cut, "interrupted (%s) after %d of %d "
+                             "measurements", next.interrupted == SIGTERM ? "SIGTERM" : "SIGINT",
+                             done, n * (int)o->rounds);
                     stop = true;
                 } else if (next.over_budget && done < n * (int)o->rounds) {
                     snprintf(tu->cut, sizeof tu->cut, "its time budget of %.3g s (--seconds) "
@@ -186,5 +187,5 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
     }
     for (size_t i = 0; stop && i < ps->n; i++)
         if (!ps->v[i].skipped && out[i].algos.n && !out[i].cut[0] && !out[i].t[0].rounds)
-            snprintf(out[i].cut, sizeof out[i].cut, "not reached: interrupted (SIGINT)");
+            snprintf(out[i].cut, sizeof out[i].cut, "not reached: interrupted");
 }
