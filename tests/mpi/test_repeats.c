@@ -10,7 +10,8 @@
  *  - MPI_IN_PLACE with the receive array of the calls before, then with a
  *    derived datatype of another size and the same counts;
  *  - rank 0 alone sending pairs of ints with the counts it sent ints with
- *    (its receive side unchanged: it receives nothing from itself);
+ *    (its receive side unchanged: it receives nothing from itself), as a
+ *    derived datatype and as the predefined MPI_2INT;
  *  - the same counts from another call site: with call paths on, its calls
  *    must be that site's (checked after MPI_Finalize with the reader);
  *  - a derived datatype with the counts of the calls before (its size
@@ -227,6 +228,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2; i++)
         call_rank0_pairs(w, pair);
     MPI_Type_free(&pair);
+    /* ... to another predefined datatype (the memo keeps predefined
+     * datatypes' handles: it must compare the send datatype too). */
+    for (int i = 0; i < 3; i++)
+        call(w, 2, MPI_INT, 1, false, false);
+    for (int i = 0; i < 2; i++)
+        call_rank0_pairs(w, MPI_2INT);
 
     /* The same counts from two call sites, each repeated. */
     for (int i = 0; i < 3; i++)

@@ -203,6 +203,25 @@ static cp_counts_file rich_file(void)
 
 /* --------------------------------------------------------------- writer */
 
+/* A relative row holds offsets from its own rank, not symmetric in
+ * general (a shift: each rank sends to the next and the third after it):
+ * its items and values are the rank's own peers, not their mirror. */
+START_TEST(relative_rows_are_offsets_from_the_rank)
+{
+    int64_t counts[2] = {8, 5}, offsets[2] = {1, 3};
+    cp_row r = {.counts = counts, .peers = offsets, .len = 10, .form = CP_ROW_RELATIVE, .nnz = 2};
+    int64_t c;
+    ck_assert_int_eq(cp_row_item(&r, 2, 0, &c), 3);
+    ck_assert_int_eq(c, 8);
+    ck_assert_int_eq(cp_row_item(&r, 2, 1, &c), 5);
+    ck_assert_int_eq(c, 5);
+    ck_assert_int_eq(cp_row_value(&r, 2, 3), 8);
+    ck_assert_int_eq(cp_row_value(&r, 2, 5), 5);
+    ck_assert_int_eq(cp_row_value(&r, 2, 1), 0); /* the mirror peers hold nothing */
+    ck_assert_int_eq(cp_row_value(&r, 4, 1), 0);
+}
+END_TEST
+
 START_TEST(exact_text)
 {
     tmpdir_make();
@@ -1414,6 +1433,7 @@ int main(int argc, char **argv)
         suite_add_tcase(s, tc);
         return run(s);
     }
+    tcase_add_test(tc, relative_rows_are_offsets_from_the_rank);
     tcase_add_test(tc, exact_text);
     tcase_add_test(tc, exact_text_bytes_and_empty);
     tcase_add_test(tc, spooled_blocks_write_the_same_file);

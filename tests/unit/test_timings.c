@@ -44,17 +44,19 @@ static void series(cp_cpt_series *s, const char *coll, size_t n, const double *e
         s->flags[1] = flags1;
 }
 
-static void write_dir(void)
+/* manifest.json of a world of n ranks, communicator 0 = world; and the
+ * model of a timings.cpt for it, its chunks to fill. */
+static cp_cpt_file world_of(int n)
 {
     cp_manifest m = {0};
     m.format_version = CP_MANIFEST_FORMAT_VERSION;
     m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
-    m.world_size = 3;
+    m.world_size = n;
     snprintf(m.job, sizeof m.job, "local");
     m.comms = calloc(1, sizeof *m.comms);
     m.ncomms = 1;
-    m.comms[0] = (cp_comm_info){.id = 0, .size = 3, .lead = 0};
-    for (int r = 0; r < 3; r++)
+    m.comms[0] = (cp_comm_info){.id = 0, .size = n, .lead = 0};
+    for (int r = 0; r < n; r++)
         cp_ranges_push(&m.comms[0].members, r);
     char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", tmpdir);
@@ -67,8 +69,16 @@ static void write_dir(void)
     f.version[0] = CP_CPT_VERSION_MAJOR;
     snprintf(f.mode, sizeof f.mode, "test MPI");
     f.flags = CP_CPT_TIMING | CP_CPT_LOCATION;
-    f.world_size = 3;
-    f.chunks = calloc(3, sizeof *f.chunks);
+    f.world_size = (uint64_t)n;
+    f.chunks = calloc((size_t)n, sizeof *f.chunks);
+    return f;
+}
+
+static void write_dir(void)
+{
+    cp_cpt_file f = world_of(3);
+    char path[4096];
+    cp_error err = {{0}};
     /* Alltoall: call 0 rank 2 late by 2 s; call 1 together (rank 1 I-call). */
     const double a_enter[3][2] = {{10, 20}, {10.5, 20}, {12, 20}};
     const double a_exit[3][2] = {{13, 21}, {13, 22}, {13.5, 23}};
@@ -335,29 +345,9 @@ static void write_cube(void)
 START_TEST(sampled_estimate_and_error_by_hand)
 {
     tmpdir_make();
-    cp_manifest m = {0};
-    m.format_version = CP_MANIFEST_FORMAT_VERSION;
-    m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
-    m.world_size = 2;
-    snprintf(m.job, sizeof m.job, "local");
-    m.comms = calloc(1, sizeof *m.comms);
-    m.ncomms = 1;
-    m.comms[0] = (cp_comm_info){.id = 0, .size = 2, .lead = 0};
-    cp_ranges_push(&m.comms[0].members, 0);
-    cp_ranges_push(&m.comms[0].members, 1);
+    cp_cpt_file f = world_of(2);
     char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", tmpdir);
     cp_error err = {{0}};
-    ck_assert_msg(cp_manifest_write_file(path, false, &m, &err) == 0, "%s", err.msg);
-    cp_manifest_free(&m);
-
-    cp_cpt_file f;
-    memset(&f, 0, sizeof f);
-    f.version[0] = CP_CPT_VERSION_MAJOR;
-    snprintf(f.mode, sizeof f.mode, "test MPI");
-    f.flags = CP_CPT_TIMING | CP_CPT_LOCATION;
-    f.world_size = 2;
-    f.chunks = calloc(2, sizeof *f.chunks);
     const double late[4] = {0, 1, 0, 3};
     double enter[2][4], exit[2][4];
     for (int c = 0; c < 4; c++) {
