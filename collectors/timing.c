@@ -97,9 +97,17 @@ static unsigned hbit_seeded(uint64_t b, unsigned level, uint64_t seed)
     return (unsigned)(cp_hash_mix(cp_hash_mix(0x53414D504C45ull ^ seed, level), b) >> 29) & 1u;
 }
 
+/* The run's seed (COLLPROF_TIMING_SEED; the same on every rank). */
+static uint64_t run_seed;
+
+void cp_timing_seed(uint64_t seed)
+{
+    run_seed = seed;
+}
+
 static unsigned hbit(uint64_t b, unsigned level)
 {
-    return hbit_seeded(b, level, 0);
+    return hbit_seeded(b, level, run_seed);
 }
 
 uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed)
@@ -113,7 +121,7 @@ uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed)
 
 uint64_t cp_timing_chosen(uint64_t b, unsigned level)
 {
-    return cp_timing_chosen_seeded(b, level, 0);
+    return cp_timing_chosen_seeded(b, level, run_seed);
 }
 
 uint64_t cp_timing_pool_used(void)

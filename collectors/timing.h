@@ -130,11 +130,17 @@ static inline cp_sample_rec *cp_timing_slot(cp_timing *t, uint64_t idx)
 }
 
 /* The call the sample keeps in block b of 2^level calls (the same on every
- * rank: a hash of the block at each level, see above). */
+ * rank: a hash of the block at each level and of the run's seed, see
+ * above). */
 uint64_t cp_timing_chosen(uint64_t b, unsigned level);
-/* The same sampler with another hash (seed 0: the runtime's): what
- * bench/bench_estimate.c draws many samples of one run with, to measure
- * the estimate's bias and the honesty of its standard error. */
+/* The run's seed, the same on every rank (COLLPROF_TIMING_SEED: drawn anew
+ * each run unless given), set before the first call: a workload that
+ * repeats from run to run meets another sample in each run, so that the
+ * estimate's error does not repeat with it. */
+void cp_timing_seed(uint64_t seed);
+/* The sampler with a given seed: what bench/bench_estimate.c draws many
+ * samples of one run with, to measure the estimate's bias and the honesty
+ * of its standard error. */
 uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed);
 
 /* A timed call of signature sig (CP_SEQ_NONE: none) took these stamps

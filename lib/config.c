@@ -162,6 +162,18 @@ static int parse_timing_sample(cp_config *cfg, const char *v)
     return 0;
 }
 
+static int parse_timing_seed(cp_config *cfg, const char *v)
+{
+    if (strcmp(v, "auto") == 0) {
+        cfg->timing_seed_auto = true;
+        return 0;
+    }
+    if (parse_u64(v, &cfg->timing_seed))
+        return -1;
+    cfg->timing_seed_auto = false;
+    return 0;
+}
+
 /* A host name as the location collector reports it: printable, no spaces. */
 static int parse_hostname(cp_config *cfg, const char *v)
 {
@@ -280,6 +292,16 @@ static void show_timing_sample(const cp_config *cfg, char *out, size_t len)
         snprintf(out, len, "%" PRIu64, cfg->timing_sample);
 }
 
+/* "auto" until the run's seed is drawn (cp_config_set_seed): the manifest
+ * then records the number, so that the run's sample can be drawn again. */
+static void show_timing_seed(const cp_config *cfg, char *out, size_t len)
+{
+    if (cfg->timing_seed_auto)
+        snprintf(out, len, "auto");
+    else
+        snprintf(out, len, "%" PRIu64, cfg->timing_seed);
+}
+
 static void show_hostname(const cp_config *cfg, char *out, size_t len)
 {
     snprintf(out, len, "%s", cfg->hostname);
@@ -327,6 +349,8 @@ static const struct {
      "a number of calls per rank, 0 or more"},
     {"COLLPROF_TIMING_SAMPLE", parse_timing_sample, show_timing_sample,
      "auto, or a number of calls per communicator and collective, 2 or more"},
+    {"COLLPROF_TIMING_SEED", parse_timing_seed, show_timing_seed,
+     "auto, or a number from 0 to 18446744073709551615"},
     {"COLLPROF_HOSTNAME", parse_hostname, show_hostname,
      "a host name without spaces (at most 255 characters)"},
     {"COLLPROF_STAT_LAYOUT", parse_stat_layout, show_stat_layout, "cubegui or documented"},
@@ -358,6 +382,7 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
     cfg->timing = CP_TIMING_PASSIVE;
     cfg->timing_max_calls = CP_TIMING_MAX_CALLS_DEFAULT;
     cfg->timing_sample = CP_TIMING_SAMPLE_DEFAULT;
+    cfg->timing_seed_auto = true;
     cfg->callsite_depth = CP_CALLSITE_DEPTH_DEFAULT;
     cfg->signals = cp_signals_default();
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
@@ -380,4 +405,13 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
         entries[i].name = settings[i].name;
         settings[i].show(cfg, entries[i].value, sizeof entries[i].value);
     }
+}
+
+void cp_config_set_seed(cp_config *cfg, cp_config_entry *entries, uint64_t seed)
+{
+    cfg->timing_seed = seed;
+    cfg->timing_seed_auto = false;
+    for (int i = 0; i < CP_CONFIG_NENTRIES; i++)
+        if (settings[i].show == show_timing_seed)
+            show_timing_seed(cfg, entries[i].value, sizeof entries[i].value);
 }

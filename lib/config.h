@@ -27,6 +27,8 @@ typedef struct cp_config {
     int timing;            /* COLLPROF_TIMING: enum cp_timing_mode */
     uint64_t timing_max_calls; /* calls per rank kept with their own times */
     uint64_t timing_sample;    /* calls per series kept before it thins; 0: auto */
+    uint64_t timing_seed;      /* COLLPROF_TIMING_SEED: the sample's hash, when not auto */
+    bool timing_seed_auto;     /* a new one each run, agreed by the ranks at MPI_Init */
     char hostname[256];    /* COLLPROF_HOSTNAME; empty: gethostname() */
     bool stat_documented;  /* COLLPROF_STAT_LAYOUT=documented */
     int callsite_depth;    /* COLLPROF_CALLSITE_DEPTH: frames per call path, 0 = off */
@@ -41,7 +43,7 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 16
+#define CP_CONFIG_NENTRIES 17
 
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */
@@ -60,5 +62,9 @@ const char *cp_timing_mode_name(int mode);
  * `problems` (NUL-terminated, possibly empty) for rank 0 to print.  The
  * effective values are listed in entries[CP_CONFIG_NENTRIES]. */
 void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, size_t len);
+
+/* The run's sample seed, drawn (COLLPROF_TIMING_SEED=auto): into cfg and
+ * its manifest entry. */
+void cp_config_set_seed(cp_config *cfg, cp_config_entry *entries, uint64_t seed);
 
 #endif

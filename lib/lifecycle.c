@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "collprof.h"
 #include "export.h"
@@ -22,8 +23,10 @@
 #include "partial.h"
 #include "callsite.h"
 #include "clock.h"
+#include "hash_index.h"
 #include "runtime.h"
 #include "signals.h"
+#include "timing.h"
 
 
 _Atomic int cp_state = CP_STATE_OFF;
@@ -37,6 +40,33 @@ static void first_line(char *s)
     char *nl = strchr(s, '\n');
     if (nl)
         *nl = '\0';
+}
+
+/* The timing sample's seed (COLLPROF_TIMING_SEED): given, or drawn by
+ * world rank 0 and broadcast once at MPI_Init, so that a run that repeats
+ * an earlier one meets another sample (the estimate's error does not
+ * repeat with the workload).  A lazy start (mpi_f08 programs under MPICH)
+ * cannot communicate: its seed is a hash of the job's id, the same on every
+ * rank.  The manifest records the seed used. */
+static uint64_t sample_seed(bool collective)
+{
+    if (!cp_rt.cfg.timing_seed_auto)
+        return cp_rt.cfg.timing_seed;
+    uint64_t seed = 0;
+    if (collective) {
+        if (cp_rt.world_rank == 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            seed = cp_hash_mix(cp_hash_mix((uint64_t)ts.tv_sec, (uint64_t)ts.tv_nsec),
+                               (uint64_t)getpid());
+        }
+        PMPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    } else {
+        for (const char *c = cp_rt.job; *c; c++)
+            seed = cp_hash_mix(seed, (unsigned char)*c);
+    }
+    cp_config_set_seed(&cp_rt.cfg, cp_rt.cfg_entries, seed);
+    return seed;
 }
 
 void cp_runtime_start(bool collective)
@@ -90,6 +120,8 @@ void cp_runtime_start(bool collective)
             cp_log("cannot allocate the timing sample (COLLPROF_TIMING_MAX_CALLS=%" PRIu64
                    "): calls are timed in aggregate only",
                    cp_rt.cfg.timing_max_calls);
+        if (cp_rt.cfg.timing != CP_TIMING_OFF)
+            cp_timing_seed(sample_seed(collective));
         cp_callsite_start(cp_rt.cfg.callsite_depth, (const void *)cp_runtime_start);
         /* The first clock offset needs every rank: only from MPI_Init
          * (a lazy start comes from one communicator's collective). */

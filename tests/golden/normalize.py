@@ -33,6 +33,8 @@ def mask_text(s):
     s = re.sub(r'(<attr key="job" value=")[^"]*(")', r"\1JOB\2", s)
     s = re.sub(r'(<name>job )[^<]*(</name>)', r"\1JOB\2", s)
     s = re.sub(r'("address": )\d+', r"\1ADDR", s)
+    # the timing sample's seed, drawn anew each run
+    s = re.sub(r'("COLLPROF_TIMING_SEED": ")\d+(")', r"\1SEED\2", s)
     # the program collprof run started, by its path
     s = re.sub(r'("collprof run": "[^"(]*\([^:"]*: )[^"]* (is linked with)', r"\1PROGRAM \2", s)
     return s

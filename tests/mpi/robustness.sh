@@ -325,6 +325,9 @@ late-tail)
         { fail "profile.stat's waiting $stat s differs from the summary's $w s:"; show "$work/out/profile.stat"; }
     grep -q "waiting [0-9.]* s (estimated from [0-9]* sampled calls, each standing for [0-9]*: ±" sum.out ||
         { fail "the time finding does not say the waiting is estimated:"; show sum.out; }
+    # The sample's seed was drawn for this run, and the manifest records it.
+    grep -q '"COLLPROF_TIMING_SEED": "[0-9][0-9]*"' "$work/out/manifest.json" ||
+        { fail "the manifest does not record the run's sample seed:"; show "$work/out/manifest.json"; }
     # profile.cubex: per call path and rank, the waiting of every pattern
     # together within the time in the calls; summed, the summary's waiting.
     "$cube_values" "$work/out/profile.cubex" >cube.csv 2>&1 || { fail "cube_values failed:"; show cube.csv; }

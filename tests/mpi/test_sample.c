@@ -37,10 +37,24 @@
 #define STRIDE 16 /* the block after 100 calls with 8 kept at most */
 #define LEVEL 4
 
+/* The sample's seed, as the run is told it (COLLPROF_TIMING_SEED; the
+ * manifest must record it). */
+static uint64_t seed(void)
+{
+    const char *v = getenv("COLLPROF_TIMING_SEED");
+    return v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* The call the run's sample keeps in block b. */
+static uint64_t chosen(uint64_t b)
+{
+    return cp_timing_chosen_seeded(b, LEVEL, seed());
+}
+
 /* The kept call of block 3, and another call of that block. */
 static uint64_t delayed_kept(void)
 {
-    return cp_timing_chosen(3, LEVEL);
+    return chosen(3);
 }
 
 static uint64_t delayed_other(void)
@@ -52,7 +66,7 @@ static uint64_t delayed_other(void)
 static int blocks_kept(void)
 {
     int n = 0;
-    while (cp_timing_chosen((uint64_t)n, LEVEL) < NCALLS)
+    while (chosen((uint64_t)n) < NCALLS)
         n++;
     return n;
 }
@@ -98,10 +112,10 @@ static void check_cpt(const cp_cpt_file *f, int n)
                  r, (unsigned long long)s->n, (unsigned long long)s->naggregated, want,
                  NCALLS - want);
         for (uint64_t i = 0; i < s->n && (int)i < want; i++) {
-            if (s->call[i] != cp_timing_chosen(i, LEVEL))
+            if (s->call[i] != chosen(i))
                 FAIL("timings.cpt: rank %d keeps call %llu in place %llu, expected call %llu", r,
                      (unsigned long long)s->call[i], (unsigned long long)i,
-                     (unsigned long long)cp_timing_chosen(i, LEVEL));
+                     (unsigned long long)chosen(i));
             if (!(s->exit[i] >= s->start[i] && s->start[i] >= s->enter[i]))
                 FAIL("timings.cpt: rank %d call %llu: times out of order", r,
                      (unsigned long long)s->call[i]);
@@ -183,6 +197,17 @@ int main(int argc, char **argv)
         check_cpt(&cpt, n);
         cp_cpt_file_free(&cpt);
     }
+    /* The manifest records the seed the run used. */
+    snprintf(path, sizeof path, "%s/manifest.json", dir ? dir : ".");
+    FILE *mf = fopen(path, "r");
+    char text[65536] = "", want[96];
+    size_t got = mf ? fread(text, 1, sizeof text - 1, mf) : 0;
+    text[got] = '\0';
+    if (mf)
+        fclose(mf);
+    snprintf(want, sizeof want, "\"COLLPROF_TIMING_SEED\": \"%llu\"", (unsigned long long)seed());
+    if (!strstr(text, want))
+        FAIL("manifest.json does not record the seed (%s)", want);
     cp_cube cube;
     snprintf(path, sizeof path, "%s/profile.cubex", dir ? dir : ".");
     if (cp_cubex_read(path, &cube, &err)) {
