@@ -113,6 +113,18 @@ static int wait_table(const cp_timings *t)
     else if (ok)
         printf("no waiting time found\n");
     cli_table_free(tb);
+    /* What an estimate cannot know, where it matters beside its error. */
+    for (size_t i = 0; ok && i < t->nrows; i++) {
+        const cp_timing_row *r = &t->rows[i];
+        double var = 0;
+        for (int p = 0; p < CP_READER_NPATTERNS; p++)
+            var += r->wait_se[p] * r->wait_se[p];
+        if (r->wait_unseen > sqrt(var))
+            printf("comm %" PRId64 " %s: %.6f s of the time in the calls is in calls longer than "
+                   "any the sample kept: their waiting is not known (the estimate's error does "
+                   "not include it)\n",
+                   r->comm, r->collective, r->wait_unseen);
+    }
     return ok ? 0 : -1;
 }
 

@@ -231,6 +231,11 @@ typedef struct cp_timing_row {
     uint64_t wait_instances[CP_READER_NPATTERNS];
     uint64_t wait_calls;
     double wait_weight;
+    /* Estimated only: the time in the calls (over the ranks, from their
+     * histograms, within 12.5 %) of the calls longer than any the sample
+     * kept.  Their waiting is not known (none of it, or all of it) and the
+     * standard error cannot include it: said beside the estimate. */
+    double wait_unseen;
     /* Not every member timed the series (its ranks disagree on its calls,
      * or some timed none): no waiting can be found, "-" rather than 0. */
     bool wait_unknown;

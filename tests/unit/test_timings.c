@@ -20,6 +20,7 @@
 #include "cpt.h"
 #include "cubex.h"
 #include "manifest.h"
+#include "timing_hist.h"
 #include "tmpdir.h"
 
 static void series(cp_cpt_series *s, const char *coll, size_t n, const double *enter,
@@ -368,6 +369,20 @@ START_TEST(sampled_estimate_and_error_by_hand)
         ch->series[0].naggregated = 12;
         ch->series[0].agg_time = 12;
     }
+    /* Rank 0's histogram (ticks of 1 ms): 5 calls of about 1 s, shorter
+     * than its longest kept call (4 s), and 2 of about 10 s, longer than
+     * any it kept: their time is what the sample never saw. */
+    uint32_t b1 = cp_timing_hist_index(1000), b10 = cp_timing_hist_index(10000);
+    cp_cpt_series *h = &f.chunks[0].series[0];
+    h->tick = 1e-3;
+    h->hist_lo = b1;
+    h->hist_n = b10 - b1 + 1;
+    h->hist = calloc(h->hist_n, sizeof *h->hist);
+    h->hist[0] = 5;
+    h->hist[b10 - b1] = 2;
+    double lo, hi;
+    cp_timing_hist_bounds(b10, &lo, &hi);
+    const double unseen = 2 * (lo + hi) / 2 * 1e-3;
     snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
     ck_assert_msg(cp_cpt_write(path, &f, &err) == 0, "%s", err.msg);
     cp_cpt_file_free(&f);
@@ -392,6 +407,8 @@ START_TEST(sampled_estimate_and_error_by_hand)
     EQ(a->wait[comp], 0);
     EQ(a->wait_se[comp], 0);
     ck_assert(a->wait[nxn] <= a->total);
+    EQ(a->wait_unseen, unseen);
+    ck_assert(unseen > 18 && unseen < 22); /* two calls of about 10 s */
     cp_timings_free(&t);
     cp_profile_free(&p);
     tmpdir_remove();

@@ -113,9 +113,13 @@ static const char *estimate_note(const cp_timing_row *r, char *out, size_t len)
     double var = 0;
     for (int q = 0; q < CP_READER_NPATTERNS; q++)
         var += r->wait_se[q] * r->wait_se[q];
-    snprintf(out, len, " (estimated from %" PRIu64 " sampled calls, each standing for %.0f: "
-                       "±%.6f s, one standard error)",
-             r->wait_calls, r->wait_weight, sqrt(var));
+    int n = snprintf(out, len, " (estimated from %" PRIu64 " sampled calls, each standing for "
+                               "%.0f: ±%.6f s, one standard error)",
+                     r->wait_calls, r->wait_weight, sqrt(var));
+    /* What the sample cannot know, when it matters beside that error. */
+    if (n > 0 && (size_t)n < len && r->wait_unseen > sqrt(var))
+        snprintf(out + n, len - (size_t)n, "; %.6f s of the time is in calls longer than any "
+                 "the sample kept: their waiting is not known", r->wait_unseen);
     return out;
 }
 
@@ -592,7 +596,7 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
         double time = tr ? tr->total : 0, wait = waiting(tr), explained = 0;
         /* The call site of the series' calls, named in its lines. */
         const site *x = tr ? site_of_series(&ss, p, s, time) : NULL;
-        char at[1400] = "", note[160];
+        char at[1400] = "", note[320];
         if (x)
             snprintf(at, sizeof at, " at %s", x->where);
         if (tr && time > 0 && wait >= 0.1 * time)

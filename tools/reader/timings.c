@@ -172,6 +172,7 @@ typedef struct member_sums {
     uint64_t *timed, *analysed;
     double *factor;
     double *sev;        /* per kept call, the family's two patterns */
+    double beyond;      /* time of the run's calls longer than every kept call */
 } member_sums;
 
 typedef struct sample_sums {
@@ -256,6 +257,22 @@ static int member_strata(member_sums *ms, const cp_cpt_series *s)
     ms->yq = calloc(2 * k, sizeof *ms->yq);
     if (!ms->yq || !ms->x || !ms->y || !ms->factor || !ms->timed || !ms->analysed || !ms->sev)
         return -1;
+    /* The calls longer than any the sample kept (a rare long wait that no
+     * block's choice fell on): the histogram knows their time, the sample
+     * nothing of their waiting, which may be none of it or all of it.  Said
+     * beside the estimate (cp_timing_row.wait_unseen). */
+    if (s->hist_n && s->tick > 0 && s->naggregated > 0) {
+        double longest = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->exit[i] - s->start[i] > longest)
+                longest = s->exit[i] - s->start[i];
+        for (uint32_t b = 0; b < s->hist_n; b++) {
+            double lo, hi;
+            cp_timing_hist_bounds(s->hist_lo + b, &lo, &hi);
+            if (s->hist[b] && lo * s->tick > longest)
+                ms->beyond += (double)s->hist[b] * (lo + hi) / 2 * s->tick;
+        }
+    }
     if (s->nsites) {
         memcpy(ms->t, s->site_time, k * sizeof *ms->t);
         memcpy(ms->timed, s->site_calls, k * sizeof *ms->timed);
@@ -331,6 +348,9 @@ static void estimate(cp_timing_row *r, sample_sums *x, bool bounded)
         }
     }
     r->wait_weight = analysed > 0 ? timed / analysed : 1;
+    r->wait_unseen = 0;
+    for (size_t m = 0; r->wait_weight > 1 && m < x->nm; m++)
+        r->wait_unseen += x->m[m].beyond;
     double w = r->wait_weight, n = (double)x->nanalysed;
     for (int q = 0; q < 2; q++) {
         int p = x->pats[q];

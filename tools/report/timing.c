@@ -92,7 +92,15 @@ static void table(FILE *f, const cp_timings *t, const bool *drawn)
             waiting += r->wait[p];
             var += r->wait_se[p] * r->wait_se[p];
         }
-        if (r->wait_weight > 1) /* a whole-run estimate from the sample */
+        if (r->wait_weight > 1 && r->wait_unseen > sqrt(var)) /* and what it cannot know */
+            report_printf(f,
+                          "<td class=\"n\" title=\"estimated from %" PRIu64 " sampled calls, each "
+                          "standing for %.0f; one standard error; %.6f s of the time is in calls "
+                          "longer than any the sample kept: their waiting is not known\">%.6f "
+                          "±%.6f (%.6f s unknown)</td>",
+                          r->wait_calls, r->wait_weight, r->wait_unseen, waiting, sqrt(var),
+                          r->wait_unseen);
+        else if (r->wait_weight > 1) /* a whole-run estimate from the sample */
             report_printf(f,
                           "<td class=\"n\" title=\"estimated from %" PRIu64 " sampled calls, each "
                           "standing for %.0f; one standard error\">%.6f ±%.6f</td>",
