@@ -1,7 +1,8 @@
 #!/bin/sh
-# collprof-replay --tune never hangs and keeps to its time, on a profile
+# collprof-replay --tune never hangs and keeps to its time, on profiles
 # with every collective, rooted ones and every form included (APP:
-# test_allforms, profiled on 2 ranks), replayed on 2, 3 and 4 ranks:
+# test_allforms, profiled on 2, 3 and 4 ranks, each tuned on as many), and
+# on the bundled examples (MINIAPP on 4 ranks, SKEWED on 3):
 #   - it states its budget before it starts (patterns, measurements, the
 #     seconds per pattern) and ends by itself with status 0, within the
 #     test's limit, every pattern measured, refused, not tried (an
@@ -15,20 +16,38 @@
 #     the table of what was measured, names the cut pattern and exits with
 #     status 130 (what the launcher then reports is its own).
 #
-# usage: tune_all_test.sh WORKDIR MPIEXEC LIB APP REPLAY
+# usage: tune_all_test.sh WORKDIR MPIEXEC LIB APP REPLAY MINIAPP SKEWED
 set -u
 case_=tune-all work=$1 mpiexec=$2 lib=$3
 shift 3
 runs_dir=$(dirname "$0")/../mpi
 . "$runs_dir/runs.sh"
-app=$1 replay=$2
+app=$1 replay=$2 miniapp=$3 skewed=$4
 limit=120
 export OMPI_MCA_coll_tuned_use_dynamic_rules=1
 
 COLLPROF_OUTPUT_DIR="$work/prof" run app 2 yes "$app"
 [ "$(cat app.status)" = 0 ] || { fail "the application failed:"; show app.err; exit 1; }
+# Profiles of 3 and 4 ranks too, each tuned on its own number of ranks; and
+# the bundled examples (the mini-app on 4 ranks, the skewed Alltoallv on 3).
+for n in 3 4; do
+    COLLPROF_OUTPUT_DIR="$work/prof$n" run app$n $n yes "$app"
+    [ "$(cat app$n.status)" = 0 ] || { fail "the application failed on $n ranks:"; show app$n.err; exit 1; }
+done
+COLLPROF_OUTPUT_DIR="$work/miniapp" run miniapp 4 yes "$miniapp"
+COLLPROF_OUTPUT_DIR="$work/skewed" run skewed 3 yes "$skewed"
+for spec in miniapp:4 skewed:3; do
+    ex=${spec%%:*} n=${spec#*:} # (run sets $name)
+    [ "$(cat $ex.status)" = 0 ] || { fail "$ex failed:"; show $ex.err; continue; }
+    run tune-$ex $n no "$replay" "$work/$ex" --tune --seconds 0.2 --rounds 2
+    [ "$(cat tune-$ex.status)" = 0 ] && grep -q "^pattern 1: " tune-$ex.out ||
+        { fail "$ex on $n ranks: --tune failed (status $(cat tune-$ex.status)):"; show tune-$ex.err; }
+    echo "$ex on $n ranks: $(grep -c '^pattern ' tune-$ex.out) patterns"
+done
 for n in 2 3 4; do
-    run tune$n $n no "$replay" "$work/prof" --tune --seconds 0.1 --rounds 2
+    prof=$work/prof
+    [ $n -gt 2 ] && prof=$work/prof$n
+    run tune$n $n no "$replay" "$prof" --tune --seconds 0.1 --rounds 2
     [ "$(cat tune$n.status)" = 0 ] || { fail "$n ranks: --tune failed (status $(cat tune$n.status)):"; show tune$n.err; continue; }
     grep -q "^collprof-replay: tuning [0-9]* patterns, [0-9]* measurements (each algorithm 2 times): at most 0.1 s a pattern, warm-up included" tune$n.err ||
         { fail "$n ranks: no budget stated before tuning:"; show tune$n.err; }
