@@ -11,10 +11,11 @@
  *   2. the MPI library the program itself is linked with (its ELF
  *      DT_NEEDED entries: libmpich.so.12 / libmpi.so.12 are MPICH's,
  *      libmpi*.so.40 Open MPI's);
- *   3. the launcher that started it (Open MPI's sets OMPI_COMM_WORLD_SIZE,
- *      MPICH's Hydra PMI_RANK): a Python program with mpi4py, or a script,
- *      says nothing by itself;
- *   4. the default MPI of this build (libcollprof.so).
+ *   3. for a Python interpreter, the library its mpi4py's MPI module is
+ *      linked with (asked of the interpreter, nothing imported);
+ *   4. the launcher that started it (Open MPI's sets OMPI_COMM_WORLD_SIZE,
+ *      MPICH's Hydra PMI_RANK): a script says nothing by itself;
+ *   5. the default MPI of this build (libcollprof.so).
  * If no collprof library for that MPI is installed, the program runs
  * without profiling and rank 0 says so once: collprof never stops a run.
  */
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -105,6 +107,56 @@ static int mpi_of_elf(const char *path, char *soname, size_t len)
 out:
     close(fd);
     return found;
+}
+
+/* A Python interpreter names no MPI itself: its mpi4py does.  Where PROG
+ * is one (its name starts with "python"), ask it where mpi4py's MPI
+ * extension module is (without importing it: no MPI starts) and read that
+ * module's DT_NEEDED entries.  A launcher's variables would only tell the
+ * process-management interface (srun --mpi=pmix runs either MPI).  Returns
+ * the MPI, its module's path in origin. */
+static int mpi_of_mpi4py(const char *prog, const char *path, char *origin, size_t len,
+                         char *soname, size_t slen)
+{
+    const char *base = strrchr(prog, '/');
+    if (strncmp(base ? base + 1 : prog, "python", 6) != 0 || !path)
+        return MPI_UNKNOWN;
+    int fd[2];
+    if (pipe(fd) != 0)
+        return MPI_UNKNOWN;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]), close(fd[1]);
+        return MPI_UNKNOWN;
+    }
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]), close(fd[1]);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);
+        execl(path, prog, "-c",
+              "import importlib.util as u\n"
+              "s = u.find_spec('mpi4py')\n"
+              "m = u.find_spec('mpi4py.MPI') if s else None\n"
+              "print(m.origin if m and m.origin else '')",
+              (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < len && (n = read(fd[0], origin + got, len - 1 - got)) > 0)
+        got += (size_t)n;
+    close(fd[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    origin[got] = '\0';
+    char *nl = strchr(origin, '\n');
+    if (nl)
+        *nl = '\0';
+    return origin[0] ? mpi_of_elf(origin, soname, slen) : MPI_UNKNOWN;
 }
 
 /* The file execvp would run for PROG (NULL: not found). */
@@ -270,6 +322,11 @@ static int run_run(const cli_command *self, int argc, char **argv)
     const char *path = program_path(prog[0], found, sizeof found), *var = NULL;
     if (m == MPI_UNKNOWN && path && (m = mpi_of_elf(path, soname, sizeof soname)) != MPI_UNKNOWN)
         snprintf(because, sizeof because, "%s is linked with %s", path, soname);
+    char origin[PATH_MAX];
+    if (m == MPI_UNKNOWN &&
+        (m = mpi_of_mpi4py(prog[0], path, origin, sizeof origin, soname, sizeof soname)) !=
+            MPI_UNKNOWN)
+        snprintf(because, sizeof because, "its mpi4py, %s, is linked with %s", origin, soname);
     if (m == MPI_UNKNOWN && (m = mpi_of_launcher(&var)) != MPI_UNKNOWN)
         snprintf(because, sizeof because, "the launcher set %s", var);
     if (m == MPI_UNKNOWN && (m = mpi_by_name(COLLPROF_DEFAULT_MPI)) != MPI_UNKNOWN)

@@ -140,14 +140,24 @@ static void decide(bool at_call)
         loaded(other_lib, lib, sizeof lib);
         /* Which file would profile it: the other MPI's collprof beside
          * this one (a build for both), else how to build it. */
-        char front[4200], would[4400];
-        if (beside(CP_FRONT_OTHER_FRONT, front, sizeof front) && access(front, R_OK) == 0)
-            snprintf(would, sizeof would, "%s would (`collprof run` picks it)", front);
+        char front[4200], would[9000];
+        /* Advice that fits how it came here: `collprof run` chose this
+         * library (it says what it chose in COLLPROF_RUN_CHOICE), or the
+         * user preloaded it. */
+        const char *run = getenv("COLLPROF_RUN_CHOICE");
+        bool there = beside(CP_FRONT_OTHER_FRONT, front, sizeof front) && access(front, R_OK) == 0;
+        if (there && run)
+            snprintf(would, sizeof would, "%s would; `collprof run` chose this one, %.4000s: "
+                     "tell it `collprof run --mpi " CP_FRONT_OTHER_OPTION "` or COLLPROF_MPI="
+                     CP_FRONT_OTHER_OPTION, front, run);
+        else if (there)
+            snprintf(would, sizeof would, "%s would: preload it instead, or start the program "
+                     "with `collprof run`, which picks it", front);
         else
             snprintf(would, sizeof would,
                      "a collprof built for that MPI would: meson setup -Dmpi=auto or -Dmpi="
                      CP_FRONT_OTHER_OPTION);
-        char msg[9000];
+        char msg[sizeof would + 4096 + 512];
         snprintf(msg, sizeof msg,
                  "this program uses " CP_FRONT_OTHER_NAME " (%s): this collprof was built for "
                  CP_FRONT_MPI_NAME "; it stands aside and profiles nothing (%s)",

@@ -384,8 +384,13 @@ other-mpi)
         ls -d collprof.* >/dev/null 2>&1 && fail "exit $status: a profile was written"
         # Where collprof was built for both MPIs, the line names the other
         # one's library, which must be there.
-        named=$(sed -n 's/.*(\(\/[^ ]*\) would (`collprof run` picks it))$/\1/p' other$status.err)
-        [ -z "$named" ] || [ -r "$named" ] || fail "exit $status: names $named, which is not there"
+        # Preloaded by hand: the advice is to preload that one or use
+        # collprof run.
+        named=$(sed -n 's/.*(\(\/[^ ]*\) would: preload it instead, or start the program with `collprof run`, which picks it)$/\1/p' other$status.err)
+        if [ -e "$(dirname "$lib")/libcollprof-$([ "$LAUNCH_FLAVOR" = openmpi ] && echo openmpi || echo mpich).so" ]; then
+            [ -n "$named" ] && [ -r "$named" ] ||
+                { fail "exit $status: the line does not name the other MPI's collprof, there to preload:"; show other$status.err; }
+        fi
     done
     # The other MPI's launcher itself preloaded (it loads that MPI's
     # libraries but never calls MPI): not a word.
@@ -446,6 +451,25 @@ collprof-run)
     same_as_baseline both
     [ "$(grep -c "^collprof: wrote" both.err)" = 1 ] || { fail "preloaded and run: expected one profile:"; show both.err; }
     "$collprof" check "$work/both" >both.check 2>&1 || { fail "preloaded and run: check failed:"; show both.check; }
+    # The advice fits: collprof run told to take the other MPI's library for
+    # this program says so, and how to tell it otherwise.
+    other=mpich
+    [ "$flavor" = mpich ] && other=openmpi
+    COLLPROF_OUTPUT_DIR="$work/wrong" run wrong 2 no "$collprof" run --mpi $other "$miniapp" 6 2
+    cp profiled.out baseline.out
+    same_as_baseline wrong
+    grep -q "it stands aside and profiles nothing (.* would; \`collprof run\` chose this one, .*--mpi $other.*: tell it \`collprof run --mpi $flavor\` or COLLPROF_MPI=$flavor)" wrong.err ||
+        { fail "collprof run --mpi $other: the stand-aside line does not say how to tell collprof run:"; show wrong.err; }
+    # An interpreter names no MPI: its mpi4py does, whatever a launcher's
+    # variables say (PMI_RANK: MPICH's PMI, which srun --mpi=pmi2 also sets).
+    if /usr/bin/python3 -c "import mpi4py" 2>/dev/null; then
+        mpi4py_lib=$(/usr/bin/python3 -c "import importlib.util as u; print(u.find_spec('mpi4py.MPI').origin)")
+        want=mpich
+        readelf -d "$mpi4py_lib" 2>/dev/null | grep -q "libmpi\.so\.40" && want=openmpi
+        PMI_RANK=0 COLLPROF_VERBOSE=1 "$collprof" run /usr/bin/python3 -c pass >py4.out 2>&1
+        grep -q "^collprof run: profiling with [^ ]*libcollprof-$want\.so ([^:]*: its mpi4py, $mpi4py_lib, is linked with libmpi" py4.out ||
+            { fail "collprof run python3: the MPI of its mpi4py ($want) not chosen:"; show py4.out; }
+    fi
     "$collprof" run ./no-such-program >missing.out 2>&1
     [ $? = 127 ] && grep -q "^collprof run: cannot run ./no-such-program: No such file or directory$" missing.out ||
         { fail "a missing program: expected exit 127 and the reason:"; show missing.out; }
