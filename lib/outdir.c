@@ -23,7 +23,13 @@ void cp_outdir_job(char *out, size_t len)
             break;
         }
     }
-    snprintf(out, len, "%s", job);
+    /* Slurm's steps of one job are apart: "<job>.<step>", as Slurm writes
+     * them (sacct, scancel).  Other batch systems run one step a job. */
+    const char *step = getenv("SLURM_STEP_ID");
+    if (step && *step && job == getenv("SLURM_JOB_ID"))
+        snprintf(out, len, "%s.%s", job, step);
+    else
+        snprintf(out, len, "%s", job);
     for (char *p = out; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '.' || *p == '_' || *p == '-'))

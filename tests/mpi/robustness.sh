@@ -451,6 +451,20 @@ collprof-run)
     same_as_baseline both
     [ "$(grep -c "^collprof: wrote" both.err)" = 1 ] || { fail "preloaded and run: expected one profile:"; show both.err; }
     "$collprof" check "$work/both" >both.check 2>&1 || { fail "preloaded and run: check failed:"; show both.check; }
+    # Under Slurm the job's id names its step too (as Slurm writes it), in
+    # the default directory's name and the manifest.  Given to the ranks
+    # only: the launcher must not think it runs under Slurm.
+    if [ "$LAUNCH_FLAVOR" = mpich ]; then
+        jobenv="-genv SLURM_JOB_ID 4242 -genv SLURM_STEP_ID 3"
+    else
+        jobenv="-x SLURM_JOB_ID=4242 -x SLURM_STEP_ID=3"
+    fi
+    mkdir -p "$work/jobdir"
+    (cd "$work/jobdir" && timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $jobenv -n 2 \
+        "$collprof" run "$miniapp" 6 2 >../job.out 2>../job.err)
+    jobout=$(ls -d "$work/jobdir"/collprof.4242.3.* 2>/dev/null | head -1)
+    [ -n "$jobout" ] && grep -q '"job": "4242.3"' "$jobout/manifest.json" ||
+        { fail "SLURM_JOB_ID 4242, SLURM_STEP_ID 3: expected collprof.4242.3.* and job 4242.3:"; show job.err; ls "$work/jobdir" >&2; }
     # The advice fits: collprof run told to take the other MPI's library for
     # this program says so, and how to tell it otherwise.
     other=mpich
