@@ -342,6 +342,22 @@ late-tail)
         END { d = all - w; if (d < 0) d = -d; if (d > 2e-6) { print "waiting " all " s in profile.cubex, " w " s in the summary"; bad = 1 }; exit bad }' cube.csv >cube.check ||
         { fail "profile.cubex:"; show cube.check; }
     echo "late tail: summary $w s ±$se s, profile.stat $stat s, the run's exact waiting $truth s; $time_in_calls s in the calls"
+    # A sample far too small for the run (32 calls: one in 2,048), whose
+    # seed keeps none of the late calls: the estimate cannot know of them,
+    # and every output says how much time lies in calls longer than any it
+    # kept.
+    COLLPROF_OUTPUT_DIR="$work/coarse" COLLPROF_TIMING_MAX_CALLS=32 COLLPROF_TIMING_SEED=1 \
+        run coarse 2 yes "$app" $ncalls 600 2500
+    [ "$(cat coarse.status)" = 0 ] || { fail "test_late_tail (coarse sample) failed:"; show coarse.err; }
+    "$collprof" timings "$work/coarse" >coarse.timings 2>&1
+    "$collprof" summary "$work/coarse" >coarse.sum 2>&1
+    "$collprof" report "$work/coarse" -o coarse.html >coarse.report 2>&1
+    grep -q "^comm 0 Alltoallv: [0-9.]* s of the time in the calls is in calls longer than any the sample kept: their waiting is not known" coarse.timings ||
+        { fail "coarse sample: timings does not say what the sample never saw:"; show coarse.timings; }
+    grep -q "s of the time is in calls longer than any the sample kept: their waiting is not known" coarse.sum ||
+        { fail "coarse sample: the time finding does not say what the sample never saw:"; show coarse.sum; }
+    grep -q " s unknown)</td>" coarse.html ||
+        { fail "coarse sample: the report does not say what the sample never saw"; }
     ;;
 
 stripped)
