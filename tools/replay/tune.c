@@ -117,8 +117,9 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
     }
     if (wrank == 0)
         say_budget(ps, out, o);
-    bool stop = false;
-    for (size_t i = 0; i < ps->n && !stop; i++) {
+    bool interrupted = false; /* the whole run stops */
+    size_t i = 0;
+    for (; i < ps->n && !interrupted; i++) {
         const replay_pattern *pt = &ps->v[i];
         replay_tuned *tu = &out[i];
         int n = tu->algos.n;
@@ -138,16 +139,15 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
         mo.seconds = o->seconds / 2 / (double)(o->rounds * n);
         for (int k = 0; k < n; k++) /* the same on every rank: the library's version */
             tu->t[k].untried = tu->algos.untried[k];
+        bool cut = false; /* this pattern stops: its budget ran out, or the run stops */
         double t0 = MPI_Wtime();
         static double times[REPLAY_ALGO_MAX][REPLAY_ROUNDS_MAX];
         int nt[REPLAY_ALGO_MAX] = {0}, done = 0;
-        for (int r = 0; r < o->rounds && !stop; r++)
-            for (int j = 0; j < n && !stop; j++) {
+        for (int r = 0; r < o->rounds && !cut; r++)
+            for (int j = 0; j < n && !cut; j++) {
                 int k = (j + r) % n;
-                if (tu->t[k].refused)
-                    continue; /* the same on every rank: agreed below */
-                if (tu->t[k].untried)
-                    continue;
+                if (tu->t[k].refused || tu->t[k].untried)
+                    continue; /* the same on every rank: agreed below, or the version */
                 double t = 0, m0 = MPI_Wtime();
                 bool refused = !selected_everywhere(&tu->algos, k);
                 if (!refused)
@@ -165,15 +165,14 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
                     snprintf(tu->cut, sizeof tu->cut, "interrupted (%s) after %d of %d "
                              "measurements", next.interrupted == SIGTERM ? "SIGTERM" : "SIGINT",
                              done, n * (int)o->rounds);
-                    stop = true;
+                    cut = interrupted = true;
                 } else if (next.over_budget && done < n * (int)o->rounds) {
                     snprintf(tu->cut, sizeof tu->cut, "its time budget of %.3g s (--seconds) "
                              "ran out after %d of %d measurements", o->seconds, done,
                              n * (int)o->rounds);
-                    stop = true;
+                    cut = true;
                 }
             }
-        stop = tu->cut[0] && strncmp(tu->cut, "interrupted", 11) == 0;
         replay_args_free(&a);
         replay_algos_select(&tu->algos, 0);
         for (int k = 0; k < n; k++)
@@ -185,7 +184,7 @@ void replay_tune(const replay_comms *c, const replay_patterns *ps, const replay_
                     "%.2f s%s%s\n", i + 1, ps->n, pt->collective, n, MPI_Wtime() - t0,
                     tu->cut[0] ? ": " : "", tu->cut);
     }
-    for (size_t i = 0; stop && i < ps->n; i++)
-        if (!ps->v[i].skipped && out[i].algos.n && !out[i].cut[0] && !out[i].t[0].rounds)
+    for (; i < ps->n; i++) /* the patterns after an interruption */
+        if (!ps->v[i].skipped && out[i].algos.n)
             snprintf(out[i].cut, sizeof out[i].cut, "not reached: interrupted");
 }
