@@ -167,7 +167,7 @@ static int add_series(acc *a, int64_t rank, const cp_cpt_series *s, cp_error *er
 typedef struct member_sums {
     const cp_cpt_series *s;
     size_t nsites;      /* 1 for a file before version 3: the whole series */
-    double *t, *x, *y;  /* per site: exact time, sampled time, sampled waiting */
+    double *t, *x;      /* per site: exact time, sampled time */
     double *yq;         /* per site, the sampled waiting of each of the two patterns */
     uint64_t *timed, *analysed;
     double *factor;
@@ -208,7 +208,6 @@ static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter,
     if (i < ms->s->n && ms->s->call[i] == call) {
         int q = p == x->pats[1];
         ms->sev[2 * i + q] += sev;
-        ms->y[site_of(ms, i)] += sev;
         ms->yq[2 * site_of(ms, i) + q] += sev;
     }
 }
@@ -251,11 +250,11 @@ static int member_strata(member_sums *ms, const cp_cpt_series *s)
     ms->nsites = s->nsites ? s->nsites : 1;
     size_t k = ms->nsites;
     ms->t = calloc(k, sizeof *ms->t), ms->x = calloc(k, sizeof *ms->x);
-    ms->y = calloc(k, sizeof *ms->y), ms->factor = calloc(k, sizeof *ms->factor);
+    ms->factor = calloc(k, sizeof *ms->factor);
     ms->timed = calloc(k, sizeof *ms->timed), ms->analysed = calloc(k, sizeof *ms->analysed);
     ms->sev = calloc(2 * (s->n ? s->n : 1), sizeof *ms->sev);
     ms->yq = calloc(2 * k, sizeof *ms->yq);
-    if (!ms->yq || !ms->x || !ms->y || !ms->factor || !ms->timed || !ms->analysed || !ms->sev)
+    if (!ms->t || !ms->x || !ms->yq || !ms->factor || !ms->timed || !ms->analysed || !ms->sev)
         return -1;
     /* The calls longer than any the sample kept (a rare long wait that no
      * block's choice fell on): the histogram knows their time, the sample
@@ -290,7 +289,7 @@ static int member_strata(member_sums *ms, const cp_cpt_series *s)
 
 static void member_free(member_sums *ms)
 {
-    free(ms->t), free(ms->x), free(ms->y), free(ms->factor);
+    free(ms->t), free(ms->x), free(ms->factor);
     free(ms->timed), free(ms->analysed), free(ms->sev), free(ms->yq);
 }
 
@@ -342,7 +341,8 @@ static void estimate(cp_timing_row *r, sample_sums *x, bool bounded)
         member_sums *ms = &x->m[m];
         for (size_t j = 0; j < ms->nsites; j++) {
             bool every = ms->analysed[j] >= ms->timed[j];
-            ms->factor[j] = cp_wait_factor(ms->x[j], ms->y[j], ms->t[j], every, bounded);
+            double y = ms->yq[2 * j] + ms->yq[2 * j + 1]; /* every pattern */
+            ms->factor[j] = cp_wait_factor(ms->x[j], y, ms->t[j], every, bounded);
             if (!every)
                 timed += (double)ms->timed[j], analysed += (double)ms->analysed[j];
         }
