@@ -50,8 +50,9 @@ static void first_line(char *s)
  * rank.  The manifest records the seed used. */
 static uint64_t sample_seed(bool collective)
 {
-    if (!cp_rt.cfg.timing_seed_auto)
-        return cp_rt.cfg.timing_seed;
+    /* From MPI_Init every rank takes part in the broadcast, whatever its
+     * own settings say (an MPMD run may give its parts other ones): no rank
+     * may wait for a broadcast another skips. */
     uint64_t seed = 0;
     if (collective) {
         if (cp_rt.world_rank == 0) {
@@ -65,7 +66,10 @@ static uint64_t sample_seed(bool collective)
         for (const char *c = cp_rt.job; *c; c++)
             seed = cp_hash_mix(seed, (unsigned char)*c);
     }
-    cp_config_set_seed(&cp_rt.cfg, cp_rt.cfg_entries, seed);
+    if (!cp_rt.cfg.timing_seed_auto)
+        return cp_rt.cfg.timing_seed;
+    if (cp_rt.cfg.timing != CP_TIMING_OFF) /* the manifest shows the seed a sample used */
+        cp_config_set_seed(&cp_rt.cfg, cp_rt.cfg_entries, seed);
     return seed;
 }
 
@@ -99,6 +103,8 @@ void cp_runtime_start(bool collective)
     strftime(cp_rt.start_stamp, sizeof cp_rt.start_stamp, "%Y%m%d-%H%M%S", &tm);
     strftime(cp_rt.start_iso, sizeof cp_rt.start_iso, "%Y-%m-%dT%H:%M:%S", &tm);
     cp_outdir_job(cp_rt.job, sizeof cp_rt.job);
+    /* Before anything a rank could fail at alone: every rank broadcasts. */
+    uint64_t seed = sample_seed(collective);
     int len = 0;
     PMPI_Get_library_version(cp_rt.mpi_version, &len);
     first_line(cp_rt.mpi_version);
@@ -120,8 +126,7 @@ void cp_runtime_start(bool collective)
             cp_log("cannot allocate the timing sample (COLLPROF_TIMING_MAX_CALLS=%" PRIu64
                    "): calls are timed in aggregate only",
                    cp_rt.cfg.timing_max_calls);
-        if (cp_rt.cfg.timing != CP_TIMING_OFF)
-            cp_timing_seed(sample_seed(collective));
+        cp_timing_seed(seed);
         cp_callsite_start(cp_rt.cfg.callsite_depth, (const void *)cp_runtime_start);
         /* The first clock offset needs every rank: only from MPI_Init
          * (a lazy start comes from one communicator's collective). */
