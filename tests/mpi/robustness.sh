@@ -318,8 +318,14 @@ late-tail)
     grep -q "Alltoallv .* ±[0-9.]*$" sum.out || { fail "summary does not give the estimate's uncertainty:"; show sum.out; }
     awk -v w="$w" -v t="$time_in_calls" 'BEGIN { exit !(w > 0 && w <= t) }' ||
         { fail "summary's waiting $w s is not within the $time_in_calls s in the calls:"; show sum.out; }
-    awk -v w="$w" -v x="$truth" -v e="$se" -v n=$ncalls 'BEGIN { d = w - x; if (d < 0) d = -d; exit !(e > 0 && d <= 3 * e + n * 100e-9) }' ||
-        { fail "summary's waiting $w s ±$se is not the run's exact $truth s within 3 standard errors (and $ncalls x 100 ns for the stamps):"; show sum.out; }
+    # Calls longer than any the sample kept (the scheduler stopping a rank
+    # for milliseconds on a loaded machine): collprof says their time, and
+    # that their waiting is not known; the estimate answers for the rest.
+    "$collprof" timings "$work/out" >timings.out 2>&1 || { fail "timings failed:"; show timings.out; }
+    unseen=$(sed -n 's/^comm 0 Alltoallv: \([0-9.]*\) s of the time in the calls is in calls longer than any the sample kept.*/\1/p' timings.out)
+    unseen=${unseen:-0}
+    awk -v w="$w" -v x="$truth" -v e="$se" -v n=$ncalls -v u="$unseen" 'BEGIN { d = w - x; if (d < 0) d = -d; exit !(e > 0 && d <= 3 * e + n * 100e-9 + u) }' ||
+        { fail "summary's waiting $w s ±$se is not the run's exact $truth s within 3 standard errors (and $ncalls x 100 ns for the stamps, and the $unseen s the sample did not see):"; show sum.out; }
     stat=$(awk 'NR > 1 && ($1 == "mpi_wait_nxn" || $1 == "mpi_nxn_completion") { s += $7 } END { printf "%.6f", s }' "$work/out/profile.stat")
     awk -v a="$stat" -v b="$w" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 2e-6) }' ||
         { fail "profile.stat's waiting $stat s differs from the summary's $w s:"; show "$work/out/profile.stat"; }
@@ -341,7 +347,7 @@ late-tail)
         }
         END { d = all - w; if (d < 0) d = -d; if (d > 2e-6) { print "waiting " all " s in profile.cubex, " w " s in the summary"; bad = 1 }; exit bad }' cube.csv >cube.check ||
         { fail "profile.cubex:"; show cube.check; }
-    echo "late tail: summary $w s ±$se s, profile.stat $stat s, the run's exact waiting $truth s; $time_in_calls s in the calls"
+    echo "late tail: summary $w s ±$se s, profile.stat $stat s, the run's exact waiting $truth s; $time_in_calls s in the calls, $unseen s in calls longer than any kept"
     # A sample far too small for the run (32 calls: one in 2,048), whose
     # seed keeps none of the late calls: the estimate cannot know of them,
     # and every output says how much time lies in calls longer than any it
