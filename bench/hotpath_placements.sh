@@ -7,7 +7,7 @@
 # it moved the code than about what it does.  This script builds each
 # source tree given (default: this one) once per placement, the wrappers
 # and cp_call_record moved by a few bytes of padding (meson option
-# `placement`, lib/placement.h), and runs bench_overhead on every build in
+# `code_padding`, lib/code_padding.h), and runs bench_overhead on every build in
 # turn, round after round, so that all of them see the same machine.  It
 # prints, per placement and tree, the median paired diff (ns added per call,
 # 1 int per peer, 2 ranks bound to cores) and, per tree, the median over the
@@ -59,7 +59,7 @@ for src in "${trees[@]}"; do
         extra=${PLACEMENT_MESON_ARGS:-}
         [ "$t" -eq 2 ] && [ -n "${PLACEMENT_MESON_ARGS2:-}" ] && extra=$PLACEMENT_MESON_ARGS2
         # shellcheck disable=SC2086
-        meson setup "$b" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement="$p" $extra \
+        meson setup "$b" "$src" -Dmpi="$mpi" -Dtests=disabled -Dcode_padding="$p" $extra \
             >"$tmp/setup.log" 2>&1 || { cat "$tmp/setup.log" >&2; exit 1; }
         libs=$(ninja -C "$b" -t targets all |
                sed -n 's/^\(lib\/libcollprof[^/]*\.so[.0-9]*\): c_LINKER$/\1/p')

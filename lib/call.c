@@ -7,7 +7,7 @@
 #include "mpi_names.h"
 
 #include "persistent.h"
-#include "placement.h"
+#include "code_padding.h"
 
 /* The slow parts of cp_call_record, kept out of its common path: a new
  * call site, a signature other than the last, a collective's first call,

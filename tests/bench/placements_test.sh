@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/hotpath_placements.sh from end to end, as a developer runs it to
 # compare versions: this source tree built at two placements (meson option
-# `placement`) and measured once each.  Checked: a row with a number for
+# `code_padding`) and measured once each.  Checked: a row with a number for
 # each placement and the median row; the padding moved MPI_Alltoallv and
 # cp_call_record by what was asked (the option works, and only moves code);
 # a malformed or negative placement is refused by meson, naming the option.
@@ -41,11 +41,11 @@ done
 
 # Placements meson cannot use are refused, naming the option.
 for bad in 64 64,-8; do
-    if meson setup "$tmp/bad" "$src" -Dmpi="$mpi" -Dtests=disabled -Dplacement=$bad \
+    if meson setup "$tmp/bad" "$src" -Dmpi="$mpi" -Dtests=disabled -Dcode_padding=$bad \
         >"$tmp/out" 2>&1; then
-        fail "meson accepted -Dplacement=$bad"
+        fail "meson accepted -Dcode_padding=$bad"
     fi
-    grep -q 'placement: two byte counts expected' "$tmp/out" ||
+    grep -q 'code_padding: two byte counts expected' "$tmp/out" ||
         fail "meson's refusal of $bad does not say why"
     rm -rf "$tmp/bad"
 done

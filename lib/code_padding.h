@@ -1,13 +1,13 @@
 /*
- * Code placement for measurement builds only (meson option `placement`,
+ * Code placement for measurement builds only (meson option `code_padding`,
  * bench/hotpath_placements.sh): n bytes of padding in .text at this point
  * move the code after it by n bytes and change nothing else.  On some CPUs
  * the hot path's time depends on where its code lies as much as on what it
  * does (docs/performance.md), so a change is judged over several
  * placements, never at one.  Ordinary builds define no padding.
  */
-#ifndef COLLPROF_PLACEMENT_H
-#define COLLPROF_PLACEMENT_H
+#ifndef COLLPROF_CODE_PADDING_H
+#define COLLPROF_CODE_PADDING_H
 
 #define CP_PLACEMENT_STR2(x) #x
 #define CP_PLACEMENT_STR(x) CP_PLACEMENT_STR2(x)
