@@ -56,6 +56,7 @@ extern const cli_command cli_cmd_timings;
 extern const cli_command cli_cmd_callsites;
 extern const cli_command cli_cmd_complete;
 extern const cli_command cli_cmd_diff;
+extern const cli_command cli_cmd_placement;
 
 /* Print "collprof <cmd>: <message>", the usage line and a hint to stderr;
  * returns CLI_USAGE. */

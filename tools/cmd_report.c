@@ -1,5 +1,5 @@
 /*
- * collprof report DIR -o FILE [--max-matrices N]
+ * collprof report DIR -o FILE [--max-matrices N] [--nodes N]
  * One self-contained HTML file: the summary, a heat map per distinct count
  * matrix, the bytes per rank (the page itself is written by tools/report/).
  */
@@ -24,10 +24,11 @@ static int write_report(FILE *f, void *vctx, cp_error *err)
 
 static int run(const cli_command *self, int argc, char **argv)
 {
-    const char *dir, *out = NULL, *max_s = NULL;
+    const char *dir, *out = NULL, *max_s = NULL, *nodes_s = NULL;
     const cli_opt opts[] = {{"-o", &out, NULL},
                             {"--output", &out, NULL},
                             {"--max-matrices", &max_s, NULL},
+                            {"--nodes", &nodes_s, NULL},
                             {NULL}};
     int rc = cli_parse_args(self, argc, argv, opts, &dir);
     if (rc != CLI_OK)
@@ -35,12 +36,18 @@ static int run(const cli_command *self, int argc, char **argv)
     if (!out || !out[0])
         return cli_usage_error(self, "-o FILE is required (- for standard output)");
     report_options opt = {REPORT_DEFAULT_MAX_MATRICES, REPORT_DEFAULT_MAX_CELLS,
-                          REPORT_DEFAULT_CELL_BUDGET};
+                          REPORT_DEFAULT_CELL_BUDGET, 0};
     if (max_s) {
         int64_t m;
         if (cli_int64(self, "--max-matrices", max_s, &m) < 0)
             return CLI_USAGE;
         opt.max_matrices = (size_t)m;
+    }
+    if (nodes_s) {
+        if (cli_int64(self, "--nodes", nodes_s, &opt.nodes) < 0)
+            return CLI_USAGE;
+        if (opt.nodes < 1)
+            return cli_usage_error(self, "--nodes expects at least 1, not %s", nodes_s);
     }
 
     cp_profile p;
@@ -75,7 +82,7 @@ static int run(const cli_command *self, int argc, char **argv)
 
 const cli_command cli_cmd_report = {
     .name = "report",
-    .synopsis = "report DIR -o FILE [--max-matrices N]",
+    .synopsis = "report DIR -o FILE [--max-matrices N] [--nodes N]",
     .brief = "one self-contained HTML page: summary, heat maps, bytes per rank",
     .help = cli_help_report,
     .run = run,

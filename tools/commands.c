@@ -18,6 +18,7 @@ const cli_command *const cli_commands[] = {
     &cli_cmd_callsites,
     &cli_cmd_complete,
     &cli_cmd_diff,
+    &cli_cmd_placement,
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 

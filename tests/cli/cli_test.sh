@@ -352,6 +352,7 @@ commands:
   callsites  where the collectives were called: function, file:line, calls, bytes, time
   complete   add source lines to profile.cubex: user regions, MPI call sites
   diff       two profiles side by side: what changed in patterns, time and waiting
+  placement  where ranks should live: a node layout that crosses the fewest bytes
 
 'collprof help <command>' describes a command and its options.
 Exit status: 0 success, 1 bad input or problems found, 2 usage error.

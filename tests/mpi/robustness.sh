@@ -294,6 +294,34 @@ bad-collectives)
     echo "COLLPROF_COLLECTIVES=alltoallz: $line"
     ;;
 
+placement)
+    # A real run's rank graph: the miniapp on 4 ranks, placed on 2 nodes;
+    # every byte count is the one cut_from_export.py computes again from
+    # `collprof export` (Python, the standard's data movement), the proposal
+    # crosses no more than the launchers' layouts, the cap holds.
+    miniapp=$1 collprof=$2 checker=$3
+    COLLPROF_OUTPUT_DIR="$work/out" run prog 4 yes "$miniapp" 20 5
+    [ "$(cat prog.status)" = 0 ] || { fail "the miniapp failed:"; show prog.err; }
+    "$collprof" placement "$work/out" --nodes 2 --format json >pl.json 2>pl.err ||
+        { fail "placement failed:"; show pl.err; }
+    "$collprof" export "$work/out" >export.json 2>&1 || { fail "export failed:"; show export.json; }
+    python3 "$checker" export.json pl.json >check.out || { fail "the checker failed"; show check.out; }
+    python3 - pl.json check.out <<'PY' || { fail "placement and the checker disagree:"; show pl.json; show check.out; }
+import json, sys, collections
+d = json.load(open(sys.argv[1]))
+want = dict(l.split() for l in open(sys.argv[2]))
+got = {l["name"]: l["bytes_between_nodes"] for l in d["layouts"]}
+ok = int(want["graph"]) == d["graph"]["bytes"] > 0
+for name in ("block", "round_robin", "proposal"):
+    ok &= int(want[name]) == got[name]
+ok &= got["proposal"] <= min(got["block"], got["round_robin"])
+ok &= max(collections.Counter(d["proposal"]).values()) <= d["ranks_per_node"] == 2
+ok &= got["own"] == 0  # one host: nothing crosses
+sys.exit(not ok)
+PY
+    echo "placement: $(tr '\n' ' ' <check.out)"
+    ;;
+
 late-tail)
     # 60,000 Alltoallv on 2 ranks, rank 1 late by 2.5 ms (spun) in each of
     # the last 600 only: 1.5 s of waiting for rank 0 in a run of far more

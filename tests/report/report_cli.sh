@@ -69,7 +69,7 @@ run "$collprof" report
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof report: expected a directory
-usage: collprof report DIR -o FILE [--max-matrices N]
+usage: collprof report DIR -o FILE [--max-matrices N] [--nodes N]
 Try 'collprof help report' for more information.
 EOF
 
@@ -77,7 +77,7 @@ run "$collprof" report good
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof report: -o FILE is required (- for standard output)
-usage: collprof report DIR -o FILE [--max-matrices N]
+usage: collprof report DIR -o FILE [--max-matrices N] [--nodes N]
 Try 'collprof help report' for more information.
 EOF
 
@@ -85,7 +85,7 @@ run "$collprof" report good -o r.html --max-matrices many
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof report: --max-matrices expects a non-negative integer, not 'many'
-usage: collprof report DIR -o FILE [--max-matrices N]
+usage: collprof report DIR -o FILE [--max-matrices N] [--nodes N]
 Try 'collprof help report' for more information.
 EOF
 
@@ -93,7 +93,7 @@ run "$collprof" report good -o r.html --colour
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof report: unknown option '--colour'
-usage: collprof report DIR -o FILE [--max-matrices N]
+usage: collprof report DIR -o FILE [--max-matrices N] [--nodes N]
 Try 'collprof help report' for more information.
 EOF
 
@@ -101,7 +101,7 @@ run "$collprof" report good -o
 expect 2 </dev/null
 expect_err <<'EOF'
 collprof report: option -o needs a value
-usage: collprof report DIR -o FILE [--max-matrices N]
+usage: collprof report DIR -o FILE [--max-matrices N] [--nodes N]
 Try 'collprof help report' for more information.
 EOF
 
@@ -133,7 +133,7 @@ count=$((count + 1))
 grep -q '^  report ' out.txt || fail "collprof --help does not list report"
 run "$collprof" help report
 count=$((count + 1))
-head -1 out.txt | grep -qx 'usage: collprof report DIR -o FILE \[--max-matrices N\]' ||
+head -1 out.txt | grep -qx 'usage: collprof report DIR -o FILE \[--max-matrices N\] \[--nodes N\]' ||
     fail "collprof help report: $(head -1 out.txt)"
 
 finish

@@ -22,7 +22,7 @@
 static report_options defaults(void)
 {
     return (report_options){REPORT_DEFAULT_MAX_MATRICES, REPORT_DEFAULT_MAX_CELLS,
-                            REPORT_DEFAULT_CELL_BUDGET};
+                            REPORT_DEFAULT_CELL_BUDGET, 0};
 }
 
 /* The report of tmpdir (malloc'ed), its length in *len. */
@@ -201,7 +201,7 @@ START_TEST(self_contained)
 {
     write_good();
     char *html = report(&(report_options){REPORT_DEFAULT_MAX_MATRICES, REPORT_DEFAULT_MAX_CELLS,
-                                          REPORT_DEFAULT_CELL_BUDGET},
+                                          REPORT_DEFAULT_CELL_BUDGET, 0},
                         NULL, NULL);
     ck_assert_ptr_nonnull(strstr(html, "<!DOCTYPE html>"));
     ck_assert_ptr_nonnull(strstr(html, "</html>\n"));

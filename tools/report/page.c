@@ -26,6 +26,7 @@ static const report_section sections[] = {
     {"bytes", "Bytes per rank", has_calls, report_section_bytes},
     {"timing", "Time and waiting", has_timings, report_section_timing},
     {"replay", "Replay", report_has_replay, report_section_replay},
+    {"placement", "Placement on nodes", report_has_placement, report_section_placement},
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 

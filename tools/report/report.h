@@ -21,6 +21,7 @@ typedef struct report_options {
     size_t max_matrices; /* heat maps per communicator, collective and side; 0: all */
     size_t max_cells;    /* cells along a heat map side; larger matrices are aggregated */
     size_t cell_budget;  /* cells of all heat maps together (a cell is ~200 bytes) */
+    int64_t nodes;       /* the placement section's nodes (--nodes); 0: the run's own hosts */
 } report_options;
 
 /* The two colours of the bar charts: the page's style (html.c) draws
@@ -81,6 +82,8 @@ int report_section_matrices(const report_ctx *c); /* matrices.c */
 int report_section_bytes(const report_ctx *c);    /* bytes.c */
 int report_section_timing(const report_ctx *c);   /* timing.c */
 int report_section_replay(const report_ctx *c);   /* replay.c: when replay.json is there */
+int report_section_placement(const report_ctx *c); /* placement.c: --nodes, or several hosts */
+bool report_has_placement(const report_ctx *c);
 bool report_has_replay(const report_ctx *c);
 /* tuning.c: the replay section of collprof-replay --tune's results. */
 struct cp_replay;
