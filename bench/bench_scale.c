@@ -29,7 +29,7 @@
  * it, a batch of rows at a time.
  *
  * usage: bench_scale --ranks P --workload halo|uniform|sparse|subcomms
- *                    [--calls N] [--sampled S] [--dir D]
+ *                    [--calls N] [--sampled S] [--dir D] [--keep D]
  *   halo      MPI_Alltoallv on MPI_COMM_WORLD: 8 elements to r-1, r+1,
  *             r-k, r+k (k = floor(sqrt(P)); no wrap at the ends)
  *   uniform   MPI_Alltoall on MPI_COMM_WORLD: one count
@@ -83,6 +83,7 @@
 #include "counts_merge.h"
 #include "counts_stage.h"
 #include "counts_tree.h"
+#include "manifest.h"
 #include "group_trees.h"
 #include "pack.h"
 #include "scale_sim.h"
@@ -95,6 +96,10 @@ static const char *const workload_names[] = {"halo", "uniform", "sparse", "subco
 
 static enum workload wl;
 static int64_t P, K; /* world size; halo stride */
+/* --keep DIR: the leads' send files stay there, with a manifest.json of the
+ * communicators: an output directory of P ranks for the reader's own
+ * benchmarks (bench/placement_scale.sh). */
+static const char *keep;
 
 double sim_cpu_now(void)
 {
@@ -380,8 +385,38 @@ static void lead_files(gen *g, const comm *c, int64_t id, cp_tree *root, const c
     if (seen != g->calls)
         *exact = false;
     cp_counts_file_free(&f);
-    remove(path[0]);
+    char kept[4096];
+    snprintf(kept, sizeof kept, "%s/send-counters.rank%" PRId64 ".txt", keep ? keep : "",
+             c->first);
+    if (!keep || rename(path[0], kept) != 0)
+        remove(path[0]);
     remove(path[1]);
+}
+
+/* --keep: the manifest of the kept files (the communicators' members). */
+static void keep_manifest(const comm *cs, int64_t nc)
+{
+    cp_manifest m = {0};
+    m.format_version = CP_MANIFEST_FORMAT_VERSION;
+    m.counts_format_version = CP_COUNTS_FORMAT_VERSION;
+    m.world_size = P;
+    snprintf(m.job, sizeof m.job, "bench_scale");
+    if (!(m.comms = calloc((size_t)nc, sizeof *m.comms)))
+        sim_die("out of memory");
+    m.ncomms = (size_t)nc;
+    for (int64_t i = 0; i < nc; i++) {
+        cp_comm_info *ci = &m.comms[i];
+        ci->id = i, ci->size = cs[i].n, ci->lead = cs[i].first;
+        for (int64_t r = 0; r < cs[i].n; r++)
+            if (cp_ranges_push(&ci->members, cs[i].first + r * cs[i].stride))
+                sim_die("out of memory");
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", keep);
+    cp_error err;
+    if (cp_manifest_write_file(path, false, &m, &err))
+        sim_die(err.msg);
+    cp_manifest_free(&m);
 }
 
 /* The communicators world rank w is in (ids into cs) and its rank in
@@ -490,6 +525,7 @@ int main(int argc, char **argv)
      * at COLLPROF_TIMING_SAMPLE kept calls. */
     int sampled = atoi(arg(argc, argv, "--sampled", "1024"));
     const char *dir = arg(argc, argv, "--dir", "/tmp");
+    keep = arg(argc, argv, "--keep", NULL);
     int wi = -1;
     for (int i = 0; w && i < 4; i++)
         if (strcmp(w, workload_names[i]) == 0)
@@ -497,7 +533,8 @@ int main(int argc, char **argv)
     P = ranks ? atoll(ranks) : 0;
     if (wi < 0 || P < 16 || calls < 1 || sampled < 1) {
         fprintf(stderr, "usage: bench_scale --ranks P (16 or more) --workload "
-                        "halo|uniform|sparse|subcomms [--calls N] [--sampled S] [--dir D]\n");
+                        "halo|uniform|sparse|subcomms [--calls N] [--sampled S] [--dir D] "
+                        "[--keep D]\n");
         return 2;
     }
     wl = (enum workload)wi;
@@ -539,6 +576,8 @@ int main(int argc, char **argv)
         cs[0] = (comm){.n = P, .first = 0, .stride = 1, .single = wl == UNIFORM};
     }
     run_counts(cs, ncomms, calls, tmp, &exact);
+    if (keep)
+        keep_manifest(cs, ncomms);
     for (int64_t i = 0; i < ncomms; i++)
         sim_waits_comm(&ws, &cs[i]);
     sim_waits_stats(&ws);
