@@ -299,7 +299,7 @@ placement)
     # every byte count is the one cut_from_export.py computes again from
     # `collprof export` (Python, the standard's data movement), the proposal
     # crosses no more than the launchers' layouts, the cap holds.
-    miniapp=$1 collprof=$2 checker=$3
+    miniapp=$1 collprof=$2 checker=$3 transposes=$4
     COLLPROF_OUTPUT_DIR="$work/out" run prog 4 yes "$miniapp" 20 5
     [ "$(cat prog.status)" = 0 ] || { fail "the miniapp failed:"; show prog.err; }
     "$collprof" placement "$work/out" --nodes 2 --format json >pl.json 2>pl.err ||
@@ -320,6 +320,24 @@ ok &= got["own"] == 0  # one host: nothing crosses
 sys.exit(not ok)
 PY
     echo "placement: $(tr '\n' ' ' <check.out)"
+    # An FFT's transposes on sub-communicators (test_transposes.c): the
+    # heavy pairs are {0, 2} and {1, 3}, 4096 doubles each way per call, 10
+    # calls: 655,360 bytes a pair; the light {0, 1} and {2, 3}: 2,560.  The
+    # block layout crosses the heavy pairs, the proposal only the light.
+    COLLPROF_OUTPUT_DIR="$work/fft" run fft 4 yes "$transposes"
+    [ "$(cat fft.status)" = 0 ] || { fail "test_transposes failed:"; show fft.err; }
+    "$collprof" placement "$work/fft" --nodes 2 --format json >fft.json 2>fft.perr ||
+        { fail "placement (transposes) failed:"; show fft.perr; }
+    python3 - fft.json <<'PY' || { fail "transposes: not the expected layouts:"; show fft.json; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {l["name"]: l["bytes_between_nodes"] for l in d["layouts"]}
+heavy, light = 2 * 4096 * 8 * 10, 2 * 16 * 8 * 10
+p = d["proposal"]
+sys.exit(not (d["graph"]["bytes"] == 2 * heavy + 2 * light and got["block"] == 2 * heavy and
+              got["proposal"] == 2 * light and p[0] == p[2] and p[1] == p[3] and p[0] != p[1]))
+PY
+    echo "placement (transposes): block $(sed -n 's/.*"name": "block".*"bytes_between_nodes": \([0-9]*\).*/\1/p' fft.json), proposal $(sed -n 's/.*"name": "proposal".*"bytes_between_nodes": \([0-9]*\).*/\1/p' fft.json)"
     ;;
 
 late-tail)

@@ -121,8 +121,8 @@ int cp_placement_make(const cp_profile *p, int64_t nnodes, int64_t cap, cp_place
         if (better && pl->round_robin.cut < better->cut)
             better = &pl->round_robin;
         if (better) {
-            snprintf(pl->proposal_by, sizeof pl->proposal_by, "%s layout (%s found none better)",
-                     better == &pl->block ? "the block" : "the round-robin", cp_partitioner());
+            snprintf(pl->proposal_by, sizeof pl->proposal_by, "%s layout; %s found none better",
+                     better == &pl->block ? "block" : "round-robin", cp_partitioner());
             cp_layout_free(&pl->proposal.l);
             if (copy_layout(&pl->proposal.l, &better->l))
                 rc = cp_error_set(err, "out of memory");
