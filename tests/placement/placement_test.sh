@@ -163,5 +163,12 @@ grep -q "left out: Allreduce, 6912 bytes (reductions" "$tmp/mixed.txt" ||
 "$collprof" placement "$tmp/ring" --nodes 17 >"$tmp/u4" 2>&1
 [ $? = 1 ] && grep -q "between 1 and the run's 16 ranks" "$tmp/u4" || { fail "more nodes than ranks:"; show "$tmp/u4"; }
 
+# Count files alone (no manifest, no world ranks in them): said, not
+# guessed; exit status 3, a damaged profile (docs/reader.md).
+mkdir "$tmp/bare" && cp "$tmp/ring/send-counters.rank0.txt" "$tmp/bare/"
+"$collprof" placement "$tmp/bare" --nodes 2 >"$tmp/u5" 2>&1
+[ $? = 3 ] && grep -q "the ranks cannot be placed: no manifest.json, and the count files name no world ranks" "$tmp/u5" ||
+    { fail "count files without world ranks:"; show "$tmp/u5"; }
+
 [ $failed = 0 ] && echo "placement: ring, stencil, all-to-all and mixed as expected"
 exit $failed

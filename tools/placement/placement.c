@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "partition.h"
 
 /* The run's own layout: each rank's host as timings.cpt records it (the
@@ -24,11 +25,8 @@ static int own_layout(const cp_profile *p, cp_placement *pl)
         while (k < pl->own_nhosts && strcmp(pl->own_hosts[k], h))
             k++;
         if (k == pl->own_nhosts) {
-            char **nh = realloc(pl->own_hosts, (size_t)(k + 1) * sizeof *nh);
-            if (!nh)
-                return -1;
-            pl->own_hosts = nh;
-            if (!(nh[k] = strdup(h)))
+            if (cp_grow_implicit((void **)&pl->own_hosts, (size_t)k, sizeof *pl->own_hosts) ||
+                !(pl->own_hosts[k] = strdup(h)))
                 return -1;
             pl->own_nhosts++;
         }

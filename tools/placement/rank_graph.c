@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "grow.h"
 #include "reader_internal.h"
 
 /* ------------------------------------------------- pairs, hashed by key */
@@ -86,10 +87,8 @@ static int leave_out(builder *bd, const char *collective, cp_u128 bytes, const c
             g->left[i].bytes += bytes;
             return 0;
         }
-    cp_left_out *n = realloc(g->left, (g->nleft + 1) * sizeof *n);
-    if (!n)
+    if (cp_grow_implicit((void **)&g->left, g->nleft, sizeof *g->left))
         return cp_error_set(bd->err, "out of memory");
-    g->left = n;
     cp_left_out *l = &g->left[g->nleft++];
     memset(l, 0, sizeof *l);
     snprintf(l->collective, sizeof l->collective, "%s", collective);
@@ -297,8 +296,10 @@ int cp_rank_graph_build(const cp_profile *p, cp_rank_graph *g, cp_error *err)
     memset(g, 0, sizeof *g);
     g->nranks = world_size(p);
     if (g->nranks <= 0)
-        return cp_error_set(err, "%s: the profile does not say how many ranks the run had",
-                            p->dir);
+        return cp_error_set(err, "%s: the ranks cannot be placed: %s", p->dir,
+                            p->has_manifest ? "the manifest gives no world size"
+                                            : "no manifest.json, and the count files name no "
+                                              "world ranks (Communicator: lines)");
     builder bd = {.p = p, .g = g, .err = err};
     int rc = 0;
     for (size_t f = 0; f < p->nfiles && rc == 0; f++) {
