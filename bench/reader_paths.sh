@@ -9,12 +9,8 @@ set -eu
 build=$(cd "$1" && pwd)
 runs=${2:-3}
 calls=${3:-1000000}
-here=$(cd "$(dirname "$0")" && pwd)
-. "$here/../tests/mpi/launcher.sh"
-mpi=$(build_mpi "$build")
-MPIEXEC=${MPIEXEC:-$(command -v "mpiexec.$mpi" || echo mpiexec)}
-launcher_init "$MPIEXEC"
-export UCX_TLS=sm,self UCX_POSIX_USE_PROC_LINK=n
+. "$(dirname "$0")/pattern_profiles.sh"
+pattern_setup "$build"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/collprof-reader.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 collprof=$build/tools/collprof
@@ -24,9 +20,7 @@ echo "|---|---|---|---|---|---|---|"
 for w in "32 cycle" "1000 random"; do
     set -- $w
     dir=$tmp/p$1
-    COLLPROF_TIMING=off COLLPROF_CALLSITE_DEPTH=0 COLLPROF_OUTPUT_DIR=$dir \
-        "$MPIEXEC" $LAUNCH_ARGS $(launch_preload "$build/lib/libcollprof.so") -n 2 \
-        "$build/bench/bench_pattern_run" "$calls" "$1" "$2" 2>/dev/null
+    pattern_profile "$build" "$dir" "$calls" "$1" "$2"
     size=$(cat "$dir"/*-counters.* | wc -c)
     row="| $calls calls, $1 patterns, $2 | $size bytes"
     for cmd in summary check patterns report; do

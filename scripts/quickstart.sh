@@ -3,7 +3,7 @@
 # installed (MPICH and Open MPI), install it (as root: into /usr/local),
 # profile the bundled example application (an irregular MPI_Alltoallv
 # mini-app) on 4 ranks with `collprof run`, and show the reader's summary of
-# the result (counts, time, waiting, call sites).
+# the result (counts, time, waiting, call sites), also from Python.
 set -eu
 cd "$(dirname "$0")/.."
 root=no
@@ -37,6 +37,16 @@ echo
 echo
 "$collprof" check "$out"
 echo
+# The same profile in Python (the package is installed for Debian's python3;
+# built only, it is imported from the build directory).
+pypath=
+[ $root = yes ] || pypath=$PWD/build/python
+if [ $root = yes ] || PYTHONPATH=$pypath /usr/bin/python3 -c 'import collprof' 2>/dev/null; then
+    echo "In Python (docs/python.md): collprof.load(\"$out\").series"
+    PYTHONPATH=$pypath /usr/bin/python3 -c 'import sys, collprof
+print(collprof.load(sys.argv[1]).series.to_string(index=False))' "$out"
+    echo
+fi
 if [ $root = yes ]; then
     echo "collprof is installed in $(meson introspect build --buildoptions |
         python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])'):"

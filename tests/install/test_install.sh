@@ -2,11 +2,13 @@
 # `meson install` puts the library, headers, pkg-config file, reader and docs
 # in place, and an application builds against the installed copy through
 # pkg-config, as the README says.
-# usage: test_install.sh BUILD_DIR MPI FLAVOURS
+# usage: test_install.sh BUILD_DIR MPI FLAVOURS [PYTHON PYDIR]
 #   MPI: the default MPI (mpich or openmpi); FLAVOURS: every MPI built for,
-#   comma-separated: each has its libcollprof-<mpi>.so and collprof-<mpi>.pc
+#   comma-separated: each has its libcollprof-<mpi>.so and collprof-<mpi>.pc;
+#   PYTHON, PYDIR: the interpreter the Python package is built for and the
+#   directory it is installed to, which that interpreter must read
 set -eu
-build=$1 mpi=$2 flavours=$3
+build=$1 mpi=$2 flavours=$3 python=${4:-} pydir=${5:-}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --quiet >/dev/null
@@ -66,4 +68,16 @@ C
 rflags=$(PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs --static collprof-reader) ||
     fail "pkg-config collprof-reader"
 cc "$dest/reader.c" -o "$dest/reader" $rflags || fail "cannot build against the installed reader library"
+# The Python package: installed where its interpreter looks, and it imports
+# from there (the copy under the staging directory stands in for it).
+if [ -n "$python" ]; then
+    for f in __init__.py '_collprof.*.so'; do
+        ls $dest$pydir/collprof/$f >/dev/null 2>&1 || fail "not installed: $pydir/collprof/$f"
+    done
+    "$python" -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' "$pydir" ||
+        fail "$pydir, where the package is installed, is not on $python's sys.path"
+    (cd "$dest" && PYTHONPATH=$dest$pydir "$python" -c 'import collprof, sys
+sys.exit(not collprof.__file__.startswith(sys.argv[1]))' "$dest") ||
+        fail "the installed package does not import with $python"
+fi
 echo "installed layout and pkg-config OK"
