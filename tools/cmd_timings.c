@@ -119,7 +119,7 @@ static int wait_table(const cp_timings *t)
         double var = 0;
         for (int p = 0; p < CP_READER_NPATTERNS; p++)
             var += r->wait_se[p] * r->wait_se[p];
-        if (r->wait_unseen > sqrt(var))
+        if (r->wait_unseen > 0)
             printf("comm %" PRId64 " %s: %.6f s of the time in the calls is in calls longer than "
                    "any the sample kept: their waiting is not known (the estimate's error does "
                    "not include it)\n",

@@ -233,8 +233,10 @@ typedef struct cp_timing_row {
     double wait_weight;
     /* Estimated only: the time in the calls (over the ranks, from their
      * histograms, within 12.5 %) of the calls longer than any the sample
-     * kept.  Their waiting is not known (none of it, or all of it) and the
-     * standard error cannot include it: said beside the estimate. */
+     * kept, where it exceeds the standard error of what the sample kept
+     * (else 0).  Their waiting is not known (none of it, or all of it):
+     * said beside the estimate, whose error counts them only through the
+     * histogram (docs/reader.md, `collprof timings`). */
     double wait_unseen;
     /* Not every member timed the series (its ranks disagree on its calls,
      * or some timed none): no waiting can be found, "-" rather than 0. */

@@ -415,6 +415,95 @@ START_TEST(sampled_estimate_and_error_by_hand)
 }
 END_TEST
 
+/* The tail of the error: rare long calls that the sample mostly misses.
+ * Two profiles whose kept calls are the same (40 per rank of 160 timed, one
+ * call site): rank 1 late by 0.5 s in every other kept call.  In B two of
+ * rank 0's calls, per its histogram, took about 9.2 s (bucket 36, expected
+ * 0.5 kept calls: the tail); in A they are among the others.  B's variance
+ * exceeds A's by (1 - f) f factor^2 N x_b^2 (e / x)^2, the relative
+ * residual taken from the nearest durations kept (bucket 25: e = 0.5 - 0.2
+ * x 1.5 = 0.2 of 1.5 s); and the time past every kept call is said. */
+static double tail_se(bool tail, double *unseen)
+{
+    tmpdir_make();
+    cp_cpt_file f = world_of(2);
+    char path[4096];
+    cp_error err = {{0}};
+    enum { KEPT = 40 };
+    double enter[2][KEPT], exit[2][KEPT];
+    for (int c = 0; c < KEPT; c++) {
+        double t0 = 10.0 * c, late = c % 2 ? 0.5 : 0;
+        enter[0][c] = t0, enter[1][c] = t0 + late;
+        exit[0][c] = exit[1][c] = t0 + late + 1;
+    }
+    uint32_t b1 = cp_timing_hist_index(1000), b15 = cp_timing_hist_index(1500),
+             b9 = cp_timing_hist_index(9216);
+    ck_assert_uint_eq(b1, 23);
+    ck_assert_uint_eq(b15, 25);
+    ck_assert_uint_eq(b9, 36);
+    for (int r = 0; r < 2; r++) {
+        cp_cpt_chunk *ch = &f.chunks[r];
+        ch->rank = r;
+        snprintf(ch->hostname, sizeof ch->hostname, "a");
+        ch->series = calloc(1, sizeof *ch->series);
+        ch->nseries = 1;
+        cp_cpt_series *x = &ch->series[0];
+        series(x, "Alltoall", KEPT, enter[r], exit[r], -1, 0);
+        for (int c = 0; c < KEPT; c++)
+            x->call[c] = 4 * (uint64_t)c;
+        x->stride = 4;
+        x->naggregated = 120;
+        x->agg_time = 150;
+        x->tick = 1e-3;
+        x->nsites = 1;
+        x->site = calloc(KEPT, sizeof *x->site);
+        x->site_time = calloc(1, sizeof *x->site_time);
+        x->site_calls = calloc(1, sizeof *x->site_calls);
+        x->site_time[0] = 200; /* factor: 200 s over the 50 s kept */
+        x->site_calls[0] = 160;
+        x->hist_lo = b1;
+        x->hist_n = b9 - b1 + 1;
+        x->hist = calloc(x->hist_n, sizeof *x->hist);
+        if (r == 0) {
+            x->hist[0] = 80;
+            x->hist[b15 - b1] = tail ? 78 : 80;
+            x->hist[b9 - b1] = tail ? 2 : 0;
+        } else {
+            x->hist[0] = 160;
+        }
+    }
+    snprintf(path, sizeof path, "%s/timings.cpt", tmpdir);
+    ck_assert_msg(cp_cpt_write(path, &f, &err) == 0, "%s", err.msg);
+    cp_cpt_file_free(&f);
+    cp_profile p;
+    ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
+    cp_timings t;
+    ck_assert_msg(cp_profile_timings(&p, &t, &err) == 0, "%s", err.msg);
+    int nxn = -1;
+    for (int i = 0; i < CP_READER_NPATTERNS; i++)
+        if (!strcmp(cp_reader_pattern_name(i), "mpi_wait_nxn"))
+            nxn = i;
+    EQ(t.rows[0].wait[nxn], 40); /* 4 x the 10 s of waiting kept */
+    double se = t.rows[0].wait_se[nxn];
+    *unseen = t.rows[0].wait_unseen;
+    cp_timings_free(&t);
+    cp_profile_free(&p);
+    tmpdir_remove();
+    return se;
+}
+
+START_TEST(rare_long_calls_in_the_error)
+{
+    double unseen_a, unseen_b;
+    double a = tail_se(false, &unseen_a), b = tail_se(true, &unseen_b);
+    double rel = 0.2 / 1.5, xb = 9.216;
+    double want = (1 - 0.25) * 0.25 * 4.0 * 4.0 * 2 * rel * rel * xb * xb;
+    ck_assert_double_eq_tol(b * b - a * a, want, 1e-6);
+    EQ(unseen_a, 0);
+    EQ(unseen_b, 2 * xb); /* past every kept call: said apart */
+}
+END_TEST
+
 START_TEST(findings_by_hand)
 {
     tmpdir_make();
@@ -552,6 +641,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, every_number_by_hand);
     tcase_add_test(tc, sampled_estimate_and_error_by_hand);
+    tcase_add_test(tc, rare_long_calls_in_the_error);
     tcase_add_test(tc, time_per_pattern);
     tcase_add_test(tc, findings_by_hand);
     tcase_add_test(tc, calls_not_recorded_are_a_finding);

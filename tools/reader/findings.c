@@ -117,7 +117,7 @@ static const char *estimate_note(const cp_timing_row *r, char *out, size_t len)
                                "%.0f: ±%.6f s, one standard error)",
                      r->wait_calls, r->wait_weight, sqrt(var));
     /* What the sample cannot know, when it matters beside that error. */
-    if (n > 0 && (size_t)n < len && r->wait_unseen > sqrt(var))
+    if (n > 0 && (size_t)n < len && r->wait_unseen > 0)
         snprintf(out + n, len - (size_t)n, "; %.6f s of the time is in calls longer than any "
                  "the sample kept: their waiting is not known", r->wait_unseen);
     return out;

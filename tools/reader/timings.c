@@ -319,6 +319,101 @@ static int analysed_time(sample_sums *x)
     return 0;
 }
 
+/* The rare long calls of a member (its tail): the duration buckets of its
+ * histogram where the sample is expected to keep fewer than
+ * CP_TAIL_EXPECTED calls.  A sample mostly misses them, or holds one or
+ * two, so their share of the variance cannot be seen in it: it is taken
+ * from the histogram, which counts every call (see estimate).  Only where
+ * the member's calls of the series are one stratum (one call site, whose
+ * calls the histogram counts), estimated. */
+#define CP_TAIL_EXPECTED 5.0
+
+typedef struct member_tail {
+    bool on;
+    double f;                        /* analysed calls / timed calls */
+    bool bucket[CP_TIMING_HIST_N];   /* the tail's buckets */
+    double longest;                  /* the longest kept call (seconds) */
+} member_tail;
+
+static uint32_t bucket_of(const cp_cpt_series *s, size_t i)
+{
+    double t = (s->exit[i] - s->start[i]) / s->tick;
+    return cp_timing_hist_index(t > 0 && t < 1.8e19 ? (uint64_t)llround(t) : 0);
+}
+
+static void tail_of(const member_sums *ms, member_tail *tl)
+{
+    const cp_cpt_series *s = ms->s;
+    memset(tl, 0, sizeof *tl);
+    if (ms->nsites != 1 || !s->nsites || !s->hist_n || !(s->tick > 0) || !(ms->x[0] > 0) ||
+        ms->analysed[0] >= ms->timed[0])
+        return;
+    tl->f = (double)ms->analysed[0] / (double)ms->timed[0];
+    for (size_t i = 0; i < s->n; i++)
+        if (s->exit[i] - s->start[i] > tl->longest)
+            tl->longest = s->exit[i] - s->start[i];
+    for (uint32_t k = 0; k < s->hist_n; k++) {
+        uint32_t b = s->hist_lo + k;
+        if (b < CP_TIMING_HIST_N && s->hist[k] && s->hist[k] != UINT32_MAX &&
+            (double)s->hist[k] * tl->f < CP_TAIL_EXPECTED)
+            tl->bucket[b] = tl->on = true;
+    }
+}
+
+/* The tail's variance for pattern q of one member: (1 - f) f factor^2
+ * times the sum over the tail's calls of their squared residual, each call
+ * taken as x_b^2 (the middle of its bucket) times the mean squared
+ * relative residual (e / x)^2 of the tail calls the sample kept, or, with
+ * fewer than two kept, its bound max(R, 1 - R)^2 (waiting lies in [0, x]).
+ * Returns the part of the buckets up to the longest kept call; *beyond,
+ * that of the buckets past it (the calls no kept call is like). */
+static double tail_variance(const sample_sums *x, const member_sums *ms, const member_tail *tl,
+                            int q, double *beyond)
+{
+    *beyond = 0;
+    if (!tl->on)
+        return 0;
+    double R = ms->yq[q] / ms->x[0], rel[CP_TIMING_HIST_N] = {0};
+    unsigned kept[CP_TIMING_HIST_N] = {0};
+    for (size_t c = 0; c < x->n; c++) {
+        if (!x->analysed[c])
+            continue;
+        size_t i = rec_of(ms->s, x->calls[c]);
+        double d = ms->s->exit[i] - ms->s->start[i];
+        if (!(d > 0))
+            continue;
+        double e = (ms->sev[2 * i + q] - R * d) / d;
+        uint32_t b = bucket_of(ms->s, i);
+        rel[b] += e * e, kept[b]++;
+    }
+    double bound = R > 1 - R ? R : 1 - R, sum = 0;
+    const cp_cpt_series *s = ms->s;
+    for (uint32_t k = 0; k < s->hist_n; k++) {
+        uint32_t b = s->hist_lo + k;
+        if (b >= CP_TIMING_HIST_N || !tl->bucket[b])
+            continue;
+        /* the relative residual of the nearest durations the sample holds */
+        double q2 = bound * bound;
+        for (uint32_t d = 0; d < CP_TIMING_HIST_N; d++) {
+            if (b + d < CP_TIMING_HIST_N && kept[b + d] >= 2) {
+                q2 = rel[b + d] / kept[b + d];
+                break;
+            }
+            if (d <= b && kept[b - d] >= 2) {
+                q2 = rel[b - d] / kept[b - d];
+                break;
+            }
+        }
+        double lo, hi;
+        cp_timing_hist_bounds(b, &lo, &hi);
+        double xb = (lo + hi) / 2 * s->tick;
+        *(lo * s->tick > tl->longest ? beyond : &sum) += (double)s->hist[k] * q2 * xb * xb;
+    }
+    double scale = (1 - tl->f) * tl->f * ms->factor[0] * ms->factor[0];
+    *beyond *= scale;
+    return scale * sum;
+}
+
 /* Estimate per pattern = the sum over strata of factor x the stratum's
  * sampled waiting (cp_wait_factor: the sample's waiting per second in the
  * call times the exact time, never above it in passive timing, exact where
@@ -330,8 +425,11 @@ static int analysed_time(sample_sums *x)
  * sum of (z_c - z_c-1)^2 / 2 (w: the calls each analysed call stands for):
  * what a simple random sample's formula would give for calls in no order,
  * without counting slow changes over the run (bursts, phases) that the
- * blocks already balance (measured: bench/estimate_coverage.sh). */
-static void estimate(cp_timing_row *r, sample_sums *x, bool bounded)
+ * blocks already balance.  The rare long calls of each member (member_tail)
+ * are left out of the z_c and their variance taken from the histogram
+ * (tail_variance) instead: a sample that missed them would otherwise state
+ * an error that ignores them (measured: bench/estimate_coverage.sh). */
+static int estimate(cp_timing_row *r, sample_sums *x, bool bounded)
 {
     /* The calls each analysed call stands for: 1 where every timed call was
      * analysed (exact), else the timed calls over the analysed ones of the
@@ -352,11 +450,17 @@ static void estimate(cp_timing_row *r, sample_sums *x, bool bounded)
     for (size_t m = 0; r->wait_weight > 1 && m < x->nm; m++)
         r->wait_unseen += x->m[m].beyond;
     double w = r->wait_weight, n = (double)x->nanalysed;
+    member_tail *tails = calloc(x->nm ? x->nm : 1, sizeof *tails);
+    if (!tails)
+        return -1;
+    for (size_t m = 0; w > 1 && m < x->nm; m++)
+        tail_of(&x->m[m], &tails[m]);
+    double vseen = 0;
     for (int q = 0; q < 2; q++) {
         int p = x->pats[q];
         if (p < 0)
             continue;
-        double est = 0, zz = 0;
+        double est = 0, zz = 0, vtail = 0;
         for (size_t m = 0; m < x->nm; m++) {
             member_sums *ms = &x->m[m];
             for (size_t i = 0; i < ms->s->n; i++)
@@ -377,6 +481,8 @@ static void estimate(cp_timing_row *r, sample_sums *x, bool bounded)
                 size_t i = rec_of(ms->s, x->calls[c]), j = site_of(ms, i);
                 if (ms->analysed[j] >= ms->timed[j] || !(ms->x[j] > 0))
                     continue; /* exact, or nothing to estimate from */
+                if (tails[m].on && tails[m].bucket[bucket_of(ms->s, i)])
+                    continue; /* the tail: from the histogram */
                 z += ms->factor[j] * (ms->sev[2 * i + q] -
                                       ms->yq[2 * j + q] / ms->x[j] *
                                           (ms->s->exit[i] - ms->s->start[i]));
@@ -385,8 +491,27 @@ static void estimate(cp_timing_row *r, sample_sums *x, bool bounded)
                 zz += (z - prev) * (z - prev) / 2;
             prev = z, first = false;
         }
-        r->wait_se[p] = sqrt(n * (1 - 1 / w) / (n - 1) * zz);
+        double vbeyond = 0;
+        for (size_t m = 0; m < x->nm; m++) {
+            double b;
+            vtail += tail_variance(x, &x->m[m], &tails[m], q, &b);
+            vbeyond += b;
+        }
+        double seen = n * (1 - 1 / w) / (n - 1) * zz + vtail;
+        vseen += seen;
+        r->wait_se[p] = sqrt(seen + vbeyond);
+        /* Passive timing: the waiting lies in [0, time], so the error is at
+         * most the distance to the farther end. */
+        double far = est > r->total - est ? est : r->total - est;
+        if (bounded && r->wait_se[p] > far)
+            r->wait_se[p] = far;
     }
+    free(tails);
+    /* The time of calls longer than any kept is said beside the estimate
+     * where it exceeds the error of what the sample saw. */
+    if (!(r->wait_unseen > sqrt(vseen)))
+        r->wait_unseen = 0;
+    return 0;
 }
 
 /* The members' series of a (communicator, collective) in communicator order,
@@ -455,7 +580,7 @@ static int waits(const cp_profile *p, acc *a, cp_error *err)
     if (rc == 0)
         rc = analysed_time(&x);
     if (rc == 0)
-        estimate(&a->row, &x, !(p->timings.flags & CP_CPT_BARRIER));
+        rc = estimate(&a->row, &x, !(p->timings.flags & CP_CPT_BARRIER));
     free(x.analysed);
     for (size_t m = 0; x.m && m < n; m++)
         member_free(&x.m[m]);

@@ -92,7 +92,7 @@ static void table(FILE *f, const cp_timings *t, const bool *drawn)
             waiting += r->wait[p];
             var += r->wait_se[p] * r->wait_se[p];
         }
-        if (r->wait_weight > 1 && r->wait_unseen > sqrt(var)) /* and what it cannot know */
+        if (r->wait_weight > 1 && r->wait_unseen > 0) /* and what it cannot know */
             report_printf(f,
                           "<td class=\"n\" title=\"estimated from %" PRIu64 " sampled calls, each "
                           "standing for %.0f; one standard error; %.6f s of the time is in calls "
