@@ -116,13 +116,10 @@ static int wait_table(const cp_timings *t)
     /* What an estimate cannot know, where it matters beside its error. */
     for (size_t i = 0; ok && i < t->nrows; i++) {
         const cp_timing_row *r = &t->rows[i];
-        double var = 0;
-        for (int p = 0; p < CP_READER_NPATTERNS; p++)
-            var += r->wait_se[p] * r->wait_se[p];
-        if (r->wait_unseen > 0)
+        if (r->wait_unseen > 0) /* the reader keeps it only where it matters */
             printf("comm %" PRId64 " %s: %.6f s of the time in the calls is in calls longer than "
-                   "any the sample kept: their waiting is not known (the estimate's error does "
-                   "not include it)\n",
+                   "any the sample kept: their waiting is not known (the estimate's error counts "
+                   "them by their durations alone)\n",
                    r->comm, r->collective, r->wait_unseen);
     }
     return ok ? 0 : -1;

@@ -172,6 +172,7 @@ typedef struct member_sums {
     uint64_t *timed, *analysed;
     double *factor;
     double *sev;        /* per kept call, the family's two patterns */
+    double longest;     /* the longest kept call (exit - start, seconds) */
     double beyond;      /* time of the run's calls longer than every kept call */
 } member_sums;
 
@@ -260,15 +261,14 @@ static int member_strata(member_sums *ms, const cp_cpt_series *s)
      * block's choice fell on): the histogram knows their time, the sample
      * nothing of their waiting, which may be none of it or all of it.  Said
      * beside the estimate (cp_timing_row.wait_unseen). */
+    for (size_t i = 0; i < s->n; i++)
+        if (s->exit[i] - s->start[i] > ms->longest)
+            ms->longest = s->exit[i] - s->start[i];
     if (s->hist_n && s->tick > 0 && s->naggregated > 0) {
-        double longest = 0;
-        for (size_t i = 0; i < s->n; i++)
-            if (s->exit[i] - s->start[i] > longest)
-                longest = s->exit[i] - s->start[i];
         for (uint32_t b = 0; b < s->hist_n; b++) {
             double lo, hi;
             cp_timing_hist_bounds(s->hist_lo + b, &lo, &hi);
-            if (s->hist[b] && lo * s->tick > longest)
+            if (s->hist[b] && lo * s->tick > ms->longest)
                 ms->beyond += (double)s->hist[b] * (lo + hi) / 2 * s->tick;
         }
     }
@@ -332,7 +332,6 @@ typedef struct member_tail {
     bool on;
     double f;                        /* analysed calls / timed calls */
     bool bucket[CP_TIMING_HIST_N];   /* the tail's buckets */
-    double longest;                  /* the longest kept call (seconds) */
 } member_tail;
 
 static uint32_t bucket_of(const cp_cpt_series *s, size_t i)
@@ -349,9 +348,6 @@ static void tail_of(const member_sums *ms, member_tail *tl)
         ms->analysed[0] >= ms->timed[0])
         return;
     tl->f = (double)ms->analysed[0] / (double)ms->timed[0];
-    for (size_t i = 0; i < s->n; i++)
-        if (s->exit[i] - s->start[i] > tl->longest)
-            tl->longest = s->exit[i] - s->start[i];
     for (uint32_t k = 0; k < s->hist_n; k++) {
         uint32_t b = s->hist_lo + k;
         if (b < CP_TIMING_HIST_N && s->hist[k] && s->hist[k] != UINT32_MAX &&
@@ -407,7 +403,7 @@ static double tail_variance(const sample_sums *x, const member_sums *ms, const m
         double lo, hi;
         cp_timing_hist_bounds(b, &lo, &hi);
         double xb = (lo + hi) / 2 * s->tick;
-        *(lo * s->tick > tl->longest ? beyond : &sum) += (double)s->hist[k] * q2 * xb * xb;
+        *(lo * s->tick > ms->longest ? beyond : &sum) += (double)s->hist[k] * q2 * xb * xb;
     }
     double scale = (1 - tl->f) * tl->f * ms->factor[0] * ms->factor[0];
     *beyond *= scale;
