@@ -4,35 +4,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
 #include "partition.h"
 
-/* The run's own layout: each rank's host as timings.cpt records it (the
- * location of every rank, written whenever the run was timed). */
+int64_t cp_placement_run_hosts(const cp_profile *p)
+{
+    const cp_cpt_file *f = &p->timings;
+    if (!p->has_timings || !f->chunks)
+        return 0;
+    int64_t n = 0;
+    for (uint64_t r = 0; r < f->world_size; r++)
+        if ((int64_t)f->chunks[r].node + 1 > n)
+            n = (int64_t)f->chunks[r].node + 1;
+    return n;
+}
+
+/* The run's own layout: each rank's node as timings.cpt records it (the
+ * location of every rank, written whenever the run was timed), each node
+ * named by the host of its first rank. */
 static int own_layout(const cp_profile *p, cp_placement *pl)
 {
     const cp_cpt_file *f = &p->timings;
-    if (!p->has_timings || (int64_t)f->world_size != pl->g.nranks || !f->chunks)
+    int64_t nodes = cp_placement_run_hosts(p);
+    if (!nodes || (int64_t)f->world_size != pl->g.nranks)
         return 0;
     cp_layout *l = &pl->own.l;
-    l->nranks = pl->g.nranks;
+    l->nranks = pl->g.nranks, l->nnodes = nodes;
     l->node = malloc((size_t)l->nranks * sizeof *l->node);
-    if (!l->node)
+    pl->own_hosts = calloc((size_t)nodes, sizeof *pl->own_hosts);
+    if (!l->node || !pl->own_hosts)
         return -1;
+    pl->own_nhosts = nodes;
     for (int64_t r = 0; r < l->nranks; r++) {
-        const char *h = f->chunks[r].hostname;
-        int64_t k = 0;
-        while (k < pl->own_nhosts && strcmp(pl->own_hosts[k], h))
-            k++;
-        if (k == pl->own_nhosts) {
-            if (cp_grow_implicit((void **)&pl->own_hosts, (size_t)k, sizeof *pl->own_hosts) ||
-                !(pl->own_hosts[k] = strdup(h)))
-                return -1;
-            pl->own_nhosts++;
-        }
-        l->node[r] = k;
+        int64_t k = l->node[r] = f->chunks[r].node;
+        if (!pl->own_hosts[k] && !(pl->own_hosts[k] = strdup(f->chunks[r].hostname)))
+            return -1;
     }
-    l->nnodes = pl->own_nhosts;
+    for (int64_t k = 0; k < nodes; k++) /* a node no rank named (a damaged file) */
+        if (!pl->own_hosts[k] && !(pl->own_hosts[k] = strdup("unknown")))
+            return -1;
     pl->own.present = true;
     return 0;
 }

@@ -32,6 +32,10 @@ typedef struct cp_placement {
     size_t npairs;
 } cp_placement;
 
+/* The nodes the run itself ran on, as timings.cpt records each rank's
+ * (0 without timings). */
+int64_t cp_placement_run_hosts(const cp_profile *p);
+
 /* The placement of p on nnodes nodes of at most cap ranks (cap 0: the
  * ranks over the nodes, rounded up).  Returns 0, or -1 with err set. */
 int cp_placement_make(const cp_profile *p, int64_t nnodes, int64_t cap, cp_placement *out,

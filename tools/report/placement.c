@@ -17,14 +17,8 @@ static int64_t nodes_of(const report_ctx *c)
 {
     if (c->opt->nodes > 0)
         return c->opt->nodes;
-    const cp_profile *p = c->p;
-    if (!p->has_timings || !p->timings.chunks)
-        return 0;
-    int64_t most = 0;
-    for (uint64_t r = 0; r < p->timings.world_size; r++)
-        if ((int64_t)p->timings.chunks[r].node + 1 > most)
-            most = (int64_t)p->timings.chunks[r].node + 1;
-    return most > 1 ? most : 0;
+    int64_t hosts = cp_placement_run_hosts(c->p);
+    return hosts > 1 ? hosts : 0;
 }
 
 bool report_has_placement(const report_ctx *c)
@@ -52,11 +46,11 @@ static int node_grid(const cp_rank_graph *g, const cp_layout *l, size_t max_cell
         int64_t a = l->node[g->edges[i].a], b = l->node[g->edges[i].b];
         if (a == b)
             continue;
-        uint64_t half = g->edges[i].bytes; /* both directions: shown both ways */
+        uint64_t bytes = g->edges[i].bytes; /* both directions, drawn in both cells */
         int64_t *x = &grid->count[(size_t)(a / t) * side + (size_t)(b / t)];
         int64_t *y = &grid->count[(size_t)(b / t) * side + (size_t)(a / t)];
-        *x = (uint64_t)*x + half > INT64_MAX ? INT64_MAX : (int64_t)((uint64_t)*x + half);
-        *y = (uint64_t)*y + half > INT64_MAX ? INT64_MAX : (int64_t)((uint64_t)*y + half);
+        *x = (uint64_t)*x + bytes > INT64_MAX ? INT64_MAX : (int64_t)((uint64_t)*x + bytes);
+        *y = (uint64_t)*y + bytes > INT64_MAX ? INT64_MAX : (int64_t)((uint64_t)*y + bytes);
     }
     return 0;
 }
