@@ -6,7 +6,6 @@
 #include "callsite.h"
 #include "mpi_names.h"
 
-#include "persistent.h"
 #include "code_padding.h"
 
 /* The slow parts of cp_call_record, kept out of its common path: a new
@@ -77,24 +76,6 @@ void cp_call_record(cp_comm *c, cp_call *call)
     cp_busy_leave();
 }
 
-/* The size of t from MPI in *size; false for MPI_DATATYPE_NULL or when MPI
- * refuses.  MPI 4 has the MPI_Count form _c, MPI 3.1 (Open MPI 4.1) _x. */
-static bool type_size_from_mpi(MPI_Datatype t, MPI_Count *size)
-{
-#if MPI_VERSION >= 4
-    return t != MPI_DATATYPE_NULL && PMPI_Type_size_c(t, size) == MPI_SUCCESS;
-#else
-    return t != MPI_DATATYPE_NULL && PMPI_Type_size_x(t, size) == MPI_SUCCESS;
-#endif
-}
-
-/* A datatype neither built in (MPICH) nor cached (Open MPI): capture.h. */
-int64_t cp_type_size_asked(MPI_Datatype t)
-{
-    MPI_Count size = 0;
-    return type_size_from_mpi(t, &size) ? (int64_t)size : 0;
-}
-
 /* The code of MPI error class cls (writers/mpi_names.h). */
 static int32_t error_code(int cls)
 {
@@ -127,42 +108,16 @@ void cp_call_failed(cp_comm *c, const cp_call *call, int rc)
     errno = saved;
 }
 
-void cp_record_signature(cp_comm *c, int coll, uint32_t sig)
+/* The call path and the error code of a call, for the calls recorded
+ * outside cp_call_record (persistent.c). */
+uint32_t cp_call_path(cp_counts *t, void *ra)
 {
-    int saved = errno;
-    cp_busy_enter();
-    cp_coll_tables *x = cp_comm_tables(c, coll);
-    if (x)
-        cp_counts_record(&x->counts, cp_call_recording(x->counts.ncalls) ? sig : CP_SEQ_NONE);
-    cp_busy_leave();
-    errno = saved;
+    return callpath_of(t, ra);
 }
 
-void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request)
+int32_t cp_call_error_code(int rc)
 {
-    int saved = errno;
-    cp_coll_tables *x;
-    cp_busy_enter();
-    if (request && (x = cp_comm_tables(c, call->coll)) != NULL) {
-        /* The counts are fixed at creation: resolve the signature now. */
-        /* The path of the _init call: where the request was made. */
-        bool rec = rc == MPI_SUCCESS || cp_call_recording(x->counts.ncalls);
-        uint32_t sig = rec ? cp_counts_signature_form(&x->counts, &call->send, &call->recv,
-                                                      call->root,
-                                                      callpath_of(&x->counts, call->ra),
-                                                      call->form)
-                           : CP_SEQ_NONE;
-        if (rc == MPI_SUCCESS) {
-            cp_persistent_add(*request, c, call->coll, sig);
-        } else {
-            /* Refused at creation: no request to start, so the attempt is
-             * one call, numbered and marked failed. */
-            uint64_t idx = cp_counts_record(&x->counts, sig);
-            cp_counts_failed(&x->counts, idx, sig, error_code_of(rc));
-        }
-    }
-    cp_busy_leave();
-    errno = saved;
+    return error_code_of(rc);
 }
 
 void cp_comm_created(int rc, const MPI_Comm *newcomm)
@@ -175,62 +130,4 @@ void cp_comm_created(int rc, const MPI_Comm *newcomm)
     cp_comm_get(*newcomm);
     cp_busy_leave();
     errno = saved;
-}
-
-#ifdef OPEN_MPI
-#include <dlfcn.h>
-
-_Atomic uint64_t cp_dt_cache[CP_DT_SLOTS];
-
-/* A handle not in the cache (capture.h): its size from MPI, and whether it
- * is one of the library's predefined objects (an address inside the loaded
- * MPI library), which the cache then keeps. */
-int64_t cp_type_size_miss(MPI_Datatype t)
-{
-    MPI_Count size = 0;
-    if (!type_size_from_mpi(t, &size))
-        return 0;
-    uintptr_t h = (uintptr_t)t;
-    if (h >> 48)
-        return (int64_t)size; /* not a user-space address of 48 bits: not cached */
-    Dl_info info;
-    void *mpi_object = (void *)&ompi_mpi_int; /* an object of the MPI library */
-    Dl_info mpi;
-    bool predefined = dladdr((void *)t, &info) && dladdr(mpi_object, &mpi) &&
-                      info.dli_fbase == mpi.dli_fbase && size >= 0 && size < CP_DT_NOT_PREDEFINED;
-    uint64_t e = (uint64_t)h << 16 | (predefined ? (uint64_t)size : CP_DT_NOT_PREDEFINED);
-    atomic_store_explicit(cp_dt_slot(h), e, memory_order_relaxed);
-    return (int64_t)size;
-}
-#endif
-
-/* Per-thread scratch for counts turned into bytes (capture.h).  Allocated
- * once per size reached; the vectors only live during one wrapper call. */
-static _Thread_local struct {
-    int64_t *v;
-    int64_t cap;
-} scratch[2];
-
-cp_vec_arg cp_bytes(int which, const void *counts, int width, int64_t len,
-                    const MPI_Datatype *types)
-{
-    if (len == 0)
-        return (cp_vec_arg){.present = true, .counts = cp_no_counts, .width = 4, .dtsize = 1,
-                            .in_bytes = true};
-    if (!counts || !types || len < 0)
-        return (cp_vec_arg){0};
-    if (scratch[which].cap < len) {
-        int64_t *nv = realloc(scratch[which].v, (size_t)len * sizeof *nv);
-        if (!nv)
-            return (cp_vec_arg){0};
-        scratch[which].v = nv;
-        scratch[which].cap = len;
-    }
-    int64_t *v = scratch[which].v;
-    for (int64_t i = 0; i < len; i++) {
-        int64_t c = width == 4 ? ((const int *)counts)[i] : ((const MPI_Count *)counts)[i];
-        v[i] = c * cp_type_size(types[i]);
-    }
-    return (cp_vec_arg){.present = true, .counts = v, .width = 8, .len = len, .dtsize = 1,
-                        .in_bytes = true};
 }

@@ -143,8 +143,9 @@ CP_HOT void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
  * 4 ns a call where the plain call was a tail call). */
 __attribute__((cold)) void cp_call_failed(cp_comm *c, const cp_call *call, int rc);
 
-/* A persistent collective was created (rc is its MPI result): each
- * MPI_Start of *request will count as one call with these counts. */
-void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request);
+/* The call path of a call from ra on t, and the error code of a return
+ * code, for calls recorded outside cp_call_record (persistent.c). */
+uint32_t cp_call_path(cp_counts *t, void *ra);
+int32_t cp_call_error_code(int rc);
 
 #endif

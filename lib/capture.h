@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "call.h"
 #include "comm_registry.h"
 #include "counts.h"
 

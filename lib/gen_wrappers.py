@@ -405,7 +405,7 @@ def main():
                 + includes + ext)
 
     with open(out_c, "w", encoding="utf-8") as w:
-        w.write(c_head('#include "call_memo.h"\n#include "export.h"\n#include "code_padding.h"\n'))
+        w.write(c_head('#include "call_memo.h"\n#include "export.h"\n#include "code_padding.h"\n#include "persistent.h"\n'))
         w.write("#ifdef CP_PAD_WRAPPERS\n"
                 "CP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n#endif\n")
         for name, coll, shape, forms, _ in funcs:

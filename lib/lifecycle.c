@@ -133,7 +133,7 @@ void cp_runtime_start(bool collective)
         if (collective && cp_rt.cfg.timing != CP_TIMING_OFF)
             cp_clock_measure(&cp_rt.loc, false);
         atomic_store(&cp_state, CP_STATE_ON); /* last step: start recording */
-        cp_signals_start(cp_rt.cfg.signals);
+        cp_signals_start(cp_rt.cfg.signals, cp_partial_write);
     }
     pthread_mutex_unlock(&start_lock);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "call.h"
 #include "export.h"
 #include "log.h"
 #include "runtime.h"
@@ -28,7 +29,7 @@ static size_t n, cap;
 static _Atomic size_t live; /* == n, readable without the lock */
 static bool failed_once;
 
-void cp_persistent_add(MPI_Request req, cp_comm *c, int coll, uint32_t sig)
+static void persistent_add(MPI_Request req, cp_comm *c, int coll, uint32_t sig)
 {
     pthread_mutex_lock(&lock);
     if (n == cap) {
@@ -49,10 +50,52 @@ void cp_persistent_add(MPI_Request req, cp_comm *c, int coll, uint32_t sig)
     pthread_mutex_unlock(&lock);
 }
 
+/* A persistent collective made (its _init call): its signature resolved now,
+ * since its counts are fixed (call.h). */
+void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request)
+{
+    int saved = errno;
+    cp_coll_tables *x;
+    cp_busy_enter();
+    if (request && (x = cp_comm_tables(c, call->coll)) != NULL) {
+        /* The counts are fixed at creation: resolve the signature now. */
+        /* The path of the _init call: where the request was made. */
+        bool rec = rc == MPI_SUCCESS || cp_call_recording(x->counts.ncalls);
+        uint32_t sig = rec ? cp_counts_signature_form(&x->counts, &call->send, &call->recv,
+                                                      call->root,
+                                                      cp_call_path(&x->counts, call->ra),
+                                                      call->form)
+                           : CP_SEQ_NONE;
+        if (rc == MPI_SUCCESS) {
+            persistent_add(*request, c, call->coll, sig);
+        } else {
+            /* Refused at creation: no request to start, so the attempt is
+             * one call, numbered and marked failed. */
+            uint64_t idx = cp_counts_record(&x->counts, sig);
+            cp_counts_failed(&x->counts, idx, sig, cp_call_error_code(rc));
+        }
+    }
+    cp_busy_leave();
+    errno = saved;
+}
+
 static bool active(void)
 {
     return atomic_load_explicit(&cp_state, memory_order_relaxed) == CP_STATE_ON &&
            atomic_load_explicit(&live, memory_order_relaxed) > 0;
+}
+
+/* A started persistent collective: one call of the signature resolved at
+ * creation (MPI_Start). */
+static void record_signature(cp_comm *c, int coll, uint32_t sig)
+{
+    int saved = errno;
+    cp_busy_enter();
+    cp_coll_tables *x = cp_comm_tables(c, coll);
+    if (x)
+        cp_counts_record(&x->counts, cp_call_recording(x->counts.ncalls) ? sig : CP_SEQ_NONE);
+    cp_busy_leave();
+    errno = saved;
 }
 
 /* Record a start of req if it is a persistent collective we know. */
@@ -61,7 +104,7 @@ static void started(MPI_Request req)
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < n; i++)
         if (entries[i].req == req) {
-            cp_record_signature(entries[i].comm, entries[i].coll, entries[i].sig);
+            record_signature(entries[i].comm, entries[i].coll, entries[i].sig);
             break;
         }
     pthread_mutex_unlock(&lock);

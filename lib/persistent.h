@@ -11,8 +11,11 @@
 
 #include "comm_registry.h"
 
-void cp_persistent_add(MPI_Request req, cp_comm *c, int coll, uint32_t sig);
-/* Record one call of the same collective with the same signature. */
-void cp_record_signature(cp_comm *c, int coll, uint32_t sig);
+#include "call.h"
+
+/* A persistent collective's _init returned rc and *request: the request is
+ * kept with its signature, or, refused, the attempt counts as one failed
+ * call.  Called by the generated wrappers. */
+void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request *request);
 
 #endif

@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "partial.h"
 #include "runtime.h"
 
 /* How long a handler waits for the watcher: a batch system's grace period
@@ -57,6 +56,7 @@ volatile sig_atomic_t cp_signal_held;
 static struct sigaction previous[65];
 static pid_t owner;
 static int request_pipe[2] = {-1, -1}, answer_pipe[2] = {-1, -1};
+static cp_signal_writer writer;
 static atomic_int taken; /* a handler is waiting for the watcher */
 static struct {
     int sig, code;
@@ -190,11 +190,11 @@ static void *watcher(void *arg)
             /* The application handles it and may go on: a snapshot, and
              * recording continues. */
             if (atomic_load(&cp_state) == CP_STATE_ON)
-                cp_partial_write(why, is_fatal(request.sig));
+                writer(why, is_fatal(request.sig));
         } else {
             int expected = CP_STATE_ON;
             if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE)) {
-                cp_partial_write(why, is_fatal(request.sig));
+                writer(why, is_fatal(request.sig));
                 if (sent(request.code))
                     linger();
             }
@@ -300,10 +300,11 @@ void cp_signal_release(void)
 
 /* ------------------------------------------------------------ start */
 
-void cp_signals_start(uint64_t mask)
+void cp_signals_start(uint64_t mask, cp_signal_writer write)
 {
-    if (!mask)
+    if (!mask || !write)
         return;
+    writer = write;
     if (pipe2(request_pipe, O_CLOEXEC) || pipe2(answer_pipe, O_CLOEXEC | O_NONBLOCK)) {
         if (cp_rt.world_rank == 0)
             cp_log("cannot set up signal handling (%s): no partial profile on a signal",

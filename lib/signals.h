@@ -13,6 +13,7 @@
 #define COLLPROF_SIGNALS_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Names accepted by COLLPROF_SIGNALS, as a mask of signal numbers. */
@@ -23,9 +24,15 @@ int cp_signals_parse(const char *v, uint64_t *mask);
 /* The mask as a list of names, for the manifest. */
 void cp_signals_show(uint64_t mask, char *out, size_t len);
 
+/* What the watcher does when a signal came: write what the rank holds.
+ * reason is why the run stops; always_say asks every rank, not only rank 0,
+ * to say where it went (a crash concerns one rank). */
+typedef void (*cp_signal_writer)(const char *reason, bool always_say);
+
 /* Install the handlers of the signals in mask (not those the application
- * ignores) and start the watcher thread.  After recording has started. */
-void cp_signals_start(uint64_t mask);
+ * ignores) and start the watcher thread, which calls write.  After
+ * recording has started. */
+void cp_signals_start(uint64_t mask, cp_signal_writer write);
 
 /* Collprof's tables are being changed by this thread: a termination
  * signal arriving now is held back until cp_busy_leave, so the watcher
