@@ -16,7 +16,6 @@
  * One line per problem: "<file(s)>: communicator C, <collective>, call(s) K: what".
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,18 +27,6 @@
 /* The transpose check costs nranks^2 per pair of matrices; larger
  * communicators are skipped (documented in docs/reader.md). */
 #define CHECK_MAX_RANKS 32768
-
-void cp_check_problem(checker *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (c->out) {
-        vfprintf(c->out, fmt, ap);
-        fputc('\n', c->out);
-    }
-    va_end(ap);
-    c->problems++;
-}
 
 static const char *fname(const cp_counts_file *f)
 {

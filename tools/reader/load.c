@@ -132,7 +132,7 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
             (!manifest && strcmp(names[i], "manifest.json.gz") == 0))
             manifest = names[i];
     if (manifest && partials_are_newer(p, manifest, names, nnames))
-        return cp_reader_load_partials(p, names, nnames, err);
+        return cp_reader_load_partials(p, names, nnames, cp_profile_load, err);
     if (manifest && cp_reader_regular(p, manifest) > 0) {
         char path[sizeof p->dir + 64];
         if (join(path, sizeof path, p->dir, manifest, err) < 0)
@@ -157,7 +157,7 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
             ncounts++;
     }
     if (ncounts == 0 && !manifest)
-        return cp_reader_load_partials(p, names, nnames, err);
+        return cp_reader_load_partials(p, names, nnames, cp_profile_load, err);
     if (ncounts == 0)
         return 0;
     p->files = calloc(ncounts, sizeof *p->files);
@@ -292,30 +292,4 @@ int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
     if (rc == 0 && !(p->cache = cp_reader_cache_new()))
         rc = cp_error_set(err, "out of memory");
     return rc;
-}
-
-void cp_profile_free(cp_profile *p)
-{
-    if (!p)
-        return;
-    for (size_t i = 0; i < p->nfiles; i++)
-        cp_counts_file_free(&p->files[i]);
-    free(p->files);
-    if (p->has_manifest)
-        cp_manifest_free(&p->manifest);
-    if (p->has_timings)
-        cp_cpt_file_free(&p->timings);
-    for (size_t i = 0; i < p->nstops; i++) {
-        free(p->stops[i].key);
-        free(p->stops[i].value);
-    }
-    free(p->stops);
-    for (size_t i = 0; i < p->ndamaged; i++) {
-        free(p->damaged[i].key);
-        free(p->damaged[i].value);
-    }
-    free(p->damaged);
-    cp_ranges_free(&p->absent);
-    cp_reader_cache_free(p->cache);
-    memset(p, 0, sizeof *p);
 }

@@ -660,7 +660,8 @@ static int cmp_part(const void *pa, const void *pb)
     return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
-int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_error *err)
+int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_loader load,
+                            cp_error *err)
 {
     size_t nparts = 0, used = 0;
     for (size_t i = 0; i < nnames; i++)
@@ -684,7 +685,7 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_error
         char sub[sizeof p->dir + 64];
         snprintf(sub, sizeof sub, "%s/%s", p->dir, names[i]);
         cp_error e2 = {{0}};
-        if (cp_profile_load(sub, &pt->prof, &e2) < 0)
+        if (load(sub, &pt->prof, &e2) < 0)
             snprintf(pt->why, sizeof pt->why, "left out: %s", e2.msg);
         else if (!pt->prof.has_manifest || !pt->prof.manifest.partial || pt->prof.npartials)
             snprintf(pt->why, sizeof pt->why, "left out: %s has no partial manifest.json",

@@ -96,9 +96,14 @@ bool cp_reader_module_is_the_run(const cp_profile *p, const char *module);
 
 /* "partial.rank<R>" -> R; -1 for any other name. */
 int64_t cp_reader_partial_rank(const char *name);
+/* How one rank's partial profile is read: cp_profile_load, handed in by
+ * the loader that found the partial.rank<R> folders. */
+typedef int (*cp_part_loader)(const char *dir, cp_profile *p, cp_error *err);
 /* The partial profiles of the partial.rank<R> among names[] (the entries
- * of p->dir), merged into p (partials.c).  Returns 0, or -1 with err set. */
-int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_error *err);
+ * of p->dir), each read by load, merged into p (partials.c).  Returns 0,
+ * or -1 with err set. */
+int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_loader load,
+                            cp_error *err);
 
 /* Bytes of count c in block b (count x datatype size, or c when the block
  * counts in bytes), 128-bit so that it cannot overflow. */
