@@ -250,6 +250,18 @@ static int read_attrs(cp_xml *x, bool decl)
     }
 }
 
+/* The value of the current element's attribute name, or NULL (xml.h). */
+const char *cp_xml_attr_value(const cp_xml *x, const char *name, size_t *len)
+{
+    for (size_t k = 0; k < x->nattrs; k++)
+        if (strcmp(x->attrs[k].name, name) == 0) {
+            if (len)
+                *len = x->attrs[k].len;
+            return (const char *)x->vals.p + x->attrs[k].value;
+        }
+    return NULL;
+}
+
 int cp_xml_declaration(cp_xml *x)
 {
     if (!at(x, "<?xml") || x->len < 6 || !strchr(" \t\r\n", x->p[5]))

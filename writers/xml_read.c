@@ -13,17 +13,6 @@
 #include "xml.h"
 #include "grow.h"
 
-const char *cp_xml_attr_value(const cp_xml *x, const char *name, size_t *len)
-{
-    for (size_t k = 0; k < x->nattrs; k++)
-        if (strcmp(x->attrs[k].name, name) == 0) {
-            if (len)
-                *len = x->attrs[k].len;
-            return (const char *)x->vals.p + x->attrs[k].value;
-        }
-    return NULL;
-}
-
 static int copy_value(cp_xml *x, char *dst, size_t size, const char *s, size_t n, const char *what)
 {
     if (n >= size)

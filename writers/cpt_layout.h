@@ -1,0 +1,55 @@
+/*
+ * timings.cpt's layout, which its writer (cpt_write.c) and its parser
+ * (cpt_parse.c) share (cpt.h has the interface, docs/formats.md the fields).
+ *
+ * One layout, in one place: the encoders of cpt_write.c and the parser of cpt_parse.c
+ * read and write the same fields in the same order, each through one helper
+ * per width (u8, u32, u64; signed values and doubles go through the
+ * unsigned helper of their width), byte by byte, so that the file is
+ * little-endian on every host.
+ *
+ * The parser trusts nothing: every read is checked against the end of the
+ * region it belongs to (the next chunk's offset, or the end of the file), a
+ * count is checked against the bytes left before anything is allocated for
+ * it, and a series' payload is checked (CRC32) before it is inflated into a
+ * buffer whose size is bounded by zlib's best compression ratio.  It is
+ * fuzzed (tests/fuzz/fuzz_cpt.c).
+ */
+#ifndef COLLPROF_CPT_LAYOUT_H
+#define COLLPROF_CPT_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpt.h"
+
+#define TAG "CPROF"
+#define TAG_LEN 5
+#define FOOTER "END_BLOCK"
+#define FOOTER_LEN 9
+#define HASH_LEN 41
+#define DEFAULT_NAME "timings.cpt"
+
+/* One call in a series' uncompressed payload: call u64, enter, start and
+ * exit f64, root i32, flags u8; from version 3 its site u32. */
+#define CALL_BYTES_V2 (8 + 8 + 8 + 8 + 4 + 1)
+#define CALL_BYTES (CALL_BYTES_V2 + 4)
+/* The smallest encodings, to bound counts by the bytes left: a chunk with an
+ * empty hostname, no aggregates and no series; a series record without its
+ * payload (collective name of one character); an aggregate entry. */
+#define MIN_CHUNK (4 + 1 + 4 + 4 + 4 + 1 + 4 + FOOTER_LEN)
+#define MIN_SERIES (8 + 4 + 2 + 8 + 8 + 8 + 8 + 8 + 4)
+#define MIN_COLL (4 + 2 + 8 + 3 * 8)
+#define MIN_SLOW (4 + 2 + 8 + 8 + 8 + 8)
+/* deflate cannot do better than 1032:1 (258 bytes per 2 bits): a larger
+ * uncompressed length is a lie that we refuse before allocating it. */
+#define MAX_RATIO 1032
+
+_Static_assert(MIN_CHUNK == 31, "cpt.h documents the smallest chunk as 31 bytes");
+
+/* "chunk of rank 2, series 3 (Alltoallv, communicator 0)": where a series
+ * is, in the messages of the writer and of the parser. */
+void cp_cpt_series_where(char *buf, size_t cap, int64_t rank, size_t index,
+                         const cp_cpt_series *s);
+
+#endif

@@ -1,0 +1,383 @@
+/* timings.cpt: the writer (cpt.h; the layout is in cpt_layout.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "cpt_layout.h"
+#include "textio.h"
+
+static void put_u8(cp_bytes *b, uint8_t v)
+{
+    cp_bytes_append(b, &v, 1);
+}
+
+/* Signed values are written as their two's complement bits (conversion to
+ * unsigned is exact in C), doubles as their IEEE-754 bits. */
+static uint64_t bits_of(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+/* A string checked by str_ok: length with the NUL, bytes, NUL. */
+static void put_str(cp_bytes *b, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    cp_bytes_le32(b, (uint32_t)n);
+    cp_bytes_append(b, s, n);
+}
+
+/* ----------------------------------------------------------------- writer */
+
+/* Is s NUL-terminated within cap bytes, with at least min characters?  The
+ * parser's rule for every string of the file. */
+static bool str_ok(const char *s, size_t cap, size_t min)
+{
+    size_t n = strnlen(s, cap);
+    return n < cap && n >= min;
+}
+
+__attribute__((format(printf, 4, 5))) static int bad_model(cp_error *err, const char *name,
+                                                          const char *where, const char *fmt,
+                                                          ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return cp_error_set(err, "%s: %s: %s", name, where, why);
+}
+
+static int check_series(const cp_cpt_series *s, const char *name, const char *where,
+                        cp_error *err)
+{
+    if (!str_ok(s->collective, sizeof s->collective, 1))
+        return bad_model(err, name, where, "collective name empty or not NUL-terminated");
+    if (s->n > 0 &&
+        (!s->call || !s->enter || !s->start || !s->exit || !s->root || !s->flags))
+        return bad_model(err, name, where, "%" PRIu64 " calls but an array is missing", s->n);
+    if (s->n > SIZE_MAX / CALL_BYTES || s->n * CALL_BYTES > (uLong)-1)
+        return bad_model(err, name, where, "%" PRIu64 " calls: too many for one series", s->n);
+    if (s->hist_lo > CP_CPT_HIST_BUCKETS || s->hist_n > CP_CPT_HIST_BUCKETS - s->hist_lo ||
+        (s->hist_n > 0 && !s->hist))
+        return bad_model(err, name, where,
+                         "histogram of buckets %" PRIu32 " to %" PRIu32 " (expected within 0 to %d)",
+                         s->hist_lo, s->hist_lo + s->hist_n, CP_CPT_HIST_BUCKETS);
+    for (size_t i = 0; i < s->n; i++)
+        if (s->root[i] < -1)
+            return bad_model(err, name, where,
+                             "root %" PRId32 " of call %" PRIu64
+                             " (expected -1 or a communicator rank)",
+                             s->root[i], s->call[i]);
+    if (s->nsites > 0 && (!s->site_time || !s->site_calls || (s->n > 0 && !s->site)))
+        return bad_model(err, name, where, "%" PRIu32 " call sites but an array is missing",
+                         s->nsites);
+    for (size_t i = 0; s->nsites > 0 && i < s->n; i++)
+        if (s->site[i] >= s->nsites)
+            return bad_model(err, name, where,
+                             "call %" PRIu64 " of site %" PRIu32 " (expected below %" PRIu32 ")",
+                             s->call[i], s->site[i], s->nsites);
+    return 0;
+}
+
+/* world_size 0: not known here (cp_cpt_encode_chunk alone). */
+static int check_chunk(const cp_cpt_chunk *c, uint64_t world_size, const char *name,
+                       cp_error *err)
+{
+    char where[160];
+    snprintf(where, sizeof where, "chunk of rank %" PRId64, c->rank);
+    if (!str_ok(c->hostname, sizeof c->hostname, 0))
+        return bad_model(err, name, where, "hostname not NUL-terminated within %zu bytes",
+                         sizeof c->hostname);
+    if (c->nseries > UINT32_MAX || (c->nseries > 0 && !c->series))
+        return bad_model(err, name, where, "%zu series: too many, or no array", c->nseries);
+    if (c->has_aggregates) {
+        const cp_cpt_aggregates *a = &c->agg;
+        if (!str_ok(a->start_time, sizeof a->start_time, 0) ||
+            !str_ok(a->end_time, sizeof a->end_time, 0))
+            return bad_model(err, name, where, "aggregates: start or end time not NUL-terminated");
+        if (a->ncolls > UINT32_MAX || a->nslowest > UINT32_MAX ||
+            (a->ncolls > 0 && !a->colls) || (a->nslowest > 0 && !a->slowest))
+            return bad_model(err, name, where, "aggregates: too many entries, or no array");
+        for (size_t i = 0; i < a->ncolls; i++)
+            if (!str_ok(a->colls[i].collective, sizeof a->colls[i].collective, 1))
+                return bad_model(err, name, where,
+                                 "aggregates: collective %zu: name empty or not NUL-terminated",
+                                 i);
+        for (size_t i = 0; i < a->nslowest; i++) {
+            const cp_cpt_slow *s = &a->slowest[i];
+            if (!str_ok(s->collective, sizeof s->collective, 1))
+                return bad_model(err, name, where,
+                                 "aggregates: slowest instance %zu: collective name empty or "
+                                 "not NUL-terminated",
+                                 i);
+            if (s->rank < 0 || (world_size > 0 && (uint64_t)s->rank >= world_size))
+                return bad_model(err, name, where,
+                                 "aggregates: slowest instance %zu: rank %" PRId64
+                                 " is not a world rank",
+                                 i, s->rank);
+        }
+    }
+    for (size_t i = 0; i < c->nseries; i++) {
+        cp_cpt_series_where(where, sizeof where, c->rank, i, &c->series[i]);
+        if (check_series(&c->series[i], name, where, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One series: the fixed fields, then the compressed arrays, which zlib
+ * writes straight into out behind the room kept for the fields (whose size
+ * is known before the compressed length is).  raw is scratch. */
+static int encode_series(const cp_cpt_series *s, const char *name, const char *where,
+                         cp_bytes *out, cp_bytes *raw, cp_error *err)
+{
+    raw->len = 0;
+    for (size_t i = 0; i < s->n; i++)
+        cp_bytes_le64(raw, s->call[i]);
+    for (size_t i = 0; i < s->n; i++)
+        cp_bytes_le64(raw, bits_of(s->enter[i]));
+    for (size_t i = 0; i < s->n; i++)
+        cp_bytes_le64(raw, bits_of(s->start[i]));
+    for (size_t i = 0; i < s->n; i++)
+        cp_bytes_le64(raw, bits_of(s->exit[i]));
+    for (size_t i = 0; i < s->n; i++)
+        cp_bytes_le32(raw, (uint32_t)s->root[i]);
+    cp_bytes_append(raw, s->flags, (size_t)s->n);
+    for (size_t i = 0; i < s->n; i++)
+        cp_bytes_le32(raw, s->nsites ? s->site[i] : 0);
+    if (raw->failed)
+        return bad_model(err, name, where, "%s", strerror(ENOMEM));
+
+    size_t fixed = 8 + 4 + strlen(s->collective) + 1 + 8 + 8 + (8 + 8 + 4 + 4 + 4 * (size_t)s->hist_n) +
+                   (4 + 16 * (size_t)s->nsites) + 8 + 8 + 8 + 4;
+    uLong bound = compressBound((uLong)raw->len);
+    if (bound > SIZE_MAX - fixed || !cp_bytes_reserve(out, fixed + bound))
+        return bad_model(err, name, where, "%s", strerror(ENOMEM));
+    uLongf clen = bound;
+    unsigned char *payload = out->p + out->len + fixed;
+    int zr = compress2(payload, &clen, raw->p ? raw->p : (const Bytef *)"", (uLong)raw->len,
+                       Z_BEST_SPEED);
+    if (zr != Z_OK)
+        return bad_model(err, name, where, "zlib cannot compress the arrays (%s)", zError(zr));
+    uint32_t crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), payload, clen);
+
+    /* The fields fill exactly the `fixed` bytes reserved above. */
+    cp_bytes_le64(out, (uint64_t)s->comm_id);
+    put_str(out, s->collective);
+    cp_bytes_le64(out, s->naggregated);
+    cp_bytes_le64(out, bits_of(s->agg_time));
+    cp_bytes_le64(out, s->stride);
+    cp_bytes_le64(out, bits_of(s->tick));
+    cp_bytes_le32(out, s->hist_lo);
+    cp_bytes_le32(out, s->hist_n);
+    for (uint32_t i = 0; i < s->hist_n; i++)
+        cp_bytes_le32(out, s->hist[i]);
+    cp_bytes_le32(out, s->nsites);
+    for (uint32_t i = 0; i < s->nsites; i++) {
+        cp_bytes_le64(out, bits_of(s->site_time[i]));
+        cp_bytes_le64(out, s->site_calls[i]);
+    }
+    cp_bytes_le64(out, s->n);
+    cp_bytes_le64(out, (uint64_t)raw->len);
+    cp_bytes_le64(out, (uint64_t)clen);
+    cp_bytes_le32(out, crc);
+    out->len += clen;
+    return 0;
+}
+
+static int encode_chunk(const cp_cpt_chunk *c, uint64_t world_size, const char *name,
+                        cp_bytes *out, cp_error *err)
+{
+    if (check_chunk(c, world_size, name, err) != 0)
+        return -1;
+    size_t start = out->len;
+    bool failed = out->failed;
+    put_str(out, c->hostname);
+    cp_bytes_le32(out, (uint32_t)c->core);
+    cp_bytes_le32(out, (uint32_t)c->pid);
+    cp_bytes_le32(out, c->node);
+    put_u8(out, c->has_aggregates ? 1 : 0);
+    if (c->has_aggregates) {
+        const cp_cpt_aggregates *a = &c->agg;
+        put_str(out, a->start_time);
+        put_str(out, a->end_time);
+        cp_bytes_le32(out, (uint32_t)a->ncolls);
+        for (size_t i = 0; i < a->ncolls; i++) {
+            put_str(out, a->colls[i].collective);
+            cp_bytes_le64(out, a->colls[i].calls);
+            cp_bytes_le64(out, bits_of(a->colls[i].min));
+            cp_bytes_le64(out, bits_of(a->colls[i].avg));
+            cp_bytes_le64(out, bits_of(a->colls[i].max));
+        }
+        cp_bytes_le32(out, (uint32_t)a->nslowest);
+        for (size_t i = 0; i < a->nslowest; i++) {
+            put_str(out, a->slowest[i].collective);
+            cp_bytes_le64(out, (uint64_t)a->slowest[i].comm_id);
+            cp_bytes_le64(out, a->slowest[i].call);
+            cp_bytes_le64(out, (uint64_t)a->slowest[i].rank);
+            cp_bytes_le64(out, bits_of(a->slowest[i].duration));
+        }
+    }
+    cp_bytes_le32(out, (uint32_t)c->nseries);
+    cp_bytes raw = {0};
+    int rc = 0;
+    for (size_t i = 0; i < c->nseries && rc == 0; i++) {
+        char where[160];
+        cp_cpt_series_where(where, sizeof where, c->rank, i, &c->series[i]);
+        rc = encode_series(&c->series[i], name, where, out, &raw, err);
+    }
+    cp_bytes_free(&raw);
+    cp_bytes_append(out, FOOTER, FOOTER_LEN);
+    if (rc == 0 && out->failed)
+        rc = cp_error_set(err, "%s: chunk of rank %" PRId64 ": %s", name, c->rank,
+                          strerror(ENOMEM));
+    if (rc != 0) {
+        out->len = start;
+        out->failed = failed;
+    }
+    return rc;
+}
+
+int cp_cpt_encode_chunk(const cp_cpt_chunk *c, cp_bytes *out, cp_error *err)
+{
+    return encode_chunk(c, 0, DEFAULT_NAME, out, err);
+}
+
+size_t cp_cpt_header_size(const cp_cpt_file *f)
+{
+    size_t ml = strnlen(f->mode, sizeof f->mode);
+    if (ml == sizeof f->mode)
+        return 0;
+    size_t fixed = TAG_LEN + 3 * 4 + HASH_LEN + 4 + ml + 1 + 1 + 8;
+    if (f->world_size > (SIZE_MAX - fixed) / 8)
+        return 0;
+    return fixed + 8 * (size_t)f->world_size;
+}
+
+static int encode_header(const cp_cpt_file *f, const uint64_t *offsets, const char *name,
+                         cp_bytes *out, cp_error *err)
+{
+    size_t hsize = cp_cpt_header_size(f);
+    if (!str_ok(f->git_hash, sizeof f->git_hash, 0))
+        return bad_model(err, name, "header", "git hash not NUL-terminated within %d bytes",
+                         HASH_LEN);
+    if (hsize == 0)
+        return bad_model(err, name, "header",
+                         "mode string not NUL-terminated within %zu bytes, or world size %" PRIu64
+                         " too large",
+                         sizeof f->mode, f->world_size);
+    if (f->world_size == 0)
+        return bad_model(err, name, "header", "world size 0 (expected at least 1)");
+    if (!offsets || offsets[0] != hsize)
+        return bad_model(err, name, "header",
+                         "offset of rank 0 is %" PRIu64 ", expected %zu (the size of the header)",
+                         offsets ? offsets[0] : 0, hsize);
+    for (uint64_t i = 1; i < f->world_size; i++)
+        if (offsets[i] <= offsets[i - 1] || offsets[i] - offsets[i - 1] < MIN_CHUNK)
+            return bad_model(err, name, "header",
+                             "offset of rank %" PRIu64 " is %" PRIu64
+                             ", expected at least %d bytes past the offset of rank %" PRIu64
+                             " (%" PRIu64 ")",
+                             i, offsets[i], MIN_CHUNK, i - 1, offsets[i - 1]);
+    size_t start = out->len;
+    bool failed = out->failed;
+    unsigned char hash[HASH_LEN] = {0}; /* NUL-padded: no stray bytes in the file */
+    memcpy(hash, f->git_hash, strlen(f->git_hash));
+    cp_bytes_append(out, TAG, TAG_LEN);
+    cp_bytes_le32(out, CP_CPT_VERSION_MAJOR);
+    cp_bytes_le32(out, CP_CPT_VERSION_MINOR);
+    cp_bytes_le32(out, CP_CPT_VERSION_PATCH);
+    cp_bytes_append(out, hash, HASH_LEN);
+    put_str(out, f->mode);
+    put_u8(out, f->flags);
+    cp_bytes_le64(out, f->world_size);
+    for (uint64_t i = 0; i < f->world_size; i++)
+        cp_bytes_le64(out, offsets[i]);
+    if (out->failed) {
+        out->len = start;
+        out->failed = failed;
+        return bad_model(err, name, "header", "%s", strerror(ENOMEM));
+    }
+    return 0;
+}
+
+int cp_cpt_encode_header(const cp_cpt_file *f, const uint64_t *offsets, cp_bytes *out,
+                         cp_error *err)
+{
+    return encode_header(f, offsets, DEFAULT_NAME, out, err);
+}
+
+/* Serially, as the runtime does in parallel: room for the header, the
+ * chunks one after another (their offsets are an exclusive scan of their
+ * sizes), then the header written into its room. */
+static int encode_file(const cp_cpt_file *f, const char *name, cp_bytes *out, cp_error *err)
+{
+    size_t hsize = cp_cpt_header_size(f);
+    if (f->world_size == 0 || hsize == 0 || !f->chunks)
+        return bad_model(err, name, "header",
+                         "world size %" PRIu64 ", no chunks, or mode string not NUL-terminated",
+                         f->world_size);
+    for (uint64_t i = 0; i < f->world_size; i++)
+        if (f->chunks[i].rank < 0 || (uint64_t)f->chunks[i].rank != i)
+            return bad_model(err, name, "chunks",
+                             "chunk %" PRIu64 " holds rank %" PRId64 " (chunk i is rank i's)", i,
+                             f->chunks[i].rank);
+    uint64_t *offsets = malloc((size_t)f->world_size * sizeof *offsets);
+    if (!offsets)
+        return bad_model(err, name, "header", "%s", strerror(ENOMEM));
+    size_t start = out->len;
+    bool failed = out->failed;
+    int rc = 0;
+    if (!cp_bytes_reserve(out, hsize))
+        rc = bad_model(err, name, "header", "%s", strerror(ENOMEM));
+    else
+        out->len += hsize;
+    for (uint64_t i = 0; i < f->world_size && rc == 0; i++) {
+        offsets[i] = (uint64_t)(out->len - start);
+        rc = encode_chunk(&f->chunks[i], f->world_size, name, out, err);
+    }
+    cp_bytes hdr = {0};
+    if (rc == 0)
+        rc = encode_header(f, offsets, name, &hdr, err);
+    if (rc == 0)
+        memcpy(out->p + start, hdr.p, hsize);
+    cp_bytes_free(&hdr);
+    free(offsets);
+    if (rc != 0) {
+        out->len = start;
+        out->failed = failed;
+    }
+    return rc;
+}
+
+int cp_cpt_encode(const cp_cpt_file *f, cp_bytes *out, cp_error *err)
+{
+    return encode_file(f, DEFAULT_NAME, out, err);
+}
+
+int cp_cpt_write(const char *path, const cp_cpt_file *f, cp_error *err)
+{
+    cp_bytes b = {0};
+    if (encode_file(f, path, &b, err) != 0)
+        return -1;
+    cp_out *out = cp_out_open(path, false, err);
+    if (!out) {
+        cp_bytes_free(&b);
+        return -1;
+    }
+    int rc = cp_out_write(out, b.p, b.len);
+    cp_bytes_free(&b);
+    if (rc != 0) {
+        cp_out_status(out, err);
+        cp_out_abort(out);
+        return -1;
+    }
+    return cp_out_commit(out, err);
+}
