@@ -11,6 +11,7 @@
 
 #include "compact.h"
 #include "textio.h"
+#include "file_names.h"
 
 void cp_outdir_job(char *out, size_t len)
 {
@@ -153,8 +154,8 @@ int cp_outdir_make(const char *path, bool link_ok, cp_error *err)
  * one (".part", ".tmp.<pid>.<random>"); never another tool's files. */
 static bool ours(const char *name)
 {
-    static const char *const fixed[] = {"manifest.json", "manifest.json.gz", "profile.cubex",
-                                        "profile.stat", "timings.cpt"};
+    static const char *const fixed[] = {CP_FILE_MANIFEST, CP_FILE_MANIFEST ".gz", CP_FILE_CUBE,
+                                        CP_FILE_STAT, CP_FILE_TIMINGS};
     char base[256];
     const char *tmp = strstr(name, ".tmp.");
     size_t n = tmp ? (size_t)(tmp - name) : strlen(name);
@@ -169,13 +170,12 @@ static bool ours(const char *name)
             return true;
     int direction;
     int64_t lead;
-    return (!strncmp(base, "send-counters.rank", 18) || !strncmp(base, "recv-counters.rank", 18)) &&
-           cp_compact_parse_name(base, &direction, &lead) == 0;
+    return cp_compact_parse_name(base, &direction, &lead) == 0 && !strstr(base, ".job");
 }
 
 static bool partial_folder(const char *name)
 {
-    const char *p = "partial.rank";
+    const char *p = CP_FILE_PARTIAL;
     size_t n = strlen(p);
     return !strncmp(name, p, n) && name[n] && strspn(name + n, "0123456789") == strlen(name + n);
 }

@@ -17,6 +17,7 @@
 #include "outdir.h"
 #include "run_manifest.h"
 #include "runtime.h"
+#include "file_names.h"
 
 static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
 {
@@ -85,7 +86,7 @@ void cp_partial_write(const char *reason, bool always_say)
     memset(&m, 0, sizeof m);
     if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, false, base, sizeof base, &err))
         goto fail;
-    snprintf(dir, sizeof dir, "%s/partial.rank%d", base, r);
+    snprintf(dir, sizeof dir, "%s/" CP_FILE_PARTIAL "%d", base, r);
     if (cp_outdir_make(dir, false, &err))
         goto fail;
     cp_outdir_clear(dir, false); /* an earlier run's partial profile of this rank */
@@ -94,12 +95,11 @@ void cp_partial_write(const char *reason, bool always_say)
         cp_error_set(&err, "out of memory");
         goto fail;
     }
-    m.files[m.nfiles++] = strdup("manifest.json");
-    static const char *const names[2] = {"send-counters", "recv-counters"};
+    m.files[m.nfiles++] = strdup(CP_FILE_MANIFEST);
     cp_error merge_err;
     bool merged = merge_own(out, &m, &merge_err) == 0;
     for (int d = 0; d < 2; d++) {
-        snprintf(name, sizeof name, "%s.rank%d.txt%s", names[d], r, cp_rt.cfg.gzip ? ".gz" : "");
+        cp_compact_file_name(name, sizeof name, d == 0 ? CP_SEND : CP_RECV, r, cp_rt.cfg.gzip);
         if (!merged) {
             missing(&m, name, &merge_err);
             continue;
@@ -119,7 +119,7 @@ void cp_partial_write(const char *reason, bool always_say)
         cp_error_set(&err, "out of memory");
         goto fail;
     }
-    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    snprintf(path, sizeof path, "%s/" CP_FILE_MANIFEST, dir);
     if (cp_manifest_write_file(path, false, &m, &err))
         goto fail;
     if (r == 0 || always_say || cp_rt.cfg.verbose)

@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "file_names.h"
 
 /* The files of a timed run in dir (checked by cp_profile_check). */
 static size_t timed_files(const char *dir)
 {
-    static const char *const names[] = {"profile.cubex", "profile.stat", "timings.cpt"};
+    static const char *const names[] = {CP_FILE_CUBE, CP_FILE_STAT, CP_FILE_TIMINGS};
     size_t n = 0;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char path[sizeof ((cp_profile *)0)->dir + 32];

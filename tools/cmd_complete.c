@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "file_names.h"
 
 static int read_profile(cp_profile *p)
 {
@@ -16,12 +17,12 @@ static int read_profile(cp_profile *p)
         fprintf(stderr, "collprof: %s\n", err.msg);
         rc = CLI_BAD_INPUT;
     } else {
-        printf("%s/profile.cubex: source lines of %zu of %zu user regions, file and line of %zu "
+        printf("%s/" CP_FILE_CUBE ": source lines of %zu of %zu user regions, file and line of %zu "
                "of %zu MPI call sites\n",
                p->dir, st.regions_done, st.regions, st.callsites_done, st.callsites);
         if (st.changed)
             printf("%s: %zu regions and call sites left without lines: their module was rebuilt "
-                   "since the run (its build-id is not the one manifest.json recorded)\n", p->dir,
+                   "since the run (its build-id is not the one " CP_FILE_MANIFEST " recorded)\n", p->dir,
                    st.changed);
     }
     return rc;
@@ -30,7 +31,7 @@ static int read_profile(cp_profile *p)
 const cli_command cli_cmd_complete = {
     .name = "complete",
     .synopsis = "complete DIR",
-    .brief = "add source lines to profile.cubex: user regions, MPI call sites",
+    .brief = "add source lines to " CP_FILE_CUBE ": user regions, MPI call sites",
     .help = cli_help_complete,
     .read = read_profile,
 };

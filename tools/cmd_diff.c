@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "ranges.h"
 #include "table.h"
+#include "file_names.h"
 
 /* B/A as "1.25x"; "=" when both are 0, "from 0" when only A is.  Two
  * different values never read as "1.00x": the ratio gets the digits that
@@ -74,7 +75,7 @@ static int sites_table(const cp_diff *d)
 {
     if (!d->has_sites[0] && !d->has_sites[1])
         return 0;
-    printf("\ncall sites (profile.cubex, summed over the ranks; matched by function path and "
+    printf("\ncall sites (" CP_FILE_CUBE ", summed over the ranks; matched by function path and "
            "line)%s\n",
            !d->has_sites[0] ? ": A has no call paths" : !d->has_sites[1] ? ": B has no call paths"
                                                                        : "");
@@ -248,9 +249,9 @@ static int run(const cli_command *self, int argc, char **argv)
                p[1].has_manifest ? p[1].manifest.world_size : -1);
         if (!d.timed[0] || !d.timed[1])
             printf("times: %s; %s\n",
-                   !d.timed[0] && !d.timed[1] ? "neither A nor B has a timings.cpt"
-                   : !d.timed[0]              ? "A has no timings.cpt"
-                                              : "B has no timings.cpt",
+                   !d.timed[0] && !d.timed[1] ? "neither A nor B has a " CP_FILE_TIMINGS
+                   : !d.timed[0]              ? "A has no " CP_FILE_TIMINGS
+                                              : "B has no " CP_FILE_TIMINGS,
                    !d.timed[0] && !d.timed[1] ? "their times read 0" : "its times read 0");
         printf("\n");
         if (series_table(&d) < 0) {

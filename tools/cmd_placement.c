@@ -14,6 +14,7 @@
 #include "placement.h"
 #include "ranges.h"
 #include "table.h"
+#include "file_names.h"
 
 static const char *u128(cp_u128 v, char *buf)
 {
@@ -195,7 +196,7 @@ static int print_text(const cp_placement *pl, const char *dir)
     if (cli_table_done(t, ok) < 0)
         return -1;
     if (!pl->own.present)
-        printf("the run's own layout: not known (no timings.cpt, which records each rank's "
+        printf("the run's own layout: not known (no " CP_FILE_TIMINGS ", which records each rank's "
                "host)\n");
     print_saving(pl);
     if (pl->npairs) {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "stat.h"
 #include "table.h"
+#include "file_names.h"
 
 /* A value as the file has it: mean and median with 7 decimals, the rest
  * with 10. */
@@ -82,7 +83,7 @@ static int run(const cli_command *self, int argc, char **argv)
     struct stat st;
     if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
         size_t n = strlen(arg);
-        path = malloc(n + sizeof "/profile.stat");
+        path = malloc(n + sizeof "/" CP_FILE_STAT);
         if (!path) {
             fprintf(stderr, "collprof: out of memory\n");
             return CLI_BAD_INPUT;
@@ -90,7 +91,7 @@ static int run(const cli_command *self, int argc, char **argv)
         memcpy(path, arg, n);
         while (n > 1 && path[n - 1] == '/')
             n--;
-        memcpy(path + n, "/profile.stat", sizeof "/profile.stat");
+        memcpy(path + n, "/" CP_FILE_STAT, sizeof "/" CP_FILE_STAT);
     }
 
     cp_stat_file s;
@@ -127,9 +128,9 @@ static int run(const cli_command *self, int argc, char **argv)
 const cli_command cli_cmd_stat = {
     .name = "stat",
     .synopsis = "stat FILE",
-    .brief = "the wait-state statistics of a profile.stat, and the worst instances",
+    .brief = "the wait-state statistics of a " CP_FILE_STAT ", and the worst instances",
     .help = cli_help_stat,
     .run = run,
     .operand = "file",
-    .operand_missing = "expected a file (profile.stat) or an output directory",
+    .operand_missing = "expected a file (" CP_FILE_STAT ") or an output directory",
 };

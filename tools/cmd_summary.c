@@ -13,6 +13,7 @@
 #include "mpi_names.h"
 #include "ranges.h"
 #include "table.h"
+#include "file_names.h"
 
 /* A manifest string on one line: its first line, control characters (tabs)
  * as spaces.  MPI libraries return several lines; the first names them. */
@@ -39,9 +40,9 @@ static void print_header(const cp_profile *p)
         const cp_manifest *m = &p->manifest;
         if (p->npartials)
             printf("%-18s%s\n", "manifest:", "none of the run's own: the partial profiles "
-                                              "(partial.rank<R>/) of the ranks below, merged");
+                                              "(" CP_FILE_PARTIAL "<R>/) of the ranks below, merged");
         else
-            printf("%-18s%s\n", "manifest:", "manifest.json");
+            printf("%-18s%s\n", "manifest:", CP_FILE_MANIFEST);
         print_field("job:", m->job, sizeof m->job);
         printf("%-18s%" PRId64 "\n", "world size:", m->world_size);
         print_field("MPI library:", m->mpi_version, sizeof m->mpi_version);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "ranges.h"
 #include "table.h"
+#include "file_names.h"
 
 static int print_hosts(const cp_timings *t)
 {
@@ -155,7 +156,7 @@ static int read_profile(cp_profile *p)
         fprintf(stderr, "collprof: %s\n", err.msg);
         return CLI_BAD_INPUT;
     }
-    printf("timings.cpt: %" PRIu64 " ranks on %zu host%s, timing mode %s\n", t.nranks, t.nhosts,
+    printf(CP_FILE_TIMINGS ": %" PRIu64 " ranks on %zu host%s, timing mode %s\n", t.nranks, t.nhosts,
            t.nhosts == 1 ? "" : "s", t.barrier ? "barrier" : "passive");
     if (t.barrier)
         printf("%s\n", cp_reader_barrier_note);
@@ -187,7 +188,7 @@ static int read_profile(cp_profile *p)
 const cli_command cli_cmd_timings = {
     .name = "timings",
     .synopsis = "timings DIR",
-    .brief = "time, waiting time per pattern and slowest calls, from timings.cpt",
+    .brief = "time, waiting time per pattern and slowest calls, from " CP_FILE_TIMINGS,
     .help = cli_help_timings,
     .read = read_profile,
 };

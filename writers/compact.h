@@ -62,5 +62,8 @@ int cp_compact_parse_file(const char *path, cp_counts_file *f, cp_error *err);
  * other tools' "send-counters.job0.rank0.txt" and a ".gz" suffix.
  * Returns 0 when the name is a counts file name, -1 otherwise. */
 int cp_compact_parse_name(const char *basename, int *direction, int64_t *lead);
+/* The name of a counts file: "send-counters.rank12.txt[.gz]" for
+ * direction CP_SEND and lead 12 (snprintf's result). */
+int cp_compact_file_name(char *buf, size_t size, int direction, int64_t lead, bool gz);
 
 #endif

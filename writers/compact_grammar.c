@@ -3,10 +3,13 @@
  * (compact_parse.c) both hold a block to, and its file names
  * (compact_grammar.h has the grammar).
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compact_grammar.h"
+#include "file_names.h"
 
 bool cp_compact_name_char(char c)
 {
@@ -164,13 +167,15 @@ int cp_compact_parse_name(const char *basename, int *direction, int64_t *lead)
     const char *s = strrchr(basename, '/');
     s = s ? s + 1 : basename;
     int dir;
-    if (strncmp(s, "send-counters.", 14) == 0)
+    size_t n = sizeof CP_FILE_SEND_COUNTS - 1;
+    _Static_assert(sizeof CP_FILE_SEND_COUNTS == sizeof CP_FILE_RECV_COUNTS, "one length");
+    if (strncmp(s, CP_FILE_SEND_COUNTS ".", n + 1) == 0)
         dir = CP_SEND;
-    else if (strncmp(s, "recv-counters.", 14) == 0)
+    else if (strncmp(s, CP_FILE_RECV_COUNTS ".", n + 1) == 0)
         dir = CP_RECV;
     else
         return -1;
-    s += 14;
+    s += n + 1;
     int64_t job, rank;
     if (strncmp(s, "job", 3) == 0) { /* other tools: send-counters.job0.rank0.txt */
         s += 3;
@@ -190,4 +195,11 @@ int cp_compact_parse_name(const char *basename, int *direction, int64_t *lead)
     if (lead)
         *lead = rank;
     return 0;
+}
+
+int cp_compact_file_name(char *buf, size_t size, int direction, int64_t lead, bool gz)
+{
+    return snprintf(buf, size, "%s.rank%" PRId64 ".txt%s",
+                    direction == CP_SEND ? CP_FILE_SEND_COUNTS : CP_FILE_RECV_COUNTS, lead,
+                    gz ? ".gz" : "");
 }

@@ -22,13 +22,14 @@
 #include <stdint.h>
 
 #include "cpt.h"
+#include "file_names.h"
 
 #define TAG "CPROF"
 #define TAG_LEN 5
 #define FOOTER "END_BLOCK"
 #define FOOTER_LEN 9
 #define HASH_LEN 41
-#define DEFAULT_NAME "timings.cpt"
+#define DEFAULT_NAME CP_FILE_TIMINGS
 
 /* One call in a series' uncompressed payload: call u64, enter, start and
  * exit f64, root i32, flags u8; from version 3 its site u32. */

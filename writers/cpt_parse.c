@@ -9,6 +9,7 @@
 
 #include "cpt_layout.h"
 #include "textio.h"
+#include "file_names.h"
 
 /* ----------------------------------------------------------------- parser */
 
@@ -448,7 +449,7 @@ static int parse_header(reader *rd, cp_cpt_file *f, uint64_t **offsets)
     const unsigned char *b;
     snprintf(rd->where, sizeof rd->where, "header");
     if (rd->len > 0 && memcmp(rd->p, TAG, rd->len < TAG_LEN ? rd->len : TAG_LEN) != 0)
-        return perr(rd, 0, "not a timings.cpt file (expected the tag CPROF)");
+        return perr(rd, 0, "not a " CP_FILE_TIMINGS " file (expected the tag CPROF)");
     if (get_bytes(rd, &b, TAG_LEN, "the tag CPROF") != 0)
         return -1;
     for (size_t i = 0; i < 3; i++)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cubex.h"
+#include "file_names.h"
 
 /* The key of chunk k (0-based): the first has no number. */
 static void chunk_key(size_t k, char *key, size_t len)
@@ -71,17 +72,17 @@ static int parse_chunk(const cp_cube *c, const char *key, const char *s, int64_t
         errno = 0;
         long long cn = strtoll(s, &end, 10);
         if (end == s || *end != '=' || errno || cn < 0)
-            return cp_error_set(err, "profile.cubex: attribute \"%s\": expected cnode=call-site "
+            return cp_error_set(err, CP_FILE_CUBE ": attribute \"%s\": expected cnode=call-site "
                                      "pairs, found \"%.20s\"",
                                 key, s);
         s = end + 1;
         long long id = strtoll(s, &end, 10);
         if (end == s || (*end && *end != ' ') || errno || id < 0)
-            return cp_error_set(err, "profile.cubex: attribute \"%s\": expected a call-tree id "
+            return cp_error_set(err, CP_FILE_CUBE ": attribute \"%s\": expected a call-tree id "
                                      "after \"%lld=\", found \"%.20s\"",
                                 key, cn, s);
         if ((uint64_t)cn >= c->ncnodes || cn <= *last)
-            return cp_error_set(err, "profile.cubex: attribute \"%s\": cnode %lld %s", key, cn,
+            return cp_error_set(err, CP_FILE_CUBE ": attribute \"%s\": cnode %lld %s", key, cn,
                                 (uint64_t)cn >= c->ncnodes ? "is not in the call tree"
                                                            : "is not after the one before");
         site_of[cn] = id;

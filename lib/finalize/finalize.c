@@ -22,6 +22,7 @@
 #include "outdir.h"
 #include "runtime.h"
 #include "transport.h"
+#include "file_names.h"
 
 /* ------------------------------------------------ output directory */
 
@@ -100,7 +101,7 @@ static const struct {
     {"count files", count_files},    /* finalize_merge.c: leads write */
     {"timing", timing},              /* finalize_timing.c: sums; finalize_waits.c: wait
                                         states; finalize_sites.c: the job's sites */
-    {"timings.cpt", cpt},            /* finalize_cpt.c: every rank's chunk */
+    {CP_FILE_TIMINGS, cpt},            /* finalize_cpt.c: every rank's chunk */
     {"agreement", agreement},        /* finalize_conclude.c: what failed; leads rename */
     {"run files", run_files},        /* finalize_conclude.c: timings.cpt renamed;
                                         finalize_profile.c: profile.cubex, profile.stat */

@@ -21,6 +21,8 @@
 #include "runtime.h"
 #include "textio.h"
 #include "transport.h"
+#include "compact.h"
+#include "file_names.h"
 
 /* How the calls were stamped (the manifest's "clock"). */
 static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
@@ -65,7 +67,7 @@ static void fingerprint_files(const fin *f, cp_manifest *m)
     m->nfile_info = m->nfiles;
     for (size_t i = 0; i < m->nfiles; i++) {
         m->file_bytes[i] = m->file_crc[i] = -1;
-        if (!m->files[i] || strcmp(m->files[i], "manifest.json") == 0)
+        if (!m->files[i] || strcmp(m->files[i], CP_FILE_MANIFEST) == 0)
             continue; /* it cannot hold its own */
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", f->dir, m->files[i]);
@@ -93,7 +95,7 @@ static void fill_manifest(fin *f, cp_manifest *m, bool partial, const char *cons
     m->files = calloc(cap, sizeof *m->files);
     if (!m->files)
         return;
-    m->files[m->nfiles++] = strdup("manifest.json");
+    m->files[m->nfiles++] = strdup(CP_FILE_MANIFEST);
     for (size_t i = 0; i < nrun; i++)
         m->files[m->nfiles++] = strdup(run_files[i]);
     /* Each lead once, in the order leads first appear among the
@@ -121,8 +123,8 @@ static void fill_manifest(fin *f, cp_manifest *m, bool partial, const char *cons
         listed[at - leads] = true;
         for (int d = 0; d < 2; d++) {
             char name[128], path[4400];
-            snprintf(name, sizeof name, "%s-counters.rank%" PRId64 ".txt%s",
-                     d == 0 ? "send" : "recv", lead, cp_rt.cfg.gzip ? ".gz" : "");
+            cp_compact_file_name(name, sizeof name, d == 0 ? CP_SEND : CP_RECV, lead,
+                                 cp_rt.cfg.gzip);
             snprintf(path, sizeof path, "%s/%s", f->dir, name);
             struct stat st;
             if (!counts_missing || stat(path, &st) == 0) {
@@ -151,17 +153,17 @@ static size_t write_run_files(fin *f, const cp_manifest *man, cp_run_times *rt,
     size_t n = 0;
     if (f->rank == 0 && cp_rt.cfg.timing != CP_TIMING_OFF) {
         char final[4200];
-        snprintf(final, sizeof final, "%s/timings.cpt", f->dir);
+        snprintf(final, sizeof final, "%s/" CP_FILE_TIMINGS, f->dir);
         if (cpt_reason) {
             remove(cpt->part);
-            cp_fin_missing(f, "timings.cpt", cpt_reason, true);
+            cp_fin_missing(f, CP_FILE_TIMINGS, cpt_reason, true);
         } else if (rename(cpt->part, final) != 0) {
             char why[4600];
             snprintf(why, sizeof why, "cannot rename %s into place: %s", cpt->part,
                      strerror(errno));
-            cp_fin_missing(f, "timings.cpt", why, true);
+            cp_fin_missing(f, CP_FILE_TIMINGS, why, true);
         } else {
-            names[n++] = "timings.cpt";
+            names[n++] = CP_FILE_TIMINGS;
         }
     }
     return n + cp_fin_write_profile(f, man, rt, names + n);
@@ -263,7 +265,7 @@ void cp_fin_manifest(fin *f, const cp_run_times *rt, const fin_outcome *o, cp_ma
     f->missing = NULL;
     f->nmissing = 0;
     char path[4200];
-    snprintf(path, sizeof path, "%s/manifest.json", f->dir);
+    snprintf(path, sizeof path, "%s/" CP_FILE_MANIFEST, f->dir);
     cp_error err;
     if (cp_manifest_write_file(path, false, man, &err)) {
         cp_log("%s", err.msg);

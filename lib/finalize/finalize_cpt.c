@@ -28,6 +28,7 @@
 #include "runtime.h"
 #include "textio.h"
 #include "transport.h"
+#include "file_names.h"
 
 /* The series' call sites, the strata of the waiting estimate (the same
  * as finalize_waits.c's), and each kept call's. */
@@ -202,7 +203,7 @@ static void rewrite_posix(const fin *f, fin_cpt *cpt, uint64_t offset, const uns
         e = errno;
     if (e) {
         char msg[256];
-        snprintf(msg, sizeof msg, "cannot write timings.cpt: %s", strerror(e));
+        snprintf(msg, sizeof msg, "cannot write " CP_FILE_TIMINGS ": %s", strerror(e));
         cp_fin_cpt_fail(f, cpt, msg);
     }
 }
@@ -237,7 +238,7 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cp
     cp_error err;
     bool ok = !f->failed && build_chunk(f, ids, rt, &ch) == 0;
     if (!ok && !f->failed)
-        cp_fin_cpt_fail(f, cpt, "out of memory while preparing timings.cpt");
+        cp_fin_cpt_fail(f, cpt, "out of memory while preparing " CP_FILE_TIMINGS);
     else if (cp_cpt_encode_chunk(&ch, &out, &err)) {
         cp_fin_cpt_fail(f, cpt, err.msg);
         ok = false;
@@ -256,7 +257,7 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cp
     cp_bytes head = {0};
     if (f->rank == 0) {
         if (!offsets || cp_cpt_encode_header(&h, offsets, &head, &err)) {
-            cp_fin_cpt_fail(f, cpt, offsets ? err.msg : "out of memory while writing timings.cpt");
+            cp_fin_cpt_fail(f, cpt, offsets ? err.msg : "out of memory while writing " CP_FILE_TIMINGS);
             ok = false;
         }
         /* The header goes in front of rank 0's chunk. */
@@ -271,7 +272,7 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cp
                 out = both;
                 offset = 0;
             } else {
-                cp_fin_cpt_fail(f, cpt, "out of memory while writing timings.cpt");
+                cp_fin_cpt_fail(f, cpt, "out of memory while writing " CP_FILE_TIMINGS);
                 ok = false;
             }
         }
@@ -288,7 +289,7 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cp
      * a fixed name would hang every later run in MPI_File_open). */
     int made[2] = {0, 0}; /* errno of the creation; written with pwrite */
     char final[sizeof cpt->part];
-    snprintf(final, sizeof final, "%s/timings.cpt", f->dir);
+    snprintf(final, sizeof final, "%s/" CP_FILE_TIMINGS, f->dir);
     if (f->rank == 0) {
         int fd = cp_create_temporary(final, cpt->part, sizeof cpt->part);
         made[0] = fd >= 0 ? 0 : errno;
@@ -326,12 +327,12 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cp
         rc = cp_write_at_all_bytes(fh, (MPI_Offset)offset, out.p, want, &written);
         if (!fits)
             cp_fin_cpt_fail(f, cpt,
-                            "cannot write timings.cpt: this rank's part is more than this MPI "
+                            "cannot write " CP_FILE_TIMINGS ": this rank's part is more than this MPI "
                             "library writes at once");
         else if (rc != MPI_SUCCESS)
-            cpt_mpi_fail(f, cpt, "cannot write timings.cpt", rc);
+            cpt_mpi_fail(f, cpt, "cannot write " CP_FILE_TIMINGS, rc);
         if ((rc = PMPI_File_close(&fh)) != MPI_SUCCESS)
-            cpt_mpi_fail(f, cpt, "cannot close timings.cpt", rc);
+            cpt_mpi_fail(f, cpt, "cannot close " CP_FILE_TIMINGS, rc);
         else if (!cpt->failed && written < want)
             rewrite_posix(f, cpt, offset, out.p + written, want - written, written);
     }

@@ -20,6 +20,7 @@
 #include "runtime.h"
 #include "transport.h"
 #include "wait_states.h"
+#include "file_names.h"
 
 
 typedef struct desc {
@@ -218,7 +219,7 @@ static void name_disagreements(cp_manifest *m, const desc *d, size_t nd)
             }
         }
     if (said > 3)
-        cp_log("and %zu more series whose ranks disagree on their calls (manifest.json, "
+        cp_log("and %zu more series whose ranks disagree on their calls (" CP_FILE_MANIFEST ", "
                "\"disagreements\")", said - 3);
 }
 

@@ -65,7 +65,6 @@ static int by_id(const void *a, const void *b)
 
 void cp_fin_merge_and_write(fin *f, fin_leads *L, fin_count_files *cf)
 {
-    static const char *const names[2] = {"send-counters", "recv-counters"};
     if (L->n == 0)
         return;
     /* Blocks in order of communicator id, then collective. */
@@ -86,8 +85,10 @@ void cp_fin_merge_and_write(fin *f, fin_leads *L, fin_count_files *cf)
             s[j]->world = &l->comm->members;
             cf->nblocks[d] += s[j]->n;
         }
-        snprintf(cf->final[d], sizeof cf->final[d], "%s/%s.rank%d.txt%s", f->dir, names[d], f->rank,
-                 cp_rt.cfg.gzip ? ".gz" : "");
+        char name[96];
+        cp_compact_file_name(name, sizeof name, d == 0 ? CP_SEND : CP_RECV, f->rank,
+                             cp_rt.cfg.gzip);
+        snprintf(cf->final[d], sizeof cf->final[d], "%s/%s", f->dir, name);
         snprintf(cf->part[d], sizeof cf->part[d], "%s.part", cf->final[d]);
         /* A file that cannot be written is missing alone (and its twin,
          * which is half the story): the profile goes on. */

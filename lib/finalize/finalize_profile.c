@@ -23,6 +23,7 @@
 #include "runtime.h"
 #include "stat.h"
 #include "transport.h"
+#include "file_names.h"
 
 
 /* Rank 0: everything of profile.cubex but its values. */
@@ -175,33 +176,33 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
 
     /* The rows, a batch at a time; rank 0 writes them as they come. */
     if (ok && f->rank == 0) {
-        snprintf(path, sizeof path, "%s/profile.cubex", f->dir);
+        snprintf(path, sizeof path, "%s/" CP_FILE_CUBE, f->dir);
         if (cp_cubex_write_rows(path, &cube, any, cp_cube_rows_next, &x, &err))
-            cp_fin_missing(f, "profile.cubex", err.msg, true);
+            cp_fin_missing(f, CP_FILE_CUBE, err.msg, true);
         else
-            names[n++] = "profile.cubex";
+            names[n++] = CP_FILE_CUBE;
     }
     while (ok && x.done < x.rows) /* the other ranks; rank 0 after a failure */
         cp_cube_rows_batch(&x);
     if (f->rank == 0 && !ok) {
-        cp_fin_missing(f, "profile.cubex", why, true);
+        cp_fin_missing(f, CP_FILE_CUBE, why, true);
         if (rt->timing)
-            cp_fin_missing(f, "profile.stat", why, true);
+            cp_fin_missing(f, CP_FILE_STAT, why, true);
     }
 
     if (f->rank == 0 && ok && rt->timing && rt->stats_lost) {
-        cp_fin_missing(f, "profile.stat",
+        cp_fin_missing(f, CP_FILE_STAT,
                        "the wait-state statistics of some ranks could not be computed", true);
     } else if (f->rank == 0 && ok && rt->timing) {
         cp_stat_file st;
         if (build_stat(rt, metric, &sc, &st)) {
-            cp_fin_missing(f, "profile.stat", "out of memory while building the statistics", true);
+            cp_fin_missing(f, CP_FILE_STAT, "out of memory while building the statistics", true);
         } else {
-            snprintf(path, sizeof path, "%s/profile.stat", f->dir);
+            snprintf(path, sizeof path, "%s/" CP_FILE_STAT, f->dir);
             if (cp_stat_write(path, &st, &err))
-                cp_fin_missing(f, "profile.stat", err.msg, true);
+                cp_fin_missing(f, CP_FILE_STAT, err.msg, true);
             else
-                names[n++] = "profile.stat";
+                names[n++] = CP_FILE_STAT;
         }
         cp_stat_file_free(&st);
     }

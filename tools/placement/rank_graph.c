@@ -7,6 +7,7 @@
 
 #include "grow.h"
 #include "reader_internal.h"
+#include "file_names.h"
 
 /* ------------------------------------------------- pairs, hashed by key */
 
@@ -298,7 +299,7 @@ int cp_rank_graph_build(const cp_profile *p, cp_rank_graph *g, cp_error *err)
     if (g->nranks <= 0)
         return cp_error_set(err, "%s: the ranks cannot be placed: %s", p->dir,
                             p->has_manifest ? "the manifest gives no world size"
-                                            : "no manifest.json, and the count files name no "
+                                            : "no " CP_FILE_MANIFEST ", and the count files name no "
                                               "world ranks (Communicator: lines)");
     builder bd = {.p = p, .g = g, .err = err};
     int rc = 0;

@@ -8,6 +8,7 @@
 
 #include "cubex.h"
 #include "reader_internal.h"
+#include "file_names.h"
 
 struct cp_reader_cache {
     bool cube_tried;
@@ -19,7 +20,7 @@ struct cp_reader_cache {
 static int read_cube(const cp_profile *p, cp_cube *c, cp_error *err)
 {
     char path[sizeof p->dir + 32];
-    snprintf(path, sizeof path, "%s/profile.cubex", p->dir);
+    snprintf(path, sizeof path, "%s/" CP_FILE_CUBE, p->dir);
     return cp_cubex_read(path, c, err);
 }
 

@@ -14,6 +14,7 @@
 #include "cubex_callsites.h"
 #include "wait_states.h"
 #include "reader_internal.h"
+#include "file_names.h"
 
 static bool is_mpi(const cp_cube *c, size_t cnode)
 {
@@ -45,7 +46,7 @@ static int by_order(const cp_profile *p, const cp_cube *c, int64_t *site_of, cp_
         site_of[i] = is_mpi(c, i) && c->cnodes[i].parent >= 0 ? frame[c->cnodes[i].parent] : -1;
     free(frame);
     if ((size_t)next != p->manifest.ncall_tree)
-        return cp_error_set(err, "%s: profile.cubex has %lld call-path nodes, manifest.json %zu",
+        return cp_error_set(err, "%s: " CP_FILE_CUBE " has %lld call-path nodes, " CP_FILE_MANIFEST " %zu",
                             p->dir, (long long)next, p->manifest.ncall_tree);
     return 0;
 }
@@ -67,9 +68,9 @@ int64_t *cp_cube_callsite_of(const cp_profile *p, const cp_cube *c, cp_error *er
     }
     for (size_t i = 0; has == 1 && i < c->ncnodes; i++)
         if (site_of[i] >= 0 && (!is_mpi(c, i) || (size_t)site_of[i] >= p->manifest.ncall_tree)) {
-            cp_error_set(err, "%s: profile.cubex names call site %lld for cnode %zu, %s", p->dir,
+            cp_error_set(err, "%s: " CP_FILE_CUBE " names call site %lld for cnode %zu, %s", p->dir,
                          (long long)site_of[i], i,
-                         is_mpi(c, i) ? "which manifest.json's call tree does not have"
+                         is_mpi(c, i) ? "which " CP_FILE_MANIFEST "'s call tree does not have"
                                       : "which is not an MPI call");
             has = -1;
         }

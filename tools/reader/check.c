@@ -23,6 +23,7 @@
 
 #include "check_internal.h"
 #include "ranges.h"
+#include "file_names.h"
 
 /* The transpose check costs nranks^2 per pair of matrices; larger
  * communicators are skipped (documented in docs/reader.md). */
@@ -252,7 +253,7 @@ static void check_manifest_table(checker *c)
         const cp_comm_info *ci = &m->comms[i];
         for (size_t k = 0; k < i; k++)
             if (m->comms[k].id == ci->id) {
-                cp_check_problem(c, "manifest.json: communicator %" PRId64 " is listed twice",
+                cp_check_problem(c, CP_FILE_MANIFEST ": communicator %" PRId64 " is listed twice",
                                  ci->id);
                 break;
             }
@@ -261,12 +262,12 @@ static void check_manifest_table(checker *c)
         int64_t count = cp_ranges_count(&ci->members);
         if (count != ci->size)
             cp_check_problem(c,
-                             "manifest.json: communicator %" PRId64 ": size %" PRId64
+                             CP_FILE_MANIFEST ": communicator %" PRId64 ": size %" PRId64
                              " but %" PRId64 " members",
                              ci->id, ci->size, count);
         if (cp_ranges_nth(&ci->members, 0) != ci->lead)
             cp_check_problem(c,
-                             "manifest.json: communicator %" PRId64 ": lead %" PRId64
+                             CP_FILE_MANIFEST ": communicator %" PRId64 ": lead %" PRId64
                              " but its first member is world rank %" PRId64,
                              ci->id, ci->lead, cp_ranges_nth(&ci->members, 0));
         int64_t maxm = -1;
@@ -275,7 +276,7 @@ static void check_manifest_table(checker *c)
                 maxm = ci->members.v[r].hi;
         if (maxm >= m->world_size)
             cp_check_problem(c,
-                             "manifest.json: communicator %" PRId64 ": member %" PRId64
+                             CP_FILE_MANIFEST ": communicator %" PRId64 ": member %" PRId64
                              " is not below the world size %" PRId64,
                              ci->id, maxm, m->world_size);
     }
@@ -298,7 +299,7 @@ static void check_files_against_manifest(checker *c)
             if (!ci) {
                 cp_check_problem(c,
                                  "%s: communicator %" PRId64
-                                 ": not in the communicator table of manifest.json",
+                                 ": not in the communicator table of " CP_FILE_MANIFEST,
                                  fname(f), b->comm_id);
                 continue;
             }
@@ -310,7 +311,7 @@ static void check_files_against_manifest(checker *c)
                 describe_comm(y, sizeof y, ci->size, &ci->members);
                 cp_check_problem(c,
                                  "%s: communicator %" PRId64
-                                 ": the Communicator: line says %s, manifest.json says %s",
+                                 ": the Communicator: line says %s, " CP_FILE_MANIFEST " says %s",
                                  fname(f), b->comm_id, x, y);
             }
             /* A partial profile is written by each rank for itself: its
@@ -324,7 +325,7 @@ static void check_files_against_manifest(checker *c)
             } else if (f->version >= 1 && f->lead_rank >= 0 && f->lead_rank != ci->lead) {
                 cp_check_problem(c,
                                  "%s: communicator %" PRId64 ": led by world rank %" PRId64
-                                 " in manifest.json, but found in the file of lead rank %" PRId64,
+                                 " in " CP_FILE_MANIFEST ", but found in the file of lead rank %" PRId64,
                                  fname(f), b->comm_id, ci->lead, f->lead_rank);
             }
         }
@@ -368,7 +369,7 @@ static void check_listed_files(checker *c)
         if (exists(c->p->dir, name, "", 0) || exists(c->p->dir, name, ".gz", 0) ||
             (ends_with(name, ".gz") && exists(c->p->dir, name, "", 3)))
             continue;
-        cp_check_problem(c, "manifest.json: lists %s, which is not in the directory", name);
+        cp_check_problem(c, CP_FILE_MANIFEST ": lists %s, which is not in the directory", name);
     }
     /* and the other way round: every counts file is listed */
     for (size_t f = 0; f < c->p->nfiles; f++) {
@@ -377,7 +378,7 @@ static void check_listed_files(checker *c)
         while (i < m->nfiles && !same_file(name, m->files[i]))
             i++;
         if (i == m->nfiles)
-            cp_check_problem(c, "%s: not listed in the \"files\" of manifest.json", name);
+            cp_check_problem(c, "%s: not listed in the \"files\" of " CP_FILE_MANIFEST, name);
     }
 }
 

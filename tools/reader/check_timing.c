@@ -26,6 +26,7 @@
 #include "compact.h"
 #include "cubex.h"
 #include "stat.h"
+#include "file_names.h"
 
 static bool listed(const cp_manifest *m, const char *name)
 {
@@ -43,7 +44,7 @@ static bool present(checker *c, const char *name, char *path, size_t size)
     if (access(path, F_OK) != 0)
         return false;
     if (c->p->has_manifest && !listed(&c->p->manifest, name))
-        cp_check_problem(c, "%s: not listed in the \"files\" of manifest.json", name);
+        cp_check_problem(c, "%s: not listed in the \"files\" of " CP_FILE_MANIFEST, name);
     return true;
 }
 
@@ -73,20 +74,20 @@ static void stat_against_cube(checker *c, const cp_stat_file *s, const cp_cube *
         const cp_stat_pattern *sp = &s->patterns[i];
         int64_t m = cp_cube_find_metric(cube, sp->name);
         if (m < 0)
-            cp_check_problem(c, "profile.stat: pattern %s is not a metric of profile.cubex",
+            cp_check_problem(c, CP_FILE_STAT ": pattern %s is not a metric of " CP_FILE_CUBE,
                              sp->name);
         else if (sp->metric_id >= 0 && sp->metric_id != m)
-            cp_check_problem(c, "profile.stat: pattern %s: MetricID %" PRId64 ", but it is "
-                                "metric %" PRId64 " of profile.cubex",
+            cp_check_problem(c, CP_FILE_STAT ": pattern %s: MetricID %" PRId64 ", but it is "
+                                "metric %" PRId64 " of " CP_FILE_CUBE,
                              sp->name, sp->metric_id, m);
         for (size_t e = 0; e < sp->nevents; e++) {
             const cp_stat_event *ev = &sp->events[e];
             if (ev->cnode < 0 || (uint64_t)ev->cnode >= cube->ncnodes)
-                cp_check_problem(c, "profile.stat: pattern %s: an instance at cnode %" PRId64
-                                    ", but profile.cubex has %zu call-tree nodes",
+                cp_check_problem(c, CP_FILE_STAT ": pattern %s: an instance at cnode %" PRId64
+                                    ", but " CP_FILE_CUBE " has %zu call-tree nodes",
                                  sp->name, ev->cnode, cube->ncnodes);
             if (world >= 0 && ev->rank >= world)
-                cp_check_problem(c, "profile.stat: pattern %s: an instance of rank %" PRId64
+                cp_check_problem(c, CP_FILE_STAT ": pattern %s: an instance of rank %" PRId64
                                     ", but the world has %" PRId64 " ranks",
                                  sp->name, ev->rank, world);
         }
@@ -104,8 +105,8 @@ static void locations(checker *c, const cp_cube *cube)
 {
     const cp_profile *p = c->p;
     if (p->has_manifest && cube->nlocations != (uint64_t)p->manifest.world_size)
-        cp_check_problem(c, "profile.cubex: %zu locations (processes), but the world has %" PRId64
-                            " ranks (manifest.json)",
+        cp_check_problem(c, CP_FILE_CUBE ": %zu locations (processes), but the world has %" PRId64
+                            " ranks (" CP_FILE_MANIFEST ")",
                          cube->nlocations, p->manifest.world_size);
     if (!p->has_timings)
         return;
@@ -116,8 +117,8 @@ static void locations(checker *c, const cp_cube *cube)
         if (strcmp(host_of(cube, r), p->timings.chunks[r].hostname) != 0 && differ++ == 0)
             first = r;
     if (differ)
-        cp_check_problem(c, "profile.cubex, timings.cpt: world rank %zu runs on host %s in "
-                            "profile.cubex, on %s in timings.cpt (%zu of %zu ranks differ)",
+        cp_check_problem(c, CP_FILE_CUBE ", " CP_FILE_TIMINGS ": world rank %zu runs on host %s in "
+                            CP_FILE_CUBE ", on %s in " CP_FILE_TIMINGS " (%zu of %zu ranks differ)",
                          first, host_of(cube, first), p->timings.chunks[first].hostname, differ,
                          n);
 }
@@ -127,13 +128,13 @@ static void series(checker *c, uint64_t r, const cp_cpt_series *s, cp_ranges *re
 {
     const cp_comm_info *ci = cp_reader_manifest_comm(c->p, s->comm_id);
     if (!ci) {
-        cp_check_problem(c, "timings.cpt: world rank %" PRIu64 ": %s on communicator %" PRId64
-                            ", which is not in the communicator table of manifest.json",
+        cp_check_problem(c, CP_FILE_TIMINGS ": world rank %" PRIu64 ": %s on communicator %" PRId64
+                            ", which is not in the communicator table of " CP_FILE_MANIFEST,
                          r, s->collective, s->comm_id);
         return;
     }
     if (ci->members.n && cp_ranges_index_of(&ci->members, (int64_t)r) < 0)
-        cp_check_problem(c, "timings.cpt: world rank %" PRIu64 ": %s on communicator %" PRId64
+        cp_check_problem(c, CP_FILE_TIMINGS ": world rank %" PRIu64 ": %s on communicator %" PRId64
                             ", of which it is not a member",
                          r, s->collective, s->comm_id);
     if (s->n == 0)
@@ -148,7 +149,7 @@ static void series(checker *c, uint64_t r, const cp_cpt_series *s, cp_ranges *re
             missing++ == 0)
             first = s->call[i];
     if (missing)
-        cp_check_problem(c, "timings.cpt: world rank %" PRIu64 ", communicator %" PRId64
+        cp_check_problem(c, CP_FILE_TIMINGS ": world rank %" PRIu64 ", communicator %" PRId64
                             ", %s: call %" PRIu64 " is timed but not recorded in the count "
                             "files (%" PRIu64 " of %" PRIu64 " timed calls)",
                          r, s->comm_id, s->collective, first, missing, s->n);
@@ -161,8 +162,8 @@ static void timings(checker *c, bool against_counts)
     if (!p->has_manifest)
         return;
     if (f->world_size != (uint64_t)p->manifest.world_size)
-        cp_check_problem(c, "timings.cpt: %" PRIu64 " ranks, but the world has %" PRId64
-                            " ranks (manifest.json)",
+        cp_check_problem(c, CP_FILE_TIMINGS ": %" PRIu64 " ranks, but the world has %" PRId64
+                            " ranks (" CP_FILE_MANIFEST ")",
                          f->world_size, p->manifest.world_size);
     cp_ranges recorded = {0};
     for (uint64_t r = 0; against_counts && r < f->world_size; r++)
@@ -193,17 +194,17 @@ void cp_check_timing_files(checker *c)
     cp_stat_file st = {0};
     bool has_cube = false, has_stat = false;
     memset(&cube, 0, sizeof cube);
-    if (present(c, "profile.cubex", path, sizeof path)) {
+    if (present(c, CP_FILE_CUBE, path, sizeof path)) {
         has_cube = cp_cubex_read(path, &cube, &err) == 0;
         if (!has_cube)
             parse_problem(c, &err);
     }
-    if (present(c, "profile.stat", path, sizeof path)) {
+    if (present(c, CP_FILE_STAT, path, sizeof path)) {
         has_stat = cp_stat_read(path, &st, &err) == 0;
         if (!has_stat)
             parse_problem(c, &err);
     }
-    present(c, "timings.cpt", path, sizeof path);
+    present(c, CP_FILE_TIMINGS, path, sizeof path);
     if (has_cube && has_stat)
         stat_against_cube(c, &st, &cube);
     bool against_counts = counts_complete(c->p);

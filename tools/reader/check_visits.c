@@ -25,6 +25,7 @@
 #include "check_internal.h"
 #include "cubex.h"
 #include "mpi_names.h"
+#include "file_names.h"
 
 typedef struct tally {
     char (*names)[64]; /* the collectives, case-insensitively distinct */
@@ -226,7 +227,7 @@ static void out_of_bounds(checker *c, const tally *t, size_t k, size_t l, size_t
                  t->with_row[x]);
     const char *which = above ? "more visits than recorded calls"
                               : "fewer visits than calls with a row";
-    cp_check_problem(c, "profile.cubex: %s: world rank %zu has %" PRIu64 " visit%s, but %s (%zu "
+    cp_check_problem(c, CP_FILE_CUBE ": %s: world rank %zu has %" PRIu64 " visit%s, but %s (%zu "
                         "of %zu ranks have %s)",
                      t->names[k], l, t->visits[x], t->visits[x] == 1 ? "" : "s", bound, how_many,
                      t->nranks, which);
@@ -255,7 +256,7 @@ void cp_check_visits(checker *c, const cp_cube *cube)
 {
     int64_t metric = cp_cube_find_metric(cube, "visits");
     if (metric < 0) {
-        cp_check_problem(c, "profile.cubex: no metric \"visits\"");
+        cp_check_problem(c, CP_FILE_CUBE ": no metric \"visits\"");
         return;
     }
     tally t = {.nranks = cube->nlocations};

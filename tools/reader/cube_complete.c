@@ -12,6 +12,7 @@
 
 #include "cubex.h"
 #include "reader_internal.h"
+#include "file_names.h"
 
 /* Regions of one module: their names, lines looked up together. */
 static int region_lines(cp_cube *c, const char *module, size_t *done)
@@ -49,9 +50,9 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
 {
     memset(st, 0, sizeof *st);
     char path[sizeof p->dir + 32];
-    snprintf(path, sizeof path, "%s/profile.cubex", p->dir);
+    snprintf(path, sizeof path, "%s/" CP_FILE_CUBE, p->dir);
     if (!p->has_manifest)
-        return cp_error_set(err, "%s: no manifest.json: the call tree's modules are unknown",
+        return cp_error_set(err, "%s: no " CP_FILE_MANIFEST ": the call tree's modules are unknown",
                             p->dir);
     cp_cube c;
     if (cp_cubex_read(path, &c, err))
@@ -113,7 +114,7 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
     if (rc == 0)
         rc = cp_cubex_write(path, &c, err);
     if (rc == 0) /* a change of ours: the manifest records the new file */
-        rc = cp_reader_refingerprint(p, "profile.cubex", err);
+        rc = cp_reader_refingerprint(p, CP_FILE_CUBE, err);
     cp_cube_free(&c);
     return rc;
 }

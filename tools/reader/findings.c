@@ -40,6 +40,7 @@
 #include "reader_internal.h"
 #include "search.h"
 #include "wait_states.h"
+#include "file_names.h"
 
 typedef struct list {
     cp_finding *v;
@@ -620,11 +621,11 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
     /* Coverage. */
     if (!p->has_timings)
         add(&l, CP_FINDING_COVERAGE, 0,
-            cp_reader_is_damaged(p, "timings.cpt")
-                ? "coverage: timings.cpt is damaged: no time or waiting findings"
+            cp_reader_is_damaged(p, CP_FILE_TIMINGS)
+                ? "coverage: " CP_FILE_TIMINGS " is damaged: no time or waiting findings"
             : p->has_manifest
-                ? "coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings"
-                : "coverage: counts only (no manifest.json, no timings.cpt): no time or waiting "
+                ? "coverage: no " CP_FILE_TIMINGS " (COLLPROF_TIMING=off?): no time or waiting findings"
+                : "coverage: counts only (no " CP_FILE_MANIFEST ", no " CP_FILE_TIMINGS "): no time or waiting "
                   "findings");
     uint64_t kept = 0, agg = 0, hist = 0;
     for (size_t i = 0; timed && i < t.nrows; i++) { /* series with histograms only */

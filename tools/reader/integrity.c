@@ -20,6 +20,8 @@
 #include "manifest.h"
 #include "reader_internal.h"
 #include "textio.h"
+#include "compact.h"
+#include "file_names.h"
 
 void cp_reader_damage(cp_profile *p, const char *name, const char *fmt, ...)
 {
@@ -81,7 +83,7 @@ static void check_listed(cp_profile *p)
     const cp_manifest *m = &p->manifest;
     for (size_t i = 0; i < m->nfiles; i++) {
         const char *name = m->files[i];
-        if (!name || strcmp(name, "manifest.json") == 0 || strchr(name, '/'))
+        if (!name || strcmp(name, CP_FILE_MANIFEST) == 0 || strchr(name, '/'))
             continue;
         int r = cp_reader_regular(p, name);
         if (r < 0)
@@ -132,8 +134,8 @@ static void check_series(cp_profile *p)
                 if (have[d] >= s->blocks[d])
                     continue;
                 char name[96];
-                snprintf(name, sizeof name, "%s-counters.rank%" PRId64 ".txt",
-                         d == 0 ? "send" : "recv", c->lead);
+                cp_compact_file_name(name, sizeof name, d == 0 ? CP_SEND : CP_RECV, c->lead,
+                                     false);
                 char gz[100];
                 snprintf(gz, sizeof gz, "%s.gz", name);
                 if (listed_missing(m, name) || listed_missing(m, gz))
@@ -161,7 +163,7 @@ void cp_reader_check_series(cp_profile *p)
     if (!p->has_manifest) {
         for (size_t f = 0; f < p->nfiles; f++)
             if (p->files[f].version >= 1) { /* collprof's files come with one */
-                cp_reader_damage(p, "manifest.json",
+                cp_reader_damage(p, CP_FILE_MANIFEST,
                                  "missing: the count files are collprof's, whose runs write "
                                  "one (communicator table, call paths, what the files hold)");
                 break;
@@ -176,7 +178,7 @@ int cp_reader_refingerprint(const cp_profile *p, const char *name, cp_error *err
     if (!p->has_manifest)
         return 0;
     char mpath[sizeof p->dir + 32], path[sizeof p->dir + 300];
-    snprintf(mpath, sizeof mpath, "%s/manifest.json", p->dir);
+    snprintf(mpath, sizeof mpath, "%s/" CP_FILE_MANIFEST, p->dir);
     snprintf(path, sizeof path, "%s/%s", p->dir, name);
     cp_manifest m;
     if (cp_manifest_parse_file(mpath, &m, err))

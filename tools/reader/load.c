@@ -20,6 +20,7 @@
 #include "compact.h"
 #include "cpt.h"
 #include "manifest.h"
+#include "file_names.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -119,7 +120,7 @@ static bool partials_are_newer(const cp_profile *p, const char *manifest, char *
     time_t m = mtime_of(p->dir, manifest, "");
     for (size_t i = 0; i < nnames; i++)
         if (cp_reader_partial_rank(names[i]) >= 0 &&
-            mtime_of(p->dir, names[i], "/manifest.json") > m)
+            mtime_of(p->dir, names[i], "/" CP_FILE_MANIFEST) > m)
             return true;
     return false;
 }
@@ -128,8 +129,8 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
 {
     const char *manifest = NULL;
     for (size_t i = 0; i < nnames; i++)
-        if (strcmp(names[i], "manifest.json") == 0 ||
-            (!manifest && strcmp(names[i], "manifest.json.gz") == 0))
+        if (strcmp(names[i], CP_FILE_MANIFEST) == 0 ||
+            (!manifest && strcmp(names[i], CP_FILE_MANIFEST ".gz") == 0))
             manifest = names[i];
     if (manifest && partials_are_newer(p, manifest, names, nnames))
         return cp_reader_load_partials(p, names, nnames, cp_profile_load, err);
@@ -211,14 +212,14 @@ static int load_timings(cp_profile *p, cp_error *err)
 {
     (void)err;
     char path[sizeof p->dir + 32];
-    snprintf(path, sizeof path, "%s/timings.cpt", p->dir);
-    if (cp_reader_regular(p, "timings.cpt") <= 0)
+    snprintf(path, sizeof path, "%s/" CP_FILE_TIMINGS, p->dir);
+    if (cp_reader_regular(p, CP_FILE_TIMINGS) <= 0)
         return 0;
     cp_error perr;
     if (cp_cpt_read(path, &p->timings, &perr)) {
         cp_cpt_file_free(&p->timings);
         memset(&p->timings, 0, sizeof p->timings);
-        cp_reader_damage(p, "timings.cpt", "%s", perr.msg);
+        cp_reader_damage(p, CP_FILE_TIMINGS, "%s", perr.msg);
         return 0;
     }
     p->has_timings = true;
@@ -281,8 +282,8 @@ int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
         cp_cpt_file_free(&p->timings);
         memset(&p->timings, 0, sizeof p->timings);
         p->has_timings = false;
-        cp_reader_damage(p, "timings.cpt", "not read: its communicators and call paths are "
-                                          "named in manifest.json, which is missing or damaged");
+        cp_reader_damage(p, CP_FILE_TIMINGS, "not read: its communicators and call paths are "
+                                          "named in " CP_FILE_MANIFEST ", which is missing or damaged");
     }
     for (size_t i = 0; i < n; i++)
         free(names[i]);

@@ -30,6 +30,7 @@
 #include "compact.h"
 #include "ranges.h"
 #include "reader_internal.h"
+#include "file_names.h"
 
 /* Ranks of one run pass MPI_Init together; folders whose start times are
  * further apart than this are from different runs. */
@@ -48,7 +49,7 @@ typedef struct part {
 /* "partial.rank<R>" exactly -> R, else -1 */
 int64_t cp_reader_partial_rank(const char *name)
 {
-    const char *p = "partial.rank";
+    const char *p = CP_FILE_PARTIAL;
     size_t n = strlen(p);
     if (strncmp(name, p, n) != 0 || !name[n])
         return -1;
@@ -307,8 +308,10 @@ static cp_counts_file *file_of(cp_profile *p, int direction, int64_t lead)
     f->version = CP_COUNTS_FORMAT_VERSION;
     f->direction = direction;
     f->lead_rank = lead;
-    snprintf(f->path, sizeof f->path, "%.3900s/partial.rank%" PRId64 "/%s-counters.rank%" PRId64
-             ".txt", p->dir, lead, direction == CP_SEND ? "send" : "recv", lead);
+    char name[96];
+    cp_compact_file_name(name, sizeof name, direction, lead, false);
+    snprintf(f->path, sizeof f->path, "%.3900s/" CP_FILE_PARTIAL "%" PRId64 "/%s", p->dir, lead,
+             name);
     return f;
 }
 
@@ -495,7 +498,7 @@ static int merge_blocks(cp_profile *p, part *parts, size_t nparts, cp_error *err
                     free(e);
                     return cp_error_set(err, "%s: communicator %" PRId64
                                              " is not in the communicator table of its "
-                                             "manifest.json",
+                                             CP_FILE_MANIFEST,
                                         cf->path, cf->blocks[b].comm_id);
                 }
                 e[k++] = (entry){g, &cf->blocks[b], cf->direction, i};
@@ -552,7 +555,7 @@ static void select_run(part *parts, size_t nparts)
             !parse_time(m->start_time, &t) || latest - t > CP_PARTIAL_SAME_RUN_S) {
             pt->used = false;
             snprintf(pt->why, sizeof pt->why,
-                     "left out: partial.rank%" PRId64 " is of an earlier run (job %.64s, %" PRId64
+                     "left out: " CP_FILE_PARTIAL "%" PRId64 " is of an earlier run (job %.64s, %" PRId64
                      " ranks, started %.32s)",
                      pt->rank, m->job, m->world_size, m->start_time);
         }
@@ -642,7 +645,7 @@ static int make_manifest(cp_profile *p, part *parts, size_t nparts, size_t used)
                 free(value);
                 return -1;
             }
-            snprintf(key, len, "partial.rank%" PRId64 "/%s", parts[i].rank, x->key);
+            snprintf(key, len, CP_FILE_PARTIAL "%" PRId64 "/%s", parts[i].rank, x->key);
             kv[m->nmissing++] = (cp_kv){key, value};
         }
     for (int64_t rank = 0, i = 0; rank < m->world_size; rank++) {
@@ -668,8 +671,8 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
         nparts += cp_reader_partial_rank(names[i]) >= 0;
     if (nparts == 0)
         return cp_error_set(err,
-                            "%s: no manifest.json, no counts files (send-counters.*, "
-                            "recv-counters.*) and no partial profiles (partial.rank<R>/): "
+                            "%s: no " CP_FILE_MANIFEST ", no counts files (" CP_FILE_SEND_COUNTS ".*, "
+                            CP_FILE_RECV_COUNTS ".*) and no partial profiles (" CP_FILE_PARTIAL "<R>/): "
                             "not a collprof output directory",
                             p->dir);
     part *parts = calloc(nparts, sizeof *parts);
@@ -688,7 +691,7 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
         if (load(sub, &pt->prof, &e2) < 0)
             snprintf(pt->why, sizeof pt->why, "left out: %s", e2.msg);
         else if (!pt->prof.has_manifest || !pt->prof.manifest.partial || pt->prof.npartials)
-            snprintf(pt->why, sizeof pt->why, "left out: %s has no partial manifest.json",
+            snprintf(pt->why, sizeof pt->why, "left out: %s has no partial " CP_FILE_MANIFEST,
                      names[i]);
         else
             pt->used = true;

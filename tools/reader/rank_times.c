@@ -12,6 +12,7 @@
 #include "cubex.h"
 #include "reader_internal.h"
 #include "wait_states.h"
+#include "file_names.h"
 
 int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp_error *err)
 {
@@ -26,7 +27,7 @@ int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp
     int64_t time = cp_cube_find_metric(c, "time"), late = cp_cube_find_metric(c, "late_arrival");
     int rc = 0;
     if (time < 0) {
-        rc = cp_error_set(err, "%s/profile.cubex: no time metric (COLLPROF_TIMING=off?)", p->dir);
+        rc = cp_error_set(err, "%s/" CP_FILE_CUBE ": no time metric (COLLPROF_TIMING=off?)", p->dir);
     } else if (!(*out = calloc(c->nlocations ? c->nlocations : 1, sizeof **out))) {
         rc = cp_error_set(err, "out of memory");
     } else {

@@ -16,6 +16,7 @@
 #include "reader_internal.h"
 #include "stat.h"
 #include "wait_states.h"
+#include "file_names.h"
 
 const char cp_reader_barrier_note[] =
     "barrier mode: waiting counts from each rank's arrival in collprof's barrier before the "
@@ -598,7 +599,7 @@ static int hosts_of(const cp_cpt_file *f, cp_timings *t, cp_error *err)
         t->rank_node[r] = node;
         if (node >= t->nhosts) {
             if (node > w)
-                return cp_error_set(err, "timings.cpt: rank %zu: node index %u beyond %zu ranks",
+                return cp_error_set(err, CP_FILE_TIMINGS ": rank %zu: node index %u beyond %zu ranks",
                                     r, node, w);
             char(*nh)[256] = realloc(t->hosts, (node + 1) * sizeof *nh);
             if (!nh)
@@ -617,13 +618,13 @@ static int hosts_of(const cp_cpt_file *f, cp_timings *t, cp_error *err)
 int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!p->has_timings && cp_reader_is_damaged(p, "timings.cpt"))
-        return cp_error_set(err, "%s: timings.cpt is damaged (see above): no timings to show",
+    if (!p->has_timings && cp_reader_is_damaged(p, CP_FILE_TIMINGS))
+        return cp_error_set(err, "%s: " CP_FILE_TIMINGS " is damaged (see above): no timings to show",
                             p->dir);
     if (!p->has_timings)
-        return cp_error_set(err, "%s: no timings.cpt (was COLLPROF_TIMING=off?)", p->dir);
+        return cp_error_set(err, "%s: no " CP_FILE_TIMINGS " (was COLLPROF_TIMING=off?)", p->dir);
     if (!p->has_manifest)
-        return cp_error_set(err, "%s: timings.cpt needs manifest.json", p->dir);
+        return cp_error_set(err, "%s: " CP_FILE_TIMINGS " needs " CP_FILE_MANIFEST, p->dir);
     const cp_cpt_file *f = &p->timings;
     out->barrier = (f->flags & CP_CPT_BARRIER) != 0;
     acc *accs = NULL;
@@ -633,7 +634,7 @@ int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
         for (size_t i = 0; i < f->chunks[r].nseries && rc == 0; i++) {
             const cp_cpt_series *s = &f->chunks[r].series[i];
             acc *a = find_acc(&accs, &nacc, s, (size_t)f->world_size, err);
-            rc = !a ? -1 : a->by_rank[r] ? cp_error_set(err, "timings.cpt: rank %llu has two "
+            rc = !a ? -1 : a->by_rank[r] ? cp_error_set(err, CP_FILE_TIMINGS ": rank %llu has two "
                                                              "series of %s on communicator %lld",
                                                         (unsigned long long)r, s->collective,
                                                         (long long)s->comm_id)

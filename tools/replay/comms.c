@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "replay.h"
+#include "file_names.h"
 
 /* Open MPI's MPI_UNWEIGHTED points to an empty object: gcc takes it for an
  * array of no elements passed where MPI reads none either. */
@@ -213,7 +214,7 @@ static int from_manifest(const cp_manifest *m, int wrank, replay_comms *out, cp_
             rc->size[1] = m->comms[j].size;
         } else {
             snprintf(rc->why, sizeof rc->why, "the intercommunicator's other group (world ranks of "
-                                              "remote_members) has no entry in manifest.json");
+                                              "remote_members) has no entry in " CP_FILE_MANIFEST);
         }
         int64_t pa = cp_ranges_index_of(&ci->members, wrank), pb = cp_ranges_index_of(b, wrank);
         MPI_Comm local = MPI_COMM_NULL;

@@ -8,6 +8,7 @@
 
 #include "replay.h"
 #include "replay_json.h"
+#include "file_names.h"
 
 void replay_comm_label(const replay_comm *rc, char *buf, size_t size)
 {
@@ -97,7 +98,7 @@ void replay_print_sequence(FILE *out, const cp_profile *p, const replay_sequence
                      "recorded %.2f\n",
                 r->recorded, r->recorded > 0 ? r->seconds / r->recorded : 0);
     else
-        fprintf(out, "recorded:       - (no timings.cpt)\n");
+        fprintf(out, "recorded:       - (no " CP_FILE_TIMINGS ")\n");
 }
 
 void replay_json_header(cp_replay *r, const cp_profile *p, const replay_patterns *ps,

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "replay.h"
+#include "file_names.h"
 
 /* Were calls of b, on the communicator of lead world rank `lead`, made
  * non-blocking (I... or persistent)?  timings.cpt's sample of that rank. */
@@ -81,7 +82,7 @@ int replay_patterns_find(const cp_profile *p, const replay_comms *c, const repla
                 free(times);
                 replay_patterns_free(out);
                 return cp_error_set(err, "%s: communicator %lld of a %s block is not in "
-                                         "manifest.json", p->files[f].path,
+                                         CP_FILE_MANIFEST, p->files[f].path,
                                     (long long)b->comm_id, b->collective);
             }
             if (!selected(o, rc, b))
@@ -141,7 +142,7 @@ int replay_patterns_find(const cp_profile *p, const replay_comms *c, const repla
     free(times);
     order_by = o;
     if (o->top_by == REPLAY_TOP_TIME && !any_timed && o->top)
-        snprintf(out->note, sizeof out->note, "no recorded times (timings.cpt): --top ranks the "
+        snprintf(out->note, sizeof out->note, "no recorded times (" CP_FILE_TIMINGS "): --top ranks the "
                                               "patterns by bytes");
     if (out->n)
         qsort(out->v, out->n, sizeof *out->v, by_cost);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "file_names.h"
 
 /* A manifest string: its first line only (an MPI version string has
  * several; the first names the library). */
@@ -34,7 +35,7 @@ static void run_fields(const report_ctx *c)
     report_printf(f, "<dl class=\"run\">\n");
     if (p->has_manifest) {
         const cp_manifest *m = &p->manifest;
-        report_printf(f, "<dt>manifest</dt><dd>manifest.json</dd>\n");
+        report_printf(f, "<dt>manifest</dt><dd>" CP_FILE_MANIFEST "</dd>\n");
         field(f, "job", m->job, sizeof m->job);
         report_printf(f, "<dt>world size</dt><dd>%" PRId64 "</dd>\n", m->world_size);
         field(f, "MPI library", m->mpi_version, sizeof m->mpi_version);

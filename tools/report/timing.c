@@ -12,6 +12,7 @@
 
 #include "reader_internal.h"
 #include "report.h"
+#include "file_names.h"
 
 /* More histograms than this: those of the most time are drawn. */
 #define REPORT_MAX_HISTOGRAMS 64
@@ -229,7 +230,7 @@ int report_section_timing(const report_ctx *c)
     cp_timings t;
     cp_error err = {{0}};
     if (cp_profile_timings(c->p, &t, &err) < 0) {
-        report_printf(f, "<p class=\"note\">timings.cpt cannot be analysed: ");
+        report_printf(f, "<p class=\"note\">" CP_FILE_TIMINGS " cannot be analysed: ");
         report_text(f, err.msg);
         report_printf(f, "</p>\n");
         return 0;
@@ -241,7 +242,7 @@ int report_section_timing(const report_ctx *c)
     }
     choose(&t, drawn);
     report_printf(
-        f, "<p class=\"note\">From <code>timings.cpt</code>, as <code>collprof timings</code> "
+        f, "<p class=\"note\">From <code>" CP_FILE_TIMINGS "</code>, as <code>collprof timings</code> "
            "prints it: every rank&#39;s time in every timed call (exit &minus; start, in "
            "seconds), and the time ranks spent waiting for others in each wait-state "
            "pattern, recomputed from their aligned enter and exit times. <i>Timed "
