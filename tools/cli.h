@@ -39,24 +39,26 @@ typedef struct cli_command {
 /* The subcommands (defined in cmd_<name>.c, listed in collprof.c). */
 /* commands.c: the subcommands in `collprof --help` order, and the texts of
  * the command as a whole. */
-extern const cli_command *const cli_commands[];
+extern const cli_command cli_commands[];
 extern const size_t cli_ncommands;
 extern const char cli_description[];
 extern const char cli_exit_status[];
 
-extern const cli_command cli_cmd_run;
-extern const cli_command cli_cmd_summary;
-extern const cli_command cli_cmd_matrix;
-extern const cli_command cli_cmd_check;
-extern const cli_command cli_cmd_report;
-extern const cli_command cli_cmd_patterns;
-extern const cli_command cli_cmd_export;
-extern const cli_command cli_cmd_stat;
-extern const cli_command cli_cmd_timings;
-extern const cli_command cli_cmd_callsites;
-extern const cli_command cli_cmd_complete;
-extern const cli_command cli_cmd_diff;
-extern const cli_command cli_cmd_placement;
+/* What each subcommand does (cmd_<name>.c): a run function, or, for a
+ * subcommand whose only argument is DIR, a read function. */
+int cli_run_run(const cli_command *self, int argc, char **argv);
+int cli_summary_run(const cli_command *self, int argc, char **argv);
+int cli_matrix_run(const cli_command *self, int argc, char **argv);
+int cli_patterns_read(cp_profile *p);
+int cli_check_read(cp_profile *p);
+int cli_report_run(const cli_command *self, int argc, char **argv);
+int cli_export_run(const cli_command *self, int argc, char **argv);
+int cli_stat_run(const cli_command *self, int argc, char **argv);
+int cli_timings_read(cp_profile *p);
+int cli_callsites_read(cp_profile *p);
+int cli_complete_read(cp_profile *p);
+int cli_diff_run(const cli_command *self, int argc, char **argv);
+int cli_placement_run(const cli_command *self, int argc, char **argv);
 
 /* Print "collprof <cmd>: <message>", the usage line and a hint to stderr;
  * returns CLI_USAGE. */

@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "table.h"
 
-static int read_profile(cp_profile *p)
+int cli_callsites_read(cp_profile *p)
 {
     cp_callsite_row *rows;
     size_t n;
@@ -48,11 +48,3 @@ static int read_profile(cp_profile *p)
     fprintf(stderr, "collprof: out of memory\n");
     return CLI_BAD_INPUT;
 }
-
-const cli_command cli_cmd_callsites = {
-    .name = "callsites",
-    .synopsis = "callsites DIR",
-    .brief = "where the collectives were called: function, file:line, calls, bytes, time",
-    .help = cli_help_callsites,
-    .read = read_profile,
-};

@@ -23,7 +23,7 @@ static size_t timed_files(const char *dir)
     return n;
 }
 
-static int read_profile(cp_profile *p)
+int cli_check_read(cp_profile *p)
 {
     long problems = cp_profile_check(p, stdout);
     /* What the profile lost is a problem of its own (cli_load named it). */
@@ -65,11 +65,3 @@ static int read_profile(cp_profile *p)
     free(rows);
     return CLI_OK;
 }
-
-const cli_command cli_cmd_check = {
-    .name = "check",
-    .synopsis = "check DIR",
-    .brief = "validate every file and their cross-consistency",
-    .help = cli_help_check,
-    .read = read_profile,
-};

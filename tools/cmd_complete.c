@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "file_names.h"
 
-static int read_profile(cp_profile *p)
+int cli_complete_read(cp_profile *p)
 {
     int rc = CLI_OK;
     cp_complete_stats st;
@@ -27,11 +27,3 @@ static int read_profile(cp_profile *p)
     }
     return rc;
 }
-
-const cli_command cli_cmd_complete = {
-    .name = "complete",
-    .synopsis = "complete DIR",
-    .brief = "add source lines to " CP_FILE_CUBE ": user regions, MPI call sites",
-    .help = cli_help_complete,
-    .read = read_profile,
-};

@@ -208,7 +208,7 @@ static void print_json(const cp_diff *d, const char *a, const char *b)
     printf("}\n");
 }
 
-static int run(const cli_command *self, int argc, char **argv)
+int cli_diff_run(const cli_command *self, int argc, char **argv)
 {
     const char *dirs[2] = {NULL, NULL}, *fmt = "text";
     int ndirs = 0;
@@ -269,11 +269,3 @@ static int run(const cli_command *self, int argc, char **argv)
     cp_profile_free(&p[1]);
     return rc;
 }
-
-const cli_command cli_cmd_diff = {
-    .name = "diff",
-    .synopsis = "diff A B [--format text|json]",
-    .brief = "two profiles side by side: what changed in patterns, time and waiting",
-    .help = cli_help_diff,
-    .run = run,
-};

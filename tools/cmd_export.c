@@ -14,7 +14,7 @@ static int write_json(FILE *f, void *ctx, cp_error *err)
     return cp_export_json(ctx, f, err);
 }
 
-static int run(const cli_command *self, int argc, char **argv)
+int cli_export_run(const cli_command *self, int argc, char **argv)
 {
     const char *dir, *fmt = "json", *output = NULL;
     const cli_opt opts[] = {
@@ -42,11 +42,3 @@ static int run(const cli_command *self, int argc, char **argv)
     cp_profile_free(&p);
     return rc;
 }
-
-const cli_command cli_cmd_export = {
-    .name = "export",
-    .synopsis = "export DIR [--format json] [-o FILE]",
-    .brief = "the whole profile as JSON, for scripts",
-    .help = cli_help_export,
-    .run = run,
-};

@@ -210,7 +210,7 @@ static void not_found(const cp_profile *p, int64_t comm, const char *coll, bool 
     free(rows);
 }
 
-static int run(const cli_command *self, int argc, char **argv)
+int cli_matrix_run(const cli_command *self, int argc, char **argv)
 {
     const char *dir, *comm_s = NULL, *coll = NULL, *call_s = NULL, *fmt_s = "text",
                *callsite = NULL;
@@ -269,12 +269,3 @@ static int run(const cli_command *self, int argc, char **argv)
     cp_profile_free(&p);
     return CLI_OK;
 }
-
-const cli_command cli_cmd_matrix = {
-    .name = "matrix",
-    .synopsis = "matrix DIR --comm C --collective NAME --call K [--recv] [--format text|csv|json] "
-                "[--sparse|--dense] [--callsite ID]",
-    .brief = "the full send or receive count matrix of one call",
-    .help = cli_help_matrix,
-    .run = run,
-};

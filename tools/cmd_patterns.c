@@ -158,7 +158,7 @@ static int print_comm(const cp_comm_patterns *c, const cp_pattern_time *times, s
     return 0;
 }
 
-static int read_profile(cp_profile *p)
+int cli_patterns_read(cp_profile *p)
 {
     int rc = CLI_OK;
     cp_comm_patterns *c = NULL;
@@ -189,11 +189,3 @@ static int read_profile(cp_profile *p)
     cp_comm_patterns_free(c, n);
     return rc;
 }
-
-const cli_command cli_cmd_patterns = {
-    .name = "patterns",
-    .synopsis = "patterns DIR",
-    .brief = "who talks to how many ranks, and the shape of every matrix",
-    .help = cli_help_patterns,
-    .read = read_profile,
-};

@@ -289,7 +289,7 @@ static void print_json(const cp_placement *pl, const names *nm)
 
 /* ------------------------------------------------------------ the command */
 
-static int run(const cli_command *self, int argc, char **argv)
+int cli_placement_run(const cli_command *self, int argc, char **argv)
 {
     const char *dir = NULL, *nodes_s = NULL, *per_s = NULL, *hosts_s = NULL, *hostfile = NULL,
                *rankfile = NULL, *fmt = "text";
@@ -376,12 +376,3 @@ static int run(const cli_command *self, int argc, char **argv)
     cp_profile_free(&p);
     return rc;
 }
-
-const cli_command cli_cmd_placement = {
-    .name = "placement",
-    .synopsis = "placement DIR --nodes N [--ranks-per-node K] [--hosts a,b,...] "
-                "[--write-hostfile F] [--write-rankfile F] [--format text|json]",
-    .brief = "where ranks should live: a node layout that crosses the fewest bytes",
-    .help = cli_help_placement,
-    .run = run,
-};

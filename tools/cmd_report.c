@@ -22,7 +22,7 @@ static int write_report(FILE *f, void *vctx, cp_error *err)
     return report_write_report(f, c->p, c->opt, c->stats, err);
 }
 
-static int run(const cli_command *self, int argc, char **argv)
+int cli_report_run(const cli_command *self, int argc, char **argv)
 {
     const char *dir, *out = NULL, *max_s = NULL, *nodes_s = NULL;
     const cli_opt opts[] = {{"-o", &out, NULL},
@@ -79,11 +79,3 @@ static int run(const cli_command *self, int argc, char **argv)
     cp_profile_free(&p);
     return rc;
 }
-
-const cli_command cli_cmd_report = {
-    .name = "report",
-    .synopsis = "report DIR -o FILE [--max-matrices N] [--nodes N]",
-    .brief = "one self-contained HTML page: summary, heat maps, bytes per rank",
-    .help = cli_help_report,
-    .run = run,
-};

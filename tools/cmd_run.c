@@ -285,7 +285,7 @@ static int preload(const char *lib)
     return rc;
 }
 
-static int run_run(const cli_command *self, int argc, char **argv)
+int cli_run_run(const cli_command *self, int argc, char **argv)
 {
     int first = 1;
     const char *asked = getenv("COLLPROF_MPI");
@@ -361,11 +361,3 @@ static int run_run(const cli_command *self, int argc, char **argv)
     fprintf(stderr, "collprof run: cannot run %s: %s\n", prog[0], strerror(e));
     return e == ENOENT ? 127 : 126;
 }
-
-const cli_command cli_cmd_run = {
-    .name = "run",
-    .synopsis = "run [--mpi mpich|openmpi] PROGRAM [ARGS...]",
-    .brief = "run one rank of PROGRAM under collprof, for whichever MPI it uses",
-    .help = cli_help_run,
-    .run = run_run,
-};

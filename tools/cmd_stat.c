@@ -70,7 +70,7 @@ static int print_instances(const cp_stat_pattern *p, bool ranks)
     return cli_table_done(t, ok);
 }
 
-static int run(const cli_command *self, int argc, char **argv)
+int cli_stat_run(const cli_command *self, int argc, char **argv)
 {
     const char *arg;
     static const cli_opt none[] = {{NULL}};
@@ -124,13 +124,3 @@ static int run(const cli_command *self, int argc, char **argv)
     }
     return CLI_OK;
 }
-
-const cli_command cli_cmd_stat = {
-    .name = "stat",
-    .synopsis = "stat FILE",
-    .brief = "the wait-state statistics of a " CP_FILE_STAT ", and the worst instances",
-    .help = cli_help_stat,
-    .run = run,
-    .operand = "file",
-    .operand_missing = "expected a file (" CP_FILE_STAT ") or an output directory",
-};

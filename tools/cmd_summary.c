@@ -251,7 +251,7 @@ static int print_findings(const cp_profile *p, bool all)
     return 0;
 }
 
-static int run(const cli_command *self, int argc, char **argv)
+int cli_summary_run(const cli_command *self, int argc, char **argv)
 {
     const char *dir, *callsite = NULL;
     bool all = false;
@@ -333,11 +333,3 @@ static int run(const cli_command *self, int argc, char **argv)
     cp_profile_free(&p);
     return CLI_OK;
 }
-
-const cli_command cli_cmd_summary = {
-    .name = "summary",
-    .synopsis = "summary DIR [--all] [--callsite ID]",
-    .brief = "what the run was, then one line per communicator and collective",
-    .help = cli_help_summary,
-    .run = run,
-};

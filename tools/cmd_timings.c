@@ -148,7 +148,7 @@ static int slow_table(const cp_timings *t)
     return cli_table_done(tb, ok);
 }
 
-static int read_profile(cp_profile *p)
+int cli_timings_read(cp_profile *p)
 {
     cp_timings t;
     cp_error err;
@@ -184,11 +184,3 @@ static int read_profile(cp_profile *p)
     cp_timings_free(&t);
     return ok ? CLI_OK : CLI_BAD_INPUT;
 }
-
-const cli_command cli_cmd_timings = {
-    .name = "timings",
-    .synopsis = "timings DIR",
-    .brief = "time, waiting time per pattern and slowest calls, from " CP_FILE_TIMINGS,
-    .help = cli_help_timings,
-    .read = read_profile,
-};

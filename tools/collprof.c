@@ -15,8 +15,8 @@
 static const cli_command *find_command(const char *name)
 {
     for (size_t i = 0; i < cli_ncommands; i++)
-        if (strcmp(cli_commands[i]->name, name) == 0)
-            return cli_commands[i];
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
     return NULL;
 }
 
@@ -31,7 +31,7 @@ static void print_help(void)
     print_usage(stdout);
     printf("\n%s\ncommands:\n", cli_description);
     for (size_t i = 0; i < cli_ncommands; i++)
-        printf("  %-10s %s\n", cli_commands[i]->name, cli_commands[i]->brief);
+        printf("  %-10s %s\n", cli_commands[i].name, cli_commands[i].brief);
     printf("\n'collprof help <command>' describes a command and its options.\n%s",
            cli_exit_status);
 }

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
           "and\n.BR collprof\\-config (7).\n.SH COMMANDS\n",
           out);
     for (size_t i = 0; i < cli_ncommands; i++) {
-        const cli_command *c = cli_commands[i];
+        const cli_command *c = &cli_commands[i];
         fputs(".SS ", out);
         roff_text(out, c->name);
         fputs("\n.B collprof ", out);
