@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collprof/profile.h"
+#include "search.h"
 
 /* Make room for `need` intervals.  A new list gets room for one: most
  * sets are one interval (a row's ranks: the lead of a million ranks
@@ -274,8 +275,7 @@ int cp_ranges_unstride(cp_ranges *r, int64_t max)
 static int cmp_range(const void *pa, const void *pb)
 {
     const cp_range *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
+    CP_ORDER_BY(a->lo, b->lo);
     return (a->hi > b->hi) - (a->hi < b->hi);
 }
 

@@ -106,8 +106,7 @@ static const int64_t *sort_pool; /* qsort has no context argument */
 static int cmp_key(const void *pa, const void *pb)
 {
     const rank_key *a = pa, *b = pb;
-    if (a->n != b->n)
-        return a->n < b->n ? -1 : 1;
+    CP_ORDER_BY(a->n, b->n);
     int c = memcmp(sort_pool + a->at, sort_pool + b->at, 2 * a->n * sizeof *sort_pool);
     if (c)
         return c;

@@ -52,4 +52,12 @@ CP_LOWER_BOUND_OF(cp_lower_bound_i64, int64_t)
 CP_LOWER_BOUND_OF(cp_lower_bound_u64, uint64_t)
 #undef CP_LOWER_BOUND_OF
 
+/* One step of a comparator (qsort, bsearch): when a and b differ, return
+ * -1 or 1 from the comparator; when they are equal, go on to the next key. */
+#define CP_ORDER_BY(a, b)                                                          \
+    do {                                                                           \
+        if ((a) != (b))                                                            \
+            return (a) < (b) ? -1 : 1;                                             \
+    } while (0)
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "compact_grammar.h"
 #include "file_names.h"
+#include "search.h"
 
 bool cp_compact_name_char(char c)
 {
@@ -27,8 +28,7 @@ typedef struct row_span {
 static int cmp_span(const void *pa, const void *pb)
 {
     const row_span *a = pa, *b = pb;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
+    CP_ORDER_BY(a->lo, b->lo);
     return a->row < b->row ? -1 : a->row > b->row;
 }
 

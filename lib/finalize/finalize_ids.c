@@ -21,6 +21,7 @@
 #include "transport.h"
 #include "wait_states.h"
 #include "file_names.h"
+#include "search.h"
 
 
 typedef struct desc {
@@ -44,8 +45,7 @@ static int desc_order(const void *a, const void *b)
     const desc *x = a, *y = b;
     if (x->size != y->size)
         return x->size > y->size ? -1 : 1; /* the largest (world) first */
-    if (x->lead != y->lead)
-        return x->lead < y->lead ? -1 : 1;
+    CP_ORDER_BY(x->lead, y->lead);
     return (x->reg_index > y->reg_index) - (x->reg_index < y->reg_index);
 }
 

@@ -18,6 +18,7 @@
 #include "runtime.h"
 #include "stat.h"
 #include "transport.h"
+#include "search.h"
 
 /* ------------------------------------------------------ this rank's sums */
 
@@ -237,12 +238,9 @@ static void timing_sums(cp_comm *c, int k, int64_t comm_id, sites *st, cp_cpt_sl
 static int cmp_site(const void *a, const void *b)
 {
     const cp_site *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    if (x->coll != y->coll)
-        return x->coll < y->coll ? -1 : 1;
-    if (x->form != y->form)
-        return x->form < y->form ? -1 : 1;
+    CP_ORDER_BY(x->rank, y->rank);
+    CP_ORDER_BY(x->coll, y->coll);
+    CP_ORDER_BY(x->form, y->form);
     return (x->path > y->path) - (x->path < y->path);
 }
 

@@ -1,5 +1,6 @@
 /* Layouts of ranks on nodes and their cost (see layout.h). */
 #include "layout.h"
+#include "search.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,16 +50,14 @@ static int cmp_pair(const void *x, const void *y)
     const cp_node_pair *a = x, *b = y;
     if (a->bytes != b->bytes)
         return a->bytes > b->bytes ? -1 : 1;
-    if (a->a != b->a)
-        return a->a < b->a ? -1 : 1;
+    CP_ORDER_BY(a->a, b->a);
     return (a->b > b->b) - (a->b < b->b);
 }
 
 static int cmp_nodes(const void *x, const void *y)
 {
     const cp_node_pair *a = x, *b = y;
-    if (a->a != b->a)
-        return a->a < b->a ? -1 : 1;
+    CP_ORDER_BY(a->a, b->a);
     return (a->b > b->b) - (a->b < b->b);
 }
 

@@ -8,6 +8,7 @@
 #include "grow.h"
 #include "reader_internal.h"
 #include "file_names.h"
+#include "search.h"
 
 /* ------------------------------------------------- pairs, hashed by key */
 
@@ -273,8 +274,7 @@ static int add_block(builder *bd, const cp_block *b)
 static int cmp_edge(const void *x, const void *y)
 {
     const cp_rank_edge *a = x, *b = y;
-    if (a->a != b->a)
-        return a->a < b->a ? -1 : 1;
+    CP_ORDER_BY(a->a, b->a);
     return (a->b > b->b) - (a->b < b->b);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "reader_internal.h"
+#include "search.h"
 
 typedef struct span {
     int64_t lo, hi;
@@ -67,8 +68,7 @@ static int cmp_span(const void *x, const void *y)
 static int cmp_pair(const void *x, const void *y)
 {
     const pair *p = *(pair *const *)x, *q = *(pair *const *)y;
-    if (p->a != q->a)
-        return p->a < q->a ? -1 : 1;
+    CP_ORDER_BY(p->a, q->a);
     return p->b < q->b ? -1 : p->b > q->b;
 }
 

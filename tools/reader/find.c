@@ -158,16 +158,13 @@ const char *cp_reader_calls_label(const cp_ranges *calls, char *buf, size_t size
 static int cmp_entry(const void *x, const void *y)
 {
     const cp_reader_entry *a = x, *b = y;
-    if (a->b->comm_id != b->b->comm_id)
-        return a->b->comm_id < b->b->comm_id ? -1 : 1;
+    CP_ORDER_BY(a->b->comm_id, b->b->comm_id);
     int c = cp_reader_collective_cmp(a->b->collective, b->b->collective);
     if (c)
         return c;
-    if (a->f->direction != b->f->direction)
-        return a->f->direction < b->f->direction ? -1 : 1;
+    CP_ORDER_BY(a->f->direction, b->f->direction);
     /* files and blocks are in arrays: their addresses give file, then block order */
-    if (a->f != b->f)
-        return a->f < b->f ? -1 : 1;
+    CP_ORDER_BY(a->f, b->f);
     return a->b < b->b ? -1 : a->b > b->b;
 }
 

@@ -21,6 +21,7 @@
 #include "cpt.h"
 #include "manifest.h"
 #include "file_names.h"
+#include "search.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -30,10 +31,8 @@ static int cmp_str(const void *a, const void *b)
 static int cmp_file(const void *a, const void *b)
 {
     const cp_counts_file *x = a, *y = b;
-    if (x->direction != y->direction)
-        return x->direction < y->direction ? -1 : 1;
-    if (x->lead_rank != y->lead_rank)
-        return x->lead_rank < y->lead_rank ? -1 : 1;
+    CP_ORDER_BY(x->direction, y->direction);
+    CP_ORDER_BY(x->lead_rank, y->lead_rank);
     return strcmp(x->path, y->path);
 }
 
@@ -44,10 +43,8 @@ typedef struct synth_key {
 static int cmp_synth(const void *a, const void *b)
 {
     const synth_key *x = a, *y = b;
-    if (x->lead != y->lead)
-        return x->lead < y->lead ? -1 : 1;
-    if (x->nranks != y->nranks)
-        return x->nranks < y->nranks ? -1 : 1;
+    CP_ORDER_BY(x->lead, y->lead);
+    CP_ORDER_BY(x->nranks, y->nranks);
     return 0;
 }
 

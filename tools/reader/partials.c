@@ -31,6 +31,7 @@
 #include "ranges.h"
 #include "reader_internal.h"
 #include "file_names.h"
+#include "search.h"
 
 /* Ranks of one run pass MPI_Init together; folders whose start times are
  * further apart than this are from different runs. */
@@ -66,12 +67,9 @@ static int cmp_ranges(const cp_ranges *a, const cp_ranges *b)
 {
     for (size_t i = 0; i < a->n && i < b->n; i++) {
         const cp_range *x = &a->v[i], *y = &b->v[i];
-        if (x->lo != y->lo)
-            return x->lo < y->lo ? -1 : 1;
-        if (x->hi != y->hi)
-            return x->hi < y->hi ? -1 : 1;
-        if (x->step != y->step)
-            return x->step < y->step ? -1 : 1;
+        CP_ORDER_BY(x->lo, y->lo);
+        CP_ORDER_BY(x->hi, y->hi);
+        CP_ORDER_BY(x->step, y->step);
     }
     return a->n == b->n ? 0 : a->n < b->n ? -1 : 1;
 }
@@ -89,8 +87,7 @@ static int cmp_key(const void *pa, const void *pb)
     const comm_key *a = pa, *b = pb;
     if (a->ci->size != b->ci->size)
         return a->ci->size > b->ci->size ? -1 : 1;
-    if (a->ci->lead != b->ci->lead)
-        return a->ci->lead < b->ci->lead ? -1 : 1;
+    CP_ORDER_BY(a->ci->lead, b->ci->lead);
     int c = cmp_ranges(&a->ci->members, &b->ci->members);
     if (!c)
         c = cmp_ranges(&a->ci->remote_members, &b->ci->remote_members);
@@ -182,13 +179,11 @@ typedef struct entry {
 static int cmp_entry(const void *pa, const void *pb)
 {
     const entry *a = pa, *b = pb;
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
+    CP_ORDER_BY(a->comm, b->comm);
     int c = cp_reader_collective_cmp(a->b->collective, b->b->collective);
     if (c)
         return c;
-    if (a->direction != b->direction)
-        return a->direction < b->direction ? -1 : 1;
+    CP_ORDER_BY(a->direction, b->direction);
     return a->part < b->part ? -1 : a->part > b->part;
 }
 

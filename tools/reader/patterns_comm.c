@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "search.h"
 
 typedef struct rank_key {
     const cp_pattern *pat;
@@ -24,8 +25,7 @@ static int64_t first_call(const cp_pattern *pat)
 static int tie(const rank_key *x, const rank_key *y)
 {
     int64_t fx = first_call(x->pat), fy = first_call(y->pat);
-    if (fx != fy)
-        return fx < fy ? -1 : 1;
+    CP_ORDER_BY(fx, fy);
     return (x->index > y->index) - (x->index < y->index);
 }
 

@@ -95,8 +95,7 @@ static int add_hist(acc *a, const cp_cpt_series *s, cp_error *err)
 static int cmp_row(const void *a, const void *b)
 {
     const acc *x = a, *y = b;
-    if (x->row.comm != y->row.comm)
-        return x->row.comm < y->row.comm ? -1 : 1;
+    CP_ORDER_BY(x->row.comm, y->row.comm);
     return cp_reader_collective_cmp(x->row.collective, y->row.collective);
 }
 

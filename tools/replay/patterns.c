@@ -13,6 +13,7 @@
 
 #include "replay.h"
 #include "file_names.h"
+#include "search.h"
 
 /* Were calls of b, on the communicator of lead world rank `lead`, made
  * non-blocking (I... or persistent)?  timings.cpt's sample of that rank. */
@@ -40,8 +41,7 @@ static int by_cost(const void *a, const void *b)
     double cx = cost(x), cy = cost(y);
     if (cx != cy)
         return cx < cy ? 1 : -1;
-    if (x->comm != y->comm)
-        return x->comm < y->comm ? -1 : 1;
+    CP_ORDER_BY(x->comm, y->comm);
     int c = strcasecmp(x->collective, y->collective);
     if (c)
         return c;
