@@ -15,6 +15,7 @@
 #include "export.h"
 #include "log.h"
 #include "runtime.h"
+#include "grow.h"
 
 typedef struct entry {
     MPI_Request req;
@@ -32,17 +33,11 @@ static bool failed_once;
 static void persistent_add(MPI_Request req, cp_comm *c, int coll, uint32_t sig)
 {
     pthread_mutex_lock(&lock);
-    if (n == cap) {
-        size_t ncap = cap ? cap * 2 : 16;
-        entry *ne = realloc(entries, ncap * sizeof *ne);
-        if (!ne) {
-            pthread_mutex_unlock(&lock);
-            cp_log_once(&failed_once, "out of memory: starts of persistent collectives "
-                                      "are not recorded");
-            return;
-        }
-        entries = ne;
-        cap = ncap;
+    if (cp_grow((void **)&entries, &cap, n + 1, sizeof *entries, 16)) {
+        pthread_mutex_unlock(&lock);
+        cp_log_once(&failed_once, "out of memory: starts of persistent collectives "
+                                  "are not recorded");
+        return;
     }
     entries[n++] = (entry){req, c, coll, sig};
     atomic_store(&c->persistent, true);

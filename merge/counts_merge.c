@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hash_index.h"
+#include "grow.h"
 
 /* The distinct matrices of one direction: the pieces of the tree's
  * signatures, numbered in order of their first call. */
@@ -127,14 +128,8 @@ static bool row_match(const void *ctx, uint32_t id)
 /* A new row of b holding rb, without ranks yet. */
 static int add_row(cp_block *b, size_t *cap, const row_buf *rb)
 {
-    if (b->nrows == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 4;
-        cp_row *nr = realloc(b->rows, ncap * sizeof *nr);
-        if (!nr)
-            return -1;
-        b->rows = nr;
-        *cap = ncap;
-    }
+    if (cp_grow((void **)&b->rows, cap, b->nrows + 1, sizeof *b->rows, 4))
+        return -1;
     cp_row *nr = &b->rows[b->nrows];
     memset(nr, 0, sizeof *nr);
     nr->len = rb->len;

@@ -7,6 +7,7 @@
 
 #include "search.h"
 #include "statistics.h"
+#include "grow.h"
 
 /* Bins: value v > 0 falls in bin i = ceil(log(v) / log(g)), the values in
  * (g^(i-1), g^i]; g = (1 + a) / (1 - a), whose representative
@@ -177,17 +178,7 @@ static bool keep_room(cp_wstat *w, uint64_t have, uint64_t more)
 {
     if (w->binned || have + more > CP_WSTAT_EXACT)
         return false;
-    if (have + more <= w->capvals)
-        return true;
-    size_t cap = w->capvals ? w->capvals : 16;
-    while (cap < have + more)
-        cap *= 2;
-    double *nv = realloc(w->vals, cap * sizeof *nv);
-    if (!nv)
-        return false;
-    w->vals = nv;
-    w->capvals = cap;
-    return true;
+    return cp_grow((void **)&w->vals, &w->capvals, have + more, sizeof *w->vals, 16) == 0;
 }
 
 /* Count, sum, extremes, mean and m2 of the union (Chan et al.). */

@@ -3,6 +3,7 @@
  * fixed byte-order integers, shared by the binary and text writers.
  */
 #include "bytes.h"
+#include "grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,21 +16,10 @@ bool cp_bytes_reserve(cp_bytes *b, size_t n)
         return false;
     if (n <= b->cap - b->len)
         return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < n) {
-        if (cap > SIZE_MAX / 2) {
-            b->failed = true;
-            return false;
-        }
-        cap *= 2;
-    }
-    unsigned char *p = realloc(b->p, cap);
-    if (!p) {
+    if (n > SIZE_MAX - b->len || cp_grow((void **)&b->p, &b->cap, b->len + n, 1, 256)) {
         b->failed = true;
         return false;
     }
-    b->p = p;
-    b->cap = cap;
     return true;
 }
 

@@ -12,6 +12,7 @@
 
 #include "collprof/profile.h"
 #include "search.h"
+#include "grow.h"
 
 /* Make room for `need` intervals.  A new list gets room for one: most
  * sets are one interval (a row's ranks: the lead of a million ranks
@@ -19,21 +20,10 @@
  * doubles from there. */
 static int ranges_reserve(cp_ranges *r, size_t need)
 {
-    if (need <= r->cap)
-        return 0;
-    size_t cap = r->cap ? r->cap : 1;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2 / sizeof(cp_range)) {
-            errno = ENOMEM;
-            return -1;
-        }
-        cap *= 2;
-    }
-    cp_range *v = realloc(r->v, cap * sizeof *v);
-    if (!v)
+    if (cp_grow((void **)&r->v, &r->cap, need, sizeof *r->v, 1)) {
+        errno = ENOMEM;
         return -1;
-    r->v = v;
-    r->cap = cap;
+    }
     return 0;
 }
 

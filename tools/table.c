@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "grow.h"
 
 struct cli_table {
     size_t ncols;
@@ -36,14 +37,8 @@ cli_table *cli_table_new(size_t ncols, const char *const *headers, const bool *r
 
 int cli_table_cell(cli_table *t, const char *fmt, ...)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        char **c = realloc(t->cells, cap * sizeof *c);
-        if (!c)
-            return -1;
-        t->cells = c;
-        t->cap = cap;
-    }
+    if (cp_grow((void **)&t->cells, &t->cap, t->n + 1, sizeof *t->cells, 64))
+        return -1;
     va_list ap;
     va_start(ap, fmt);
     int rc = vasprintf(&t->cells[t->n], fmt, ap);

@@ -11,6 +11,7 @@
 #include "bytes.h"
 #include "mpi_names.h"
 #include "ranges.h"
+#include "grow.h"
 
 #define NAME_MAX_LEN CP_COMPACT_NAME_MAX
 
@@ -542,14 +543,8 @@ typedef struct values {
 
 static int values_push(values *vs, int64_t x)
 {
-    if (vs->n == vs->cap) {
-        size_t cap = vs->cap ? vs->cap * 2 : 64;
-        int64_t *v = cap > SIZE_MAX / sizeof *v ? NULL : realloc(vs->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        vs->v = v;
-        vs->cap = cap;
-    }
+    if (cp_grow((void **)&vs->v, &vs->cap, vs->n + 1, sizeof *vs->v, 64))
+        return -1;
     vs->v[vs->n++] = x;
     return 0;
 }
@@ -565,18 +560,12 @@ static int row_store_reserve(cp_block *b, row_store *st)
 {
     if (b->nrows < st->cap)
         return 0;
-    size_t cap = st->cap ? st->cap * 2 : 16;
-    if (cap > SIZE_MAX / sizeof(cp_row))
+    /* Two arrays of one capacity: st->cap changes when both have grown. */
+    size_t rcap = st->cap, lcap = st->cap;
+    if (cp_grow((void **)&b->rows, &rcap, b->nrows + 1, sizeof *b->rows, 16) ||
+        cp_grow((void **)&st->lines, &lcap, b->nrows + 1, sizeof *st->lines, 16))
         return -1;
-    cp_row *rows = realloc(b->rows, cap * sizeof *rows);
-    if (!rows)
-        return -1;
-    b->rows = rows;
-    long *lines = realloc(st->lines, cap * sizeof *lines);
-    if (!lines)
-        return -1;
-    st->lines = lines;
-    st->cap = cap;
+    st->cap = rcap;
     return 0;
 }
 
@@ -908,16 +897,9 @@ static int parse(cp_in *in, cp_counts_file *f, bool salvage, cp_error *err)
                      shown(&ps, sh, sizeof sh));
             break;
         }
-        if (nblocks == cap) {
-            size_t ncap = cap ? cap * 2 : 8;
-            cp_block *nb = ncap > SIZE_MAX / sizeof *nb ? NULL
-                                                         : realloc(blocks, ncap * sizeof *nb);
-            if (!nb) {
-                r = perr(&ps, "%s", strerror(ENOMEM));
-                break;
-            }
-            blocks = nb;
-            cap = ncap;
+        if (cp_grow((void **)&blocks, &cap, nblocks + 1, sizeof *blocks, 8)) {
+            r = perr(&ps, "%s", strerror(ENOMEM));
+            break;
         }
         cp_block_init(&blocks[nblocks]);
         if (parse_block(&ps, &blocks[nblocks], &vs) != 0) {

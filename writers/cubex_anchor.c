@@ -25,6 +25,7 @@
 #include "cubex_internal.h"
 #include "textio.h"
 #include "xml.h"
+#include "grow.h"
 
 #define ANCHOR "anchor.xml"
 #define CUBE_VERSION "4.4"
@@ -567,16 +568,11 @@ static int read_process(cp_xml *x, int64_t host, loc_seen *ls)
     if (!cp_xml_is_end(x, "locationgroup"))
         return cp_xml_expected(x, "</locationgroup> (one location per process)");
     if ((size_t)id >= ls->cap) {
-        size_t ncap = ls->cap ? ls->cap : 64;
-        while (ncap <= (size_t)id)
-            ncap *= 2;
-        int64_t *h = realloc(ls->host, ncap * sizeof *h);
-        if (!h)
+        size_t old = ls->cap;
+        if (cp_grow((void **)&ls->host, &ls->cap, (size_t)id + 1, sizeof *ls->host, 64))
             return cp_xml_oom(x);
-        for (size_t i = ls->cap; i < ncap; i++)
-            h[i] = -1;
-        ls->host = h;
-        ls->cap = ncap;
+        for (size_t i = old; i < ls->cap; i++)
+            ls->host[i] = -1;
     }
     if (ls->host[id] >= 0)
         return cp_xml_fail_at(x, start,

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cubex_internal.h"
+#include "grow.h"
 
 #define BLOCK 512
 
@@ -182,14 +183,8 @@ static int read_header(cp_tar *a, size_t off, size_t *next)
                             a->name, m.name, size, avail);
     m.off = off + BLOCK;
     m.size = (size_t)size;
-    if (a->nmem == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 16;
-        cp_tar_member *p = realloc(a->mem, cap * sizeof *p);
-        if (!p)
-            return cp_error_set(a->err, "%s: out of memory", a->name);
-        a->mem = p;
-        a->cap = cap;
-    }
+    if (cp_grow((void **)&a->mem, &a->cap, a->nmem + 1, sizeof *a->mem, 16))
+        return cp_error_set(a->err, "%s: out of memory", a->name);
     a->mem[a->nmem++] = m;
     *next = m.off + m.size + (BLOCK - m.size % BLOCK) % BLOCK;
     return 0;

@@ -6,6 +6,7 @@
  */
 #include "json.h"
 #include "textio.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -99,16 +100,8 @@ typedef struct sbuf {
 
 static int sbuf_put(sbuf *b, const void *data, size_t n)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 32;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s)
-            return -1;
-        b->s = s;
-        b->cap = cap;
-    }
+    if (cp_grow((void **)&b->s, &b->cap, b->n + n + 1, 1, 32))
+        return -1;
     memcpy(b->s + b->n, data, n);
     b->n += n;
     b->s[b->n] = '\0';
@@ -346,17 +339,10 @@ static int parse_value(jparser *ps, jv *v, int depth);
 static int push_item(jparser *ps, jv *container, bool with_key)
 {
     if (container->n == container->cap) {
-        size_t cap = container->cap ? container->cap * 2 : 4;
-        jv *items = realloc(container->items, cap * sizeof *items);
-        if (!items)
+        size_t cap = container->cap, kcap = container->cap;
+        if (cp_grow((void **)&container->items, &cap, container->n + 1, sizeof(jv), 4) ||
+            (with_key && cp_grow((void **)&container->keys, &kcap, container->n + 1, sizeof(jv), 4)))
             return cp_error_set(ps->err, "%s: out of memory", ps->name);
-        container->items = items;
-        if (with_key) {
-            jv *keys = realloc(container->keys, cap * sizeof *keys);
-            if (!keys)
-                return cp_error_set(ps->err, "%s: out of memory", ps->name);
-            container->keys = keys;
-        }
         container->cap = cap;
     }
     memset(&container->items[container->n], 0, sizeof(jv));

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ranges.h"
+#include "grow.h"
 
 /* ------------------------------------------------------------------ writer */
 
@@ -145,15 +146,9 @@ static int parse_items(const char *s, size_t len, cp_ranges *r, bool strided, co
                 }
             }
         }
-        if (r->n == r->cap) {
-            size_t cap = r->cap ? r->cap * 2 : 8;
-            cp_range *v = cap > SIZE_MAX / sizeof *v ? NULL : realloc(r->v, cap * sizeof *v);
-            if (!v) {
-                *why = "out of memory";
-                goto fail;
-            }
-            r->v = v;
-            r->cap = cap;
+        if (cp_grow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v, 8)) {
+            *why = "out of memory";
+            goto fail;
         }
         r->v[r->n] = (cp_range){.lo = lo, .hi = hi, .step = step};
         r->n++;

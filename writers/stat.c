@@ -36,6 +36,7 @@
 
 #include "bytes.h"
 #include "stat.h"
+#include "grow.h"
 
 #define NAME_MAX_LEN (sizeof(((cp_stat_pattern *)0)->name) - 1)
 
@@ -673,20 +674,12 @@ static int parse_event(parser *ps, cp_stat_pattern *p)
 /* Room for one more pattern (and its line). */
 static int reserve(parser *ps, cp_stat_file *s, size_t *cap)
 {
-    if (s->npatterns < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 8;
-    if (ncap > SIZE_MAX / sizeof *s->patterns)
+    /* Two arrays of one capacity: *cap changes when both have grown. */
+    size_t pcap = *cap, lcap = *cap;
+    if (cp_grow((void **)&s->patterns, &pcap, s->npatterns + 1, sizeof *s->patterns, 8) ||
+        cp_grow((void **)&ps->lines, &lcap, s->npatterns + 1, sizeof *ps->lines, 8))
         return -1;
-    cp_stat_pattern *p = realloc(s->patterns, ncap * sizeof *p);
-    if (!p)
-        return -1;
-    s->patterns = p;
-    long *l = realloc(ps->lines, ncap * sizeof *l);
-    if (!l)
-        return -1;
-    ps->lines = l;
-    *cap = ncap;
+    *cap = pcap;
     return 0;
 }
 

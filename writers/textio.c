@@ -31,6 +31,7 @@
 #include <zlib.h>
 
 #include "textio.h"
+#include "grow.h"
 
 /* ------------------------------------------------------------------ output */
 
@@ -402,20 +403,7 @@ static int in_fill(cp_in *in)
 
 static int in_reserve_line(cp_in *in, size_t need)
 {
-    if (need <= in->linecap)
-        return 0;
-    size_t cap = in->linecap ? in->linecap : 256;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    char *l = realloc(in->line, cap);
-    if (!l)
-        return -1;
-    in->line = l;
-    in->linecap = cap;
-    return 0;
+    return cp_grow((void **)&in->line, &in->linecap, need, 1, 256);
 }
 
 int cp_in_getline(cp_in *in, char **line, size_t *len, cp_error *err)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reader_internal.h"
+#include "grow.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -191,16 +192,9 @@ int cp_profile_diff(const cp_profile *a, const cp_profile *b, cp_diff *out, cp_e
                !cp_reader_series_cmp(v[j].comm, v[j].collective, v[i].comm, v[i].collective))
             na += v[j++].which == 0;
         size_t nb = j - i - na, pairs = na < nb ? na : nb, need = na + nb - pairs;
-        if (ds->nmatrices + need > mcap) {
-            size_t nc = mcap ? 2 * mcap : 8;
-            while (nc < ds->nmatrices + need)
-                nc *= 2;
-            cp_diff_matrix *nm = realloc(ds->matrices, nc * sizeof *nm);
-            if (!nm)
-                goto oom;
-            ds->matrices = nm;
-            mcap = nc;
-        }
+        if (cp_grow((void **)&ds->matrices, &mcap, ds->nmatrices + need, sizeof *ds->matrices,
+                    8))
+            goto oom;
         for (size_t t = 0; t < na || t < nb; t++) {
             cp_diff_matrix *m = &ds->matrices[ds->nmatrices++];
             memset(m, 0, sizeof *m);

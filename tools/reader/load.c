@@ -22,6 +22,7 @@
 #include "manifest.h"
 #include "file_names.h"
 #include "search.h"
+#include "grow.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -245,15 +246,9 @@ int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            char **nn = realloc(names, ncap * sizeof *nn);
-            if (!nn) {
-                rc = cp_error_set(err, "%s: out of memory", p->dir);
-                break;
-            }
-            names = nn;
-            cap = ncap;
+        if (cp_grow((void **)&names, &cap, n + 1, sizeof *names, 16)) {
+            rc = cp_error_set(err, "%s: out of memory", p->dir);
+            break;
         }
         if (!(names[n] = strdup(e->d_name))) {
             rc = cp_error_set(err, "%s: out of memory", p->dir);

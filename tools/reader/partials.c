@@ -32,6 +32,7 @@
 #include "reader_internal.h"
 #include "file_names.h"
 #include "search.h"
+#include "grow.h"
 
 /* Ranks of one run pass MPI_Init together; folders whose start times are
  * further apart than this are from different runs. */
@@ -275,14 +276,8 @@ static long tuple_find(tuple_map *m, const int *t, bool *fresh)
             *fresh = false;
             return (long)m->slots[h] - 1;
         }
-    if (m->nblocks == m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 16;
-        int *nt = realloc(m->tuples, nc * m->width * sizeof *nt);
-        if (!nt)
-            return -1;
-        m->tuples = nt;
-        m->cap = nc;
-    }
+    if (cp_grow((void **)&m->tuples, &m->cap, m->nblocks + 1, m->width * sizeof *t, 16))
+        return -1;
     memcpy(m->tuples + m->nblocks * m->width, t, m->width * sizeof *t);
     m->slots[h] = m->nblocks + 1;
     *fresh = true;

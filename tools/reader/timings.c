@@ -17,6 +17,7 @@
 #include "stat.h"
 #include "wait_states.h"
 #include "file_names.h"
+#include "grow.h"
 
 const char cp_reader_barrier_note[] =
     "barrier mode: waiting counts from each rank's arrival in collprof's barrier before the "
@@ -71,16 +72,8 @@ static int add_hist(acc *a, const cp_cpt_series *s, cp_error *err)
 {
     if (s->hist_n == 0 || !(s->tick > 0))
         return 0;
-    if (a->nhist + s->hist_n > a->caphist) {
-        size_t cap = a->caphist ? a->caphist : 64;
-        while (cap < a->nhist + s->hist_n)
-            cap *= 2;
-        hpoint *nh = realloc(a->hist, cap * sizeof *nh);
-        if (!nh)
-            return cp_error_set(err, "out of memory");
-        a->hist = nh;
-        a->caphist = cap;
-    }
+    if (cp_grow((void **)&a->hist, &a->caphist, a->nhist + s->hist_n, sizeof *a->hist, 64))
+        return cp_error_set(err, "out of memory");
     for (uint32_t i = 0; i < s->hist_n; i++) {
         if (!s->hist[i])
             continue;
@@ -136,16 +129,8 @@ static int add_series(acc *a, int64_t rank, const cp_cpt_series *s, cp_error *er
     cp_timing_row *r = &a->row;
     r->naggregated += s->naggregated;
     r->total += s->agg_time;
-    if (a->ndur + s->n > a->capdur) {
-        size_t cap = a->capdur ? a->capdur : 64;
-        while (cap < a->ndur + s->n)
-            cap *= 2;
-        double *nd = realloc(a->durations, cap * sizeof *nd);
-        if (!nd)
-            return cp_error_set(err, "out of memory");
-        a->durations = nd;
-        a->capdur = cap;
-    }
+    if (cp_grow((void **)&a->durations, &a->capdur, a->ndur + s->n, sizeof *a->durations, 64))
+        return cp_error_set(err, "out of memory");
     for (uint64_t i = 0; i < s->n; i++) {
         double d = s->exit[i] - s->start[i];
         a->durations[a->ndur++] = d;
