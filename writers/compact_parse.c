@@ -934,23 +934,23 @@ int cp_compact_parse(cp_in *in, cp_counts_file *f, cp_error *err)
     return parse(in, f, false, err);
 }
 
+static int parse_whole(cp_in *in, void *f, cp_error *err)
+{
+    return parse(in, f, false, err);
+}
+
+static int parse_salvaged(cp_in *in, void *f, cp_error *err)
+{
+    return parse(in, f, true, err);
+}
+
 int cp_compact_parse_file(const char *path, cp_counts_file *f, cp_error *err)
 {
-    cp_in *in = cp_in_open(path, err);
-    if (!in)
-        return -1;
-    int rc = parse(in, f, false, err);
-    cp_in_close(in);
-    return rc;
+    return cp_in_parse_path(path, parse_whole, f, err);
 }
 
 int cp_compact_salvage_file(const char *path, cp_counts_file *f, cp_error *err)
 {
     memset(f, 0, sizeof *f);
-    cp_in *in = cp_in_open(path, err);
-    if (!in)
-        return -1;
-    int rc = parse(in, f, true, err);
-    cp_in_close(in);
-    return rc;
+    return cp_in_parse_path(path, parse_salvaged, f, err);
 }

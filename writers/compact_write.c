@@ -421,21 +421,6 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err)
     return rc;
 }
 
-/* Open path (gzip-compressed when gzip), write through `write`, and commit,
- * or leave nothing there: both whole-file writers. */
-static int write_file(const char *path, bool gzip, int (*write)(cp_out *, const void *, cp_error *),
-                      const void *what, cp_error *err)
-{
-    cp_out *out = cp_out_open(path, gzip, err);
-    if (!out)
-        return -1;
-    if (write(out, what, err) != 0) {
-        cp_out_abort(out);
-        return -1;
-    }
-    return cp_out_commit(out, err);
-}
-
 static int write_counts_file(cp_out *out, const void *f, cp_error *err)
 {
     return cp_compact_write(out, f, err);
@@ -443,7 +428,7 @@ static int write_counts_file(cp_out *out, const void *f, cp_error *err)
 
 int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, cp_error *err)
 {
-    return write_file(path, gzip, write_counts_file, f, err);
+    return cp_out_write_path(path, gzip, write_counts_file, f, err);
 }
 
 /* ------------------------------------------------------------ spools */
@@ -520,5 +505,5 @@ static int write_spools_file(cp_out *out, const void *what, cp_error *err)
 int cp_compact_write_spools_file(const char *path, bool gzip, cp_compact_spool *const *s,
                                  size_t n, cp_error *err)
 {
-    return write_file(path, gzip, write_spools_file, &(spools){s, n}, err);
+    return cp_out_write_path(path, gzip, write_spools_file, &(spools){s, n}, err);
 }

@@ -741,13 +741,13 @@ int cp_manifest_parse(cp_in *in, cp_manifest *m, cp_error *err)
     return rc;
 }
 
+static int parse_in(cp_in *in, void *m, cp_error *err)
+{
+    return cp_manifest_parse(in, m, err);
+}
+
 int cp_manifest_parse_file(const char *path, cp_manifest *m, cp_error *err)
 {
     memset(m, 0, sizeof *m);
-    cp_in *in = cp_in_open(path, err);
-    if (!in)
-        return -1;
-    int rc = cp_manifest_parse(in, m, err);
-    cp_in_close(in);
-    return rc;
+    return cp_in_parse_path(path, parse_in, m, err);
 }

@@ -319,17 +319,15 @@ int cp_stat_write_out(cp_out *out, const cp_stat_file *s, cp_error *err)
     return rc != 0 ? cp_out_status(out, err) : 0;
 }
 
+static int write_out(cp_out *out, const void *s, cp_error *err)
+{
+    return cp_stat_write_out(out, s, err);
+}
+
 int cp_stat_write(const char *path, const cp_stat_file *s, cp_error *err)
 {
     /* Never gzip: the Cube GUI reads the file as it is. */
-    cp_out *out = cp_out_open(path, false, err);
-    if (!out)
-        return -1;
-    if (cp_stat_write_out(out, s, err) != 0) {
-        cp_out_abort(out);
-        return -1;
-    }
-    return cp_out_commit(out, err);
+    return cp_out_write_path(path, false, write_out, s, err);
 }
 
 /* ---------------------------------------------------------------- parser */
@@ -755,14 +753,14 @@ int cp_stat_parse(cp_in *in, cp_stat_file *out, cp_error *err)
     return 0;
 }
 
+static int parse_in(cp_in *in, void *out, cp_error *err)
+{
+    return cp_stat_parse(in, out, err);
+}
+
 int cp_stat_read(const char *path, cp_stat_file *out, cp_error *err)
 {
     out->patterns = NULL;
     out->npatterns = 0;
-    cp_in *in = cp_in_open(path, err);
-    if (!in)
-        return -1;
-    int rc = cp_stat_parse(in, out, err);
-    cp_in_close(in);
-    return rc;
+    return cp_in_parse_path(path, parse_in, out, err);
 }

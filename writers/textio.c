@@ -571,14 +571,45 @@ size_t cp_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-int cp_read_file(const char *path, char **data, size_t *len, cp_error *err)
+int cp_in_parse_path(const char *path, int (*parse)(cp_in *, void *what, cp_error *), void *what,
+                     cp_error *err)
 {
     cp_in *in = cp_in_open(path, err);
     if (!in)
         return -1;
-    int rc = cp_in_slurp(in, data, len, err);
+    int rc = parse(in, what, err);
     cp_in_close(in);
     return rc;
+}
+
+int cp_out_write_path(const char *path, bool gzip,
+                      int (*write)(cp_out *, const void *what, cp_error *), const void *what,
+                      cp_error *err)
+{
+    cp_out *out = cp_out_open(path, gzip, err);
+    if (!out)
+        return -1;
+    if (write(out, what, err) != 0) {
+        cp_out_abort(out);
+        return -1;
+    }
+    return cp_out_commit(out, err);
+}
+
+typedef struct slurped {
+    char **data;
+    size_t *len;
+} slurped;
+
+static int slurp(cp_in *in, void *what, cp_error *err)
+{
+    slurped *s = what;
+    return cp_in_slurp(in, s->data, s->len, err);
+}
+
+int cp_read_file(const char *path, char **data, size_t *len, cp_error *err)
+{
+    return cp_in_parse_path(path, slurp, &(slurped){data, len}, err);
 }
 
 int cp_file_fingerprint(const char *path, int64_t max_bytes, int64_t *bytes, int64_t *crc)

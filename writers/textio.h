@@ -89,4 +89,14 @@ void cp_in_close(cp_in *in);
  * Returns 0, or -1 with err set. */
 int cp_read_file(const char *path, char **data, size_t *len, cp_error *err);
 
+/* The whole-file forms of every format: open path, hand it to `parse` (with
+ * what) or `write` (with what, gzip-compressed when gzip), close; a write
+ * is committed, or leaves nothing there.  Returns what parse or write did:
+ * 0, or -1 with err set. */
+int cp_in_parse_path(const char *path, int (*parse)(cp_in *, void *what, cp_error *), void *what,
+                     cp_error *err);
+int cp_out_write_path(const char *path, bool gzip,
+                      int (*write)(cp_out *, const void *what, cp_error *), const void *what,
+                      cp_error *err);
+
 #endif
