@@ -28,15 +28,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: gen_man VERSION OUTPUT\n");
         return 2;
     }
-    FILE *out = fopen(argv[2], "w");
-    if (!out) {
-        perror(argv[2]);
+    FILE *out = roff_page(argv[2], "COLLPROF", "collprof", "gen_man.c from the command's own help",
+                          argv[1], "read, check and report collprof profiles of MPI collectives");
+    if (!out)
         return 1;
-    }
-    fprintf(out, ".\\\" collprof(1), made by tools/man/gen_man.c from the command's own help.\n");
-    fprintf(out, ".TH COLLPROF 1 \"\" \"collprof %s\" \"User Commands\"\n", argv[1]);
-    fputs(".SH NAME\ncollprof \\- read, check and report collprof profiles of MPI collectives\n"
-          ".SH SYNOPSIS\n.B collprof\n.I command\n.RI [ arguments ]\n.br\n.B collprof\n"
+    fputs(".SH SYNOPSIS\n.B collprof\n.I command\n.RI [ arguments ]\n.br\n.B collprof\n"
           "\\-\\-help | \\-\\-version |\n.B help\n.I command\n.SH DESCRIPTION\n",
           out);
     roff_text(out, cli_description);

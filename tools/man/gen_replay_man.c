@@ -35,16 +35,12 @@ int main(int argc, char **argv)
     if (!desc)
         return 1;
     *desc++ = '\0';
-    FILE *out = fopen(argv[2], "w");
-    if (!out) {
-        perror(argv[2]);
+    FILE *out = roff_page(argv[2], "COLLPROF-REPLAY", "collprof\\-replay",
+                          "gen_replay_man.c from its usage text", argv[1],
+                          "benchmark an application's own collective patterns");
+    if (!out)
         return 1;
-    }
-    fprintf(out, ".\\\" collprof-replay(1), made by tools/man/gen_replay_man.c from its usage text.\n");
-    fprintf(out, ".TH COLLPROF-REPLAY 1 \"\" \"collprof %s\" \"User Commands\"\n", argv[1]);
-    fputs(".SH NAME\ncollprof\\-replay \\- benchmark an application's own collective patterns\n"
-          ".SH SYNOPSIS\n.nf\n",
-          out);
+    fputs(".SH SYNOPSIS\n.nf\n", out);
     roff_text(out, usage + 7);
     fputs("\n.fi\n.SH DESCRIPTION\n.nf\n", out);
     roff_text(out, desc);

@@ -29,3 +29,17 @@ void roff_text(FILE *out, const char *s)
         }
     }
 }
+
+FILE *roff_page(const char *path, const char *name, const char *title, const char *from,
+                const char *version, const char *what)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        perror(path);
+        return NULL;
+    }
+    fprintf(out, ".\\\" %s(1), made by tools/man/%s.\n", title, from);
+    fprintf(out, ".TH %s 1 \"\" \"collprof %s\" \"User Commands\"\n", name, version);
+    fprintf(out, ".SH NAME\n%s \\- %s\n", title, what);
+    return out;
+}

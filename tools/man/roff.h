@@ -10,4 +10,11 @@
  * input line. */
 void roff_text(FILE *out, const char *s);
 
+/* The page at path opened, with its first lines: what made it (from), its
+ * title (.TH name 1, of collprof version), and its NAME section (name and
+ * what: "collprof\\-replay", "benchmark ..."), as roff.  NULL with the
+ * reason on stderr when path cannot be written. */
+FILE *roff_page(const char *path, const char *name, const char *title, const char *from,
+                const char *version, const char *what);
+
 #endif

@@ -34,22 +34,22 @@ static int desc(int64_t a, int64_t b)
     return a > b ? -1 : a < b;
 }
 
+/* Most calls first (then most bytes), or most bytes first (then most calls). */
+static int by(const rank_key *x, const rank_key *y, bool calls_first)
+{
+    int calls = desc(x->pat->calls, y->pat->calls), bytes = desc(x->pat->bytes, y->pat->bytes);
+    int c = calls_first ? (calls ? calls : bytes) : (bytes ? bytes : calls);
+    return c ? c : tie(x, y);
+}
+
 static int cmp_calls(const void *pa, const void *pb)
 {
-    const rank_key *x = pa, *y = pb;
-    int c = desc(x->pat->calls, y->pat->calls);
-    if (!c)
-        c = desc(x->pat->bytes, y->pat->bytes);
-    return c ? c : tie(x, y);
+    return by(pa, pb, true);
 }
 
 static int cmp_bytes(const void *pa, const void *pb)
 {
-    const rank_key *x = pa, *y = pb;
-    int c = desc(x->pat->bytes, y->pat->bytes);
-    if (!c)
-        c = desc(x->pat->calls, y->pat->calls);
-    return c ? c : tie(x, y);
+    return by(pa, pb, false);
 }
 
 static int rank_send(cp_comm_patterns *c)

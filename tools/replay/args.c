@@ -137,26 +137,22 @@ static int byte_types(int n, MPI_Datatype **t)
     return 0;
 }
 
-static int aint_displs(int n, const int *d, MPI_Aint **out)
-{
-    *out = malloc(((size_t)n + 1) * sizeof **out);
-    if (!*out)
-        return -1;
-    for (int i = 0; i < n; i++)
-        (*out)[i] = d[i];
-    return 0;
-}
+/* n ints widened into a new array of type T (one element more, so that
+ * n = 0 allocates). */
+#define WIDENED(name, T)                                                                   \
+    static int name(int n, const int *v, T **out)                                          \
+    {                                                                                      \
+        *out = malloc(((size_t)n + 1) * sizeof **out);                                     \
+        if (!*out)                                                                         \
+            return -1;                                                                     \
+        for (int i = 0; i < n; i++)                                                        \
+            (*out)[i] = v[i];                                                              \
+        return 0;                                                                          \
+    }
+WIDENED(aint_displs, MPI_Aint)
 
 #if MPI_VERSION >= 4
-static int count_array(int n, const int *c, MPI_Count **out)
-{
-    *out = malloc(((size_t)n + 1) * sizeof **out);
-    if (!*out)
-        return -1;
-    for (int i = 0; i < n; i++)
-        (*out)[i] = c[i];
-    return 0;
-}
+WIDENED(count_array, MPI_Count)
 #endif
 
 int replay_args_make(const replay_comms *c, const replay_pattern *pt, double scale, replay_args *a,
