@@ -93,19 +93,13 @@ void cp_holding_pack(cp_wbuf *b, const cp_holding *h)
     cp_put_i64(b, h->lo);
     cp_put_i64(b, h->hi);
     cp_put_u32(b, h->failed);
-    uint32_t n = 0;
-    for (int k = 0; k < CP_HOLD_COLLS; k++)
-        n += h->tree[k] != NULL;
-    cp_put_u32(b, n);
+    CP_PUT_NPRESENT(b, h->tree);
     for (int k = 0; k < CP_HOLD_COLLS; k++)
         if (h->tree[k]) {
             cp_put_u32(b, (uint32_t)k);
             cp_tree_pack(b, h->tree[k]);
         }
-    n = 0;
-    for (int k = 0; k < CP_HOLD_COLLS; k++)
-        n += h->said[k] != NULL;
-    cp_put_u32(b, n);
+    CP_PUT_NPRESENT(b, h->said);
     for (int k = 0; k < CP_HOLD_COLLS; k++)
         if (h->said[k]) {
             cp_put_u32(b, (uint32_t)k);

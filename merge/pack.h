@@ -32,6 +32,18 @@ static inline void cp_put(cp_wbuf *b, const void *data, size_t len)
     }
 }
 static inline void cp_put_u32(cp_wbuf *b, uint32_t v) { cp_put(b, &v, sizeof v); }
+
+/* How many of an array's n pointers are set: the count that comes before
+ * the entries of a sparse table (CP_PUT_NPRESENT for an array in scope). */
+static inline void cp_put_npresent(cp_wbuf *b, const void *const *v, size_t n)
+{
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += v[i] != NULL;
+    cp_put_u32(b, k);
+}
+#define CP_PUT_NPRESENT(b, array)                                                          \
+    cp_put_npresent(b, (const void *const *)(array), sizeof(array) / sizeof((array)[0]))
 static inline void cp_put_u64(cp_wbuf *b, uint64_t v) { cp_put(b, &v, sizeof v); }
 static inline void cp_put_i64(cp_wbuf *b, int64_t v) { cp_put(b, &v, sizeof v); }
 static inline void cp_wbuf_free(cp_wbuf *b)

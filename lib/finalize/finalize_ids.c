@@ -137,10 +137,7 @@ static void put_disagreements(cp_wbuf *b, const cp_led *l)
 /* Per collective called: its calls and blocks (the manifest's "series"). */
 static void put_series(cp_wbuf *b, const cp_led *l)
 {
-    uint32_t n = 0;
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        n += l->tree[k] != NULL;
-    cp_put_u32(b, n);
+    CP_PUT_NPRESENT(b, l->tree);
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
         if (l->tree[k]) {
             cp_put_u32(b, (uint32_t)k);
