@@ -313,7 +313,5 @@ void cp_timing_free(cp_timing *t)
     give_blocks(t->head);
     free(t->agg);
     free(t->hist);
-    free(t->recs);
-    free(t->paths);
     *t = (cp_timing){0};
 }

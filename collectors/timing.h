@@ -31,7 +31,8 @@
  * and its later calls count in the aggregates only; the output says so.
  *
  * Times are ticks of this rank's clock (lib/clock.h) until finalize turns
- * the sample into cp_timing_rec records in seconds (cp_timing_expand).
+ * the sample into cp_timing_rec records in seconds, a product of its own
+ * (cp_sample, lib/finalize/finalize_timing.h): this state is only read.
  */
 #ifndef COLLPROF_TIMING_H
 #define COLLPROF_TIMING_H
@@ -98,14 +99,7 @@ typedef struct cp_timing {
      * range while the communicator lives; its used part once freed) */
     uint32_t *hist;
     uint32_t hist_lo, hist_n;
-    /* At finalize (cp_timing_expand): the kept calls in seconds, their
-     * paths, and how many timed calls are in the aggregates only. */
-    cp_timing_rec *recs;
-    size_t n;
-    uint64_t naggregated;
-    double agg_time, agg_late; /* seconds, of those calls */
     bool partial;         /* memory ran out for the aggregates */
-    uint32_t *paths;
 } cp_timing;
 
 /* Set up the pool: `max_records` records per rank, allocated and touched

@@ -55,6 +55,7 @@ typedef struct fin_products {
     fin_leads leads;        /* tables to leads, count blocks */
     fin_ids ids;            /* numbering */
     fin_count_files counts; /* count files */
+    fin_samples samples;    /* timing: each series' sample in seconds */
     cp_run_times times;     /* timing */
     fin_cpt cpt;            /* timings.cpt */
     fin_outcome outcome;    /* agreement, run files */
@@ -70,8 +71,14 @@ static void count_files(fin *f, fin_products *p)
 {
     cp_fin_merge_and_write(f, &p->leads, &p->counts);
 }
-static void timing(fin *f, fin_products *p) { cp_fin_timing(f, &p->ids, &p->leads, &p->times); }
-static void cpt(fin *f, fin_products *p) { cp_fin_write_cpt(f, &p->ids, &p->times, &p->cpt); }
+static void timing(fin *f, fin_products *p)
+{
+    cp_fin_timing(f, &p->ids, &p->leads, &p->samples, &p->times);
+}
+static void cpt(fin *f, fin_products *p)
+{
+    cp_fin_write_cpt(f, &p->ids, &p->samples, &p->times, &p->cpt);
+}
 static void agreement(fin *f, fin_products *p)
 {
     cp_fin_agree(f, &p->leads, &p->counts, &p->cpt, &p->outcome);
@@ -113,7 +120,7 @@ static void run_stages(fin *f, fin_products *p)
     for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++) {
         double t = PMPI_Wtime();
         stages[i].run(f, p);
-        if (cp_rt.cfg.verbose >= 2 && f->rank == 0)
+        if (f->cfg->verbose >= 2 && f->rank == 0)
             cp_log("finalize stage %zu (%s): %.3f s on rank 0", i + 1, stages[i].name,
                    PMPI_Wtime() - t);
     }
@@ -124,6 +131,7 @@ static void products_free(fin_products *p)
     cp_manifest_free(&p->man);
     cp_fin_leads_free(&p->leads);
     cp_fin_ids_free(&p->ids);
+    cp_fin_samples_free(&p->samples);
     cp_run_times_free(&p->times);
 }
 
@@ -138,6 +146,13 @@ void cp_runtime_finalize(void)
     f.t0 = t0;
     f.rank = cp_rt.world_rank;
     f.size = cp_rt.world_size;
+    f.cfg = &cp_rt.cfg;
+    f.comms = cp_registry_first();
+    f.registry_complete = cp_registry_complete();
+    f.loc = &cp_rt.loc;
+    f.job = cp_rt.job;
+    f.start_iso = cp_rt.start_iso;
+    f.mpi_version = cp_rt.mpi_version;
     MPI_Request dup;
     if (PMPI_Comm_idup(MPI_COMM_WORLD, &f.w, &dup) != MPI_SUCCESS ||
         cp_tp_wait(&dup, NULL) != MPI_SUCCESS) {

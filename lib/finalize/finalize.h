@@ -16,6 +16,8 @@
 #include <stdint.h>
 
 #include "comm_registry.h"
+#include "config.h"
+#include "location.h"
 #include "compact.h"
 #include "counts_tree.h"
 #include "hash_index.h"
@@ -60,6 +62,14 @@ typedef struct fin {
     cp_error err;
     cp_kv *missing;   /* rank 0: files not written, with the reason */
     size_t nmissing;
+    /* What the run recorded, handed to the stages by the driver, which
+     * alone reads the run-time state (runtime.h) and the registry. */
+    const cp_config *cfg;
+    cp_comm *comms;           /* this rank's communicators: a list (c->next) */
+    bool registry_complete;   /* none was lost while registering (memory) */
+    cp_location *loc;         /* where this rank ran (the timing stage measures
+                                 its clock again) */
+    const char *job, *start_iso, *mpi_version;
 } fin;
 
 /* "tables to leads" (finalize_exchange.c) makes it; "count blocks" adds the

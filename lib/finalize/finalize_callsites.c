@@ -32,7 +32,6 @@
 #include "finalize.h"
 #include "finalize_mail.h"
 #include "pack.h"
-#include "runtime.h"
 #include "transport.h"
 
 enum { TAG_PATHS_UP = 0x6372, TAG_PATHS_DOWN = 0x6373 };
@@ -71,9 +70,9 @@ static int own_paths(cp_ptree *t, int64_t *leaf)
 }
 
 /* Rename the paths in this rank's signatures: local id -> call-tree id. */
-static void rename_paths(const uint32_t *map, uint32_t n)
+static void rename_paths(cp_comm *comms, const uint32_t *map, uint32_t n)
 {
-    for (cp_comm *c = cp_registry_first(); c; c = c->next)
+    for (cp_comm *c = comms; c; c = c->next)
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
             if (!c->coll[k])
                 continue;
@@ -112,7 +111,7 @@ static void record_modules(cp_manifest *m)
 
 void cp_fin_callsites(fin *f, cp_manifest *man)
 {
-    if (cp_rt.cfg.callsite_depth == 0)
+    if (f->cfg->callsite_depth == 0)
         return; /* the same on every rank */
     uint32_t npaths = cp_callsite_count();
     int64_t *leaf = malloc((npaths ? npaths : 1) * sizeof *leaf);
@@ -136,7 +135,7 @@ void cp_fin_callsites(fin *f, cp_manifest *man)
     for (uint32_t i = 0; map && i < npaths; i++)
         map[i] = !down_ok || leaf[i] < 0 ? CP_SEQ_NONE : (uint32_t)st.ids[leaf[i]];
     if (map)
-        rename_paths(map, npaths);
+        rename_paths(f->comms, map, npaths);
     free(map);
     cp_paths_rank_free(&st);
     free(leaf);

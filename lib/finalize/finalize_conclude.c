@@ -18,7 +18,6 @@
 #include "log.h"
 #include "manifest.h"
 #include "run_manifest.h"
-#include "runtime.h"
 #include "textio.h"
 #include "transport.h"
 #include "compact.h"
@@ -124,7 +123,7 @@ static void fill_manifest(fin *f, cp_manifest *m, bool partial, const char *cons
         for (int d = 0; d < 2; d++) {
             char name[128], path[4400];
             cp_compact_file_name(name, sizeof name, d == 0 ? CP_SEND : CP_RECV, lead,
-                                 cp_rt.cfg.gzip);
+                                 f->cfg->gzip);
             snprintf(path, sizeof path, "%s/%s", f->dir, name);
             struct stat st;
             if (!counts_missing || stat(path, &st) == 0) {
@@ -151,7 +150,7 @@ static size_t write_run_files(fin *f, const cp_manifest *man, cp_run_times *rt,
                               const fin_cpt *cpt, const char *cpt_reason, const char *names[3])
 {
     size_t n = 0;
-    if (f->rank == 0 && cp_rt.cfg.timing != CP_TIMING_OFF) {
+    if (f->rank == 0 && f->cfg->timing != CP_TIMING_OFF) {
         char final[4200];
         snprintf(final, sizeof final, "%s/" CP_FILE_TIMINGS, f->dir);
         if (cpt_reason) {
@@ -192,7 +191,7 @@ void cp_fin_agree(fin *f, const fin_leads *L, const fin_count_files *cf, const f
                   fin_outcome *o)
 {
     int partial = 0;
-    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+    for (cp_comm *c = f->comms; c; c = c->next) {
         partial |= c->lost;
         for (int k = 0; k < CP_NCOLLECTIVES; k++)
             partial |= c->coll[k] && c->coll[k]->counts.partial;
@@ -222,7 +221,7 @@ void cp_fin_agree(fin *f, const fin_leads *L, const fin_count_files *cf, const f
         else if (rename(cf->part[d], cf->final[d]) != 0)
             cp_log("rank %d cannot rename %s into place: %s", f->rank, cf->part[d],
                    strerror(errno));
-        else if (cp_rt.cfg.verbose >= 1)
+        else if (f->cfg->verbose >= 1)
             cp_log("rank %d wrote %s (%zu blocks, %zu communicators)", f->rank, cf->final[d],
                    cf->nblocks[d], L->n);
     }

@@ -25,20 +25,21 @@
 #include "cpt.h"
 #include "wait_sites.h"
 #include "finalize_timing.h"
-#include "runtime.h"
 #include "textio.h"
 #include "transport.h"
 #include "file_names.h"
 
 /* The series' call sites, the strata of the waiting estimate (the same
  * as finalize_waits.c's), and each kept call's. */
-static int add_sites(cp_cpt_series *s, const cp_counts *counts, const cp_timing *t)
+static int add_sites(cp_cpt_series *s, const cp_counts *counts, const cp_timing *t,
+                     const cp_sample *sm)
 {
     cp_wsites w = {0};
     cp_wsites_totals(&w, counts, t, cp_clock_tick());
-    s->site = malloc((t->n ? t->n : 1) * sizeof *s->site);
-    for (size_t i = 0; i < t->n && s->site; i++) {
-        const cp_wsite *x = cp_wsites_get(&w, t->recs[i].form, t->paths ? t->paths[i] : UINT32_MAX);
+    s->site = malloc((sm->n ? sm->n : 1) * sizeof *s->site);
+    for (size_t i = 0; i < sm->n && s->site; i++) {
+        const cp_wsite *x =
+            cp_wsites_get(&w, sm->recs[i].form, sm->paths ? sm->paths[i] : UINT32_MAX);
         s->site[i] = x ? (uint32_t)(x - w.v) : 0;
     }
     s->nsites = (uint32_t)w.n;
@@ -53,7 +54,7 @@ static int add_sites(cp_cpt_series *s, const cp_counts *counts, const cp_timing 
     return rc;
 }
 
-static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
+static int add_series(cp_cpt_chunk *ch, const cp_comm *c, const cp_sample *sm, int64_t id, int k)
 {
     const cp_timing *t = &c->coll[k]->timing;
     cp_cpt_series *ns = realloc(ch->series, (ch->nseries + 1) * sizeof *ns);
@@ -64,8 +65,8 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
     memset(s, 0, sizeof *s);
     s->comm_id = id;
     snprintf(s->collective, sizeof s->collective, "%s", cp_collective_names[k]);
-    s->naggregated = t->naggregated;
-    s->agg_time = t->agg_time;
+    s->naggregated = sm->naggregated;
+    s->agg_time = sm->agg_time;
     s->stride = t->stride ? t->stride : 1;
     s->tick = cp_clock_tick();
     if (t->hist_n) {
@@ -76,7 +77,7 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
         s->hist_lo = t->hist_lo;
         s->hist_n = t->hist_n;
     }
-    size_t n = t->n ? t->n : 1;
+    size_t n = sm->n ? sm->n : 1;
     s->call = malloc(n * sizeof *s->call);
     s->enter = malloc(n * sizeof *s->enter);
     s->start = malloc(n * sizeof *s->start);
@@ -85,9 +86,9 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
     s->flags = malloc(n * sizeof *s->flags);
     if (!s->call || !s->enter || !s->start || !s->exit || !s->root || !s->flags)
         return -1;
-    s->n = t->n;
-    for (size_t i = 0; i < t->n; i++) {
-        const cp_timing_rec *r = &t->recs[i];
+    s->n = sm->n;
+    for (size_t i = 0; i < sm->n; i++) {
+        const cp_timing_rec *r = &sm->recs[i];
         s->call[i] = r->call;
         s->enter[i] = r->enter;
         s->start[i] = r->start;
@@ -95,15 +96,15 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, int64_t id, int k)
         s->root[i] = r->root;
         s->flags[i] = r->flags;
     }
-    return add_sites(s, &c->coll[k]->counts, t);
+    return add_sites(s, &c->coll[k]->counts, t, sm);
 }
 
 /* Rank 0's chunk: per collective over all ranks, and the slowest calls. */
-static int add_aggregates(cp_cpt_chunk *ch, const cp_run_times *rt)
+static int add_aggregates(const fin *f, cp_cpt_chunk *ch, const cp_run_times *rt)
 {
     cp_cpt_aggregates *a = &ch->agg;
     ch->has_aggregates = true;
-    snprintf(a->start_time, sizeof a->start_time, "%s", cp_rt.start_iso);
+    snprintf(a->start_time, sizeof a->start_time, "%s", f->start_iso);
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
@@ -127,22 +128,23 @@ static int add_aggregates(cp_cpt_chunk *ch, const cp_run_times *rt)
     return 0;
 }
 
-static int build_chunk(const fin *f, const fin_ids *ids, const cp_run_times *rt,
+static int build_chunk(const fin *f, const fin_ids *ids, const fin_samples *S,
+                       const cp_run_times *rt,
                        cp_cpt_chunk *ch)
 {
     memset(ch, 0, sizeof *ch);
     ch->rank = f->rank;
-    snprintf(ch->hostname, sizeof ch->hostname, "%s", cp_rt.loc.hostname);
-    ch->core = cp_rt.loc.core;
-    ch->pid = cp_rt.loc.pid;
-    ch->node = cp_rt.loc.node;
-    if (f->rank == 0 && add_aggregates(ch, rt))
+    snprintf(ch->hostname, sizeof ch->hostname, "%s", f->loc->hostname);
+    ch->core = f->loc->core;
+    ch->pid = f->loc->pid;
+    ch->node = f->loc->node;
+    if (f->rank == 0 && add_aggregates(f, ch, rt))
         return -1;
-    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+    for (cp_comm *c = f->comms; c; c = c->next) {
         int64_t id = cp_fin_comm_id(ids, c);
         for (int k = 0; k < CP_NCOLLECTIVES && id >= 0; k++)
-            if (c->coll[k] && (c->coll[k]->timing.n || c->coll[k]->timing.naggregated) &&
-                add_series(ch, c, id, k))
+            if (c->coll[k] && (cp_fin_sample(S, c, k)->n || cp_fin_sample(S, c, k)->naggregated) &&
+                add_series(ch, c, cp_fin_sample(S, c, k), id, k))
                 return -1;
     }
     return 0;
@@ -156,9 +158,9 @@ static void header_model(fin *f, cp_cpt_file *h)
     h->version[2] = CP_CPT_VERSION_PATCH;
     snprintf(h->git_hash, sizeof h->git_hash, "%s", COLLPROF_GIT_HASH);
     /* The first line of the MPI library's version (cut to fit). */
-    snprintf(h->mode, sizeof h->mode, "%.*s", (int)sizeof h->mode - 1, cp_rt.mpi_version);
+    snprintf(h->mode, sizeof h->mode, "%.*s", (int)sizeof h->mode - 1, f->mpi_version);
     h->flags = CP_CPT_COUNTS | CP_CPT_TIMING | CP_CPT_LOCATION |
-               (cp_rt.cfg.timing == CP_TIMING_BARRIER ? CP_CPT_BARRIER : 0);
+               (f->cfg->timing == CP_TIMING_BARRIER ? CP_CPT_BARRIER : 0);
     h->world_size = (uint64_t)f->size;
 }
 
@@ -211,10 +213,10 @@ static void rewrite_posix(const fin *f, fin_cpt *cpt, uint64_t offset, const uns
 /* Does the directory's file system keep concurrent writes of several hosts
  * to disjoint ranges of one file apart?  Not NFS and SMB, whose clients
  * cache pages: there MPI-IO (which locks) writes the file. */
-static bool posix_safe(const char *dir)
+static bool posix_safe(const fin *f, const char *dir)
 {
-    if (cp_rt.cfg.timings_io != CP_TIMINGS_IO_AUTO)
-        return cp_rt.cfg.timings_io == CP_TIMINGS_IO_POSIX;
+    if (f->cfg->timings_io != CP_TIMINGS_IO_AUTO)
+        return f->cfg->timings_io == CP_TIMINGS_IO_POSIX;
     struct statfs sb;
     if (statfs(dir, &sb) != 0)
         return false;
@@ -229,14 +231,15 @@ static bool posix_safe(const char *dir)
     }
 }
 
-void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cpt *cpt)
+void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp_run_times *rt,
+                      fin_cpt *cpt)
 {
-    if (cp_rt.cfg.timing == CP_TIMING_OFF)
+    if (f->cfg->timing == CP_TIMING_OFF)
         return; /* the same on every rank */
     cp_cpt_chunk ch;
     cp_bytes out = {0};
     cp_error err;
-    bool ok = !f->failed && build_chunk(f, ids, rt, &ch) == 0;
+    bool ok = !f->failed && build_chunk(f, ids, S, rt, &ch) == 0;
     if (!ok && !f->failed)
         cp_fin_cpt_fail(f, cpt, "out of memory while preparing " CP_FILE_TIMINGS);
     else if (cp_cpt_encode_chunk(&ch, &out, &err)) {
@@ -293,7 +296,7 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cp
     if (f->rank == 0) {
         int fd = cp_create_temporary(final, cpt->part, sizeof cpt->part);
         made[0] = fd >= 0 ? 0 : errno;
-        made[1] = posix_safe(f->dir);
+        made[1] = posix_safe(f, f->dir);
         if (fd >= 0)
             close(fd);
         else

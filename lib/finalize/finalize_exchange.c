@@ -33,7 +33,6 @@
 #include "group_trees.h"
 #include "log.h"
 #include "pack.h"
-#include "runtime.h"
 #include "transport.h"
 
 _Static_assert(CP_NCOLLECTIVES <= CP_HOLD_COLLS, "a holding carries every collective");
@@ -64,10 +63,10 @@ static uint64_t fp_inverse(uint64_t a)
     return r;
 }
 
-static void fingerprints(uint64_t out[4])
+static void fingerprints(cp_comm *comms, uint64_t out[4])
 {
     memset(out, 0, 4 * sizeof *out);
-    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+    for (cp_comm *c = comms; c; c = c->next) {
         for (int j = 0; j < 2; j++) {
             uint64_t h = cp_hash_mix(cp_hash_mix(c->key_hash, c->key_ordinal),
                                      0x9E3779B97F4A7C15ull * (uint64_t)(j + 1)) % FP_PRIME;
@@ -233,7 +232,7 @@ static void to_led(fin *f, fin_leads *L, const cp_membership *g, const cp_comm *
 void cp_fin_exchange(fin *f, fin_leads *L)
 {
     size_t n = 0;
-    for (cp_comm *c = cp_registry_first(); c; c = c->next)
+    for (cp_comm *c = f->comms; c; c = c->next)
         n++;
     holdings H = {.g = {.v = calloc(n ? n : 1, sizeof(cp_membership)),
                         .world_of = cp_fin_member_world},
@@ -243,8 +242,8 @@ void cp_fin_exchange(fin *f, fin_leads *L)
     /* In one allreduce: how many ranks lack room or a communicator, and
      * the fingerprints of what the ranks hold. */
     uint64_t in[5], sum[5];
-    fingerprints(in);
-    in[4] = !(room && cp_registry_complete());
+    fingerprints(f->comms, in);
+    in[4] = !(room && f->registry_complete);
     cp_tp_allreduce(in, sum, 5, MPI_UINT64_T, MPI_SUM, f->w);
     bool held = sum[0] % FP_PRIME == sum[1] % FP_PRIME && sum[2] % FP_PRIME == sum[3] % FP_PRIME;
     int all = sum[4] == 0 && held;
@@ -262,7 +261,7 @@ void cp_fin_exchange(fin *f, fin_leads *L)
         free(H.c);
         return;
     }
-    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+    for (cp_comm *c = f->comms; c; c = c->next) {
         size_t i = H.g.n++;
         H.c[i] = c;
         leaf(&H.h[i], c);

@@ -17,7 +17,6 @@
 #include "finalize.h"
 #include "log.h"
 #include "pack.h"
-#include "runtime.h"
 #include "transport.h"
 #include "wait_states.h"
 #include "file_names.h"
@@ -112,7 +111,7 @@ static void get_neighbours(cp_rbuf *b, desc *x)
 
 /* The collectives of l whose members made different numbers of calls,
  * each with what the profile says of it. */
-static void put_disagreements(cp_wbuf *b, const cp_led *l)
+static void put_disagreements(const fin *f, cp_wbuf *b, const cp_led *l)
 {
     uint32_t n = 0;
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
@@ -124,7 +123,7 @@ static void put_disagreements(cp_wbuf *b, const cp_led *l)
         char who[600], text[800];
         cp_said_text(l->said[k], who, sizeof who);
         /* The wait-state stage leaves such a series out (wait_stage.h). */
-        bool waits = cp_rt.cfg.timing != CP_TIMING_OFF && !l->comm->inter &&
+        bool waits = f->cfg->timing != CP_TIMING_OFF && !l->comm->inter &&
                      l->comm->size >= 2 &&
                      cp_wait_family(cp_collective_names[k]) != CP_FAMILY_NONE;
         snprintf(text, sizeof text, "ranks disagree on the number of calls (%s)%s", who,
@@ -233,7 +232,7 @@ void cp_fin_number(fin *f, fin_leads *L, fin_ids *ids_out, cp_manifest *man)
         put_ranges(&b, &c->remote);
         put_neighbours(&b, &L->led[i]);
         put_series(&b, &L->led[i]);
-        put_disagreements(&b, &L->led[i]);
+        put_disagreements(f, &b, &L->led[i]);
     }
     if (b.failed)
         cp_fin_fail(f, "out of memory while describing communicators");

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "log.h"
-#include "runtime.h"
 #include "transport.h"
 
 cp_box *cp_mail_box(cp_mail *m, int dest)
@@ -64,7 +63,7 @@ void cp_mail_exchange(fin *f, cp_mail *m, int tag, const char *what,
         if (cp_isend_bytes(b->p, b->len, m->boxes[i].dest, tag, f->w, &reqs[nreqs]) ==
             MPI_SUCCESS)
             nreqs++;
-        if (cp_rt.cfg.verbose >= 2)
+        if (f->cfg->verbose >= 2)
             cp_log("rank %d sends %zu bytes of %s (%u records) to rank %d", f->rank, b->len,
                    what, m->boxes[i].nrecords, m->boxes[i].dest);
     }
@@ -127,7 +126,7 @@ static bool world_room(cp_fin_world_io *w)
 static void cp_fin_world_send(void *ctx, int64_t to, const void *p, size_t len)
 {
     cp_fin_world_io *w = ctx;
-    if (cp_rt.cfg.verbose >= 2)
+    if (w->f->cfg->verbose >= 2)
         cp_log("rank %d sends %zu bytes of %s to rank %d", w->f->rank, len,
                w->what ? w->what : "finalize data", (int)to);
     char *copy = world_room(w) ? malloc(len ? len : 1) : NULL;

@@ -15,15 +15,20 @@
 #include "compact.h"
 #include "counts_merge.h"
 #include "finalize.h"
-#include "runtime.h"
 
 /* Each block as it is made: its rows in rank space (or dense), then its
  * text, into the communicator's spool of its direction. */
+typedef struct sink {
+    cp_led *l;
+    bool dense;       /* COLLPROF_DENSE_ROWS: rows as written, never compacted */
+} sink;
+
 static int spool_sink(void *ctx, int d, cp_block *b, cp_error *err)
 {
-    cp_led *l = ctx;
+    const sink *k = ctx;
+    cp_led *l = k->l;
     int rc = 0;
-    if ((cp_rt.cfg.dense_rows ? cp_block_dense_rows : cp_block_compact_rows)(b))
+    if ((k->dense ? cp_block_dense_rows : cp_block_compact_rows)(b))
         rc = cp_error_set(err, "out of memory while writing rows in rank space");
     else
         rc = cp_compact_spool_block(&l->spool[d], b, err);
@@ -49,7 +54,8 @@ void cp_fin_make_blocks(fin *f, fin_leads *L)
             l->calls[k] = (int64_t)l->tree[k]->seq.total;
             /* The blocks take the tree (it is left empty: still there, as
              * the mark that the collective was called). */
-            if (cp_counts_tree_emit(l->tree[k], &tmpl, spool_sink, l, &err))
+            if (cp_counts_tree_emit(l->tree[k], &tmpl, spool_sink,
+                                    &(sink){l, f->cfg->dense_rows}, &err))
                 cp_fin_fail(f, err.msg);
             for (int d = 0; d < 2; d++)
                 l->nblocks_of[k][d] = (int64_t)(l->spool[d].n - first[d]);
@@ -87,12 +93,12 @@ void cp_fin_merge_and_write(fin *f, fin_leads *L, fin_count_files *cf)
         }
         char name[96];
         cp_compact_file_name(name, sizeof name, d == 0 ? CP_SEND : CP_RECV, f->rank,
-                             cp_rt.cfg.gzip);
+                             f->cfg->gzip);
         snprintf(cf->final[d], sizeof cf->final[d], "%s/%s", f->dir, name);
         snprintf(cf->part[d], sizeof cf->part[d], "%s.part", cf->final[d]);
         /* A file that cannot be written is missing alone (and its twin,
          * which is half the story): the profile goes on. */
-        if (!cf->failed && cp_compact_write_spools_file(cf->part[d], cp_rt.cfg.gzip, s, L->n,
+        if (!cf->failed && cp_compact_write_spools_file(cf->part[d], f->cfg->gzip, s, L->n,
                                                         &cf->err))
             cf->failed = true;
         for (size_t j = 0; j < L->n; j++) /* written: the text goes */

@@ -20,30 +20,29 @@
 #include "cubex_build.h"
 #include "cubex.h"
 #include "finalize_timing.h"
-#include "runtime.h"
 #include "stat.h"
 #include "transport.h"
 #include "file_names.h"
 
 
 /* Rank 0: everything of profile.cubex but its values. */
-static int build_meta(const cp_manifest *man, const cp_run_times *rt, cp_cube *c,
+static int build_meta(const fin *f, const cp_manifest *man, const cp_run_times *rt, cp_cube *c,
                       int64_t metric[CP_CM_SLOTS], cp_cube_sites *sc, int64_t *root)
 {
     char aggregated[32], machine[256];
     snprintf(aggregated, sizeof aggregated, "%" PRIu64, rt->naggregated);
-    snprintf(machine, sizeof machine, "job %.200s", cp_rt.job);
+    snprintf(machine, sizeof machine, "job %.200s", f->job);
     const char *const attrs[][2] = {
         {"collprof version", COLLPROF_VERSION},
-        {"MPI library", cp_rt.mpi_version},
-        {"job", cp_rt.job},
-        {"start time", cp_rt.start_iso},
-        {"timing", cp_timing_mode_name(cp_rt.cfg.timing)},
+        {"MPI library", f->mpi_version},
+        {"job", f->job},
+        {"start time", f->start_iso},
+        {"timing", cp_timing_mode_name(f->cfg->timing)},
         {"calls timed in aggregate only", aggregated},
     };
     cp_cube_job j = {.keys = rt->keys, .nkeys = rt->nkeys, .call_tree = man->call_tree,
                      .ncall_tree = man->ncall_tree, .hosts = &rt->hosts,
-                     .timing = rt->timing, .barrier = cp_rt.cfg.timing == CP_TIMING_BARRIER,
+                     .timing = rt->timing, .barrier = f->cfg->timing == CP_TIMING_BARRIER,
                      .program = program_invocation_short_name, .machine = machine,
 #ifdef CP_MPIX_PERSISTENT /* this MPI library's persistent forms are MPIX_..._init */
                      .persistent_prefix = "MPIX_",
@@ -52,11 +51,11 @@ static int build_meta(const cp_manifest *man, const cp_run_times *rt, cp_cube *c
     return cp_cube_build_meta(&j, c, metric, sc, root);
 }
 
-static int build_stat(cp_run_times *rt, const int64_t metric[], const cp_cube_sites *sc,
+static int build_stat(const fin *f, cp_run_times *rt, const int64_t metric[], const cp_cube_sites *sc,
                       cp_stat_file *st)
 {
     memset(st, 0, sizeof *st);
-    st->layout = cp_rt.cfg.stat_documented ? CP_STAT_LAYOUT_DOCUMENTED : CP_STAT_LAYOUT_CUBEGUI;
+    st->layout = f->cfg->stat_documented ? CP_STAT_LAYOUT_DOCUMENTED : CP_STAT_LAYOUT_CUBEGUI;
     st->patterns = calloc(CP_NWAIT_PATTERNS, sizeof *st->patterns);
     if (!st->patterns)
         return -1;
@@ -136,7 +135,7 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
     if (f->rank == 0) {
         if (rt->sites_lost)
             why = "the call sites or locations of some ranks did not reach rank 0";
-        else if (build_meta(man, rt, &cube, metric, &sc, &h.root) == 0)
+        else if (build_meta(f, man, rt, &cube, metric, &sc, &h.root) == 0)
             h = (meta_head){.ok = 1, .ncnodes = cube.ncnodes, .nkeys = sc.n, .root = h.root};
     }
     bool ok = share_meta(f, &h, &sc);
@@ -148,7 +147,7 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
     int64_t m2[CP_CM_SLOTS];
     bool have_metrics = cp_cube_init(&scratch, 1) == 0 &&
                         cp_cube_build_metrics(&scratch, rt->timing,
-                                              cp_rt.cfg.timing == CP_TIMING_BARRIER, m2) == 0;
+                                              f->cfg->timing == CP_TIMING_BARRIER, m2) == 0;
     size_t nm = scratch.nmetrics, cells = nm * (size_t)h.ncnodes;
     cp_cube_column k = {calloc(cells ? cells : 1, sizeof(uint64_t)), nm, (size_t)h.ncnodes,
                         scratch.metrics};
@@ -195,7 +194,7 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
                        "the wait-state statistics of some ranks could not be computed", true);
     } else if (f->rank == 0 && ok && rt->timing) {
         cp_stat_file st;
-        if (build_stat(rt, metric, &sc, &st)) {
+        if (build_stat(f, rt, metric, &sc, &st)) {
             cp_fin_missing(f, CP_FILE_STAT, "out of memory while building the statistics", true);
         } else {
             snprintf(path, sizeof path, "%s/" CP_FILE_STAT, f->dir);

@@ -23,14 +23,13 @@
 
 #include "finalize_mail.h"
 #include "finalize_timing.h"
-#include "runtime.h"
 
 #define TAG_SITES 0x6375
 
 void cp_fin_job_sites(fin *f, cp_run_times *rt)
 {
     cp_job_sites j;
-    bool ok = cp_job_sites_init(&j, CP_NCOLLECTIVES, f->rank, &cp_rt.loc, rt->clock) == 0;
+    bool ok = cp_job_sites_init(&j, CP_NCOLLECTIVES, f->rank, f->loc, rt->clock) == 0;
     int64_t *own = malloc((rt->nmine ? rt->nmine : 1) * sizeof *own);
     ok = ok && own;
     for (size_t i = 0; ok && i < rt->nmine; i++) {

@@ -19,6 +19,7 @@
 #include "job_waits.h"
 #include "pack.h"
 #include "location.h"
+#include "series_sums.h"
 #include "sites.h"
 #include "wait_states.h"
 #include "wait_stats.h"
@@ -56,6 +57,17 @@ typedef struct cp_run_times {
     size_t nslowest;
 } cp_run_times;
 
+/* The samples of this rank's series: of[c->reg_index][k] (of[i] NULL: that
+ * communicator has none). */
+typedef struct fin_samples {
+    cp_sample **of;
+    size_t n;
+} fin_samples;
+
+/* The sample of collective k on c; one with no calls when there is none. */
+const cp_sample *cp_fin_sample(const fin_samples *S, const cp_comm *c, int k);
+void cp_fin_samples_free(fin_samples *S);
+
 /* One rank's waiting time at one site in one pattern. */
 typedef struct cp_own_wait {
     uint32_t coll, form, path, pattern;
@@ -79,14 +91,16 @@ typedef struct cp_found {
  * none are computed); fills *fd.  Its slowest calls (slow[0..nslow)) merge up
  * the world's tree with the statistics: rank 0 ends with the job's.  Every
  * rank takes part. */
-void cp_fin_find_waits(fin *f, bool trees_ok, bool timing, const cp_cpt_slow *slow, size_t nslow,
+void cp_fin_find_waits(fin *f, const fin_samples *S, bool trees_ok, bool timing,
+                       const cp_cpt_slow *slow, size_t nslow,
                        cp_found *fd);
 void cp_found_free(cp_found *fd);
 
 /* The timing stage: align, analyse and gather (every rank), with the
  * communicators' job-wide ids and whether every rank holds every
  * communicator.  Fills *rt (see above). */
-void cp_fin_timing(fin *f, const fin_ids *ids, const fin_leads *L, cp_run_times *rt);
+void cp_fin_timing(fin *f, const fin_ids *ids, const fin_leads *L, fin_samples *S,
+                   cp_run_times *rt);
 
 /* Every rank: the job's site keys and aggregates up the world's tree to
  * rank 0 (finalize_sites.c), from rt->mine. */
@@ -106,6 +120,7 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
 /* The timings.cpt stage, all ranks: write this rank's chunk of the file
  * (rank 0 with the header and the aggregates from *rt) under the .part
  * name, the communicators by their ids. */
-void cp_fin_write_cpt(fin *f, const fin_ids *ids, const cp_run_times *rt, fin_cpt *cpt);
+void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp_run_times *rt,
+                      fin_cpt *cpt);
 
 #endif

@@ -38,7 +38,6 @@
 #include "finalize_timing.h"
 #include "clock.h"
 #include "log.h"
-#include "runtime.h"
 #include "stat.h"
 #include "transport.h"
 #include "group_trees.h"
@@ -99,9 +98,10 @@ static void up_and_down(fin *f, all_series *S, cp_found *fd)
 
 typedef struct own_ctx {
     cp_found *fd;
-    const cp_timing *t; /* this rank's records of the series (recs, paths) */
+    const cp_sample *t; /* this rank's records of the series (recs, paths) */
     int k;
     cp_wsites sites;    /* the series' strata (merge/wait_sites.h) */
+    int64_t rank;       /* this rank's world rank */
     bool weigh;         /* second pass: the factors are known */
 } own_ctx;
 
@@ -151,19 +151,19 @@ static void on_own(void *vctx, int p, size_t i, double sev)
     add_own(x->fd, (uint32_t)x->k, r->form, path, (uint32_t)p, sev * w->factor);
     cp_wstat_add_weighted(&x->fd->job.stat[p], sev, w->factor);
     cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->k, r->form, path), .enter = r->enter,
-                       .exit = r->exit, .duration = sev, .rank = cp_rt.world_rank};
+                       .exit = r->exit, .duration = sev, .rank = x->rank};
     cp_stat_offer_event(&x->fd->job.top[p], &e);
 }
 
 /* This rank's waiting in one series, estimated per stratum. */
-static void own_waits(cp_found *fd, const cp_comm *c, int k, const cp_wlist *down)
+static void own_waits(const fin *f, const cp_sample *t, cp_found *fd, const cp_comm *c, int k,
+                      const cp_wlist *down)
 {
-    const cp_timing *t = &c->coll[k]->timing;
     int family = cp_wait_family(cp_collective_names[k]);
-    own_ctx x = {fd, t, k, {0}, false};
-    cp_wsites_totals(&x.sites, &c->coll[k]->counts, t, cp_clock_tick());
+    own_ctx x = {.fd = fd, .t = t, .k = k, .rank = f->rank};
+    cp_wsites_totals(&x.sites, &c->coll[k]->counts, &c->coll[k]->timing, cp_clock_tick());
     cp_wait_own(family, down, t->recs, t->n, c->rank, on_own, &x);
-    cp_wsites_finish(&x.sites, cp_rt.cfg.timing != CP_TIMING_BARRIER);
+    cp_wsites_finish(&x.sites, f->cfg->timing != CP_TIMING_BARRIER);
     x.weigh = true;
     if (!x.sites.oom)
         cp_wait_own(family, down, t->recs, t->n, c->rank, on_own, &x);
@@ -184,17 +184,17 @@ static void stats_to_rank0(fin *f, cp_found *fd, bool ok)
 
 /* ------------------------------------------------------------- the stage */
 
-static void collect(all_series *S)
+static void collect(cp_comm *comms, const fin_samples *samples, all_series *S)
 {
     size_t n = 0;
-    for (cp_comm *c = cp_registry_first(); c; c = c->next)
+    for (cp_comm *c = comms; c; c = c->next)
         n += analysed_comm(c);
     S->v = calloc(n ? n : 1, sizeof *S->v);
     S->g = (cp_groups){.v = calloc(n ? n : 1, sizeof *S->g.v),
                        .world_of = cp_fin_member_world};
     if (!S->v || !S->g.v)
         return;
-    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+    for (cp_comm *c = comms; c; c = c->next) {
         if (!analysed_comm(c))
             continue;
         size_t i = S->g.n++;
@@ -205,10 +205,11 @@ static void collect(all_series *S)
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
             if (!analysed(c, k))
                 continue;
-            /* The records and their paths: cp_fin_timing's sums made them. */
-            const cp_timing *t = &c->coll[k]->timing;
-            failed |= !t->paths || cp_wcomm_add(&s->w, (uint32_t)k, c->coll[k]->counts.ncalls,
-                                               t->recs, t->n, c->rank, t->level);
+            /* The records and their paths: the timing stage made them. */
+            const cp_sample *sm = cp_fin_sample(samples, c, k);
+            failed |= !sm->paths || cp_wcomm_add(&s->w, (uint32_t)k, c->coll[k]->counts.ncalls,
+                                                sm->recs, sm->n, c->rank,
+                                                c->coll[k]->timing.level);
         }
         S->g.v[i] = (cp_membership){.key = {c->key_hash, c->key_ordinal, 0},
                                     .size = c->size, .rank = c->rank,
@@ -227,7 +228,8 @@ static void all_series_free(all_series *S)
     free(S->v);
 }
 
-void cp_fin_find_waits(fin *f, bool trees_ok, bool timing, const cp_cpt_slow *slow, size_t nslow,
+void cp_fin_find_waits(fin *f, const fin_samples *samples, bool trees_ok, bool timing,
+                       const cp_cpt_slow *slow, size_t nslow,
                        cp_found *fd)
 {
     memset(fd, 0, sizeof *fd);
@@ -237,7 +239,7 @@ void cp_fin_find_waits(fin *f, bool trees_ok, bool timing, const cp_cpt_slow *sl
         cp_cpt_slow_offer(fd->job.slowest, &fd->job.nslowest, CP_SLOWEST, &slow[i]);
     all_series S = {0};
     if (trees_ok)
-        collect(&S);
+        collect(f->comms, samples, &S);
     /* A rank without room could not take part, and its peers would wait
      * for it: all agree first (one allreduce). */
     int ready = trees_ok && S.v && S.g.v, all = 0;
@@ -262,7 +264,7 @@ void cp_fin_find_waits(fin *f, bool trees_ok, bool timing, const cp_cpt_slow *sl
                  * tables name it), or it has no wait states here. */
                 if (!cp_wcomm_down(&s->w, (uint32_t)k))
                     continue;
-                own_waits(fd, s->c, k, &s->w.s[k]->down);
+                own_waits(f, cp_fin_sample(samples, s->c, k), fd, s->c, k, &s->w.s[k]->down);
             }
         }
     }

@@ -1,0 +1,186 @@
+/*
+ * One series' sample and this rank's sums per site (series_sums.h), MPI-free:
+ * finalize's timing stage runs them over every series of the rank, the
+ * tests and the scale simulator over made-up ones.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "series_sums.h"
+#include "collectives.h"
+#include "collprof/profile.h"
+#include "grow.h"
+
+/* The path and root of signature id of a table (none when not recorded). */
+static uint32_t path_of_sig(const cp_counts *t, uint32_t id)
+{
+    return id != CP_SEQ_NONE && id < t->nsigs ? t->sigs[id].callpath : CP_SEQ_NONE;
+}
+
+static uint8_t form_of_sig(const cp_counts *t, uint32_t id)
+{
+    return id != CP_SEQ_NONE && id < t->nsigs ? t->sigs[id].form : 0;
+}
+
+/* Did the MPI library refuse the calls of signature id? */
+static bool failed_sig(const cp_counts *t, uint32_t id)
+{
+    return id < t->nsigs && t->sigs[id].err != 0;
+}
+
+static int32_t root_of_sig(const cp_counts *t, uint32_t id)
+{
+    if (id == CP_SEQ_NONE || id >= t->nsigs)
+        return -1;
+    int64_t r = t->sigs[id].root;
+    return r >= 0 && r <= INT32_MAX ? (int32_t)r : -1;
+}
+
+/* The sample of one series as records in seconds on world rank 0's time
+ * line, each with its call index, root and path (from the call sequence:
+ * both are in call order); the calls timed but not kept, and their time,
+ * from the exact aggregates.  Returns 0, or -1 when memory ran out. */
+int cp_sample_make(const cp_counts *c, const cp_timing *t, const cp_time_line *tl, cp_sample *out)
+{
+    uint64_t kept = cp_timing_kept(t);
+    out->recs = malloc((kept ? kept : 1) * sizeof *out->recs);
+    out->paths = malloc((kept ? kept : 1) * sizeof *out->paths);
+    if (!out->recs || !out->paths)
+        return -1;
+    double tick = tl->tick;
+    cp_seq_iter it;
+    cp_seq_iter_init(&it, &c->seq);
+    uint64_t at = 0; /* call index at the start of the iterator's run */
+    const cp_tblock *b = t->head;
+    double sampled_time = 0, sampled_late = 0;
+    out->n = 0;
+    for (uint64_t j = 0; j < kept && b; j++) {
+        const cp_sample_rec *s = &b->r[j % CP_TBLOCK_RECS];
+        if (j % CP_TBLOCK_RECS == CP_TBLOCK_RECS - 1)
+            b = b->next;
+        if (s->enter == CP_SAMPLE_UNTIMED)
+            continue;
+        uint64_t call = cp_timing_chosen(j, t->level), left;
+        uint32_t id = cp_seq_iter_peek(&it, &left);
+        while (left != UINT64_MAX && call >= at + left) {
+            cp_seq_iter_skip(&it, left);
+            at += left;
+            id = cp_seq_iter_peek(&it, &left);
+        }
+        if (left == UINT64_MAX)
+            id = CP_SEQ_NONE;
+        uint64_t ticks = s->enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1);
+        double enter = tl->seconds((double)ticks);
+        double start = enter + (double)s->late * tick, exit = start + (double)s->dur * tick;
+        sampled_time += exit - start;
+        sampled_late += start - enter;
+        out->paths[out->n] = path_of_sig(c, id);
+        out->recs[out->n++] = (cp_timing_rec){.call = call,
+                                          .enter = tl->align(enter),
+                                          .start = tl->align(start),
+                                          .exit = tl->align(exit),
+                                          .root = root_of_sig(c, id),
+                                          .form = form_of_sig(c, id),
+                                          .flags = (uint8_t)(s->enter >> CP_SAMPLE_FLAG_SHIFT |
+                                                             (failed_sig(c, id) ? CP_CPT_FAILED
+                                                                                : 0))};
+    }
+    uint64_t timed = 0;
+    double time = 0, late = 0;
+    for (uint32_t i = 0; i < t->nagg; i++) {
+        timed += t->agg[i].n;
+        time += (double)t->agg[i].time * tick;
+        late += (double)t->agg[i].late * tick;
+    }
+    out->naggregated = timed > out->n ? timed - out->n : 0;
+    out->agg_time = time > sampled_time ? time - sampled_time : 0;
+    out->agg_late = late > sampled_late ? late - sampled_late : 0;
+    return 0;
+}
+
+/* Bytes of one of this rank's vectors in one call: a single count that goes
+ * to every peer counts once per peer (the reader's rule). */
+static uint64_t vec_bytes(const cp_counts *t, uint32_t v, int k, uint64_t peers)
+{
+    if (v == CP_SEQ_NONE || v >= t->nvecs)
+        return 0;
+    const cp_vec *x = &t->vecs[v];
+    uint64_t sum = 0;
+    for (int64_t i = 0, n = x->peers ? x->nnz : x->len; i < n; i++)
+        sum += (uint64_t)x->counts[i];
+    sum *= (uint64_t)x->dtsize;
+    if (x->len == 1 && cp_collective_single_count_per_peer(cp_collective_names[k]))
+        sum *= peers;
+    return sum;
+}
+
+
+cp_coll_sums *cp_site_list_get(cp_site_list *st, int k, uint32_t form, uint32_t path)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (st->v[i].coll == (uint32_t)k && st->v[i].path == path && st->v[i].form == form)
+            return &st->v[i].s;
+    if (cp_grow((void **)&st->v, &st->cap, st->n + 1, sizeof *st->v, 16)) {
+        st->oom = true;
+        return NULL;
+    }
+    st->v[st->n] = (cp_site){.rank = st->rank, .coll = (uint32_t)k, .form = form,
+                             .path = path};
+    return &st->v[st->n++].s;
+}
+
+void cp_sums_of_counts(cp_site_list *st, const cp_counts *t, int k, uint64_t out, uint64_t in)
+{
+    cp_seq_iter it;
+    cp_seq_iter_init(&it, &t->seq);
+    for (;;) {
+        uint64_t left;
+        uint32_t id = cp_seq_iter_peek(&it, &left);
+        if (left == UINT64_MAX)
+            break;
+        cp_coll_sums *s = id != CP_SEQ_NONE && id < t->nsigs
+                              ? cp_site_list_get(st, k, form_of_sig(t, id), path_of_sig(t, id)) : NULL;
+        if (s) {
+            s->visits += left;
+            s->bytes_sent += left * vec_bytes(t, t->sigs[id].send, k, out);
+            s->bytes_recv += left * vec_bytes(t, t->sigs[id].recv, k, in);
+        }
+        cp_seq_iter_skip(&it, left);
+    }
+}
+
+/* This rank's sums per site: every timed call exactly, from the
+ * aggregates per signature; the kept calls for how many have their own
+ * record (series_sums.h). */
+void cp_sums_of_timing(cp_site_list *st, const cp_counts *cn, const cp_timing *t, int k,
+                       const cp_sample *sm, double tick)
+{
+    for (uint32_t i = 0; i < t->nagg; i++) {
+        const cp_timing_agg *a = &t->agg[i];
+        if (a->n == 0)
+            continue;
+        cp_coll_sums *s = cp_site_list_get(st, k, form_of_sig(cn, i), path_of_sig(cn, i));
+        if (!s) {
+            st->oom = true;
+            return;
+        }
+        double mn = (double)a->min * tick, mx = (double)a->max * tick;
+        s->min = s->ntimed == 0 || mn < s->min ? mn : s->min;
+        s->max = s->ntimed == 0 || mx > s->max ? mx : s->max;
+        s->ntimed += a->n;
+        s->naggregated += a->n;
+        s->time += (double)a->time * tick;
+        s->late += (double)a->late * tick;
+    }
+    for (size_t i = 0; i < sm->n; i++) {
+        const cp_timing_rec *r = &sm->recs[i];
+        cp_coll_sums *s = cp_site_list_get(st, k, r->form, sm->paths[i]);
+        if (!s) {
+            st->oom = true;
+            return;
+        }
+        s->nrecords++;
+        if (s->naggregated)
+            s->naggregated--;
+    }
+}
