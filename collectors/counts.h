@@ -64,10 +64,10 @@ typedef struct cp_sig {
     int64_t root;
     uint32_t callpath; /* callsite collector's path id, CP_SEQ_NONE when off;
                           at finalize, the job-wide call-tree id */
-    uint8_t form;      /* enum cp_form (writers/mpi_names.h): the function
+    uint8_t form;      /* enum cp_form (model/mpi_facts.h): the function
                           called; 0 when not told */
     int32_t err;       /* the MPI library refused the call: its error class
-                          (code of writers/mpi_names.h); 0: it succeeded */
+                          (code of model/mpi_facts.h); 0: it succeeded */
     uint32_t next; /* the signature that followed this one last time: checked
                       before hashing, so cycles of patterns cost a compare */
 } cp_sig;
@@ -207,7 +207,7 @@ static inline uint64_t cp_counts_record(cp_counts *t, uint32_t sig)
 }
 
 /* Call idx, recorded with signature sig, was refused by the MPI library
- * with error code err (writers/mpi_names.h): it is kept with the same
+ * with error code err (model/mpi_facts.h): it is kept with the same
  * counts, marked failed.  Off the hot path: only refused calls come here. */
 void cp_counts_failed(cp_counts *t, uint64_t idx, uint32_t sig, int32_t err);
 /* Finish the sequence for reading (cp_seq_finish), the refused calls

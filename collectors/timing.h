@@ -53,7 +53,7 @@ typedef struct cp_timing_rec {
     double exit;
     int32_t root;   /* communicator-local root, -1 when not rooted */
     uint8_t flags;  /* enum cp_cpt_call_flag (collprof/profile.h) */
-    uint8_t form;   /* enum cp_form (writers/mpi_names.h), from its signature */
+    uint8_t form;   /* enum cp_form (model/mpi_facts.h), from its signature */
 } cp_timing_rec;
 
 /* A kept call as the collector stores it: 16 bytes. */

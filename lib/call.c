@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "callsite.h"
-#include "mpi_names.h"
+#include "mpi_facts.h"
 
 #include "code_padding.h"
 
@@ -76,7 +76,7 @@ void cp_call_record(cp_comm *c, cp_call *call)
     cp_busy_leave();
 }
 
-/* The code of MPI error class cls (writers/mpi_names.h). */
+/* The code of MPI error class cls (model/mpi_facts.h). */
 static int32_t error_code(int cls)
 {
     int32_t i = 0;

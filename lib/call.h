@@ -11,7 +11,7 @@
 
 #include "comm_registry.h"
 #include "counts.h"
-#include "mpi_names.h"
+#include "mpi_facts.h"
 #include "clock.h"
 #include "runtime.h"
 #include "signals.h"

@@ -1,6 +1,6 @@
 /*
  * What each collective's arguments mean, as count vectors: one inline helper
- * per argument shape, called by the generated wrappers (lib/wrappers.tbl).
+ * per argument shape, called by the generated wrappers (model/wrappers.tbl).
  * They only take pointers and sizes; nothing is copied on the hot path except
  * per-peer datatype counts, which are turned into bytes in a per-thread
  * scratch buffer (Alltoallw, Neighbor_alltoallw).

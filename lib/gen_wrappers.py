@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
-"""Generate collprof's MPI wrappers from the one table, lib/wrappers.tbl.
+"""Generate collprof's MPI wrappers from the one table, model/wrappers.tbl.
 
-usage: gen_wrappers.py TABLE --common OUT_COLLECTIVES_H OUT_DOCS_MD
-       gen_wrappers.py TABLE OUT_WRAPPERS_C OUT_FORMS_H OUT_FORTRAN_C
+usage: gen_wrappers.py TABLE OUT_WRAPPERS_C OUT_FORMS_H OUT_FORTRAN_C
                        [--mpi-version X.Y] [--persistent-prefix MPIX_]
                        [--fortran none|openmpi]
 
-The first form writes what is the same for every MPI library (the
-collectives' enumeration and names, the list of wrapped functions); the
-second what one MPI library gets (collprof is built for each installed).
+It writes what one MPI library gets (collprof is built for each installed);
+what is the same for every library (the collectives' enumeration and names,
+the list of wrapped functions) is model/gen_collectives.py's.
 
 Every wrapper has the same body: begin the call (NULL when the profiler is
 off, so the wrapper is a plain pass-through), capture the arguments, record,
@@ -26,57 +25,13 @@ the Fortran entry points (mpif.h, use mpi, use mpi_f08) of every wrapped
 collective: Open MPI's Fortran bindings call PMPI_ directly, so each is
 converted here and sent to the C wrapper.
 """
+import os
 import re
 import sys
 
-FORMS = ("blocking", "nonblocking", "persistent")
-# The MPI standard version that brought each form (the rest: MPI 3.1 or
-# older, which every supported library has).
-FORM_SINCE = {"persistent": (4, 0), "large": (4, 0)}
-
-
-def parse(path):
-    shapes, funcs, creators = {}, [], []
-    with open(path, encoding="utf-8") as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            fields = [x.strip() for x in line.split("|")]
-            where = f"{path}:{lineno}"
-            if line.startswith("create "):
-                if len(fields) not in (3, 4):
-                    sys.exit(f"{where}: expected 'create MPI_Name | params | new communicator"
-                             " [| MPI version that brought it]'")
-                since = version(fields[3], where) if len(fields) == 4 else (1, 0)
-                creators.append((fields[0].split()[1], fields[1], fields[2], since))
-                continue
-            if line.startswith("shape "):
-                if len(fields) not in (3, 4):
-                    sys.exit(f"{where}: expected 'shape NAME | params | capture"
-                             " [| memo arguments]'")
-                memo = fields[3] if len(fields) == 4 else None
-                shapes[fields[0].split()[1]] = (fields[1], fields[2], memo)
-                continue
-            if len(fields) != 4 or not fields[0].startswith("MPI_"):
-                sys.exit(f"{where}: expected 'MPI_Name | Collective | shape | forms'")
-            name, coll, shape, forms = fields
-            if shape not in shapes:
-                sys.exit(f"{where}: unknown shape '{shape}'")
-            forms = forms.split()
-            for form in forms:
-                if form not in FORMS + ("large",):
-                    sys.exit(f"{where}: unknown form '{form}'")
-            funcs.append((name, coll, shape, forms, where))
-    return shapes, funcs, creators
-
-
-def version(text, where):
-    m = re.fullmatch(r"(\d+)\.(\d+)", text.strip())
-    if not m:
-        sys.exit(f"{where}: expected an MPI version such as 4.0, not '{text}'")
-    return (int(m.group(1)), int(m.group(2)))
-
+# The table's grammar and the forms of a function: the model's (model/).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "model"))
+from wrapped_table import FORMS, FULL, Build, parse, variants, version  # noqa: E402
 
 def large(params):
     """The _c variant of a parameter list: counts become MPI_Count and
@@ -98,40 +53,6 @@ def arg_names(params):
         m = re.search(r"(\w+)(\[\])?$", p.strip())
         names.append(m.group(1))
     return ", ".join(names)
-
-
-class Build:
-    """What the MPI library built against provides."""
-
-    def __init__(self, mpi_version=(99, 0), persistent_prefix="MPI_", fortran="none"):
-        self.mpi_version = mpi_version
-        self.persistent_prefix = persistent_prefix
-        self.fortran = fortran
-
-    def has_form(self, form):
-        if form == "persistent" and self.persistent_prefix != "MPI_":
-            return True
-        return self.mpi_version >= FORM_SINCE.get(form, (1, 0))
-
-
-FULL = Build()
-
-
-def variants(name, forms, build=FULL):
-    """(function name, form, is_large) for each entry point of a table line
-    that the MPI library has."""
-    base = name[len("MPI_"):]
-    out = []
-    for form in forms:
-        if form == "large" or not build.has_form(form):
-            continue
-        fn = {"blocking": f"MPI_{base}",
-              "nonblocking": f"MPI_I{base[0].lower()}{base[1:]}",
-              "persistent": f"{build.persistent_prefix}{base}_init"}[form]
-        out.append((fn, form, False))
-        if "large" in forms and build.has_form("large"):
-            out.append((fn + "_c", form, True))
-    return out
 
 
 def wrapper(fn, form, is_large, coll, params, capture, memo):
@@ -278,7 +199,7 @@ CP_EXPORT void {plain[0]}({proto})
 def forms_header(funcs, build):
     """For the tests: which forms this build has, and the persistent names
     mapped onto the library's own."""
-    out = ["/* Generated by lib/gen_wrappers.py from lib/wrappers.tbl: do not edit. */",
+    out = ["/* Generated by lib/gen_wrappers.py from model/wrappers.tbl: do not edit. */",
            "#ifndef COLLPROF_MPI_FORMS_H", "#define COLLPROF_MPI_FORMS_H", "",
            "/* 1 when the MPI library has the form (its collectives are wrapped). */",
            f"#define CP_HAVE_PERSISTENT {int(build.has_form('persistent'))}",
@@ -334,62 +255,7 @@ def options(argv):
     return build
 
 
-def write_collectives_h(out_h, funcs):
-    colls = []
-    for _, coll, _, _, _ in funcs:
-        if coll not in colls:
-            colls.append(coll)
-    with open(out_h, "w", encoding="utf-8") as h:
-        h.write("/* Generated by lib/gen_wrappers.py from lib/wrappers.tbl: do not edit. */\n")
-        h.write("#ifndef COLLPROF_COLLECTIVES_H\n#define COLLPROF_COLLECTIVES_H\n\n")
-        h.write("enum cp_collective {\n")
-        for c in colls:
-            h.write(f"    CP_COLL_{c.upper()},\n")
-        h.write("    CP_NCOLLECTIVES\n};\n\n")
-        h.write("/* Names as written in the count files (\"Alltoallv calls ...\"). */\n")
-        h.write("static const char *const cp_collective_names[CP_NCOLLECTIVES] = {\n")
-        for c in colls:
-            h.write(f'    "{c}",\n')
-        h.write("};\n\n#endif\n")
-
-
-def write_docs_md(out_md, funcs, creators):
-    with open(out_md, "w", encoding="utf-8") as d:
-        d.write("# Wrapped MPI functions\n\n")
-        d.write("Generated from `lib/wrappers.tbl` (the one table of wrapped collectives). Every form\n")
-        d.write("of a collective counts as the same collective: its calls share one numbering per\n")
-        d.write("communicator. A persistent collective counts one call per `MPI_Start`.\n\n")
-        d.write("| collective | functions |\n|---|---|\n")
-        for name, coll, shape, forms, _ in funcs:
-            fns = ", ".join(f"`{fn}`" for fn, _, _ in variants(name, forms))
-            d.write(f"| {coll} | {fns} |\n")
-        d.write("\nCommunicator constructors, wrapped so that a communicator is registered when it\n")
-        d.write("is created (communicators made by other means are registered at their first use):\n")
-        d.write(", ".join(f"`{fn}`" for fn, _, _, _ in creators) + ".\n")
-        newer = sorted({f"`{fn}`" for fn, _, _, since in creators if since >= (4, 0)})
-        d.write("\n## What each MPI library has\n\n")
-        d.write("Forms and functions newer than the MPI library's `MPI_VERSION` are left out when\n")
-        d.write("collprof is built, so every wrapper it exports calls a function the library has.\n")
-        d.write("From MPI 4.0: the persistent forms (`..._init`), the large-count forms (`..._c`),\n")
-        d.write(", ".join(newer) + ".\n\n")
-        d.write("- MPICH 4.x (MPI 4.0): everything above.\n")
-        d.write("- Open MPI 4.1 (MPI 3.1): no large-count forms and none of the MPI 4.0\n")
-        d.write("  constructors. Its persistent collectives are wrapped under its own names\n")
-        d.write("  (`MPIX_Alltoallv_init`, ... from `mpi-ext.h`); they count as the persistent form.\n")
-        d.write("  Its Fortran bindings (`mpif.h`, `use mpi`, `use mpi_f08`) call the `PMPI_`\n")
-        d.write("  functions directly, so collprof has a Fortran entry point of its own for each\n")
-        d.write("  function above that Open MPI has, and for `MPI_Init`, `MPI_Init_thread`,\n")
-        d.write("  `MPI_Finalize`, `MPI_Start`, `MPI_Startall`, `MPI_Request_free` and `MPI_Pcontrol`.\n")
-
-
-
 def main():
-    if len(sys.argv) == 5 and sys.argv[2] == "--common":
-        table, out_h, out_md = sys.argv[1], sys.argv[3], sys.argv[4]
-        shapes, funcs, creators = parse(table)
-        write_collectives_h(out_h, funcs)
-        write_docs_md(out_md, funcs, creators)
-        return
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     table, out_c, out_forms, out_fortran = sys.argv[1:5]
@@ -401,7 +267,7 @@ def main():
 
     def c_head(includes):
         ext = "#include <mpi-ext.h>\n" if build.persistent_prefix != "MPI_" else ""
-        return ("/* Generated by lib/gen_wrappers.py from lib/wrappers.tbl: do not edit. */\n"
+        return ("/* Generated by lib/gen_wrappers.py from model/wrappers.tbl: do not edit. */\n"
                 + includes + ext)
 
     with open(out_c, "w", encoding="utf-8") as w:

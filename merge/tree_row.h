@@ -34,7 +34,7 @@ typedef struct cp_trow {
     bool in_bytes;   /* counts are bytes (per-peer datatypes) */
     bool listed;     /* values are (peer, count) pairs; else dense: n == len */
     int32_t err;     /* the MPI library refused these ranks' call: its error code
-                        (writers/mpi_names.h); 0: carried out */
+                        (model/mpi_facts.h); 0: carried out */
     int64_t dtsize;
     int64_t len;     /* peers addressed */
     int64_t n;       /* values held */

@@ -30,7 +30,7 @@
 
 /* Which forms the MPI library has (CP_HAVE_LARGE, CP_HAVE_PERSISTENT), and
  * its persistent collectives under the MPI 4.0 names (generated with the
- * wrappers from lib/wrappers.tbl). */
+ * wrappers from model/wrappers.tbl). */
 #include "mpi_forms.h"
 
 #include "collprof/reader.h"
