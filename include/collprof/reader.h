@@ -298,7 +298,8 @@ typedef struct cp_complete_stats {
 } cp_complete_stats;
 
 /* Add to dir/profile.cubex the source file, first and last line of each user
- * region and the file and line of each MPI call site (nm, addr2line), and
+ * region and the file and line of each MPI call site (from the modules'
+ * symbol and line tables, elfutils' libdwfl), and
  * write it back (atomically).  Regions that already have lines are kept.
  * Returns 0, or -1 with err set. */
 int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_error *err);
@@ -389,14 +390,14 @@ typedef struct cp_source_line {
 } cp_source_line;
 #define CP_LINE_CHANGED (-2)
 
-/* File and line of each call site (return address) of a module, with
- * addr2line when it is installed and the module is there.  out[i] is
+/* File and line of each call site (return address) of a module, from its
+ * debug information (elfutils' libdwfl) when the module is there.  out[i] is
  * {"", -1} where unknown.  Returns 0, or -1 when out of memory. */
 int cp_reader_symbolize(const char *module, const uint64_t *addresses, size_t n,
                         cp_source_line *out);
 /* Where each function of names[0..n) is in the source: the file and line
  * of its first instruction (begin[i]) and the line of its last (end[i]), from
- * the module's symbol table (nm) and debug information (addr2line);
+ * the module's symbol table and debug information (elfutils' libdwfl);
  * {"", -1} and -1 where unknown.  Returns 0, or -1 when out of memory. */
 int cp_reader_function_lines(const char *module, const char *const *names, size_t n,
                              cp_source_line *begin, int64_t *end);

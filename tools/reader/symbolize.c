@@ -1,134 +1,37 @@
 /*
- * Source file and line of a call site, offline: addr2line (binutils) on the
- * module the runtime recorded, when the file is still there and has debug
- * information.  Run without a shell (the module path comes from the
- * manifest), one process per module with every address of that module.
+ * Source file and line of a call site, and the lines of a function, offline:
+ * the one symboliser (symbols/source_lines.h, libdwfl) on the module the
+ * runtime recorded, when the file is still there and has debug information.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "build_id.h"
 #include "reader_internal.h"
+#include "source_lines.h"
 
-extern char **environ;
-
-/* "path/file.c:42 (discriminator 3)" -> file "path/file.c", line 42;
- * "??:0" or "??:?" -> nothing. */
-static void parse_line(char *s, cp_source_line *out)
-{
-    s[strcspn(s, "\n")] = '\0';
-    char *disc = strstr(s, " (discriminator");
-    if (disc)
-        *disc = '\0';
-    char *colon = strrchr(s, ':');
-    if (!colon || colon == s || !strncmp(s, "??", 2))
-        return;
-    *colon = '\0';
-    char *end;
-    long line = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || line <= 0)
-        return;
-    snprintf(out->file, sizeof out->file, "%.1000s", s);
-    out->line = line;
-}
-
-/* Run argv[0] (found on PATH, no shell) and hand each line of its output
- * to on_line.  A tool that is not installed gives no lines: not an error. */
-static void each_line(char **argv, void (*on_line)(char *line, size_t i, void *ctx), void *ctx)
-{
-    int fd[2];
-    if (pipe(fd) != 0)
-        return;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&fa, fd[0]);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int sp = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    FILE *in = fdopen(fd[0], "r");
-    char line[4096];
-    for (size_t i = 0; sp == 0 && in && fgets(line, sizeof line, in); i++)
-        on_line(line, i, ctx);
-    if (in)
-        fclose(in);
-    else
-        close(fd[0]);
-    if (sp == 0)
-        waitpid(pid, NULL, 0);
-}
-
-typedef struct lines_ctx {
-    cp_source_line *out;
-    size_t n;
-} lines_ctx;
-
-static void on_addr2line(char *line, size_t i, void *vctx)
-{
-    lines_ctx *x = vctx;
-    if (i < x->n)
-        parse_line(line, &x->out[i]);
-}
+_Static_assert(sizeof(((cp_source_line *)0)->file) == sizeof(((cp_line_at *)0)->file),
+               "a source line is the symboliser's");
 
 int cp_reader_symbolize(const char *module, const uint64_t *addresses, size_t n,
                         cp_source_line *out)
 {
     for (size_t i = 0; i < n; i++)
         out[i] = (cp_source_line){.line = -1};
-    if (n == 0 || access(module, R_OK) != 0)
+    if (n == 0)
         return 0;
-    /* argv: addr2line -e MODULE ADDR... (return address - 1: the call) */
-    char **argv = calloc(n + 4, sizeof *argv);
-    char *buf = malloc(n * 24);
-    if (!argv || !buf) {
-        free(argv);
-        free(buf);
+    cp_line_at *at = malloc(n * sizeof *at);
+    if (!at)
         return -1;
-    }
-    argv[0] = "addr2line";
-    argv[1] = "-e";
-    argv[2] = (char *)module;
-    for (size_t i = 0; i < n; i++) {
-        snprintf(buf + 24 * i, 24, "0x%llx",
-                 (unsigned long long)(addresses[i] ? addresses[i] - 1 : 0));
-        argv[3 + i] = buf + 24 * i;
-    }
-    lines_ctx x = {out, n};
-    each_line(argv, on_addr2line, &x);
-    free(argv);
-    free(buf);
+    if (cp_source_lines(module, addresses, n, at) > 0)
+        for (size_t i = 0; i < n; i++)
+            if (at[i].line > 0) {
+                memcpy(out[i].file, at[i].file, sizeof out[i].file);
+                out[i].line = at[i].line;
+            }
+    free(at);
     return 0;
-}
-
-typedef struct nm_ctx {
-    const char *const *names;
-    size_t n;
-    uint64_t *start, *size;
-} nm_ctx;
-
-/* "0000000000001189 0000000000000087 T exchange" */
-static void on_nm(char *line, size_t i, void *vctx)
-{
-    (void)i;
-    nm_ctx *x = vctx;
-    unsigned long long start, size;
-    char type, name[1024];
-    if (sscanf(line, "%llx %llx %c %1023s", &start, &size, &type, name) != 4 ||
-        (type != 'T' && type != 't'))
-        return;
-    for (size_t k = 0; k < x->n; k++)
-        if (x->size[k] == 0 && !strcmp(x->names[k], name)) {
-            x->start[k] = start;
-            x->size[k] = size;
-        }
 }
 
 /* Addresses looked up per function: enough to find its last line in an
@@ -142,16 +45,13 @@ int cp_reader_function_lines(const char *module, const char *const *names, size_
         begin[i] = (cp_source_line){.line = -1};
         end[i] = -1;
     }
-    if (n == 0 || access(module, R_OK) != 0)
+    if (n == 0)
         return 0;
     uint64_t *start = calloc(n, sizeof *start), *size = calloc(n, sizeof *size);
     uint64_t *addr = calloc(n * LINE_SAMPLES, sizeof *addr);
     cp_source_line *lines = calloc(n * LINE_SAMPLES, sizeof *lines);
     int rc = start && size && addr && lines ? 0 : -1;
-    if (rc == 0) {
-        char *argv[] = {"nm", "-S", "--defined-only", (char *)module, NULL};
-        nm_ctx x = {names, n, start, size};
-        each_line(argv, on_nm, &x);
+    if (rc == 0 && cp_function_extents(module, names, n, start, size) > 0) {
         /* The first instruction (its line: the function's first), then
          * samples over the body; the last line is the largest of the
          * samples in the same file (inlined code of other files aside).
