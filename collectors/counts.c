@@ -3,6 +3,7 @@
  * call sequence (see counts.h).
  */
 #include "counts.h"
+#include "grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,14 +133,11 @@ static int vector_id(cp_counts *t, const cp_vec_arg *a, uint32_t *id)
     *id = cp_index_find(&t->vec_index, h, vec_match_cb, &ctx);
     if (*id != EMPTY)
         return 0;
-    if (t->nvecs == t->cap_vecs) {
-        uint32_t ncap = t->cap_vecs ? t->cap_vecs * 2 : 2;
-        cp_vec *nv = realloc(t->vecs, ncap * sizeof *nv);
-        if (!nv)
-            return -1;
-        t->vecs = nv;
-        t->cap_vecs = ncap;
-    }
+    size_t cap = t->cap_vecs; /* 32 bits in the table: ids are */
+    if (cp_grow((void **)&t->vecs, &cap, (size_t)t->nvecs + 1, sizeof *t->vecs, 2) ||
+        cap > UINT32_MAX)
+        return -1;
+    t->cap_vecs = (uint32_t)cap;
     /* A new vector (not the common case): kept sparse when mostly zeros. */
     int64_t nnz = a->nz_peers ? a->nnz : 0;
     for (int64_t i = 0; a->counts && i < a->len; i++)
@@ -214,14 +212,11 @@ static uint32_t intern_sig(cp_counts *t, cp_sig *s)
     uint32_t id = cp_index_find(&t->sig_index, h, sig_match_cb, &ctx);
     if (id != EMPTY)
         return id;
-    if (t->nsigs == t->cap_sigs) {
-        uint32_t ncap = t->cap_sigs ? t->cap_sigs * 2 : 2;
-        cp_sig *ns = realloc(t->sigs, ncap * sizeof *ns);
-        if (!ns)
-            return CP_SEQ_NONE;
-        t->sigs = ns;
-        t->cap_sigs = ncap;
-    }
+    size_t cap = t->cap_sigs;
+    if (cp_grow((void **)&t->sigs, &cap, (size_t)t->nsigs + 1, sizeof *t->sigs, 2) ||
+        cap > UINT32_MAX)
+        return CP_SEQ_NONE;
+    t->cap_sigs = (uint32_t)cap;
     if (cp_index_put(&t->sig_index, h, t->nsigs))
         return CP_SEQ_NONE;
     s->next = CP_SEQ_NONE;

@@ -49,17 +49,12 @@ static void note_run(cp_seq *s, uint32_t id, size_t at)
     if (id == UINT32_MAX || at >= UINT32_MAX)
         return;
     if (id >= s->nlastpos) {
-        uint32_t n = s->nlastpos ? s->nlastpos : 16;
-        while (n <= id && n < UINT32_MAX / 2)
-            n *= 2;
-        if (n <= id)
+        size_t n = s->nlastpos;
+        if (cp_grow((void **)&s->lastpos, &n, (size_t)id + 1, sizeof *s->lastpos, 16) ||
+            n > UINT32_MAX)
             return;
-        uint32_t *np = realloc(s->lastpos, (size_t)n * sizeof *np);
-        if (!np)
-            return;
-        memset(np + s->nlastpos, 0, (size_t)(n - s->nlastpos) * sizeof *np);
-        s->lastpos = np;
-        s->nlastpos = n;
+        memset(s->lastpos + s->nlastpos, 0, (n - s->nlastpos) * sizeof *s->lastpos);
+        s->nlastpos = (uint32_t)n;
     }
     uint32_t prev = s->lastpos[id];
     if (prev == 0)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hash_index.h"
+#include "grow.h"
 
 
 /* The pool: one allocation at start, touched page by page, handed out block
@@ -246,17 +247,13 @@ static cp_timing_agg *agg_grow(cp_timing *t, uint32_t sig)
         }
     }
     if (sig >= t->nagg) {
-        uint32_t n = t->nagg ? t->nagg : 1;
-        while (n <= sig)
-            n *= 2;
-        cp_timing_agg *na = realloc(t->agg, n * sizeof *na);
-        if (!na) {
+        size_t n = t->nagg;
+        if (cp_grow((void **)&t->agg, &n, (size_t)sig + 1, sizeof *t->agg, 1) || n > UINT32_MAX) {
             t->partial = true;
             return NULL;
         }
-        memset(na + t->nagg, 0, (n - t->nagg) * sizeof *na);
-        t->agg = na;
-        t->nagg = n;
+        memset(t->agg + t->nagg, 0, (n - t->nagg) * sizeof *t->agg);
+        t->nagg = (uint32_t)n;
     }
     return &t->agg[sig];
 }

@@ -300,16 +300,8 @@ int cp_ranges_append(cp_ranges *acc, const cp_ranges *b)
 {
     if (b->n == 0)
         return 0;
-    if (acc->n + b->n > acc->cap) {
-        size_t cap = acc->cap * 2 > acc->n + b->n ? acc->cap * 2 : acc->n + b->n;
-        cp_range *v = realloc(acc->v, cap * sizeof *v);
-        if (!v) {
-            errno = ENOMEM;
-            return -1;
-        }
-        acc->v = v;
-        acc->cap = cap;
-    }
+    if (ranges_reserve(acc, acc->n + b->n))
+        return -1;
     memcpy(acc->v + acc->n, b->v, b->n * sizeof *b->v);
     acc->n += b->n;
     return 0;

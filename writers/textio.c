@@ -486,18 +486,9 @@ int cp_in_slurp(cp_in *in, char **data, size_t *len, cp_error *err)
             free(buf);
             return cp_error_set(err, "%s: too large to read: %s", in->name, strerror(ENOMEM));
         }
-        if (n + avail + 1 > cap) {
-            size_t ncap = cap ? cap : 64 * 1024;
-            while (ncap < n + avail + 1)
-                ncap = ncap > SIZE_MAX / 2 ? n + avail + 1 : ncap * 2;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                free(buf);
-                return cp_error_set(err, "%s: too large to read: %s", in->name,
-                                    strerror(ENOMEM));
-            }
-            buf = nb;
-            cap = ncap;
+        if (cp_grow((void **)&buf, &cap, n + avail + 1, 1, 64 * 1024)) {
+            free(buf);
+            return cp_error_set(err, "%s: too large to read: %s", in->name, strerror(ENOMEM));
         }
         memcpy(buf + n, in->data + in->pos, avail);
         n += avail;
