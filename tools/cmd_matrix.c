@@ -157,6 +157,32 @@ static void print_matrix(const cp_block *b, const cp_row **rows, int64_t call, b
     }
 }
 
+/* In a profile merged from partial profiles, the ranks with no row of the
+ * call in either direction did not record it: they stopped before it (or
+ * left no profile).  Said under the text matrix; a whole profile has rows
+ * where a rank passed counts, and "-" means it passed none this way (a
+ * rooted collective's other ranks). */
+static void say_unrecorded(const cp_profile *p, const cp_block *b, const cp_row **rows,
+                           bool recv, int64_t call)
+{
+    if (!p->npartials)
+        return;
+    const cp_block *o = cp_profile_find(p, b->comm_id, b->collective, recv ? CP_SEND : CP_RECV,
+                                        call);
+    cp_ranges none = {0};
+    for (int64_t r = 0; r < b->nranks; r++)
+        if (!rows[r] && !(o && cp_block_row(o, r)) && cp_ranges_add(&none, r))
+            break;
+    char *list = none.n ? cp_ranges_to_string(&none) : NULL;
+    if (list)
+        printf("-: %s %s recorded no call %" PRId64 " in either direction: the run stopped "
+               "before %s entered it (`collprof summary` says where each rank stopped)\n",
+               cp_ranges_count(&none) == 1 ? "rank" : "ranks", list, call,
+               cp_ranges_count(&none) == 1 ? "it" : "they");
+    free(list);
+    cp_ranges_free(&none);
+}
+
 /* Explain why (comm, collective, direction, call) is not there. */
 static void not_found(const cp_profile *p, int64_t comm, const char *coll, bool recv,
                       int64_t call)
@@ -265,6 +291,8 @@ int cli_matrix_run(const cli_command *self, int argc, char **argv)
     if (!sparse && !dense && fmt == FMT_TEXT && b->row_len > SPARSE_FROM)
         sparse = true;
     print_matrix(b, rows, call, recv, fmt, sparse);
+    if (fmt == FMT_TEXT)
+        say_unrecorded(&p, b, rows, recv, call);
     free(rows);
     cp_profile_free(&p);
     return CLI_OK;

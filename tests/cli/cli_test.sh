@@ -35,7 +35,7 @@ partial:          no
 counts files:     4 (2 send, 2 receive)
 
 findings, by the time each explains:
-  coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings
+  coverage: no timings.cpt, and the manifest does not record whether timing was on: no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
    0     3     0  Alltoallv       3              2              2         192  2 calls (0-1)
@@ -56,7 +56,7 @@ partial:          no
 counts files:     4 (2 send, 2 receive)
 
 findings, by the time each explains:
-  coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings
+  coverage: no timings.cpt, and the manifest does not record whether timing was on: no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
    0     3     0  Alltoallv       3              2              2         192  2 calls (0-1)
@@ -97,7 +97,7 @@ partial:          no
 counts files:     3 (1 send, 2 receive)
 
 findings, by the time each explains:
-  coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings
+  coverage: no timings.cpt, and the manifest does not record whether timing was on: no time or waiting findings
 
 comm  size  lead  collective  calls  send matrices  recv matrices  bytes sent  most frequent send matrix
    0     3     0  Alltoallv       3              0              2           0  -

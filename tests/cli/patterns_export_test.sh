@@ -354,7 +354,7 @@ expect 3 <<'EOF'
 {"id":1,"size":2,"lead":2,"members":[[2,2],[0,0]],"remote_members":[],"neighbors":null}],"files":["manifest.json","send-counters.rank0.txt","recv-counters.rank0.txt","send-counters.rank2.txt","recv-counters.rank2.txt"],"call_tree":[]},
 "partial_profiles":null,
 "damaged":{"send-counters.rank0.txt":"syntax-error/send-counters.rank0.txt:5: Number of ranks:: expected a non-negative integer"},
-"findings":[{"kind":"coverage","cost":0,"text":"coverage: no timings.cpt (COLLPROF_TIMING=off?): no time or waiting findings"}],
+"findings":[{"kind":"coverage","cost":0,"text":"coverage: no timings.cpt, and the manifest does not record whether timing was on: no time or waiting findings"}],
 "counts_files":[
 {"file":"send-counters.rank2.txt","direction":"send","lead_rank":2,"format_version":1,"blocks":[
 {"comm":1,"comm_size":2,"comm_world_ranks":[[2,2],[0,0]],"collective":"Alltoall","root":null,"nranks":2,"datatype_size":4,"counts_in_bytes":false,"invalid":false,"all_calls":[[0,3]],"calls":[[0,3]],"callsites":[],"row_len":1,"rows":[{"ranks":[[0,1]],"counts":[4]}]}]},

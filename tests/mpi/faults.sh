@@ -7,6 +7,10 @@
 # usage: faults.sh CASE WORKDIR MPIEXEC LIB [ARGS...]
 #   sigterm ... NOFIN COLLPROF : SIGTERM to every rank after its calls (a batch
 #                       system's time limit); every rank's profile exact
+#   stuck-in-call ... STUCK COLLPROF : SIGTERM to every rank while rank 0 waits
+#                       in an Alltoallv rank 1 never entered: the merged
+#                       partial profile names the call and who entered it,
+#                       and says why it has no times
 #   abort   ... NOFIN COLLPROF : MPI_Abort(MPI_COMM_WORLD, 7) on rank 1
 #   fpe, bus, ill, abrt ... NOFIN COLLPROF : rank 1 divides by zero, reads
 #                       past a mapped file, traps, calls abort()
@@ -434,6 +438,29 @@ full-disk)
     done
     "$collprof" summary "$out" >partial.summary 2>&1 && grep -q "^missing: *partial.rank0/send-counters.rank0.txt" partial.summary ||
         { fail "partial: collprof summary does not show what is missing:"; show partial.summary; }
+    ;;
+stuck-in-call)
+    stuck=$1
+    COLLPROF_OUTPUT_DIR=$work/out run_killed stuck 2 yes TERM "$stuck"
+    grep -q "^stuck: call 5 entered by all ranks but 1" stuck.out || { fail "the program did not get there:"; show stuck.out; }
+    reader_merges "$work/out" "ranks 0-1: SIGTERM sent by process [0-9]*$"
+    # rank 0 made 6 calls (call 5 started, never finished), rank 1 5: named
+    grep -q "^disagreement: *communicator 0, Alltoallv: ranks disagree on the number of calls (rank 0: 6, rank 1: 5): call 5 was entered by 1 of the 2 ranks that left a profile (rank 0), never by the others: the run stopped inside it$" summary.out ||
+        { fail "collprof summary does not name the call rank 0 was in:"; show summary.out; }
+    "$collprof" check "$work/out" >check_stuck.out 2>&1
+    grep -q "^disagreement: communicator 0, Alltoallv: .*call 5 was entered by 1 of the 2 ranks" check_stuck.out ||
+        { fail "collprof check does not name it:"; show check_stuck.out; }
+    "$collprof" matrix "$work/out" --comm 0 --collective Alltoallv --call 5 >matrix5.out 2>&1 &&
+        grep -q "^rank 0: 1 1$" matrix5.out && grep -q "^rank 1: -$" matrix5.out &&
+        grep -q "^-: rank 1 recorded no call 5 in either direction: the run stopped before it entered it" matrix5.out ||
+        { fail "collprof matrix --call 5: rank 0's row, and rank 1 without one, said why:"; show matrix5.out; }
+    # Timing was on (the default): the profile says so, and why it has no times.
+    grep -q "^  coverage: timing was on (COLLPROF_TIMING=passive), but the run stopped before MPI_Finalize and a partial profile holds counts only: no time or waiting findings$" summary.out ||
+        { fail "the coverage line does not say why there are no times:"; show summary.out; }
+    grep -q "COLLPROF_TIMING=off?" summary.out && { fail "a guess about COLLPROF_TIMING:"; show summary.out; }
+    "$collprof" timings "$work/out" >timings.out 2>&1
+    grep -q "timing was on (COLLPROF_TIMING=passive), but the run stopped before MPI_Finalize" timings.out ||
+        { fail "collprof timings does not say why there are no times:"; show timings.out; }
     ;;
 sigterm)
     COLLPROF_OUTPUT_DIR=$work/base run_killed baseline 3 no TERM "$nofin" term

@@ -484,14 +484,6 @@ static void sites_add(const sites *ss, list *l)
     }
 }
 
-static const char *config_value(const cp_profile *p, const char *key)
-{
-    for (size_t i = 0; p->has_manifest && i < p->manifest.nconfig; i++)
-        if (!strcmp(p->manifest.config[i].key, key))
-            return p->manifest.config[i].value;
-    return NULL;
-}
-
 /* Calls the application made but collprof did not record: their numbers
  * are missing from the count files (paused with MPI_Pcontrol(0), before
  * COLLPROF_START_CALL), and series that stopped at COLLPROF_MAX_CALLS. */
@@ -501,7 +493,7 @@ static void not_recorded(const cp_profile *p, const cp_summary_row *rows, size_t
         return; /* the other tools number calls across communicators */
     int64_t gaps = 0, series = 0, capped = 0, worst = 0;
     const cp_summary_row *w = NULL;
-    const char *maxc = config_value(p, "COLLPROF_MAX_CALLS");
+    const char *maxc = cp_reader_setting(p, "COLLPROF_MAX_CALLS");
     int64_t max = maxc && maxc[0] >= '0' && maxc[0] <= '9' ? strtoll(maxc, NULL, 10) : -1;
     cp_ranges calls = {0};
     for (size_t i = 0; i < nrows; i++) {
@@ -619,14 +611,14 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
     sites_add(&ss, &l);
     free(ss.v);
     /* Coverage. */
-    if (!p->has_timings)
+    char why[1200];
+    if (!p->has_timings && p->has_manifest)
+        add(&l, CP_FINDING_COVERAGE, 0, "coverage: %s: no time or waiting findings",
+            cp_reader_no_timings(p, why, sizeof why));
+    else if (!p->has_timings)
         add(&l, CP_FINDING_COVERAGE, 0,
-            cp_reader_is_damaged(p, CP_FILE_TIMINGS)
-                ? "coverage: " CP_FILE_TIMINGS " is damaged: no time or waiting findings"
-            : p->has_manifest
-                ? "coverage: no " CP_FILE_TIMINGS " (COLLPROF_TIMING=off?): no time or waiting findings"
-                : "coverage: counts only (no " CP_FILE_MANIFEST ", no " CP_FILE_TIMINGS "): no time or waiting "
-                  "findings");
+            "coverage: counts only (no " CP_FILE_MANIFEST ", no " CP_FILE_TIMINGS "): no time or "
+            "waiting findings");
     uint64_t kept = 0, agg = 0, hist = 0;
     for (size_t i = 0; timed && i < t.nrows; i++) { /* series with histograms only */
         kept += t.rows[i].hist_calls ? t.rows[i].instances : 0;

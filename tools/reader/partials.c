@@ -470,6 +470,64 @@ static int merge_group(cp_profile *p, const entry *e, size_t n, int64_t *budget,
     return 0;
 }
 
+/* The calls each rank of a (communicator, collective) recorded, when they
+ * differ: a rank stopped inside a call its peers never entered (or they
+ * stopped before it).  Named in the manifest's disagreements, as finalize
+ * names ranks that disagree, with the call that only some ranks entered. */
+typedef struct made {
+    int64_t rank;
+    int64_t calls;
+} made;
+
+static int by_calls(const void *pa, const void *pb)
+{
+    const made *a = pa, *b = pb;
+    CP_ORDER_BY(b->calls, a->calls); /* most first */
+    return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+static int say_disagreement(cp_profile *p, const part *parts, const entry *e, size_t n)
+{
+    made *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cp_ranges *all = &e[i].b->all_calls;
+        int64_t calls = all->n ? all->v[all->n - 1].hi + 1 : 0;
+        if (m && v[m - 1].rank == parts[e[i].part].rank) {
+            v[m - 1].calls = calls > v[m - 1].calls ? calls : v[m - 1].calls;
+            continue;
+        }
+        v[m++] = (made){parts[e[i].part].rank, calls};
+    }
+    qsort(v, m, sizeof *v, by_calls);
+    int rc = 0;
+    if (m > 1 && v[0].calls != v[m - 1].calls) {
+        char key[128], text[1024];
+        size_t at = 0, entered = 0;
+        snprintf(key, sizeof key, "communicator %" PRId64 ", %s", e[0].comm, e[0].b->collective);
+        at += (size_t)snprintf(text, sizeof text, "ranks disagree on the number of calls (");
+        for (size_t i = 0; i < m && at < sizeof text; i++) {
+            entered += v[i].calls == v[0].calls;
+            if (i < 8)
+                at += (size_t)snprintf(text + at, sizeof text - at, "%srank %" PRId64 ": %" PRId64,
+                                       i ? ", " : "", v[i].rank, v[i].calls);
+            else if (i == 8)
+                at += (size_t)snprintf(text + at, sizeof text - at, ", %zu more ranks", m - 8);
+        }
+        if (at < sizeof text)
+            snprintf(text + at, sizeof text - at,
+                     "): call %" PRId64 " was entered by %zu of the %zu ranks that left a "
+                     "profile (rank %" PRId64 "%s), never by the others: the run stopped "
+                     "inside it",
+                     v[0].calls - 1, entered, m, v[0].rank, entered > 1 ? " and more" : "");
+        rc = cp_kv_add(&p->manifest.disagreements, &p->manifest.ndisagreements, key, text);
+    }
+    free(v);
+    return rc;
+}
+
 static int merge_blocks(cp_profile *p, part *parts, size_t nparts, cp_error *err)
 {
     size_t n = 0, k = 0;
@@ -503,6 +561,11 @@ static int merge_blocks(cp_profile *p, part *parts, size_t nparts, cp_error *err
                !cp_reader_collective_cmp(e[j].b->collective, e[i].b->collective))
             j++;
         rc = merge_group(p, e + i, j - i, &budget, err);
+        /* once per (communicator, collective): its first direction */
+        bool first = i == 0 || e[i - 1].comm != e[i].comm ||
+                     cp_reader_collective_cmp(e[i - 1].b->collective, e[i].b->collective);
+        if (rc == 0 && first && say_disagreement(p, parts, e + i, j - i))
+            rc = cp_error_set(err, "%s: out of memory", p->dir);
         i = j;
     }
     free(e);

@@ -27,7 +27,9 @@ int cp_profile_rank_times(const cp_profile *p, cp_rank_time **out, size_t *n, cp
     int64_t time = cp_cube_find_metric(c, "time"), late = cp_cube_find_metric(c, "late_arrival");
     int rc = 0;
     if (time < 0) {
-        rc = cp_error_set(err, "%s/" CP_FILE_CUBE ": no time metric (COLLPROF_TIMING=off?)", p->dir);
+        char why[1200];
+        rc = cp_error_set(err, "%s/" CP_FILE_CUBE ": no time metric (%s)", p->dir,
+                          cp_reader_no_timings(p, why, sizeof why));
     } else if (!(*out = calloc(c->nlocations ? c->nlocations : 1, sizeof **out))) {
         rc = cp_error_set(err, "out of memory");
     } else {

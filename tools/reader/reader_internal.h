@@ -94,6 +94,14 @@ void cp_reader_check_series(cp_profile *p);
  * older profile).  Lines are looked up only in such a file. */
 bool cp_reader_module_is_the_run(const cp_profile *p, const char *module);
 
+/* The value of setting key (COLLPROF_TIMING) that the manifest records, or
+ * NULL (run_settings.c). */
+const char *cp_reader_setting(const cp_profile *p, const char *key);
+/* Why p has no timings.cpt, said from what it records (timing off, the run
+ * stopped before MPI_Finalize, the file could not be written, is damaged,
+ * or the manifest does not say), into buf; returns buf. */
+const char *cp_reader_no_timings(const cp_profile *p, char *buf, size_t len);
+
 /* "partial.rank<R>" -> R; -1 for any other name. */
 int64_t cp_reader_partial_rank(const char *name);
 /* How one rank's partial profile is read: cp_profile_load, handed in by

@@ -602,11 +602,10 @@ static int hosts_of(const cp_cpt_file *f, cp_timings *t, cp_error *err)
 int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!p->has_timings && cp_reader_is_damaged(p, CP_FILE_TIMINGS))
-        return cp_error_set(err, "%s: " CP_FILE_TIMINGS " is damaged (see above): no timings to show",
-                            p->dir);
+    char why[1200];
     if (!p->has_timings)
-        return cp_error_set(err, "%s: no " CP_FILE_TIMINGS " (was COLLPROF_TIMING=off?)", p->dir);
+        return cp_error_set(err, "%s: %s: no timings to show", p->dir,
+                            cp_reader_no_timings(p, why, sizeof why));
     if (!p->has_manifest)
         return cp_error_set(err, "%s: " CP_FILE_TIMINGS " needs " CP_FILE_MANIFEST, p->dir);
     const cp_cpt_file *f = &p->timings;

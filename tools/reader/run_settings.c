@@ -1,0 +1,46 @@
+/* What a profile records of how its run was set up (reader_internal.h):
+ * the manifest's COLLPROF_* settings, and from them, its missing files and
+ * whether the run reached MPI_Finalize, why it has no timings. */
+#include <stdio.h>
+#include <string.h>
+
+#include "file_names.h"
+#include "reader_internal.h"
+
+const char *cp_reader_setting(const cp_profile *p, const char *key)
+{
+    for (size_t i = 0; p->has_manifest && i < p->manifest.nconfig; i++)
+        if (!strcmp(p->manifest.config[i].key, key))
+            return p->manifest.config[i].value;
+    return NULL;
+}
+
+static const char *missing_reason(const cp_profile *p, const char *name)
+{
+    for (size_t i = 0; p->has_manifest && i < p->manifest.nmissing; i++)
+        if (!strcmp(p->manifest.missing[i].key, name))
+            return p->manifest.missing[i].value;
+    return NULL;
+}
+
+const char *cp_reader_no_timings(const cp_profile *p, char *buf, size_t len)
+{
+    const char *mode = cp_reader_setting(p, "COLLPROF_TIMING"), *why;
+    if (cp_reader_is_damaged(p, CP_FILE_TIMINGS))
+        snprintf(buf, len, CP_FILE_TIMINGS " is damaged (see above)");
+    else if (!mode)
+        snprintf(buf, len, "no " CP_FILE_TIMINGS ", and the manifest does not record whether "
+                           "timing was on");
+    else if (!strcmp(mode, "off"))
+        snprintf(buf, len, "timing was off (COLLPROF_TIMING=off)");
+    else if (p->npartials)
+        snprintf(buf, len, "timing was on (COLLPROF_TIMING=%s), but the run stopped before "
+                           "MPI_Finalize and a partial profile holds counts only", mode);
+    else if ((why = missing_reason(p, CP_FILE_TIMINGS)) != NULL)
+        snprintf(buf, len, "timing was on (COLLPROF_TIMING=%s), but " CP_FILE_TIMINGS
+                           " could not be written: %s", mode, why);
+    else
+        snprintf(buf, len, "timing was on (COLLPROF_TIMING=%s), but " CP_FILE_TIMINGS
+                           " is not in the directory", mode);
+    return buf;
+}
