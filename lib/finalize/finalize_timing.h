@@ -19,6 +19,7 @@
 #include "job_waits.h"
 #include "pack.h"
 #include "location.h"
+#include "finalize_samples.h"
 #include "series_sums.h"
 #include "sites.h"
 #include "wait_states.h"
@@ -57,16 +58,6 @@ typedef struct cp_run_times {
     size_t nslowest;
 } cp_run_times;
 
-/* The samples of this rank's series: of[c->reg_index][k] (of[i] NULL: that
- * communicator has none). */
-typedef struct fin_samples {
-    cp_sample **of;
-    size_t n;
-} fin_samples;
-
-/* The sample of collective k on c; one with no calls when there is none. */
-const cp_sample *cp_fin_sample(const fin_samples *S, const cp_comm *c, int k);
-void cp_fin_samples_free(fin_samples *S);
 
 /* One rank's waiting time at one site in one pattern. */
 typedef struct cp_own_wait {
