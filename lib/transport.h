@@ -1,6 +1,7 @@
 /*
- * Finalize's transport: the one place where its stages meet MPI.  Byte
- * messages, probes, the few collectives finalize needs, and the file write
+ * The library's own MPI transport: the one place where finalize's stages,
+ * and the comparison of the ranks' clocks at start-up (clock.c), meet MPI.
+ * Byte messages, probes, the few collectives they need, and the file write
  * of timings.cpt.
  *
  * Every wait here yields the processor.  Each function starts the
