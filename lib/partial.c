@@ -1,17 +1,19 @@
 /*
  * Partial profile at exit without MPI_Finalize (see partial.h).  No MPI call
- * is made here: MPI may be gone or broken.  The counts are merged exactly as
- * at a lead, with this rank's tables as the only view of each communicator.
+ * is made here: MPI may be gone or broken.  The count files are made by
+ * finalize's own stages (count blocks, count files), with this rank's tables
+ * as the only view of each communicator, led here.
  */
 #include "partial.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm_registry.h"
 #include "compact.h"
-#include "counts_merge.h"
+#include "finalize.h"
 #include "log.h"
 #include "manifest.h"
 #include "outdir.h"
@@ -19,48 +21,42 @@
 #include "runtime.h"
 #include "file_names.h"
 
-static int merge_own(cp_counts_file out[2], cp_manifest *m, cp_error *err)
+/* This rank's tables as finalize's leads hold theirs: each communicator it
+ * called collectives on led here, with this rank's rows only (its own
+ * holding, as finalize's tables-to-leads stage makes it); and the manifest's
+ * communicator table, numbered in this rank's order of first use. */
+static int own_leads(fin *f, fin_leads *L, cp_manifest *m, cp_error *err)
 {
-    m->comms = calloc(cp_registry_count() + 1, sizeof *m->comms);
-    if (!m->comms)
+    size_t n = cp_registry_count() + 1;
+    m->comms = calloc(n, sizeof *m->comms);
+    L->led = calloc(n, sizeof *L->led);
+    if (!m->comms || !L->led)
         return cp_error_set(err, "out of memory");
-    for (cp_comm *c = cp_registry_first(); c; c = c->next) {
+    for (cp_comm *c = f->comms; c; c = c->next) {
         bool used = false;
-        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            if (!c->coll[k] || c->coll[k]->counts.ncalls == 0)
-                continue;
-            cp_counts *t = &c->coll[k]->counts;
-            used = true;
-            cp_counts_settle(t);
-            cp_counts_view v = {t->vecs, t->nvecs, t->sigs, t->nsigs, &t->seq};
-            const cp_counts_view **views = calloc((size_t)c->size, sizeof *views);
-            if (!views)
-                return cp_error_set(err, "out of memory");
-            views[c->rank] = &v;
-            cp_block tmpl;
-            memset(&tmpl, 0, sizeof tmpl);
-            tmpl.comm_id = c->reg_index;
-            tmpl.comm_size = c->size;
-            tmpl.comm_world_ranks = c->members;
-            snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
-            size_t first[2] = {out[0].nblocks, out[1].nblocks};
-            int rc = cp_counts_merge(views, c->size, &tmpl, out, err);
-            free(views);
-            if (rc)
-                return -1;
-            if (cp_counts_compact_rows(out, first, cp_rt.cfg.dense_rows))
-                return cp_error_set(err, "out of memory");
-        }
-        if (used) {
-            cp_comm_info *ci = &m->comms[m->ncomms++];
-            ci->id = c->reg_index;
-            ci->size = c->size;
-            ci->lead = c->lead;
-            if (cp_ranges_copy(&ci->members, &c->members) ||
-                cp_ranges_copy(&ci->remote_members, &c->remote))
-                return cp_error_set(err, "out of memory");
-        }
+        for (int k = 0; k < CP_NCOLLECTIVES; k++)
+            used |= c->coll[k] && c->coll[k]->counts.ncalls > 0;
+        if (!used)
+            continue;
+        cp_holding h;
+        cp_fin_own_holding(&h, c);
+        cp_membership one = {.size = c->size, .rank = c->rank};
+        size_t before = L->n;
+        cp_fin_to_led(f, L, &one, c, &h);
+        cp_holding_clear(&h);
+        if (L->n > before)
+            L->led[L->n - 1].id = c->reg_index;
+        cp_comm_info *ci = &m->comms[m->ncomms++];
+        ci->id = c->reg_index;
+        ci->size = c->size;
+        ci->lead = c->lead;
+        if (cp_ranges_copy(&ci->members, &c->members) ||
+            cp_ranges_copy(&ci->remote_members, &c->remote))
+            return cp_error_set(err, "out of memory");
     }
+    if (f->failed)
+        return cp_error_set(err, "%s", f->err.msg);
+    cp_fin_index_led(L);
     return 0;
 }
 
@@ -73,20 +69,28 @@ static void missing(cp_manifest *m, const char *name, const cp_error *err)
     (void)cp_kv_add(&m->missing, &m->nmissing, name, err->msg); /* said on stderr anyway */
 }
 
-/* Each file stands on its own: one that cannot be written is listed as
- * missing in the manifest, and the others are still written. */
+/* A file that cannot be written is listed as missing in the manifest (a
+ * count file with its twin, as at finalize), and the others are still
+ * written. */
 void cp_partial_write(const char *reason, bool always_say)
 {
     int r = cp_rt.world_rank;
-    char base[4096], dir[4200], path[4300], name[64];
+    char base[4096], path[4300], name[64];
+    /* The stages' context: this rank alone, its folder as the output. */
+    fin f = {.rank = r, .size = cp_rt.world_size, .cfg = &cp_rt.cfg,
+             .comms = cp_registry_first(), .loc = &cp_rt.loc, .job = cp_rt.job,
+             .start_iso = cp_rt.start_iso, .mpi_version = cp_rt.mpi_version};
+    char *dir = f.dir;
     cp_error err;
-    cp_counts_file out[2];
     cp_manifest m;
-    memset(out, 0, sizeof out);
     memset(&m, 0, sizeof m);
     if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, false, base, sizeof base, &err))
         goto fail;
-    snprintf(dir, sizeof dir, "%s/" CP_FILE_PARTIAL "%d", base, r);
+    if (strlen(base) > 4000) {
+        cp_error_set(&err, "%.200s...: the output directory's path is too long", base);
+        goto fail;
+    }
+    snprintf(dir, sizeof f.dir, "%.4000s/" CP_FILE_PARTIAL "%d", base, r);
     if (cp_outdir_make(dir, false, &err))
         goto fail;
     cp_outdir_clear(dir, false); /* an earlier run's partial profile of this rank */
@@ -96,23 +100,54 @@ void cp_partial_write(const char *reason, bool always_say)
         goto fail;
     }
     m.files[m.nfiles++] = strdup(CP_FILE_MANIFEST);
-    cp_error merge_err;
-    bool merged = merge_own(out, &m, &merge_err) == 0;
-    for (int d = 0; d < 2; d++) {
-        cp_compact_file_name(name, sizeof name, d == 0 ? CP_SEND : CP_RECV, r, cp_rt.cfg.gzip);
-        if (!merged) {
-            missing(&m, name, &merge_err);
-            continue;
-        }
-        out[d].version = CP_COUNTS_FORMAT_VERSION;
-        out[d].direction = d;
-        out[d].lead_rank = r;
-        snprintf(path, sizeof path, "%s/%s", dir, name);
-        if (cp_compact_write_file(path, cp_rt.cfg.gzip, &out[d], &err))
-            missing(&m, name, &err);
-        else
-            m.files[m.nfiles++] = strdup(name);
+    /* The count files by finalize's own stages: blocks, then the files
+     * under .part names, renamed into place here (no agreement to wait
+     * for: this rank is the only writer of its folder). */
+    fin_leads L = {0};
+    fin_count_files cf;
+    memset(&cf, 0, sizeof cf);
+    cp_error lead_err;
+    bool made = own_leads(&f, &L, &m, &lead_err) == 0;
+    if (made) {
+        cp_fin_make_blocks(&f, &L);
+        if (!f.failed)
+            cp_fin_merge_and_write(&f, &L, &cf);
+        if (f.failed)
+            made = cp_error_set(&lead_err, "%s", f.err.msg) == 0;
     }
+    char names[2][sizeof name];
+    for (int d = 0; d < 2; d++)
+        cp_compact_file_name(names[d], sizeof names[d], d == 0 ? CP_SEND : CP_RECV, r,
+                             cp_rt.cfg.gzip);
+    if (made && L.n && cf.failed) { /* as at finalize: a file and its twin, said once */
+        cp_log("rank %d: %s and its twin %s are missing from its partial profile: %s", r,
+               names[0], names[1], cf.err.msg);
+        for (int d = 0; d < 2; d++) {
+            remove(cf.part[d]);
+            (void)cp_kv_add(&m.missing, &m.nmissing, names[d], cf.err.msg);
+        }
+    }
+    for (int d = 0; d < 2 && !(made && L.n && cf.failed); d++) {
+        memcpy(name, names[d], sizeof name);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (!made) {
+            missing(&m, name, &lead_err);
+        } else if (L.n == 0) { /* no calls: an empty file says so */
+            cp_counts_file empty = {.version = CP_COUNTS_FORMAT_VERSION, .direction = d,
+                                    .lead_rank = r};
+            if (cp_compact_write_file(path, cp_rt.cfg.gzip, &empty, &err))
+                missing(&m, name, &err);
+            else
+                m.files[m.nfiles++] = strdup(name);
+        } else if (rename(cf.part[d], cf.final[d]) != 0) {
+            cp_error_set(&err, "cannot rename %s into place: %s", cf.part[d], strerror(errno));
+            remove(cf.part[d]);
+            missing(&m, name, &err);
+        } else {
+            m.files[m.nfiles++] = strdup(name);
+        }
+    }
+    cp_fin_leads_free(&L);
     char why[256];
     snprintf(why, sizeof why, "%s; rank %d's own data only", reason, r);
     if (cp_run_manifest(&m, why)) {
@@ -128,7 +163,5 @@ void cp_partial_write(const char *reason, bool always_say)
 fail:
     cp_log("%s; rank %d could not write its partial profile: %s", reason, r, err.msg);
 out:
-    cp_counts_file_free(&out[0]);
-    cp_counts_file_free(&out[1]);
     cp_manifest_free(&m);
 }

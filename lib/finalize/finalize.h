@@ -19,7 +19,9 @@
 #include "config.h"
 #include "location.h"
 #include "compact.h"
+#include "counts_stage.h"
 #include "counts_tree.h"
+#include "group_trees.h"
 #include "hash_index.h"
 #include "manifest.h"
 
@@ -146,6 +148,15 @@ void cp_fin_leads_free(fin_leads *L);
 void cp_fin_ids_free(fin_ids *ids);
 /* qsort/bsearch order of int64_t (keys, ranks). */
 int cp_fin_cmp_i64(const void *a, const void *b);
+
+/* This rank's own tables of c as a holding (a leaf tree per collective it
+ * called), and a holding that reached c's lead (or, in a partial profile,
+ * this rank's own, g its one-member view) made a led communicator of L
+ * (finalize_exchange.c): the count path of finalize and of the partial
+ * profile alike. */
+void cp_fin_own_holding(cp_holding *h, const cp_comm *c);
+void cp_fin_to_led(fin *f, fin_leads *L, const cp_membership *g, const cp_comm *c,
+                   cp_holding *h);
 
 /* The stages, in the driver's order (finalize.c's table). */
 /* The job's call tree and its modules at rank 0 (into man); call paths in

@@ -78,7 +78,7 @@ static void fingerprints(cp_comm *comms, uint64_t out[4])
 }
 
 /* This rank's own tables of c: a leaf tree per collective it called. */
-static void leaf(cp_holding *h, const cp_comm *c)
+void cp_fin_own_holding(cp_holding *h, const cp_comm *c)
 {
     cp_holding_init(h, c->rank, c->size);
     for (int k = 0; k < CP_NCOLLECTIVES; k++) {
@@ -196,7 +196,7 @@ static bool holds_calls(const cp_holding *h)
 
 /* The lead's holding becomes a led communicator's trees and lists, when
  * any member called anything there (the lead itself perhaps not). */
-static void to_led(fin *f, fin_leads *L, const cp_membership *g, const cp_comm *c,
+void cp_fin_to_led(fin *f, fin_leads *L, const cp_membership *g, const cp_comm *c,
                    cp_holding *h)
 {
     if (!holds_calls(h) && !g->failed && !h->failed)
@@ -264,7 +264,7 @@ void cp_fin_exchange(fin *f, fin_leads *L)
     for (cp_comm *c = f->comms; c; c = c->next) {
         size_t i = H.g.n++;
         H.c[i] = c;
-        leaf(&H.h[i], c);
+        cp_fin_own_holding(&H.h[i], c);
         H.g.v[i] = (cp_membership){.key = {c->key_hash, c->key_ordinal, 0}, .size = c->size,
                               .rank = c->rank, .members = &c->members, .value = &H.h[i],
                               .failed = H.h[i].failed};
@@ -292,7 +292,7 @@ void cp_fin_exchange(fin *f, fin_leads *L)
     L->led = calloc(leads ? leads : 1, sizeof *L->led);
     for (size_t i = 0; i < n; i++) {
         if (H.g.v[i].rank == 0)
-            to_led(f, L, &H.g.v[i], H.c[i], &H.h[i]);
+            cp_fin_to_led(f, L, &H.g.v[i], H.c[i], &H.h[i]);
         cp_holding_clear(&H.h[i]);
     }
     cp_fin_index_led(L);

@@ -421,7 +421,9 @@ full-disk)
         echo "$file: $(grep "^collprof:" "$file.err" | head -n 1)"
     done
     # A partial profile (no MPI_Finalize): rank 0's send counts cannot be
-    # written; the rest of its partial profile and rank 1's are
+    # written; as at finalize, their twin (the receive counts) is missing
+    # too, said in the same one message; the rest of its partial profile and
+    # rank 1's are written
     out=$work/out-partial
     lib=$faillib:$collprof_lib
     CPT_FAIL_FILE=send-counters.rank0.txt COLLPROF_OUTPUT_DIR=$out \
@@ -432,7 +434,10 @@ full-disk)
     grep -q "\"missing\": {\"send-counters.rank0.txt\": \".*No space left on device" \
         "$out/partial.rank0/manifest.json" 2>/dev/null ||
         { fail "partial: rank 0's manifest does not list its send counts as missing"; }
-    for f in partial.rank0/recv-counters.rank0.txt partial.rank1/send-counters.rank1.txt \
+    grep -q "\"recv-counters.rank0.txt\": \".*No space left on device" \
+        "$out/partial.rank0/manifest.json" 2>/dev/null ||
+        { fail "partial: rank 0's manifest does not list the twin, its receive counts, as missing"; }
+    for f in partial.rank0/manifest.json partial.rank1/send-counters.rank1.txt \
         partial.rank1/recv-counters.rank1.txt; do
         [ -f "$out/$f" ] || fail "partial: $f was not written"
     done
