@@ -31,7 +31,7 @@ import sys
 
 # The table's grammar and the forms of a function: the model's (model/).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "model"))
-from wrapped_table import FORMS, FULL, Build, parse, variants, version  # noqa: E402
+from wrapped_table import FULL, Build, parse, variants, version  # noqa: E402
 
 def large(params):
     """The _c variant of a parameter list: counts become MPI_Count and

@@ -77,9 +77,8 @@ void cp_partial_write(const char *reason, bool always_say)
     int r = cp_rt.world_rank;
     char base[4096], path[4300], name[64];
     /* The stages' context: this rank alone, its folder as the output. */
-    fin f = {.rank = r, .size = cp_rt.world_size, .cfg = &cp_rt.cfg,
-             .comms = cp_registry_first(), .loc = &cp_rt.loc, .job = cp_rt.job,
-             .start_iso = cp_rt.start_iso, .mpi_version = cp_rt.mpi_version};
+    fin f;
+    cp_fin_context(&f);
     char *dir = f.dir;
     cp_error err;
     cp_manifest m;
@@ -112,8 +111,10 @@ void cp_partial_write(const char *reason, bool always_say)
         cp_fin_make_blocks(&f, &L);
         if (!f.failed)
             cp_fin_merge_and_write(&f, &L, &cf);
-        if (f.failed)
-            made = cp_error_set(&lead_err, "%s", f.err.msg) == 0;
+    }
+    if (made && f.failed) {
+        cp_error_set(&lead_err, "%s", f.err.msg);
+        made = false;
     }
     char names[2][sizeof name];
     for (int d = 0; d < 2; d++)

@@ -135,6 +135,20 @@ static void products_free(fin_products *p)
     cp_run_times_free(&p->times);
 }
 
+void cp_fin_context(fin *f)
+{
+    memset(f, 0, sizeof *f);
+    f->rank = cp_rt.world_rank;
+    f->size = cp_rt.world_size;
+    f->cfg = &cp_rt.cfg;
+    f->comms = cp_registry_first();
+    f->registry_complete = cp_registry_complete();
+    f->loc = &cp_rt.loc;
+    f->job = cp_rt.job;
+    f->start_iso = cp_rt.start_iso;
+    f->mpi_version = cp_rt.mpi_version;
+}
+
 void cp_runtime_finalize(void)
 {
     int expected = CP_STATE_ON;
@@ -142,17 +156,8 @@ void cp_runtime_finalize(void)
         return; /* first step: stop recording, our own calls are not profiled */
     double t0 = PMPI_Wtime();
     fin f;
-    memset(&f, 0, sizeof f);
+    cp_fin_context(&f);
     f.t0 = t0;
-    f.rank = cp_rt.world_rank;
-    f.size = cp_rt.world_size;
-    f.cfg = &cp_rt.cfg;
-    f.comms = cp_registry_first();
-    f.registry_complete = cp_registry_complete();
-    f.loc = &cp_rt.loc;
-    f.job = cp_rt.job;
-    f.start_iso = cp_rt.start_iso;
-    f.mpi_version = cp_rt.mpi_version;
     MPI_Request dup;
     if (PMPI_Comm_idup(MPI_COMM_WORLD, &f.w, &dup) != MPI_SUCCESS ||
         cp_tp_wait(&dup, NULL) != MPI_SUCCESS) {

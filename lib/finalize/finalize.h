@@ -126,6 +126,11 @@ typedef struct fin_outcome {
 
 struct cp_run_times; /* "timing" (finalize_timing.h) */
 
+/* The context as the drivers hand it to the stages (finalize.c, and the
+ * partial profile, lib/partial.c): the run-time state read here once, no
+ * communicator, no directory yet. */
+void cp_fin_context(fin *f);
+
 /* Record the first failure of this rank that spoils the whole profile
  * (the tables did not reach the leads, memory ran out while merging). */
 void cp_fin_fail(fin *f, const char *msg);

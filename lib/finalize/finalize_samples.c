@@ -38,13 +38,13 @@ const cp_sample *cp_fin_sample(const fin_samples *S, const cp_comm *c, int k)
 
 void cp_fin_samples_free(fin_samples *S)
 {
-    for (size_t i = 0; i < S->n; i++)
+    for (size_t i = 0; i < S->n; i++) {
         for (int k = 0; S->of[i] && k < CP_NCOLLECTIVES; k++) {
             free(S->of[i][k].recs);
             free(S->of[i][k].paths);
         }
-    for (size_t i = 0; i < S->n; i++)
         free(S->of[i]);
+    }
     free(S->of);
     *S = (fin_samples){0};
 }

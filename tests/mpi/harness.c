@@ -66,6 +66,18 @@ int cpt_world_size(void)
     return world_size;
 }
 
+void cpt_pid_file(int rank)
+{
+    const char *pids = getenv("CPT_PID_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/rank%d.pid", pids ? pids : ".", rank);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%ld\n", (long)getpid());
+        fclose(f);
+    }
+}
+
 /* "0-3,5": a set of call indices, or an ordered member list. */
 static void ranges_str(const cp_ranges *r, char *buf, size_t len)
 {

@@ -143,6 +143,9 @@ typedef struct cpt_comm {
 void cpt_init(const char *test_name);
 int cpt_world_rank(void);
 int cpt_world_size(void);
+/* Write this process's pid into $CPT_PID_DIR/rank<rank>.pid (or ./): the
+ * file a test that kills ranks waits for (faults.sh, run_killed). */
+void cpt_pid_file(int rank);
 
 /* Declare a communicator.  members: world ranks in communicator rank order;
  * comm: this rank's handle, MPI_COMM_NULL when not a member (checked against

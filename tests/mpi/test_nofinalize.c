@@ -162,14 +162,7 @@ int main(int argc, char **argv)
     if (strcmp(how, "exit") == 0)
         exit(0);
     if (strcmp(how, "term") == 0) {
-        const char *pids = getenv("CPT_PID_DIR");
-        char path[4096];
-        snprintf(path, sizeof path, "%s/rank%d.pid", pids ? pids : ".", me);
-        FILE *f = fopen(path, "w");
-        if (f) {
-            fprintf(f, "%ld\n", (long)getpid());
-            fclose(f);
-        }
+        cpt_pid_file(me);
     } else if (me == 1) {
         crash(how);
     }

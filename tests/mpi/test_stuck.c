@@ -4,7 +4,8 @@
  * then every rank but the last starts one more (MPI_Ialltoallv, recorded
  * when it is started) and waits in MPI_Wait for the last rank, which never
  * comes: it pauses.  Each rank writes its pid into $CPT_PID_DIR/rank<R>.pid
- * once it is where the signal must find it; the test then kills them all.
+ * once it is where the signal must find it (cpt_pid_file); the test then
+ * kills them all.
  * usage: test_stuck
  */
 #include <stdio.h>
@@ -12,19 +13,9 @@
 #include <unistd.h>
 #include <mpi.h>
 
-#define CALLS 5
+#include "harness.h"
 
-static void pid_file(int rank)
-{
-    const char *dir = getenv("CPT_PID_DIR");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/rank%d.pid", dir ? dir : ".", rank);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fprintf(f, "%ld\n", (long)getpid());
-        fclose(f);
-    }
-}
+#define CALLS 5
 
 int main(int argc, char **argv)
 {
@@ -48,10 +39,10 @@ int main(int argc, char **argv)
         MPI_Request req;
         MPI_Ialltoallv(sbuf, counts, displs, MPI_INT, rbuf, counts, displs, MPI_INT,
                        MPI_COMM_WORLD, &req);
-        pid_file(rank);
+        cpt_pid_file(rank);
         MPI_Wait(&req, MPI_STATUS_IGNORE); /* never returns: the last rank does not come */
     } else {
-        pid_file(rank);
+        cpt_pid_file(rank);
     }
     for (;;)
         pause(); /* until killed */
