@@ -118,6 +118,14 @@ int cp_kv_add(cp_kv **v, size_t *n, const char *key, const char *value)
     return 0;
 }
 
+const char *cp_kv_get(const cp_kv *v, size_t n, const char *key)
+{
+    for (size_t i = 0; v && i < n; i++)
+        if (strcmp(v[i].key, key) == 0)
+            return v[i].value;
+    return NULL;
+}
+
 void cp_kv_free(cp_kv *v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++) {

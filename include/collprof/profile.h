@@ -289,6 +289,8 @@ typedef struct cp_kv {
 int cp_kv_add(cp_kv **v, size_t *n, const char *key, const char *value);
 /* Free the list's strings and the list (v may be NULL). */
 void cp_kv_free(cp_kv *v, size_t n);
+/* The value of the first entry with this key, or NULL. */
+const char *cp_kv_get(const cp_kv *v, size_t n, const char *key);
 
 /* One frame of the job's call tree (callsite collector): a call site in a
  * function of a module.  Its parent is the frame that called that function;

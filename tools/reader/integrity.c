@@ -48,10 +48,7 @@ void cp_reader_damage(cp_profile *p, const char *name, const char *fmt, ...)
 
 bool cp_reader_is_damaged(const cp_profile *p, const char *name)
 {
-    for (size_t i = 0; i < p->ndamaged; i++)
-        if (strcmp(p->damaged[i].key, name) == 0)
-            return true;
-    return false;
+    return cp_kv_get(p->damaged, p->ndamaged, name) != NULL;
 }
 
 int cp_reader_regular(cp_profile *p, const char *name)
@@ -71,10 +68,7 @@ int cp_reader_regular(cp_profile *p, const char *name)
 
 static bool listed_missing(const cp_manifest *m, const char *name)
 {
-    for (size_t i = 0; i < m->nmissing; i++)
-        if (strcmp(m->missing[i].key, name) == 0)
-            return true;
-    return false;
+    return cp_kv_get(m->missing, m->nmissing, name) != NULL;
 }
 
 /* Every file the manifest lists, against its size and CRC-32. */

@@ -9,18 +9,7 @@
 
 const char *cp_reader_setting(const cp_profile *p, const char *key)
 {
-    for (size_t i = 0; p->has_manifest && i < p->manifest.nconfig; i++)
-        if (!strcmp(p->manifest.config[i].key, key))
-            return p->manifest.config[i].value;
-    return NULL;
-}
-
-static const char *missing_reason(const cp_profile *p, const char *name)
-{
-    for (size_t i = 0; p->has_manifest && i < p->manifest.nmissing; i++)
-        if (!strcmp(p->manifest.missing[i].key, name))
-            return p->manifest.missing[i].value;
-    return NULL;
+    return p->has_manifest ? cp_kv_get(p->manifest.config, p->manifest.nconfig, key) : NULL;
 }
 
 const char *cp_reader_no_timings(const cp_profile *p, char *buf, size_t len)
@@ -36,7 +25,7 @@ const char *cp_reader_no_timings(const cp_profile *p, char *buf, size_t len)
     else if (p->npartials)
         snprintf(buf, len, "timing was on (COLLPROF_TIMING=%s), but the run stopped before "
                            "MPI_Finalize and a partial profile holds counts only", mode);
-    else if ((why = missing_reason(p, CP_FILE_TIMINGS)) != NULL)
+    else if ((why = cp_kv_get(p->manifest.missing, p->manifest.nmissing, CP_FILE_TIMINGS)))
         snprintf(buf, len, "timing was on (COLLPROF_TIMING=%s), but " CP_FILE_TIMINGS
                            " could not be written: %s", mode, why);
     else

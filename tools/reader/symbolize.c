@@ -80,13 +80,12 @@ int cp_reader_function_lines(const char *module, const char *const *names, size_
 
 bool cp_reader_module_is_the_run(const cp_profile *p, const char *module)
 {
-    const cp_manifest *m = &p->manifest;
-    for (size_t i = 0; p->has_manifest && i < m->nmodules; i++) {
-        if (strcmp(m->modules[i].key, module) != 0)
-            continue;
-        char now[CP_BUILD_ID_MAX];
-        cp_build_id_of_file(module, now, sizeof now);
-        return strcmp(now, m->modules[i].value) == 0;
-    }
-    return true; /* an older profile: nothing recorded to hold it against */
+    const char *ran = p->has_manifest
+                          ? cp_kv_get(p->manifest.modules, p->manifest.nmodules, module)
+                          : NULL;
+    if (!ran)
+        return true; /* an older profile: nothing recorded to hold it against */
+    char now[CP_BUILD_ID_MAX];
+    cp_build_id_of_file(module, now, sizeof now);
+    return strcmp(now, ran) == 0;
 }
