@@ -1,7 +1,6 @@
 /*
  * One series' sample and this rank's sums per site (series_sums.h), MPI-free:
- * finalize's timing stage runs them over every series of the rank, the
- * tests and the scale simulator over made-up ones.
+ * finalize's timing stage runs them over every series of the rank.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -160,10 +159,8 @@ void cp_sums_of_timing(cp_site_list *st, const cp_counts *cn, const cp_timing *t
         if (a->n == 0)
             continue;
         cp_coll_sums *s = cp_site_list_get(st, k, form_of_sig(cn, i), path_of_sig(cn, i));
-        if (!s) {
-            st->oom = true;
-            return;
-        }
+        if (!s)
+            return; /* st->oom is set */
         double mn = (double)a->min * tick, mx = (double)a->max * tick;
         s->min = s->ntimed == 0 || mn < s->min ? mn : s->min;
         s->max = s->ntimed == 0 || mx > s->max ? mx : s->max;
@@ -175,10 +172,8 @@ void cp_sums_of_timing(cp_site_list *st, const cp_counts *cn, const cp_timing *t
     for (size_t i = 0; i < sm->n; i++) {
         const cp_timing_rec *r = &sm->recs[i];
         cp_coll_sums *s = cp_site_list_get(st, k, r->form, sm->paths[i]);
-        if (!s) {
-            st->oom = true;
-            return;
-        }
+        if (!s)
+            return; /* st->oom is set */
         s->nrecords++;
         if (s->naggregated)
             s->naggregated--;
