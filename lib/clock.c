@@ -14,11 +14,8 @@ static double start;          /* this rank's clock at start */
 /* (stamp, clock) at start and at the final measurement: the stamp's rate. */
 static double stamp0, clock0, stamp1, clock1;
 
-/* Offset to add to this rank's clock: measured at local time at[i]. */
-static struct {
-    bool have;
-    double at, offset;
-} sample[2];
+/* Offset to add to this rank's clock: at start, and at the end. */
+static cp_clock_offset sample[2];
 
 static MPI_Comm node_comm = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
 
@@ -122,21 +119,6 @@ void cp_clock_start(int mode)
     stamp0 = (double)cp_clock_origin;
 }
 
-double cp_clock_tsc_hz(void)
-{
-    return tsc_hz;
-}
-
-int64_t cp_clock_drift_ppm(void)
-{
-    return drift_ppm;
-}
-
-const char *cp_clock_why_not_tsc(void)
-{
-    return why_not;
-}
-
 /* The counter's rate: over the whole run when it lasted long enough for the
  * rate to be known better than the calibration's, else the calibration;
  * nanoseconds without the counter. */
@@ -147,21 +129,6 @@ static double run_hz(void)
     if (clock1 - clock0 >= 0.5 && stamp1 > stamp0)
         return (stamp1 - stamp0) / (clock1 - clock0);
     return tsc_hz;
-}
-
-double cp_clock_ticks_seconds(double ticks)
-{
-    return clock0 + ticks / run_hz();
-}
-
-double cp_clock_tick(void)
-{
-    return 1 / run_hz();
-}
-
-double cp_clock_start_time(void)
-{
-    return start;
 }
 
 /* The communicators of the measurement: the ranks of this host, and one
@@ -262,15 +229,11 @@ int cp_clock_measure(cp_location *loc, bool final)
     return 0;
 }
 
-double cp_clock_align(double t)
+void cp_clock_read(double end, cp_time_line *out)
 {
-    if (sample[0].have && sample[1].have && sample[1].at > sample[0].at) {
-        double w = (t - sample[0].at) / (sample[1].at - sample[0].at);
-        return t + sample[0].offset + w * (sample[1].offset - sample[0].offset);
-    }
-    if (sample[1].have)
-        return t + sample[1].offset;
-    if (sample[0].have)
-        return t + sample[0].offset;
-    return t - start;
+    *out = (cp_time_line){.tick = 1 / run_hz(), .clock0 = clock0, .start = start, .end = end,
+                          .tsc = cp_clock_tsc, .tsc_hz = tsc_hz, .drift_ppm = drift_ppm};
+    out->to_rank0[0] = sample[0];
+    out->to_rank0[1] = sample[1];
+    snprintf(out->why_not_tsc, sizeof out->why_not_tsc, "%s", why_not);
 }

@@ -69,15 +69,15 @@ int cp_sample_make(const cp_counts *c, const cp_timing *t, const cp_time_line *t
         if (left == UINT64_MAX)
             id = CP_SEQ_NONE;
         uint64_t ticks = s->enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1);
-        double enter = tl->seconds((double)ticks);
+        double enter = cp_time_line_seconds(tl, (double)ticks);
         double start = enter + (double)s->late * tick, exit = start + (double)s->dur * tick;
         sampled_time += exit - start;
         sampled_late += start - enter;
         out->paths[out->n] = path_of_sig(c, id);
         out->recs[out->n++] = (cp_timing_rec){.call = call,
-                                          .enter = tl->align(enter),
-                                          .start = tl->align(start),
-                                          .exit = tl->align(exit),
+                                          .enter = cp_time_line_align(tl, enter),
+                                          .start = cp_time_line_align(tl, start),
+                                          .exit = cp_time_line_align(tl, exit),
                                           .root = root_of_sig(c, id),
                                           .form = form_of_sig(c, id),
                                           .flags = (uint8_t)(s->enter >> CP_SAMPLE_FLAG_SHIFT |

@@ -12,15 +12,8 @@
 
 #include "counts.h"
 #include "sites.h"
+#include "time_line.h"
 #include "timing.h"
-
-/* This rank's clock as the sample needs it: the seconds of one tick, ticks
- * into seconds, and a time of this rank onto world rank 0's time line. */
-typedef struct cp_time_line {
-    double tick;
-    double (*seconds)(double ticks);
-    double (*align)(double t);
-} cp_time_line;
 
 /* One series' sample: the calls the collector kept, in seconds on world
  * rank 0's time line, with their call paths (from the call sequence), and

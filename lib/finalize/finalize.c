@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "finalize.h"
 #include "finalize_timing.h"
 #include "log.h"
@@ -144,9 +145,26 @@ void cp_fin_context(fin *f)
     f->comms = cp_registry_first();
     f->registry_complete = cp_registry_complete();
     f->loc = &cp_rt.loc;
+    cp_clock_read(cp_clock_now(), &f->clock);
     f->job = cp_rt.job;
     f->start_iso = cp_rt.start_iso;
     f->mpi_version = cp_rt.mpi_version;
+    f->cfg_entries = cp_rt.cfg_entries;
+    /* `collprof run` says what it preloaded, and why, in the environment it
+     * hands the program. */
+    const char *run = getenv("COLLPROF_RUN_CHOICE");
+    f->run_choice = run && *run ? run : NULL;
+}
+
+/* The clocks of all ranks compared again, now that recording stopped (a
+ * collective): the stages get each rank's clock with the rate over the run
+ * and both offsets to world rank 0. */
+static void clock_at_end(fin *f)
+{
+    double end = cp_clock_now();
+    if (cp_clock_measure(&cp_rt.loc, true))
+        cp_fin_fail(f, "cannot compare the clocks of the ranks");
+    cp_clock_read(end, &f->clock);
 }
 
 void cp_runtime_finalize(void)
@@ -172,6 +190,7 @@ void cp_runtime_finalize(void)
         if (cp_rt.cfg.verbose >= 2 && f.rank == 0)
             cp_log("finalize: %.3f s on rank 0 before the stages (the ranks meet, the output "
                    "directory)", PMPI_Wtime() - t0);
+        clock_at_end(&f);
         run_stages(&f, &p);
         products_free(&p);
         cp_kv_free(f.missing, f.nmissing); /* the manifest stage's unless it did not run */

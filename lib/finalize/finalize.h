@@ -24,6 +24,7 @@
 #include "group_trees.h"
 #include "hash_index.h"
 #include "manifest.h"
+#include "time_line.h"
 
 #define TAG_COUNTS 0x6370 /* on our own duplicate of MPI_COMM_WORLD */
 
@@ -69,9 +70,12 @@ typedef struct fin {
     const cp_config *cfg;
     cp_comm *comms;           /* this rank's communicators: a list (c->next) */
     bool registry_complete;   /* none was lost while registering (memory) */
-    cp_location *loc;         /* where this rank ran (the timing stage measures
-                                 its clock again) */
+    const cp_location *loc;   /* where this rank ran */
+    cp_time_line clock;       /* this rank's clock, measured again by the driver
+                                 when recording stopped */
     const char *job, *start_iso, *mpi_version;
+    const cp_config_entry *cfg_entries; /* the settings as the user gave them */
+    const char *run_choice;   /* what `collprof run` preloaded and why, or NULL */
 } fin;
 
 /* "tables to leads" (finalize_exchange.c) makes it; "count blocks" adds the
@@ -130,6 +134,15 @@ struct cp_run_times; /* "timing" (finalize_timing.h) */
  * partial profile, lib/partial.c): the run-time state read here once, no
  * communicator, no directory yet. */
 void cp_fin_context(fin *f);
+
+/* The manifest's run-wide fields (versions, MPI library, job, world size,
+ * start time, configuration) from the context, for a whole profile
+ * (partial_reason NULL) or a partial one.  Returns 0, or -1 when memory
+ * ran out (m may be partly filled; cp_manifest_free it). */
+int cp_fin_run_manifest(const fin *f, cp_manifest *m, const char *partial_reason);
+/* The size and CRC-32 of each of m's files in f->dir, read back after
+ * they were renamed into place (the manifest's "file_bytes"/"file_crc"). */
+void cp_fin_fingerprint_files(const fin *f, cp_manifest *m);
 
 /* Record the first failure of this rank that spoils the whole profile
  * (the tables did not reach the leads, memory ran out while merging). */

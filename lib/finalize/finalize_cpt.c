@@ -20,7 +20,6 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "clock.h"
 #include "collprof_config.h"
 #include "cpt.h"
 #include "wait_sites.h"
@@ -32,10 +31,10 @@
 /* The series' call sites, the strata of the waiting estimate (the same
  * as finalize_waits.c's), and each kept call's. */
 static int add_sites(cp_cpt_series *s, const cp_counts *counts, const cp_timing *t,
-                     const cp_sample *sm)
+                     const cp_sample *sm, double tick)
 {
     cp_wsites w = {0};
-    cp_wsites_totals(&w, counts, t, cp_clock_tick());
+    cp_wsites_totals(&w, counts, t, tick);
     s->site = malloc((sm->n ? sm->n : 1) * sizeof *s->site);
     for (size_t i = 0; i < sm->n && s->site; i++) {
         const cp_wsite *x =
@@ -54,7 +53,8 @@ static int add_sites(cp_cpt_series *s, const cp_counts *counts, const cp_timing 
     return rc;
 }
 
-static int add_series(cp_cpt_chunk *ch, const cp_comm *c, const cp_sample *sm, int64_t id, int k)
+static int add_series(cp_cpt_chunk *ch, const cp_comm *c, const cp_sample *sm, int64_t id, int k,
+                      double tick)
 {
     const cp_timing *t = &c->coll[k]->timing;
     cp_cpt_series *ns = realloc(ch->series, (ch->nseries + 1) * sizeof *ns);
@@ -68,7 +68,7 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, const cp_sample *sm, i
     s->naggregated = sm->naggregated;
     s->agg_time = sm->agg_time;
     s->stride = t->stride ? t->stride : 1;
-    s->tick = cp_clock_tick();
+    s->tick = tick;
     if (t->hist_n) {
         s->hist = malloc(t->hist_n * sizeof *s->hist);
         if (!s->hist)
@@ -96,7 +96,7 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, const cp_sample *sm, i
         s->root[i] = r->root;
         s->flags[i] = r->flags;
     }
-    return add_sites(s, &c->coll[k]->counts, t, sm);
+    return add_sites(s, &c->coll[k]->counts, t, sm, tick);
 }
 
 /* Rank 0's chunk: per collective over all ranks, and the slowest calls. */
@@ -144,7 +144,7 @@ static int build_chunk(const fin *f, const fin_ids *ids, const fin_samples *S,
         int64_t id = cp_fin_comm_id(ids, c);
         for (int k = 0; k < CP_NCOLLECTIVES && id >= 0; k++)
             if (c->coll[k] && (cp_fin_sample(S, c, k)->n || cp_fin_sample(S, c, k)->naggregated) &&
-                add_series(ch, c, cp_fin_sample(S, c, k), id, k))
+                add_series(ch, c, cp_fin_sample(S, c, k), id, k, f->clock.tick))
                 return -1;
     }
     return 0;

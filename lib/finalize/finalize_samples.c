@@ -4,11 +4,9 @@
 
 #include <stdlib.h>
 
-#include "clock.h"
 
-int cp_fin_make_samples(cp_comm *comms, fin_samples *S)
+int cp_fin_make_samples(cp_comm *comms, const cp_time_line *tl, fin_samples *S)
 {
-    const cp_time_line tl = {cp_clock_tick(), cp_clock_ticks_seconds, cp_clock_align};
     size_t n = 0;
     for (cp_comm *c = comms; c; c = c->next)
         n = c->reg_index + 1 > n ? (size_t)c->reg_index + 1 : n;
@@ -23,7 +21,7 @@ int cp_fin_make_samples(cp_comm *comms, fin_samples *S)
                 continue;
             if (!v && !(v = S->of[c->reg_index] = calloc(CP_NCOLLECTIVES, sizeof *v)))
                 return -1;
-            if (cp_sample_make(&c->coll[k]->counts, &c->coll[k]->timing, &tl, &v[k]))
+            if (cp_sample_make(&c->coll[k]->counts, &c->coll[k]->timing, tl, &v[k]))
                 return -1;
         }
     }

@@ -20,8 +20,9 @@ typedef struct fin_samples {
 /* The sample of collective k on c; one with no calls when there is none. */
 const cp_sample *cp_fin_sample(const fin_samples *S, const cp_comm *c, int k);
 void cp_fin_samples_free(fin_samples *S);
-/* Make the samples of every series of comms (a list).  Returns 0, or -1
- * when memory ran out (what was made is in *S, to free). */
-int cp_fin_make_samples(cp_comm *comms, fin_samples *S);
+/* Make the samples of every series of comms (a list), with this rank's
+ * clock tl.  Returns 0, or -1 when memory ran out (what was made is in *S,
+ * to free). */
+int cp_fin_make_samples(cp_comm *comms, const cp_time_line *tl, fin_samples *S);
 
 #endif

@@ -12,7 +12,6 @@
 
 #include "finalize_mail.h"
 #include "finalize_timing.h"
-#include "clock.h"
 #include "cpt.h"
 #include "log.h"
 #include "stat.h"
@@ -56,13 +55,13 @@ static int cmp_site(const void *a, const void *b)
  * the job's sites (finalize_sites.c): only rank 0 needs the result. */
 static void own_clock(fin *f, cp_run_times *rt)
 {
-    int64_t drift = cp_clock_drift_ppm();
+    int64_t drift = f->clock.drift_ppm;
     if (drift < 0)
         drift = -drift;
-    bool drifted = cp_clock_tsc && drift > CP_CLOCK_DRIFT_BOUND_PPM;
-    rt->clock[0] = cp_clock_tsc;
+    bool drifted = f->clock.tsc && drift > CP_CLOCK_DRIFT_BOUND_PPM;
+    rt->clock[0] = f->clock.tsc;
     rt->clock[1] = drifted;
-    rt->clock[2] = cp_clock_tsc ? drift : 0;
+    rt->clock[2] = f->clock.tsc ? drift : 0;
     rt->clock[3] = drifted ? -(int64_t)f->rank : INT64_MIN;
 }
 
@@ -87,11 +86,8 @@ void cp_fin_timing(fin *f, const fin_ids *ids, const fin_leads *L, fin_samples *
 {
     memset(rt, 0, sizeof *rt);
     rt->timing = f->cfg->timing != CP_TIMING_OFF;
-    double fin_at = cp_clock_now();
-    if (cp_clock_measure(f->loc, true))
-        cp_fin_fail(f, "cannot compare the clocks of the ranks");
     own_clock(f, rt);
-    if (cp_fin_make_samples(f->comms, S))
+    if (cp_fin_make_samples(f->comms, &f->clock, S))
         cp_fin_fail(f, "out of memory while reading the timing sample");
 
     cp_site_list st = {.rank = f->rank};
@@ -108,7 +104,7 @@ void cp_fin_timing(fin *f, const fin_ids *ids, const fin_leads *L, fin_samples *
             cp_sums_of_counts(&st, &x->counts, k,
                               (uint64_t)(neighbour ? c->outdegree : c->peers),
                               (uint64_t)(neighbour ? c->indegree : c->peers));
-            cp_sums_of_timing(&st, &x->counts, &x->timing, k, sm, cp_clock_tick());
+            cp_sums_of_timing(&st, &x->counts, &x->timing, k, sm, f->clock.tick);
             offer_slowest(sm, k, id, f->rank, slow, &nslow);
         }
     }
@@ -137,7 +133,8 @@ void cp_fin_timing(fin *f, const fin_ids *ids, const fin_leads *L, fin_samples *
 
     /* This rank keeps its sites (its column of the Cube profile); rank 0
      * learns where the ranks ran and the job's sites. */
-    rt->wall = cp_clock_align(fin_at) - cp_clock_align(cp_clock_start_time());
+    rt->wall = cp_time_line_align(&f->clock, f->clock.end) -
+               cp_time_line_align(&f->clock, f->clock.start);
     if (st.n)
         qsort(st.v, st.n, sizeof *st.v, cmp_site);
     rt->mine = st.v;

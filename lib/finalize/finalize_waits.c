@@ -36,7 +36,6 @@
 #include "cpt.h"
 #include "finalize_mail.h"
 #include "finalize_timing.h"
-#include "clock.h"
 #include "log.h"
 #include "stat.h"
 #include "transport.h"
@@ -161,7 +160,7 @@ static void own_waits(const fin *f, const cp_sample *t, cp_found *fd, const cp_c
 {
     int family = cp_wait_family(cp_collective_names[k]);
     own_ctx x = {.fd = fd, .t = t, .k = k, .rank = f->rank};
-    cp_wsites_totals(&x.sites, &c->coll[k]->counts, &c->coll[k]->timing, cp_clock_tick());
+    cp_wsites_totals(&x.sites, &c->coll[k]->counts, &c->coll[k]->timing, f->clock.tick);
     cp_wait_own(family, down, t->recs, t->n, c->rank, on_own, &x);
     cp_wsites_finish(&x.sites, f->cfg->timing != CP_TIMING_BARRIER);
     x.weigh = true;
