@@ -17,7 +17,6 @@
 #include "log.h"
 #include "manifest.h"
 #include "outdir.h"
-#include "run_manifest.h"
 #include "runtime.h"
 #include "file_names.h"
 
@@ -74,16 +73,16 @@ static void missing(cp_manifest *m, const char *name, const cp_error *err)
  * written. */
 void cp_partial_write(const char *reason, bool always_say)
 {
-    int r = cp_rt.world_rank;
     char base[4096], path[4300], name[64];
     /* The stages' context: this rank alone, its folder as the output. */
     fin f;
     cp_fin_context(&f);
+    int r = f.rank;
     char *dir = f.dir;
     cp_error err;
     cp_manifest m;
     memset(&m, 0, sizeof m);
-    if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, false, base, sizeof base, &err))
+    if (cp_outdir_create(f.cfg, f.job, cp_rt.start_stamp, false, base, sizeof base, &err))
         goto fail;
     if (strlen(base) > 4000) {
         cp_error_set(&err, "%.200s...: the output directory's path is too long", base);
@@ -119,7 +118,7 @@ void cp_partial_write(const char *reason, bool always_say)
     char names[2][sizeof name];
     for (int d = 0; d < 2; d++)
         cp_compact_file_name(names[d], sizeof names[d], d == 0 ? CP_SEND : CP_RECV, r,
-                             cp_rt.cfg.gzip);
+                             f.cfg->gzip);
     if (made && L.n && cf.failed) { /* as at finalize: a file and its twin, said once */
         cp_log("rank %d: %s and its twin %s are missing from its partial profile: %s", r,
                names[0], names[1], cf.err.msg);
@@ -136,7 +135,7 @@ void cp_partial_write(const char *reason, bool always_say)
         } else if (L.n == 0) { /* no calls: an empty file says so */
             cp_counts_file empty = {.version = CP_COUNTS_FORMAT_VERSION, .direction = d,
                                     .lead_rank = r};
-            if (cp_compact_write_file(path, cp_rt.cfg.gzip, &empty, &err))
+            if (cp_compact_write_file(path, f.cfg->gzip, &empty, &err))
                 missing(&m, name, &err);
             else
                 m.files[m.nfiles++] = strdup(name);
@@ -151,14 +150,15 @@ void cp_partial_write(const char *reason, bool always_say)
     cp_fin_leads_free(&L);
     char why[256];
     snprintf(why, sizeof why, "%s; rank %d's own data only", reason, r);
-    if (cp_run_manifest(&m, why)) {
+    if (cp_fin_run_manifest(&f, &m, why)) {
         cp_error_set(&err, "out of memory");
         goto fail;
     }
+    cp_fin_fingerprint_files(&f, &m); /* as at finalize: a file cut short is told */
     snprintf(path, sizeof path, "%s/" CP_FILE_MANIFEST, dir);
     if (cp_manifest_write_file(path, false, &m, &err))
         goto fail;
-    if (r == 0 || always_say || cp_rt.cfg.verbose)
+    if (r == 0 || always_say || f.cfg->verbose)
         cp_log("%s: rank %d wrote its partial profile to %s", reason, r, dir);
     goto out;
 fail:

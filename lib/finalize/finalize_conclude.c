@@ -12,12 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "clock.h"
 #include "finalize.h"
 #include "finalize_timing.h"
 #include "log.h"
 #include "manifest.h"
-#include "run_manifest.h"
+#include "collprof_config.h"
 #include "textio.h"
 #include "transport.h"
 #include "compact.h"
@@ -29,7 +28,7 @@ static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
     snprintf(c->source, sizeof c->source, "%s",
              rt->tsc_ranks == f->size ? "tsc" : rt->tsc_ranks == 0 ? "monotonic" : "mixed");
     c->tsc_ranks = rt->tsc_ranks;
-    c->tsc_hz = (int64_t)(cp_clock_tsc_hz() + 0.5);
+    c->tsc_hz = (int64_t)(f->clock.tsc_hz + 0.5);
     c->max_drift_ppm = rt->max_drift_ppm;
     c->drift_bound_ppm = CP_CLOCK_DRIFT_BOUND_PPM;
     if (rt->drifted_ranks)
@@ -37,9 +36,9 @@ static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
                  "the counter of %" PRId64 " rank(s), first rank %" PRId64
                  ", drifted beyond the bound: their times may be off",
                  rt->drifted_ranks, rt->first_drifted);
-    else if (!cp_clock_tsc)
+    else if (!f->clock.tsc)
         snprintf(c->note, sizeof c->note, "rank 0 stamped with CLOCK_MONOTONIC: %s",
-                 cp_clock_why_not_tsc());
+                 f->clock.why_not_tsc);
     else if (rt->tsc_ranks < f->size)
         snprintf(c->note, sizeof c->note,
                  "%" PRId64 " rank(s) stamped with CLOCK_MONOTONIC (their CPUs did not say "
@@ -53,7 +52,7 @@ static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
  * huge job: its chunks carry CRCs of their own). */
 #define CRC_MAX_BYTES (INT64_C(1) << 30)
 
-static void fingerprint_files(const fin *f, cp_manifest *m)
+void cp_fin_fingerprint_files(const fin *f, cp_manifest *m)
 {
     m->file_bytes = malloc((m->nfiles ? m->nfiles : 1) * sizeof *m->file_bytes);
     m->file_crc = malloc((m->nfiles ? m->nfiles : 1) * sizeof *m->file_crc);
@@ -74,6 +73,38 @@ static void fingerprint_files(const fin *f, cp_manifest *m)
     }
 }
 
+int cp_fin_run_manifest(const fin *f, cp_manifest *m, const char *partial_reason)
+{
+    m->format_version = CP_MANIFEST_FORMAT_VERSION;
+    m->counts_format_version = CP_COUNTS_FORMAT_VERSION;
+    snprintf(m->collprof_version, sizeof m->collprof_version, "%s", COLLPROF_VERSION);
+    snprintf(m->mpi_version, sizeof m->mpi_version, "%.500s", f->mpi_version);
+    snprintf(m->job, sizeof m->job, "%s", f->job);
+    snprintf(m->start_time, sizeof m->start_time, "%s", f->start_iso);
+    m->world_size = f->size;
+    m->partial = partial_reason != NULL;
+    snprintf(m->partial_reason, sizeof m->partial_reason, "%s",
+             partial_reason ? partial_reason : "");
+    m->config = calloc(CP_CONFIG_NENTRIES + 1, sizeof *m->config);
+    if (!m->config)
+        return -1;
+    for (int i = 0; i < CP_CONFIG_NENTRIES; i++) {
+        cp_kv *kv = &m->config[m->nconfig++];
+        kv->key = strdup(f->cfg_entries[i].name);
+        kv->value = strdup(f->cfg_entries[i].value);
+        if (!kv->key || !kv->value)
+            return -1;
+    }
+    if (f->run_choice) {
+        cp_kv *kv = &m->config[m->nconfig++];
+        kv->key = strdup("collprof run");
+        kv->value = strndup(f->run_choice, 4096);
+        if (!kv->key || !kv->value)
+            return -1;
+    }
+    return 0;
+}
+
 /* counts_missing: some lead could not write its count files (rank 0
  * looks which: after the renames, on the shared file system);
  * counts_rank's reason is counts_reason. */
@@ -81,7 +112,7 @@ static void fill_manifest(fin *f, cp_manifest *m, bool partial, const char *cons
                           size_t nrun, const cp_run_times *rt, bool counts_missing,
                           int64_t counts_rank, const char *counts_reason)
 {
-    if (cp_run_manifest(m, partial ? "memory ran out on some ranks: calls after that were not "
+    if (cp_fin_run_manifest(f, m, partial ? "memory ran out on some ranks: calls after that were not "
                                      "recorded"
                                    : NULL))
         return;
@@ -139,7 +170,7 @@ static void fill_manifest(fin *f, cp_manifest *m, bool partial, const char *cons
     }
     free(leads);
     free(listed);
-    fingerprint_files(f, m);
+    cp_fin_fingerprint_files(f, m);
 }
 
 /* The run-wide files, every rank taking part: the raw timings (rank 0

@@ -6,7 +6,7 @@
 #
 # usage: robustness.sh CASE WORKDIR MPIEXEC LIB [ARGS...]
 #   miniapp   ... MINIAPP COLLPROF_EXE : examples/alltoallv_miniapp at 4 ranks
-#   damaged   ... MINIAPP COLLPROF_EXE : a profile that lost data (files cut short, emptied,
+#   damaged   ... MINIAPP COLLPROF_EXE NOFINALIZE : a profile that lost data (files cut short, emptied,
 #                                        a FIFO, removed): named, the rest read, exit 3
 #   bad-env   ... APP COLLPROF_EXE     : an invalid value of each COLLPROF_* variable
 #   unwritable ... APP                 : an output directory that cannot be created
@@ -111,6 +111,27 @@ damaged)
     # The first block of the file cut after it is still read.
     timeout 20 "$collprof" summary "$work/d1" >d1.summary 2>/dev/null
     grep -q "Alltoallv  *20 " d1.summary || { fail "the block before the cut is not read:"; show d1.summary; }
+    # A partial profile (no MPI_Finalize) fingerprints its files as a whole
+    # one does: a rank's count file cut short is named under its folder by
+    # check and on the stderr of the merged profile's readers.
+    nofinalize=$3
+    COLLPROF_OUTPUT_DIR="$work/part" \
+        timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_keep_going) $(launch_preload "$lib") \
+        -n 2 "$nofinalize" return >part.out 2>part.err
+    "$collprof" check part >part.check 2>&1 || { fail "the partial profiles do not check:"; show part.check; }
+    file=partial.rank1/send-counters.rank1.txt
+    [ -s "part/$file" ] || { fail "no $file"; show part.err; }
+    head -c 300 "part/$file" >cut.txt && mv cut.txt "part/$file"
+    timeout 20 "$collprof" check part >part.check 2>&1
+    st=$?
+    [ $st = 1 ] || { fail "$file (cut): check exited $st, not 1:"; show part.check; }
+    grep -qF "$file: damaged: cut short: 300 bytes of the" part.check ||
+        { fail "$file (cut): check does not name the damage:"; show part.check; }
+    timeout 20 "$collprof" summary part >part.summary 2>part.err
+    st=$?
+    [ $st = 3 ] || { fail "$file (cut): summary exited $st, not 3:"; show part.err; }
+    grep -qF "damaged: $file: cut short" part.err ||
+        { fail "$file (cut): summary does not name the damage on stderr:"; show part.err; }
     ;;
 
 bad-env)

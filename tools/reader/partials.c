@@ -756,6 +756,16 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
             reason_of(&parts[i]);
             used++;
         }
+    /* What each rank's loader found damaged (a file cut short, changed or
+     * absent against its manifest) is the merged profile's to name, under
+     * the rank's folder: its whole blocks are merged, the rest is lost. */
+    for (size_t i = 0; i < nparts; i++)
+        for (size_t d = 0; parts[i].used && d < parts[i].prof.ndamaged; d++) {
+            char name[600];
+            snprintf(name, sizeof name, CP_FILE_PARTIAL "%" PRId64 "/%.500s", parts[i].rank,
+                     parts[i].prof.damaged[d].key);
+            cp_reader_damage(p, name, "%s", parts[i].prof.damaged[d].value);
+        }
     int rc = 0;
     if (used == 0) {
         rc = cp_error_set(err, "%s: none of its %zu partial profiles can be read; first: %s",
