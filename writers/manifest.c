@@ -117,7 +117,10 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
         !FIELD_EQ(a, b, collprof_version) || !FIELD_EQ(a, b, mpi_version) ||
         !FIELD_EQ(a, b, job) || !FIELD_EQ(a, b, start_time) ||
         a->world_size != b->world_size || a->partial != b->partial ||
-        !FIELD_EQ(a, b, partial_reason) || !kv_equal(a->config, a->nconfig, b->config, b->nconfig) ||
+        !FIELD_EQ(a, b, partial_reason) || a->has_state != b->has_state ||
+        (a->has_state && (strcmp(a->state.at, b->state.at) || a->state.snapshot != b->state.snapshot ||
+                          a->state.pid != b->state.pid || strcmp(a->state.host, b->state.host))) ||
+        !kv_equal(a->config, a->nconfig, b->config, b->nconfig) ||
         !kv_equal(a->missing, a->nmissing, b->missing, b->nmissing) ||
         !kv_equal(a->disagreements, a->ndisagreements, b->disagreements,
                   b->ndisagreements) ||
@@ -230,6 +233,38 @@ static int write_kv(cp_out *o, const char *name, const cp_kv *kv, size_t n)
     return ok && cp_out_printf(o, "}") >= 0 ? 0 : -1;
 }
 
+/* ',\n  "state": {"at": "2026-11-28T14:02:11", "snapshot": true, "pid": 4242,
+ * "host": "node1"}' (a rank's partial profile only). */
+static int write_state(cp_out *o, const cp_manifest *m)
+{
+    if (!m->has_state)
+        return 0;
+    if (cp_out_printf(o, ",\n  \"state\": {\"at\": ") < 0 || WRITE_FIELD(o, &m->state, at) < 0 ||
+        cp_out_printf(o, ", \"snapshot\": %s, \"pid\": %" PRId64 ", \"host\": ",
+                      m->state.snapshot ? "true" : "false", m->state.pid) < 0 ||
+        WRITE_FIELD(o, &m->state, host) < 0)
+        return -1;
+    return cp_out_printf(o, "}");
+}
+
+static int to_state(const jctx *cx, const jv *v, cp_manifest *m)
+{
+    if (v->type != JV_OBJ)
+        return cp_jfail(cx, v, "expected an object for \"state\", found %s", cp_jtype_name(v->type));
+    const jv *b;
+    if (cp_jget_str(cx, v, "at", m->state.at, sizeof m->state.at) < 0 ||
+        cp_jget_member(cx, v, "snapshot", true, &b) < 0 ||
+        cp_jget_int(cx, v, "pid", 0, INT64_MAX, &m->state.pid) < 0 ||
+        cp_jget_str(cx, v, "host", m->state.host, sizeof m->state.host) < 0)
+        return -1;
+    if (b->type != JV_BOOL)
+        return cp_jfail(cx, b, "expected true or false for \"snapshot\", found %s",
+                        cp_jtype_name(b->type));
+    m->state.snapshot = b->b;
+    m->has_state = true;
+    return 0;
+}
+
 static int write_clock(cp_out *o, const cp_manifest *m)
 {
     if (!m->has_clock)
@@ -291,7 +326,7 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
     ok = ok && cp_out_printf(o, ",\n  \"world_size\": %" PRId64 ",\n  \"partial\": %s,\n"
                                 "  \"partial_reason\": ",
                              m->world_size, m->partial ? "true" : "false") >= 0 &&
-         WRITE_FIELD(o, m, partial_reason) >= 0;
+         WRITE_FIELD(o, m, partial_reason) >= 0 && write_state(o, m) >= 0;
 
     ok = ok && write_kv(o, "config", m->config, m->nconfig) >= 0 && write_clock(o, m) >= 0;
     ok = ok && cp_out_printf(o, ",\n  \"communicators\": [") >= 0;
@@ -688,6 +723,8 @@ static int to_manifest(const jctx *cx, jv *root, cp_manifest *m)
                      cp_jtype_name(v->type));
     m->partial = v->b;
     if (cp_jget_str(cx, root, "partial_reason", m->partial_reason, sizeof m->partial_reason) < 0)
+        return -1;
+    if (cp_jget_member(cx, root, "state", false, &v) < 0 || (v && to_state(cx, v, m) < 0))
         return -1;
     if (cp_jget_member(cx, root, "config", true, &v) < 0 ||
         to_kv(cx, (jv *)v, "config", &m->config, &m->nconfig) < 0)

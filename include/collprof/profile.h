@@ -329,6 +329,17 @@ typedef struct cp_manifest {
     int64_t world_size;
     bool partial;              /* written by the destructor: MPI_Finalize never came */
     char partial_reason[256];
+    /* One rank's partial profile (optional "state"; has_state): when its
+     * state was taken (local time, "YYYY-mm-ddTHH:MM:SS"), whether it is a
+     * periodic snapshot of a run that was still recording (COLLPROF_SNAPSHOT)
+     * rather than written as the process ended, and which process it was. */
+    bool has_state;
+    struct {
+        char at[32];
+        bool snapshot;
+        int64_t pid;
+        char host[256];
+    } state;
     cp_kv *config;             /* effective COLLPROF_* settings */
     size_t nconfig;
     cp_comm_info *comms;
