@@ -47,9 +47,13 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     if (__builtin_expect(state != CP_STATE_ON, 0)) {
         if (state == CP_STATE_DONE)
             return NULL;
-        int saved = errno;
-        cp_runtime_lazy_start();
-        errno = saved;
+        if (state == CP_STATE_SNAPSHOT) {
+            cp_signals_snapshot(); /* before this call: the state between calls */
+        } else {
+            int saved = errno;
+            cp_runtime_lazy_start();
+            errno = saved;
+        }
         if (atomic_load(&cp_state) != CP_STATE_ON)
             return NULL;
     }

@@ -327,6 +327,38 @@ static void show_signals(const cp_config *cfg, char *out, size_t len)
     cp_signals_show(cfg->signals, out, len);
 }
 
+static int parse_snapshot(cp_config *cfg, const char *v)
+{
+    uint64_t s;
+    if (!strcasecmp(v, "auto"))
+        cfg->snapshot_s = CP_SNAPSHOT_AUTO;
+    else if (!strcasecmp(v, "off"))
+        cfg->snapshot_s = 0;
+    else if (parse_u64(v, &s) || s < 1 || s > 100000000)
+        return -1;
+    else
+        cfg->snapshot_s = s;
+    return 0;
+}
+
+static void show_snapshot(const cp_config *cfg, char *out, size_t len)
+{
+    if (cfg->snapshot_s == CP_SNAPSHOT_AUTO)
+        snprintf(out, len, "auto");
+    else if (cfg->snapshot_s == 0)
+        snprintf(out, len, "off");
+    else
+        snprintf(out, len, "%" PRIu64, cfg->snapshot_s);
+}
+
+uint64_t cp_config_snapshot_seconds(const cp_config *cfg, int64_t world_size)
+{
+    if (cfg->snapshot_s != CP_SNAPSHOT_AUTO)
+        return cfg->snapshot_s;
+    uint64_t by_size = (uint64_t)(world_size > 0 ? world_size : 1) / CP_SNAPSHOT_JOB_RATE;
+    return by_size > CP_SNAPSHOT_MIN_S ? by_size : CP_SNAPSHOT_MIN_S;
+}
+
 static const struct {
     const char *name;
     parse_fn parse;
@@ -360,6 +392,8 @@ static const struct {
     {"COLLPROF_SIGNALS", parse_signals, show_signals,
      "default, none, or a comma-separated list of: TERM, INT, XCPU, USR1, USR2, HUP, QUIT, "
      "SEGV, BUS, FPE, ILL, ABRT"},
+    {"COLLPROF_SNAPSHOT", parse_snapshot, show_snapshot,
+     "auto, off, or a number of seconds from 1 to 100000000"},
 };
 
 /* "all, or a comma-separated list of: Allgather, Allgatherv, ..." */
@@ -385,6 +419,7 @@ void cp_config_load(cp_config *cfg, cp_config_entry *entries, char *problems, si
     cfg->timing_seed_auto = true;
     cfg->callsite_depth = CP_CALLSITE_DEPTH_DEFAULT;
     cfg->signals = cp_signals_default();
+    cfg->snapshot_s = CP_SNAPSHOT_AUTO;
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
         cfg->enabled[k] = true;
     size_t used = 0;

@@ -35,6 +35,10 @@ typedef struct cp_config {
     int clock;             /* COLLPROF_CLOCK: enum cp_clock_mode (clock.h) */
     int timings_io;        /* COLLPROF_TIMINGS_IO: enum cp_timings_io */
     uint64_t signals;      /* COLLPROF_SIGNALS: bit s for signal number s (signals.h) */
+    /* COLLPROF_SNAPSHOT: seconds between a rank's snapshots of its state
+     * into partial.rank<R>/ (0: none; CP_SNAPSHOT_AUTO: by the job's size,
+     * cp_config_snapshot_seconds). */
+    uint64_t snapshot_s;
 } cp_config;
 
 /* One effective setting, for the manifest. */
@@ -43,7 +47,7 @@ typedef struct cp_config_entry {
     char value[4096];
 } cp_config_entry;
 
-#define CP_CONFIG_NENTRIES 17
+#define CP_CONFIG_NENTRIES 18
 
 /* COLLPROF_TIMING: no timestamps; enter/exit of each call; or a barrier on
  * the communicator first, so that late arrival and execution are apart. */
@@ -57,6 +61,15 @@ const char *cp_timing_mode_name(int mode);
 #define CP_TIMING_SAMPLE_DEFAULT 0 /* auto: the pool shared among the series */
 /* The caller of the MPI function: one return address, no unwinding. */
 #define CP_CALLSITE_DEPTH_DEFAULT 1
+
+/* COLLPROF_SNAPSHOT=auto: every CP_SNAPSHOT_MIN_S seconds, or for large
+ * jobs less often, so that the job as a whole writes at most
+ * CP_SNAPSHOT_JOB_RATE snapshot folders a second on the file system. */
+#define CP_SNAPSHOT_AUTO UINT64_MAX
+#define CP_SNAPSHOT_MIN_S 30
+#define CP_SNAPSHOT_JOB_RATE 100
+/* The seconds between snapshots a job of world_size ranks takes (0: none). */
+uint64_t cp_config_snapshot_seconds(const cp_config *cfg, int64_t world_size);
 
 /* Read the environment into cfg.  Problems (one line each) are written into
  * `problems` (NUL-terminated, possibly empty) for rank 0 to print.  The

@@ -133,7 +133,9 @@ void cp_runtime_start(bool collective)
         if (collective && cp_rt.cfg.timing != CP_TIMING_OFF)
             cp_clock_measure(&cp_rt.loc, false);
         atomic_store(&cp_state, CP_STATE_ON); /* last step: start recording */
-        cp_signals_start(cp_rt.cfg.signals, cp_partial_write);
+        cp_signals_start(cp_rt.cfg.signals,
+                         cp_config_snapshot_seconds(&cp_rt.cfg, cp_rt.world_size),
+                         cp_partial_write);
     }
     pthread_mutex_unlock(&start_lock);
 }
@@ -171,8 +173,7 @@ CP_EXPORT int MPI_Finalize(void)
  * others are killed by the launcher: a SIGTERM makes them write theirs). */
 void cp_abort_write(int errorcode)
 {
-    int expected = CP_STATE_ON;
-    if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE)) {
+    if (cp_state_stop()) {
         char why[96];
         snprintf(why, sizeof why, "MPI_Abort with error code %d on rank %d", errorcode,
                  cp_rt.world_rank);
@@ -266,7 +267,7 @@ CP_EXPORT void collprof_resume(void)
 
 CP_EXPORT int collprof_is_recording(void)
 {
-    return atomic_load(&cp_state) == CP_STATE_ON && !atomic_load(&cp_paused);
+    return cp_state_recording(atomic_load(&cp_state)) && !atomic_load(&cp_paused);
 }
 
 CP_EXPORT const char *collprof_version(void)
@@ -278,7 +279,6 @@ CP_EXPORT const char *collprof_version(void)
 
 __attribute__((destructor)) static void at_exit(void)
 {
-    int expected = CP_STATE_ON;
-    if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE))
+    if (cp_state_stop())
         cp_partial_write("MPI_Finalize was not called", false);
 }

@@ -177,7 +177,10 @@ static bool partial_folder(const char *name)
 {
     const char *p = CP_FILE_PARTIAL;
     size_t n = strlen(p);
-    return !strncmp(name, p, n) && name[n] && strspn(name + n, "0123456789") == strlen(name + n);
+    if (strncmp(name, p, n) || !name[n])
+        return false;
+    size_t digits = strspn(name + n, "0123456789");
+    return digits && (!name[n + digits] || !strcmp(name + n + digits, CP_PARTIAL_NEXT));
 }
 
 /* Remove what is ours in the open directory dfd; with folders, also the

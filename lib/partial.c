@@ -7,9 +7,14 @@
 #include "partial.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "comm_registry.h"
 #include "compact.h"
@@ -60,24 +65,111 @@ static int own_leads(fin *f, fin_leads *L, cp_manifest *m, cp_error *err)
 }
 
 /* Note a file that could not be written: in the manifest, and once on
- * stderr with the rank and the system's reason (err names the file). */
-static void missing(cp_manifest *m, const char *name, const cp_error *err)
+ * stderr with the rank and the system's reason (err names the file); a
+ * snapshot's files are said once in the run (the next may do better). */
+static bool said_snapshot_failure;
+
+static void missing(cp_manifest *m, int rank, bool quiet, const char *name, const cp_error *err)
 {
-    int r = cp_rt.world_rank;
-    cp_log("rank %d: %s is missing from its partial profile: %s", r, name, err->msg);
+    if (!quiet)
+        cp_log("rank %d: %s is missing from its partial profile: %s", rank, name, err->msg);
     (void)cp_kv_add(&m->missing, &m->nmissing, name, err->msg); /* said on stderr anyway */
+}
+
+/* What each series holds, for the manifest (as finalize's numbering
+ * stage records it): its calls and blocks per direction. */
+static int add_series(cp_manifest *m, const fin_leads *L)
+{
+    for (size_t i = 0; i < L->n; i++) {
+        const cp_led *l = &L->led[i];
+        cp_comm_info *ci = NULL;
+        for (size_t j = 0; j < m->ncomms && !ci; j++)
+            if (m->comms[j].id == l->id)
+                ci = &m->comms[j];
+        if (!ci)
+            continue;
+        ci->series = calloc(CP_NCOLLECTIVES, sizeof *ci->series);
+        if (!ci->series)
+            return -1;
+        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
+            if (!l->tree[k])
+                continue;
+            cp_series_info *x = &ci->series[ci->nseries++];
+            snprintf(x->collective, sizeof x->collective, "%s", cp_collective_names[k]);
+            x->calls = l->calls[k];
+            x->blocks[0] = l->nblocks_of[k][0];
+            x->blocks[1] = l->nblocks_of[k][1];
+        }
+    }
+    return 0;
+}
+
+/* Every call this rank numbered so far: a snapshot of a state that did not
+ * change since the last one is not written again. */
+static uint64_t calls_so_far(const fin *f)
+{
+    uint64_t n = 0;
+    for (const cp_comm *c = f->comms; c; c = c->next)
+        for (int k = 0; k < CP_NCOLLECTIVES; k++)
+            n += c->coll[k] ? c->coll[k]->counts.ncalls : 0;
+    return n;
+}
+
+static uint64_t snapshot_calls = UINT64_MAX; /* at the last snapshot written */
+static char snapshot_base[4096];             /* where it went */
+
+/* When the state was taken, whether as a snapshot, and which process
+ * (the reader tells a process still running from one that is gone). */
+static void state_of(const fin *f, bool snapshot, cp_manifest *m)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(m->state.at, sizeof m->state.at, "%Y-%m-%dT%H:%M:%S", &tm);
+    m->state.snapshot = snapshot;
+    m->state.pid = (int64_t)f->loc->pid;
+    snprintf(m->state.host, sizeof m->state.host, "%s", f->loc->hostname);
+    m->has_state = true;
+}
+
+/* Put the folder made at `next` in the place of `final` in one step (the
+ * kernel exchanges the two names), so that a kill at any moment leaves a
+ * whole profile there, the new one or the one before; the old one is then
+ * removed. */
+static int swap_into_place(const char *next, const char *final, cp_error *err)
+{
+    if (renameat2(AT_FDCWD, next, AT_FDCWD, final, RENAME_EXCHANGE) == 0) {
+        cp_outdir_clear(next, false);
+        rmdir(next);
+        return 0;
+    }
+    if (errno == ENOENT && rename(next, final) == 0)
+        return 0;
+    if (errno == EINVAL || errno == ENOSYS) { /* a file system without the exchange */
+        cp_outdir_clear(final, false);
+        rmdir(final);
+        if (rename(next, final) == 0)
+            return 0;
+    }
+    return cp_error_set(err, "cannot move %s into place as %s: %s", next, final, strerror(errno));
 }
 
 /* A file that cannot be written is listed as missing in the manifest (a
  * count file with its twin, as at finalize), and the others are still
- * written. */
+ * written.  reason NULL: a snapshot of a run that goes on. */
 void cp_partial_write(const char *reason, bool always_say)
 {
-    char base[4096], path[4300], name[64];
+    char base[4096], path[4300], name[64], final[4200];
     /* The stages' context: this rank alone, its folder as the output. */
     fin f;
     cp_fin_context(&f);
     int r = f.rank;
+    bool snapshot = reason == NULL;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t calls = calls_so_far(&f);
+    if (snapshot && calls == snapshot_calls)
+        return; /* the one written holds this state already */
     char *dir = f.dir;
     cp_error err;
     cp_manifest m;
@@ -88,10 +180,15 @@ void cp_partial_write(const char *reason, bool always_say)
         cp_error_set(&err, "%.200s...: the output directory's path is too long", base);
         goto fail;
     }
-    snprintf(dir, sizeof f.dir, "%.4000s/" CP_FILE_PARTIAL "%d", base, r);
-    if (cp_outdir_make(dir, false, &err))
+    snprintf(final, sizeof final, "%.4000s/" CP_FILE_PARTIAL "%d", base, r);
+    snprintf(dir, sizeof f.dir, "%.4000s" CP_PARTIAL_NEXT, final);
+    /* The folder it replaces must be ours too: never a link planted there
+     * (the exchange would hand its target to the clearing). */
+    struct stat st;
+    if ((lstat(final, &st) == 0 && cp_outdir_check(final, false, &err)) ||
+        cp_outdir_make(dir, false, &err))
         goto fail;
-    cp_outdir_clear(dir, false); /* an earlier run's partial profile of this rank */
+    cp_outdir_clear(dir, false); /* what a kill left half-made */
     m.files = calloc(3, sizeof *m.files);
     if (!m.files) {
         cp_error_set(&err, "out of memory");
@@ -119,8 +216,15 @@ void cp_partial_write(const char *reason, bool always_say)
     for (int d = 0; d < 2; d++)
         cp_compact_file_name(names[d], sizeof names[d], d == 0 ? CP_SEND : CP_RECV, r,
                              f.cfg->gzip);
+    if (made && add_series(&m, &L)) {
+        cp_error_set(&err, "out of memory");
+        cp_fin_leads_free(&L);
+        goto fail;
+    }
+    bool quiet = snapshot && said_snapshot_failure;
     if (made && L.n && cf.failed) { /* as at finalize: a file and its twin, said once */
-        cp_log("rank %d: %s and its twin %s are missing from its partial profile: %s", r,
+        if (!quiet)
+            cp_log("rank %d: %s and its twin %s are missing from its partial profile: %s", r,
                names[0], names[1], cf.err.msg);
         for (int d = 0; d < 2; d++) {
             remove(cf.part[d]);
@@ -131,38 +235,80 @@ void cp_partial_write(const char *reason, bool always_say)
         memcpy(name, names[d], sizeof name);
         snprintf(path, sizeof path, "%s/%s", dir, name);
         if (!made) {
-            missing(&m, name, &lead_err);
+            missing(&m, r, quiet, name, &lead_err);
         } else if (L.n == 0) { /* no calls: an empty file says so */
             cp_counts_file empty = {.version = CP_COUNTS_FORMAT_VERSION, .direction = d,
                                     .lead_rank = r};
             if (cp_compact_write_file(path, f.cfg->gzip, &empty, &err))
-                missing(&m, name, &err);
+                missing(&m, r, quiet, name, &err);
             else
                 m.files[m.nfiles++] = strdup(name);
         } else if (rename(cf.part[d], cf.final[d]) != 0) {
             cp_error_set(&err, "cannot rename %s into place: %s", cf.part[d], strerror(errno));
             remove(cf.part[d]);
-            missing(&m, name, &err);
+            missing(&m, r, quiet, name, &err);
         } else {
             m.files[m.nfiles++] = strdup(name);
         }
     }
     cp_fin_leads_free(&L);
     char why[256];
-    snprintf(why, sizeof why, "%s; rank %d's own data only", reason, r);
+    if (snapshot)
+        snprintf(why, sizeof why, "a snapshot of the run so far (one every %" PRIu64 " s); rank %d's "
+                 "own data only", cp_config_snapshot_seconds(f.cfg, f.size), r);
+    else
+        snprintf(why, sizeof why, "%s; rank %d's own data only", reason, r);
     if (cp_fin_run_manifest(&f, &m, why)) {
         cp_error_set(&err, "out of memory");
         goto fail;
     }
+    state_of(&f, snapshot, &m);
     cp_fin_fingerprint_files(&f, &m); /* as at finalize: a file cut short is told */
     snprintf(path, sizeof path, "%s/" CP_FILE_MANIFEST, dir);
-    if (cp_manifest_write_file(path, false, &m, &err))
+    if (cp_manifest_write_file(path, false, &m, &err) || swap_into_place(dir, final, &err))
         goto fail;
-    if (r == 0 || always_say || f.cfg->verbose)
-        cp_log("%s: rank %d wrote its partial profile to %s", reason, r, dir);
+    if (snapshot) {
+        snapshot_calls = calls;
+        snprintf(snapshot_base, sizeof snapshot_base, "%s", base);
+        if (f.cfg->verbose >= 2) {
+            struct timespec t1;
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            cp_log("rank %d wrote a snapshot of its state (%" PRIu64 " calls) to %s in %.3f ms", r,
+                   calls, final,
+                   (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+        }
+    } else if (r == 0 || always_say || f.cfg->verbose) {
+        cp_log("%s: rank %d wrote its partial profile to %s", reason, r, final);
+    }
     goto out;
 fail:
-    cp_log("%s; rank %d could not write its partial profile: %s", reason, r, err.msg);
+    if (!snapshot)
+        cp_log("%s; rank %d could not write its partial profile: %s", reason, r, err.msg);
+    else if (!said_snapshot_failure)
+        cp_log("rank %d could not write a snapshot of its state: %s (said once; it tries again "
+               "at each interval)", r, err.msg);
+    said_snapshot_failure |= snapshot;
 out:
     cp_manifest_free(&m);
+}
+
+void cp_partial_forget_snapshot(const char *kept)
+{
+    if (!snapshot_base[0])
+        return;
+    char folder[4200];
+    snprintf(folder, sizeof folder, "%.4000s/" CP_FILE_PARTIAL "%d", snapshot_base, cp_rt.world_rank);
+    cp_outdir_clear(folder, false);
+    rmdir(folder);
+    if (strcmp(snapshot_base, kept) != 0)
+        rmdir(snapshot_base); /* only when nothing else is left in it */
+    snapshot_base[0] = '\0';
+}
+
+bool cp_partial_snapshot_dir(char *out, size_t len)
+{
+    if (!snapshot_base[0])
+        return false;
+    snprintf(out, len, "%s", snapshot_base);
+    return true;
 }

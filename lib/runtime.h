@@ -19,10 +19,31 @@
 enum cp_state {
     CP_STATE_OFF = 0, /* MPI not initialised (yet), or never: pass-through */
     CP_STATE_ON = 1,  /* recording */
-    CP_STATE_DONE = 2 /* finalised or failed to start: pass-through */
+    CP_STATE_DONE = 2, /* finalised or failed to start: pass-through */
+    /* Recording, and a snapshot is due (set by the watcher thread's timer,
+     * signals.c): the next wrapper takes it before its call, so that the
+     * wrappers' common path tests nothing more than the state. */
+    CP_STATE_SNAPSHOT = 3
 };
 
 extern _Atomic int cp_state;
+
+/* Is collprof recording in state s? */
+static inline bool cp_state_recording(int s)
+{
+    return s == CP_STATE_ON || s == CP_STATE_SNAPSHOT;
+}
+
+/* Stop recording, once: true for the one caller that stopped it
+ * (finalize, the destructor, MPI_Abort, a signal that ends the process). */
+static inline bool cp_state_stop(void)
+{
+    int s = atomic_load(&cp_state);
+    while (cp_state_recording(s))
+        if (atomic_compare_exchange_weak(&cp_state, &s, CP_STATE_DONE))
+            return true;
+    return false;
+}
 extern _Atomic int cp_paused; /* MPI_Pcontrol(0) */
 
 typedef struct cp_runtime {

@@ -57,7 +57,7 @@ static struct sigaction previous[65];
 static pid_t owner;
 static int request_pipe[2] = {-1, -1}, answer_pipe[2] = {-1, -1};
 static cp_signal_writer writer;
-static atomic_int taken; /* a handler is waiting for the watcher */
+static atomic_int taken; /* 1: a handler is waiting for the watcher; 2: a snapshot */
 static struct {
     int sig, code;
     pid_t sender;
@@ -174,26 +174,87 @@ static void linger(void)
         ;
 }
 
+/* Snapshots: the watcher's timer, in milliseconds of the wall clock
+ * (CLOCK_REALTIME, which the job's hosts keep in step).  A snapshot is due
+ * at multiples of the interval, on every rank at once: in a job whose
+ * ranks wait for each other in collectives, ranks that paused one after the
+ * other would stall the job for the sum of their pauses, at once for the
+ * longest.  And a snapshot never costs more than 1 % of a rank's time: the
+ * next is not due before SNAPSHOT_COST_FACTOR times the last one's length
+ * has passed (a state that takes long to write is written less often). */
+#define SNAPSHOT_COST_FACTOR 100
+static int64_t snapshot_ms, next_due_ms;
+
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The first multiple of the interval after `after`. */
+static int64_t next_multiple(int64_t after)
+{
+    return (after / snapshot_ms + 1) * snapshot_ms;
+}
+
+/* Wait for a request; at each tick of the snapshot timer meanwhile, mark a
+ * snapshot due (only while recording: the state then goes back to
+ * CP_STATE_ON through the wrapper that takes it).  Returns read's result. */
+static ssize_t next_request(char *b)
+{
+    for (;;) {
+        int timeout = -1;
+        if (snapshot_ms > 0) {
+            int64_t left = next_due_ms - now_ms();
+            if (left <= 0) {
+                int expected = CP_STATE_ON;
+                atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_SNAPSHOT);
+                next_due_ms = next_multiple(next_due_ms - left);
+                continue;
+            }
+            timeout = left > INT32_MAX ? INT32_MAX : (int)left;
+        }
+        struct pollfd p = {.fd = request_pipe[0], .events = POLLIN};
+        int rc = poll(&p, 1, timeout);
+        if (rc < 0 && errno != EINTR)
+            return -1;
+        if (rc > 0) {
+            ssize_t n = read(request_pipe[0], b, 1);
+            if (n < 0 && errno == EINTR)
+                continue;
+            return n;
+        }
+    }
+}
+
 static void *watcher(void *arg)
 {
     (void)arg;
     for (;;) {
         char b;
-        ssize_t n = read(request_pipe[0], &b, 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+        if (next_request(&b) <= 0)
             return NULL;
+        if (request.sig == 0) { /* a snapshot, its thread waiting between calls */
+            int64_t t0 = now_ms();
+            if (cp_state_recording(atomic_load(&cp_state)))
+                writer(NULL, false);
+            int64_t t1 = now_ms(), took = t1 > t0 ? t1 - t0 : 0;
+            if (t1 + SNAPSHOT_COST_FACTOR * took > next_due_ms)
+                next_due_ms = next_multiple(t1 + SNAPSHOT_COST_FACTOR * took);
+            while (write(answer_pipe[1], &b, 1) < 0 && errno == EINTR)
+                ;
+            continue;
+        }
         char why[160];
         describe(why, sizeof why);
         if (!ends_process(request.sig)) {
             /* The application handles it and may go on: a snapshot, and
              * recording continues. */
-            if (atomic_load(&cp_state) == CP_STATE_ON)
+            if (cp_state_recording(atomic_load(&cp_state)))
                 writer(why, is_fatal(request.sig));
         } else {
-            int expected = CP_STATE_ON;
-            if (atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE)) {
+            if (cp_state_stop()) {
                 writer(why, is_fatal(request.sig));
                 if (sent(request.code))
                     linger();
@@ -237,7 +298,8 @@ static void write_and_wait(int sig, const siginfo_t *si)
     for (;;) {
         int left = CP_SIGNAL_WAIT_MS - elapsed_ms(&t0);
         if (left <= 0) {
-            say("collprof: the partial profile was not written in time; the signal goes on\n");
+            say(sig ? "collprof: the partial profile was not written in time; the signal goes on\n"
+                    : "collprof: the snapshot was not written in time; the run goes on\n");
             return;
         }
         struct pollfd p = {.fd = answer_pipe[0], .events = POLLIN};
@@ -266,10 +328,43 @@ static void pass_on(int sig, siginfo_t *si, void *ctx)
     }
 }
 
+/* Taken by a snapshot (taken == 2): a signal on another thread waits for
+ * it to end, within the handler's time limit, then writes its own. */
+static bool take_for_signal(void)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&taken, &expected, 1))
+            return true;
+        if (expected != 2 || elapsed_ms(&t0) > CP_SIGNAL_WAIT_MS)
+            return false;
+        struct timespec t = {0, 1000000L};
+        nanosleep(&t, NULL);
+    }
+}
+
+void cp_signals_snapshot(void)
+{
+    int expected = CP_STATE_SNAPSHOT;
+    if (!atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_ON) || getpid() != owner)
+        return; /* another thread took it; or a child forked after MPI_Init */
+    int saved = errno;
+    cp_busy_enter(); /* a termination signal meanwhile waits for the snapshot */
+    int free_ = 0;
+    if (atomic_compare_exchange_strong(&taken, &free_, 2)) {
+        write_and_wait(0, NULL);
+        atomic_store(&taken, 0);
+    }
+    cp_busy_leave();
+    errno = saved;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
-    if (getpid() == owner && atomic_load(&cp_state) == CP_STATE_ON) {
+    if (getpid() == owner && cp_state_recording(atomic_load(&cp_state))) {
         if (cp_busy > 0 && !is_fatal(sig)) {
             cp_signal_held = sig; /* delivered again by cp_busy_leave */
             errno = saved;
@@ -278,8 +373,7 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
         if (cp_busy > 0) {
             say("collprof: a fatal signal inside collprof's own code: no partial profile\n");
         } else {
-            int expected = 0;
-            if (atomic_compare_exchange_strong(&taken, &expected, 1)) {
+            if (take_for_signal()) {
                 write_and_wait(sig, si);
                 if (!ends_process(sig))
                     atomic_store(&taken, 0);
@@ -300,10 +394,14 @@ void cp_signal_release(void)
 
 /* ------------------------------------------------------------ start */
 
-void cp_signals_start(uint64_t mask, cp_signal_writer write)
+void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer write)
 {
-    if (!mask || !write)
+    if ((!mask && !snapshot_s) || !write)
         return;
+    if (snapshot_s) {
+        snapshot_ms = (int64_t)(snapshot_s > INT64_MAX / 1000 ? INT64_MAX / 1000 : snapshot_s) * 1000;
+        next_due_ms = next_multiple(now_ms());
+    }
     writer = write;
     if (pipe2(request_pipe, O_CLOEXEC) || pipe2(answer_pipe, O_CLOEXEC | O_NONBLOCK)) {
         if (cp_rt.world_rank == 0)

@@ -30,9 +30,19 @@ void cp_signals_show(uint64_t mask, char *out, size_t len);
 typedef void (*cp_signal_writer)(const char *reason, bool always_say);
 
 /* Install the handlers of the signals in mask (not those the application
- * ignores) and start the watcher thread, which calls write.  After
- * recording has started. */
-void cp_signals_start(uint64_t mask, cp_signal_writer write);
+ * ignores) and start the watcher thread, which calls write.  With
+ * snapshot_s > 0 the watcher's timer also marks a snapshot due at every
+ * multiple of snapshot_s seconds of the wall clock (on every rank at once,
+ * and never more often than keeps a rank's snapshots to 1 % of its time);
+ * the next wrapper takes it (cp_signals_snapshot).  After recording has
+ * started. */
+void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer write);
+
+/* A snapshot is due (cp_state is CP_STATE_SNAPSHOT): the calling thread,
+ * between calls, has the watcher write the partial profile of the state so
+ * far (write(NULL, false)) and waits for it; recording goes on.  Errno is
+ * kept. */
+__attribute__((cold, noinline)) void cp_signals_snapshot(void);
 
 /* Collprof's tables are being changed by this thread: a termination
  * signal arriving now is held back until cp_busy_leave, so the watcher

@@ -14,6 +14,9 @@
 #define CP_FILE_TIMINGS "timings.cpt"
 /* A rank's partial profile: the folder partial.rank<R>. */
 #define CP_FILE_PARTIAL "partial.rank"
+/* ... while it is being written (partial.rank<R>.next), before it takes
+ * the place of the one before in one step. */
+#define CP_PARTIAL_NEXT ".next"
 /* The count files, by direction (CP_SEND, CP_RECV). */
 #define CP_FILE_SEND_COUNTS "send-counters"
 #define CP_FILE_RECV_COUNTS "recv-counters"

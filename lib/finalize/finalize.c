@@ -21,6 +21,7 @@
 #include "finalize_timing.h"
 #include "log.h"
 #include "outdir.h"
+#include "partial.h"
 #include "runtime.h"
 #include "transport.h"
 #include "file_names.h"
@@ -33,8 +34,13 @@ static int agree_directory(fin *f)
     f->dir[0] = '\0';
     if (f->rank == 0) {
         cp_error err;
-        if (cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, true, f->dir,
-                             sizeof f->dir, &err) == 0)
+        /* The directory of this run's snapshots, when rank 0 wrote any: the
+         * whole profile takes their place. */
+        bool snapshots =
+            !cp_rt.cfg.output_dir[0] && cp_partial_snapshot_dir(f->dir, sizeof f->dir);
+        if (snapshots ? cp_outdir_make(f->dir, false, &err) == 0
+                      : cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, true, f->dir,
+                                         sizeof f->dir, &err) == 0)
             cp_outdir_clear(f->dir, true); /* a directory reused: an earlier run's files */
         else {
             cp_log("%s; no profile written", err.msg);
@@ -169,8 +175,7 @@ static void clock_at_end(fin *f)
 
 void cp_runtime_finalize(void)
 {
-    int expected = CP_STATE_ON;
-    if (!atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_DONE))
+    if (!cp_state_stop())
         return; /* first step: stop recording, our own calls are not profiled */
     double t0 = PMPI_Wtime();
     fin f;
@@ -200,4 +205,5 @@ void cp_runtime_finalize(void)
      * MPI_Finalize where ranks outnumber cores. */
     cp_tp_barrier(f.w);
     PMPI_Comm_free(&f.w);
+    cp_partial_forget_snapshot(f.dir); /* a normal finalize leaves no snapshot behind */
 }

@@ -9,12 +9,16 @@
  *          --invalid-call: under MPI_ERRORS_RETURN, the third
  *            exchange passes a negative count on every rank; rank 0 prints
  *            the error class MPI returned; then the others go on
+ *          --slow: 1.5 s before the fourth exchange and again before the
+ *            fifth (with COLLPROF_SNAPSHOT=1 a snapshot is due in each
+ *            pause: the fourth takes one of 3 calls, the fifth of 4)
  */
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int main(int argc, char **argv)
 {
@@ -25,10 +29,11 @@ int main(int argc, char **argv)
     int *sc = calloc((size_t)size, sizeof *sc), *sd = calloc((size_t)size, sizeof *sd);
     int *rc = calloc((size_t)size, sizeof *rc), *rd = calloc((size_t)size, sizeof *rd);
     int *sbuf = calloc((size_t)size * 8, sizeof *sbuf), *rbuf = calloc((size_t)size * 8, sizeof *rbuf);
-    bool invalid = false, finalize = true;
+    bool invalid = false, finalize = true, slow = false;
     for (int i = 1; i < argc; i++) {
         invalid |= strcmp(argv[i], "--invalid-call") == 0;
         finalize &= strcmp(argv[i], "--no-finalize") != 0;
+        slow |= strcmp(argv[i], "--slow") == 0;
     }
     if (invalid)
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -40,6 +45,11 @@ int main(int argc, char **argv)
         }
         if (invalid && call == 2)
             sc[size - 1] = rc[size - 1] = -1;
+        if (slow && call >= 3) {
+            struct timespec t = {1, 500000000L};
+            while (nanosleep(&t, &t) != 0)
+                ;
+        }
         int err = MPI_Alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, MPI_COMM_WORLD);
         if (invalid && call == 2 && rank == 0) {
             int class = MPI_SUCCESS;

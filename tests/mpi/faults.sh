@@ -91,7 +91,8 @@ run_killed() {
     done
     [ $k -lt 300 ] || fail "$name: the ranks did not all reach the point of the signal"
     sleep 0.2 # every pid file is complete
-    kill "-$sig" $(cat "$name.pids"/*.pid)
+    # KILL_ONLY=R: the signal to world rank R alone (the launcher ends the others)
+    kill "-$sig" $(cat "$name.pids"/rank${KILL_ONLY:-*}.pid)
     wait $pid
     launcher_report "$name.out"
 }
@@ -467,6 +468,88 @@ stuck-in-call)
     grep -q "timing was on (COLLPROF_TIMING=passive), but the run stopped before MPI_Finalize" timings.out ||
         { fail "collprof timings does not say why there are no times:"; show timings.out; }
     ;;
+sigkill)
+    # SIGKILL leaves no handler a chance: what is left is each rank's last
+    # snapshot (COLLPROF_SNAPSHOT=1: test_nofinalize's "kill" takes one
+    # before its last call, then waits to be killed).  The reader finds
+    # them, merges them exactly (test_nofinalize check), and says per rank
+    # that this is the last state there is and that its process is gone.
+    export COLLPROF_SNAPSHOT=1
+    COLLPROF_OUTPUT_DIR=$work/base run_killed baseline 3 no KILL "$nofin" kill
+    COLLPROF_OUTPUT_DIR=$work/out run_killed profiled 3 yes KILL "$nofin" kill
+    same_as_baseline profiled
+    "$nofin" check "$work/out" 3 kill all >check.out 2>&1 || { fail "the snapshots:"; show check.out; }
+    cat check.out
+    for r in 0 1 2; do
+        reason_is "$work/out" $r "a snapshot of the run so far (one every 1 s)"
+        grep -q '"state": {"at": "[0-9T:-]*", "snapshot": true, "pid": [1-9]' \
+            "$work/out/partial.rank$r/manifest.json" ||
+            { fail "rank $r's snapshot does not record its state"; show "$work/out/partial.rank$r/manifest.json"; }
+    done
+    reader_merges "$work/out" "ranks 0-2: the last snapshot (one every 1 s), no word since: its process is gone: .*; state after 7 to 8 calls, [0-9:]*$"
+    grep -q "^partial: *no MPI_Finalize (yet): the last snapshots of 3 of 3 ranks" summary.out ||
+        { fail "summary does not say the profile is the ranks' last snapshots:"; show summary.out; }
+    # One rank killed: the launcher ends the others (MPICH's with SIGKILL
+    # too, Open MPI's with SIGTERM: then their own partial profiles, their
+    # last call included, which rank 1's snapshot lacks and the reader
+    # names).  Rank 1's part is its snapshot, and the merge checks.
+    KILL_ONLY=1 COLLPROF_OUTPUT_DIR=$work/one run_killed one 3 yes KILL "$nofin" kill
+    "$collprof" summary "$work/one" >one.summary 2>&1 || { fail "summary of one rank killed:"; show one.summary; }
+    grep -q "^stopped: *\(ranks [0-9,-]*\|rank 1\): the last snapshot (one every 1 s), no word since: its process is gone" one.summary &&
+        grep "^stopped: *\(ranks [0-9,-]*\|rank 1\): the last snapshot" one.summary | grep -q "ranks 0-2\|ranks 1-2\|ranks 0-1\|rank 1:" ||
+        { fail "summary does not say rank 1 left its last snapshot:"; show one.summary; }
+    if grep -q "SIGTERM" one.summary; then
+        grep -q "Barrier: ranks disagree on the number of calls (rank 0: 1, rank 2: 1, rank 1: 0): call 0 was entered by 2 of the 3 ranks that left a profile (rank 0 and more); rank 1 left only a snapshot taken before it: whether it entered it after is not known" one.summary ||
+            { fail "summary does not name the call rank 1's snapshot lacks:"; show one.summary; }
+    fi
+    "$collprof" check "$work/one" >one.check 2>&1 || { fail "collprof check of one rank killed:"; show one.check; }
+    # A run that ends normally leaves no snapshot behind.
+    COLLPROF_OUTPUT_DIR=$work/fin run finalized 3 yes "$nofin" finalize
+    [ "$(cat finalized.status)" = 0 ] || { fail "finalize: exit status $(cat finalized.status)"; show finalized.err; }
+    [ -f "$work/fin/manifest.json" ] || { fail "finalize: no manifest.json"; show finalized.err; }
+    left=$(ls -d "$work/fin"/partial.rank* 2>/dev/null)
+    [ -z "$left" ] || fail "finalize: snapshots left behind: $left"
+    # collprof watch on the running job: the snapshots of its first 3
+    # calls, its processes still running; then, once it ended, the whole
+    # profile.
+    rm -rf "$work/watched"
+    COLLPROF_OUTPUT_DIR=$work/watched run watched 2 yes "$3" --slow &
+    job=$!
+    k=0
+    while [ ! -f "$work/watched/partial.rank1/manifest.json" ] && [ $k -lt 100 ]; do
+        sleep 0.05
+        k=$((k + 1))
+    done
+    "$collprof" watch --once "$work/watched" >watch.running 2>&1
+    wait $job
+    grep -q "^stopped: *ranks 0-1: the last snapshot (one every 1 s), no word since: its process is still running; state after 3 calls" watch.running &&
+        grep -q "^calls so far: *3 collective calls in 1 series" watch.running &&
+        grep -q "^ *0 *2 *Alltoallv *3 " watch.running ||
+        { fail "collprof watch on the running job:"; show watch.running; }
+    "$collprof" watch --once "$work/watched" >watch.ended 2>&1 ||
+        { fail "collprof watch on the ended job failed:"; show watch.ended; }
+    grep -q "^run: *ended: the whole profile, written at MPI_Finalize" watch.ended &&
+        grep -q "^calls so far: *5 collective calls in 1 series" watch.ended ||
+        { fail "collprof watch on the ended job:"; show watch.ended; }
+    # Without COLLPROF_OUTPUT_DIR the snapshots' directory is the one the
+    # whole profile goes to: one directory, no snapshot left in it.
+    app=$3
+    rm -rf default && mkdir default
+    (cd default && unset COLLPROF_OUTPUT_DIR && COLLPROF_VERBOSE=2 \
+        timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_preload "$lib") -n 2 "$app" --slow \
+        >../default.out 2>../default.err)
+    grep -q "wrote a snapshot of its state" default.err ||
+        { fail "default directory: no snapshot was taken:"; show default.err; }
+    dirs=$(ls default)
+    [ "$(echo "$dirs" | wc -w)" = 1 ] && [ -f "default/$dirs/manifest.json" ] ||
+        { fail "default directory: expected one profile directory, found: $dirs"; show default.err; }
+    left=$(ls -d default/*/partial.rank* 2>/dev/null)
+    [ -z "$left" ] || fail "default directory: snapshots left behind: $left"
+    snapdir=$(sed -n 's|^collprof: rank 0 wrote a snapshot of its state .* to \(.*\)/partial.rank0 in [0-9.]* ms$|\1|p' default.err | tail -1)
+    [ -z "$snapdir" ] || [ "$snapdir" = "$dirs" ] ||
+        fail "default directory: the profile went to $dirs, not to the snapshots' $snapdir"
+    ;;
+
 sigterm)
     COLLPROF_OUTPUT_DIR=$work/base run_killed baseline 3 no TERM "$nofin" term
     COLLPROF_OUTPUT_DIR=$work/out run_killed profiled 3 yes TERM "$nofin" term

@@ -40,13 +40,17 @@ cd "$work" || exit 2
 run() {
     name=$1 n=$2 preload=$3
     shift 3
+    started=$(date +%s)
     if [ "$preload" = yes ]; then
         timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS $(launch_preload "$lib") -n "$n" "$@" >"$name.out" 2>"$name.err"
     else
         timeout -k 5 $limit "$mpiexec" $LAUNCH_ARGS -n "$n" "$@" >"$name.out" 2>"$name.err"
     fi
     echo $? >"$name.status"
-    if [ "$(cat "$name.status")" = 124 ] || [ "$(cat "$name.status")" = 137 ]; then
+    # timeout's own status, or its SIGKILL after the grace period (a
+    # launcher whose rank was killed with SIGKILL reports 137 itself)
+    if [ "$(cat "$name.status")" = 124 ] ||
+        { [ "$(cat "$name.status")" = 137 ] && [ $(($(date +%s) - started)) -ge "$limit" ]; }; then
         fail "$name: timed out after $limit s"
     fi
 }

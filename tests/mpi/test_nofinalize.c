@@ -11,7 +11,12 @@
  *        through a null pointer), fpe (rank 1 divides by zero), bus (rank 1
  *        reads a mapped page past the end of a file), ill (rank 1 executes
  *        an invalid instruction), abrt (rank 1 calls abort()); in all but
- *        the first three the other ranks wait.
+ *        the first three the other ranks wait; kill (with COLLPROF_SNAPSHOT=1:
+ *        each rank waits 1.5 s, then makes one more call, MPI_Barrier, which
+ *        takes the snapshot of the state so far before it, then writes its
+ *        pid like term and waits for SIGKILL: the snapshot is all that is
+ *        left, and it holds the scenario exactly); finalize (the same, then
+ *        MPI_Finalize: no snapshot may be left behind).
  *        (afterwards, without MPI: checks DIR/partial.rank<R> of every rank
  *        with the reader library: the rank's own rows of every call exact;
  *        cp_profile_check finds no problem in partial.rank0, or, with `all`,
@@ -32,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -128,8 +134,8 @@ static void crash(const char *how)
 
 int main(int argc, char **argv)
 {
-    static const char *const hows[] = {"exit", "return", "term", "abort", "segv",
-                                       "fpe",  "bus",    "ill",  "abrt"};
+    static const char *const hows[] = {"exit", "return", "term", "abort", "segv", "fpe",
+                                       "bus",  "ill",    "abrt", "kill", "finalize"};
     const char *how = argc >= 2 ? argv[argc == 5 || argc == 6 ? 4 : 1] : "";
     bool known = false;
     for (size_t i = 0; i < sizeof hows / sizeof hows[0]; i++)
@@ -141,7 +147,7 @@ int main(int argc, char **argv)
     }
     if (argc < 2 || argc > 3 || !known) {
         fprintf(stderr, "usage: %s HOW [all|any|rank1] | check DIR NRANKS HOW [all|any|rank1]\n"
-                        "  HOW: exit|return|term|abort|segv|fpe|bus|ill|abrt\n",
+                        "  HOW: exit|return|term|abort|segv|fpe|bus|ill|abrt|kill|finalize\n",
                 argv[0]);
         return 2;
     }
@@ -161,7 +167,20 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (strcmp(how, "exit") == 0)
         exit(0);
-    if (strcmp(how, "term") == 0) {
+    if (strcmp(how, "kill") == 0 || strcmp(how, "finalize") == 0) {
+        struct timespec t = {1, 500000000L}; /* past the first snapshot's time */
+        while (nanosleep(&t, &t) != 0)
+            ;
+        MPI_Barrier(MPI_COMM_WORLD); /* the snapshot is taken before it */
+        if (strcmp(how, "finalize") == 0) {
+            MPI_Comm_free(&dupc);
+            if (split != MPI_COMM_NULL)
+                MPI_Comm_free(&split);
+            MPI_Finalize();
+            return 0;
+        }
+    }
+    if (strcmp(how, "term") == 0 || strcmp(how, "kill") == 0) {
         cpt_pid_file(me);
     } else if (me == 1) {
         crash(how);

@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "compact.h"
 #include "ranges.h"
@@ -45,6 +47,7 @@ typedef struct part {
     cp_profile prof;
     bool used;         /* of this run and readable */
     char why[1100];    /* why this rank stopped, or why its folder is left out */
+    int64_t calls;     /* the calls its files hold (a snapshot's state) */
     int64_t *global;   /* local communicator index -> job-wide id */
 } part;
 
@@ -145,6 +148,9 @@ static int number_comms(cp_profile *p, part *parts, size_t nparts, cp_error *err
             *ci = *from;
             ci->id = (int64_t)out->ncomms - 1;
             from->neighbors = NULL; /* taken over: the part is freed after the merge */
+            /* What each rank's files held is not the merged blocks'. */
+            ci->series = NULL;
+            ci->nseries = 0;
             if (cp_ranges_copy(&ci->members, &from->members) ||
                 cp_ranges_copy(&ci->remote_members, &from->remote_members)) {
                 ci->remote_members = (cp_ranges){0};
@@ -486,9 +492,49 @@ static int by_calls(const void *pa, const void *pb)
     return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
-static int say_disagreement(cp_profile *p, const part *parts, const entry *e, size_t n)
+static bool is_snapshot(const part *pt)
 {
-    made *v = malloc((n ? n : 1) * sizeof *v);
+    return pt->prof.manifest.has_state && pt->prof.manifest.state.snapshot;
+}
+
+/* The part of world rank r among the used parts (sorted by rank), or NULL. */
+static const part *part_of(const part *parts, size_t nparts, int64_t r)
+{
+    size_t lo = 0, hi = nparts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (parts[mid].rank < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nparts && parts[lo].rank == r && parts[lo].used ? &parts[lo] : NULL;
+}
+
+/* Names up to 8 ranks of v[from..to) into text: "rank 1, rank 4, 3 more". */
+static size_t name_ranks(char *text, size_t len, const made *v, size_t from, size_t to)
+{
+    size_t at = 0;
+    for (size_t i = from; i < to && at < len; i++)
+        at += (size_t)snprintf(text + at, len - at, i - from < 8 ? "%srank %" PRId64 : "%s%zu more",
+                               i > from ? ", " : "", i - from < 8 ? v[i].rank : (int64_t)(to - i));
+    return at;
+}
+
+static int say_disagreement(cp_profile *p, const part *parts, size_t nparts, const entry *e,
+                            size_t n)
+{
+    /* Every member that left a profile: those without a block of the
+     * series made none of its calls (so far as their profile knows). */
+    const cp_ranges *members = (size_t)e[0].comm < p->manifest.ncomms
+                                   ? &p->manifest.comms[e[0].comm].members
+                                   : NULL;
+    size_t cap = n;
+    for (size_t i = 0; members && i < members->n; i++) {
+        const cp_range *x = &members->v[i];
+        cap += (size_t)((x->hi - x->lo) / (x->step > 1 ? x->step : 1) + 1);
+    }
+    made *v = malloc((cap ? cap : 1) * sizeof *v);
     if (!v)
         return -1;
     size_t m = 0;
@@ -500,6 +546,17 @@ static int say_disagreement(cp_profile *p, const part *parts, const entry *e, si
             continue;
         }
         v[m++] = (made){parts[e[i].part].rank, calls};
+    }
+    size_t with_blocks = m;
+    for (size_t i = 0; members && i < members->n; i++) {
+        const cp_range *x = &members->v[i];
+        for (int64_t r = x->lo; r <= x->hi; r += x->step > 1 ? x->step : 1) {
+            bool seen = false;
+            for (size_t k = 0; k < with_blocks && !seen; k++)
+                seen = v[k].rank == r;
+            if (!seen && part_of(parts, nparts, r))
+                v[m++] = (made){r, 0};
+        }
     }
     qsort(v, m, sizeof *v, by_calls);
     int rc = 0;
@@ -516,13 +573,42 @@ static int say_disagreement(cp_profile *p, const part *parts, const entry *e, si
             else if (i == 8)
                 at += (size_t)snprintf(text + at, sizeof text - at, ", %zu more ranks", m - 8);
         }
+        /* The ranks short of the call: those whose last word is a snapshot
+         * may have entered it after; the others never did. */
+        made *late = malloc((m ? m : 1) * sizeof *late), *never = malloc((m ? m : 1) * sizeof *never);
+        size_t nlate = 0, nnever = 0;
+        for (size_t i = entered; late && never && i < m; i++) {
+            const part *pt = part_of(parts, nparts, v[i].rank);
+            if (pt && is_snapshot(pt))
+                late[nlate++] = v[i];
+            else
+                never[nnever++] = v[i];
+        }
         if (at < sizeof text)
-            snprintf(text + at, sizeof text - at,
-                     "): call %" PRId64 " was entered by %zu of the %zu ranks that left a "
-                     "profile (rank %" PRId64 "%s), never by the others: the run stopped "
-                     "inside it",
-                     v[0].calls - 1, entered, m, v[0].rank, entered > 1 ? " and more" : "");
-        rc = cp_kv_add(&p->manifest.disagreements, &p->manifest.ndisagreements, key, text);
+            at += (size_t)snprintf(text + at, sizeof text - at,
+                                   "): call %" PRId64 " was entered by %zu of the %zu ranks that "
+                                   "left a profile (rank %" PRId64 "%s)",
+                                   v[0].calls - 1, entered, m, v[0].rank,
+                                   entered > 1 ? " and more" : "");
+        if (nnever && at < sizeof text)
+            at += (size_t)snprintf(text + at, sizeof text - at,
+                                   ", never by %s: the run stopped inside it",
+                                   nlate ? "the others whose process ended with a word" : "the others");
+        if (nlate && at < sizeof text) {
+            at += (size_t)snprintf(text + at, sizeof text - at, "; ");
+            if (at < sizeof text)
+                at += name_ranks(text + at, sizeof text - at, late, 0, nlate);
+            if (at < sizeof text)
+                snprintf(text + at, sizeof text - at,
+                         " left only a snapshot taken before it: whether %s entered it after "
+                         "is not known",
+                         nlate > 1 ? "they" : "it");
+        }
+        rc = !late || !never ? -1
+                             : cp_kv_add(&p->manifest.disagreements, &p->manifest.ndisagreements,
+                                         key, text);
+        free(late);
+        free(never);
     }
     free(v);
     return rc;
@@ -564,7 +650,7 @@ static int merge_blocks(cp_profile *p, part *parts, size_t nparts, cp_error *err
         /* once per (communicator, collective): its first direction */
         bool first = i == 0 || e[i - 1].comm != e[i].comm ||
                      cp_reader_collective_cmp(e[i - 1].b->collective, e[i].b->collective);
-        if (rc == 0 && first && say_disagreement(p, parts, e + i, j - i))
+        if (rc == 0 && first && say_disagreement(p, parts, nparts, e + i, j - i))
             rc = cp_error_set(err, "%s: out of memory", p->dir);
         i = j;
     }
@@ -615,13 +701,100 @@ static void select_run(part *parts, size_t nparts)
     }
 }
 
-/* Why a rank stopped: its partial_reason without "; rank R's own data only". */
+/* A process that ended but is not reaped yet (its parent, the launcher,
+ * may be ending too) still answers kill(pid, 0). */
+static bool zombie(int64_t pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%" PRId64 "/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool z = false;
+    if (fgets(line, sizeof line, f)) {
+        const char *close = strrchr(line, ')');
+        z = close && close[1] == ' ' && (close[2] == 'Z' || close[2] == 'X');
+    }
+    fclose(f);
+    return z;
+}
+
+/* Is the process that wrote a snapshot still running?  Known only on its
+ * own host (the host name as collprof recorded it, the process id). */
+static const char *process_now(const cp_manifest *m)
+{
+    char here[256] = "";
+    const char *set = getenv("COLLPROF_HOSTNAME");
+    if (set && *set)
+        snprintf(here, sizeof here, "%s", set);
+    else if (gethostname(here, sizeof here - 1) != 0)
+        here[0] = '\0';
+    if (!m->state.pid || strcmp(here, m->state.host) != 0)
+        return "whether it still runs is not known here (another host): killed without a "
+               "signal collprof could catch (SIGKILL, the OOM killer, a lost node), or still "
+               "running";
+    if ((kill((pid_t)m->state.pid, 0) == 0 || errno == EPERM) && !zombie(m->state.pid))
+        return "its process is still running";
+    return "its process is gone: killed without a signal collprof could catch (SIGKILL, the "
+           "OOM killer) or ended without a word";
+}
+
+/* Why a rank stopped: its partial_reason without "; rank R's own data
+ * only"; for a snapshot, that it is the last state there is, and whether
+ * its process still runs. */
 static void reason_of(part *pt)
 {
-    const char *r = pt->prof.manifest.partial_reason;
+    const cp_manifest *m = &pt->prof.manifest;
+    const char *r = m->partial_reason;
     const char *own = strstr(r, "; rank ");
     int len = own ? (int)(own - r) : (int)strlen(r);
-    snprintf(pt->why, sizeof pt->why, "%.*s", len, r[0] ? r : "no reason given");
+    pt->calls = 0;
+    for (size_t c = 0; c < m->ncomms; c++)
+        for (size_t k = 0; k < m->comms[c].nseries; k++)
+            pt->calls += m->comms[c].series[k].calls;
+    if (m->has_state && m->state.snapshot) {
+        const char *every = strstr(r, "(one every ");
+        int elen = every && every < r + len ? (int)(r + len - every) : 0;
+        snprintf(pt->why, sizeof pt->why, "the last snapshot%s%.*s, no word since: %s",
+                 elen ? " " : "", elen, every ? every : "", process_now(m));
+    }
+    else
+        snprintf(pt->why, sizeof pt->why, "%.*s", len, r[0] ? r : "no reason given");
+}
+
+/* A group of snapshots: the state each holds, "after 2,687 calls,
+ * 14:02:11" (one rank), or the range over the group's ranks. */
+static void state_of_group(const part *parts, size_t nparts, const char *why, char *out,
+                           size_t len)
+{
+    int64_t lo = INT64_MAX, hi = -1;
+    const char *first = NULL, *last = NULL;
+    for (size_t i = 0; i < nparts; i++) {
+        const cp_manifest *m = &parts[i].prof.manifest;
+        if (!parts[i].used || strcmp(parts[i].why, why) || !m->has_state || !m->state.snapshot)
+            continue;
+        lo = parts[i].calls < lo ? parts[i].calls : lo;
+        hi = parts[i].calls > hi ? parts[i].calls : hi;
+        if (!first || strcmp(m->state.at, first) < 0)
+            first = m->state.at;
+        if (!last || strcmp(m->state.at, last) > 0)
+            last = m->state.at;
+    }
+    out[0] = '\0';
+    if (hi < 0)
+        return;
+    const char *t1 = strchr(first, 'T') ? strchr(first, 'T') + 1 : first;
+    const char *t2 = strchr(last, 'T') ? strchr(last, 'T') + 1 : last;
+    char calls[64], when[80];
+    if (lo == hi)
+        snprintf(calls, sizeof calls, "%" PRId64, lo);
+    else
+        snprintf(calls, sizeof calls, "%" PRId64 " to %" PRId64, lo, hi);
+    if (!strcmp(first, last))
+        snprintf(when, sizeof when, "%.31s", t1);
+    else
+        snprintf(when, sizeof when, "%.31s to %.31s", t1, t2);
+    snprintf(out, len, "; state after %.63s calls, %.79s", calls, when);
 }
 
 /* stops: one entry per distinct reason, with the ranks that gave it */
@@ -641,7 +814,10 @@ static int group_stops(cp_profile *p, part *parts, size_t nparts)
                     goto oom;
             }
         cp_kv *kv = realloc(p->stops, (p->nstops + 1) * sizeof *kv);
-        char *key = cp_ranges_to_string(&ranks), *value = strdup(parts[i].why);
+        char state[256], text[sizeof parts[i].why + sizeof state];
+        state_of_group(parts, nparts, parts[i].why, state, sizeof state);
+        snprintf(text, sizeof text, "%s%s", parts[i].why, state);
+        char *key = cp_ranges_to_string(&ranks), *value = strdup(text);
         cp_ranges_free(&ranks);
         if (kv)
             p->stops = kv;
@@ -675,9 +851,20 @@ static int make_manifest(cp_profile *p, part *parts, size_t nparts, size_t used)
     memcpy(m->start_time, r->start_time, sizeof m->start_time);
     m->world_size = r->world_size;
     m->partial = true;
-    snprintf(m->partial_reason, sizeof m->partial_reason,
-             "no MPI_Finalize: the partial profiles of %zu of %" PRId64 " ranks, merged", used,
-             r->world_size);
+    size_t snapshots = 0;
+    for (size_t i = 0; i < nparts; i++)
+        snapshots += parts[i].used && parts[i].prof.manifest.has_state &&
+                     parts[i].prof.manifest.state.snapshot;
+    if (snapshots == used)
+        snprintf(m->partial_reason, sizeof m->partial_reason,
+                 "no MPI_Finalize (yet): the last snapshots of %zu of %" PRId64
+                 " ranks, merged, each exact up to its state",
+                 used, r->world_size);
+    else
+        snprintf(m->partial_reason, sizeof m->partial_reason,
+                 "no MPI_Finalize: the partial profiles of %zu of %" PRId64
+                 " ranks, merged%s",
+                 used, r->world_size, snapshots ? " (some are snapshots: see stopped)" : "");
     m->config = r->config; /* taken over */
     m->nconfig = r->nconfig;
     r->config = NULL;
