@@ -59,6 +59,7 @@ int cli_callsites_read(cp_profile *p);
 int cli_complete_read(cp_profile *p);
 int cli_diff_run(const cli_command *self, int argc, char **argv);
 int cli_placement_run(const cli_command *self, int argc, char **argv);
+int cli_watch_run(const cli_command *self, int argc, char **argv);
 
 /* Print "collprof <cmd>: <message>", the usage line and a hint to stderr;
  * returns CLI_USAGE. */
@@ -113,6 +114,13 @@ int cli_read_dir(const cli_command *cmd, int argc, char **argv);
  * `callsite` (an id) issued (cp_profile_keep_callsite). */
 int cli_load_callsite(const cli_command *cmd, const char *dir, const char *callsite,
                       cp_profile *p);
+/* What `collprof summary` prints first (cmd_summary.c), for `watch` too:
+ * what the run was (manifest, why ranks stopped, what is missing); the
+ * findings (all of them, or the first 5).  The findings return 0, or -1
+ * with the error printed. */
+void cli_summary_header(const cp_profile *p);
+int cli_summary_findings(const cp_profile *p, bool all);
+
 /* cp_profile_summarize, printing its error; returns CLI_OK or CLI_BAD_INPUT. */
 int cli_summarize(const cp_profile *p, cp_summary_row **rows, size_t *nrows);
 

@@ -31,7 +31,7 @@ static void print_field(const char *label, const char *value, size_t size)
     putchar('\n');
 }
 
-static void print_header(const cp_profile *p)
+void cli_summary_header(const cp_profile *p)
 {
     size_t nsend = 0;
     for (size_t i = 0; i < p->nfiles; i++)
@@ -229,7 +229,7 @@ static void print_failed(const cp_profile *p)
 /* The findings, by the time each explains: FINDINGS_SHOWN of them unless
  * all. */
 #define FINDINGS_SHOWN 5
-static int print_findings(const cp_profile *p, bool all)
+int cli_summary_findings(const cp_profile *p, bool all)
 {
     cp_finding *f;
     size_t n;
@@ -268,9 +268,9 @@ int cli_summary_run(const cli_command *self, int argc, char **argv)
         cp_profile_free(&p);
         return CLI_BAD_INPUT;
     }
-    print_header(&p);
+    cli_summary_header(&p);
     putchar('\n');
-    if (!callsite && print_findings(&p, all) < 0) {
+    if (!callsite && cli_summary_findings(&p, all) < 0) {
         free(rows);
         cp_profile_free(&p);
         return CLI_BAD_INPUT;

@@ -102,6 +102,13 @@ const cli_command cli_commands[] = {
         .help = cli_help_placement,
         .run = cli_placement_run,
     },
+    {
+        .name = "watch",
+        .synopsis = "watch DIR [--once] [--every S] [--top N]",
+        .brief = "a running job's profile so far, refreshed: findings, costliest series, calls",
+        .help = cli_help_watch,
+        .run = cli_watch_run,
+    },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 

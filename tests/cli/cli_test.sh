@@ -353,6 +353,7 @@ commands:
   complete   add source lines to profile.cubex: user regions, MPI call sites
   diff       two profiles side by side: what changed in patterns, time and waiting
   placement  where ranks should live: a node layout that crosses the fewest bytes
+  watch      a running job's profile so far, refreshed: findings, costliest series, calls
 
 'collprof help <command>' describes a command and its options.
 Exit status: 0 success, 1 bad input or problems found, 2 usage error.
