@@ -23,6 +23,7 @@
 #include "manifest.h"
 #include "outdir.h"
 #include "runtime.h"
+#include "snapshot_place.h"
 #include "file_names.h"
 
 /* This rank's tables as finalize's leads hold theirs: each communicator it
@@ -116,7 +117,6 @@ static uint64_t calls_so_far(const fin *f)
 }
 
 static uint64_t snapshot_calls = UINT64_MAX; /* at the last snapshot written */
-static char snapshot_base[4096];             /* where it went */
 
 /* When the state was taken, whether as a snapshot, and which process
  * (the reader tells a process still running from one that is gone). */
@@ -269,7 +269,7 @@ void cp_partial_write(const char *reason, bool always_say)
         goto fail;
     if (snapshot) {
         snapshot_calls = calls;
-        snprintf(snapshot_base, sizeof snapshot_base, "%s", base);
+        cp_snapshot_place_set(base);
         if (f.cfg->verbose >= 2) {
             struct timespec t1;
             clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -290,25 +290,4 @@ fail:
     said_snapshot_failure |= snapshot;
 out:
     cp_manifest_free(&m);
-}
-
-void cp_partial_forget_snapshot(const char *kept)
-{
-    if (!snapshot_base[0])
-        return;
-    char folder[4200];
-    snprintf(folder, sizeof folder, "%.4000s/" CP_FILE_PARTIAL "%d", snapshot_base, cp_rt.world_rank);
-    cp_outdir_clear(folder, false);
-    rmdir(folder);
-    if (strcmp(snapshot_base, kept) != 0)
-        rmdir(snapshot_base); /* only when nothing else is left in it */
-    snapshot_base[0] = '\0';
-}
-
-bool cp_partial_snapshot_dir(char *out, size_t len)
-{
-    if (!snapshot_base[0])
-        return false;
-    snprintf(out, len, "%s", snapshot_base);
-    return true;
 }

@@ -21,7 +21,7 @@
 #include "finalize_timing.h"
 #include "log.h"
 #include "outdir.h"
-#include "partial.h"
+#include "snapshot_place.h"
 #include "runtime.h"
 #include "transport.h"
 #include "file_names.h"
@@ -37,7 +37,7 @@ static int agree_directory(fin *f)
         /* The directory of this run's snapshots, when rank 0 wrote any: the
          * whole profile takes their place. */
         bool snapshots =
-            !cp_rt.cfg.output_dir[0] && cp_partial_snapshot_dir(f->dir, sizeof f->dir);
+            !cp_rt.cfg.output_dir[0] && cp_snapshot_place_get(f->dir, sizeof f->dir);
         if (snapshots ? cp_outdir_make(f->dir, false, &err) == 0
                       : cp_outdir_create(&cp_rt.cfg, cp_rt.job, cp_rt.start_stamp, true, f->dir,
                                          sizeof f->dir, &err) == 0)
@@ -205,5 +205,5 @@ void cp_runtime_finalize(void)
      * MPI_Finalize where ranks outnumber cores. */
     cp_tp_barrier(f.w);
     PMPI_Comm_free(&f.w);
-    cp_partial_forget_snapshot(f.dir); /* a normal finalize leaves no snapshot behind */
+    cp_snapshot_place_forget(f.dir, f.rank); /* a normal finalize leaves no snapshot behind */
 }
