@@ -3,7 +3,8 @@
 # scripts/slurm-local.sh brings up (skipped, exit 77, with its reason when it
 # cannot): srun with each MPI's process-management interface (MPICH over
 # PMI-2, Open MPI over PMIx), mpi4py under srun, `salloc ... mpiexec`, a job
-# cancelled with scancel and one killed at its time limit.  Each run's counts
+# cancelled with scancel and one killed at its time limit, and SIGKILL of
+# all ranks and of one (their last snapshots).  Each run's counts
 # are compared with the same program's under mpiexec; a killed job must leave
 # every rank's partial profile, which the reader merges and says why.
 #
@@ -87,15 +88,16 @@ COLLPROF_OUTPUT_DIR=$work/salloc salloc -n 2 mpiexec.mpich -n 2 "$collprof" run 
 same_counts salloc base
 checked salloc
 
-# killed_job NAME SBATCH_OPTIONS...: a batch job whose 2 ranks wait to be
-# killed (test_nofinalize term); its id in $job once both wait
+# killed_job NAME HOW SBATCH_OPTIONS...: a batch job whose 2 ranks wait to
+# be killed (test_nofinalize HOW: term, or kill: a snapshot first, with
+# COLLPROF_SNAPSHOT=1); its id in $job once both wait
 killed_job() {
-    name=$1
-    shift
+    name=$1 how=$2
+    shift 2
     mkdir -p "$name.pids"
-    job=$(CPT_PID_DIR=$work/$name.pids COLLPROF_OUTPUT_DIR=$work/$name \
+    job=$(CPT_PID_DIR=$work/$name.pids COLLPROF_OUTPUT_DIR=$work/$name COLLPROF_SNAPSHOT=1 \
           sbatch --parsable -n 2 -o "$work/$name.out" "$@" \
-          --wrap "srun --mpi=pmi2 -n 2 $collprof run $nofin term")
+          --wrap "srun --mpi=pmi2 -n 2 $collprof run $nofin $how")
     k=0
     while [ "$(ls "$name.pids" | wc -l)" -lt 2 ] && [ $k -lt 600 ]; do
         sleep 0.1
@@ -121,14 +123,41 @@ partial() {
 }
 
 # scancel: Slurm sends the job's steps SIGTERM, then SIGKILL after KillWait
-killed_job scancel
+killed_job scancel term
 scancel "$job"
 gone 30
 partial scancel
 
 # the time limit (one minute, Slurm's smallest): the same, from Slurm itself
-killed_job timelimit --time=1
+killed_job timelimit term --time=1
 gone 120
 partial timelimit
+
+# SIGKILL, which no handler sees (the OOM killer, KillWait running out, a
+# lost node): what is left is each rank's last snapshot, exact up to its
+# state, and the reader says so.  All ranks, as the OOM killer would (kill
+# -9: `scancel --signal=KILL` is a plain cancel to Slurm, SIGTERM first),
+# then one (srun leaves the other running: it waits, and the reader says
+# its process still runs; the job is cancelled after).
+killed_job sigkill kill
+kill -KILL $(cat sigkill.pids/*.pid)
+gone 30
+"$nofin" check "$work/sigkill" 2 kill all >sigkill.check 2>&1 ||
+    { fail "sigkill: the snapshots:"; show sigkill.check; }
+"$collprof" summary sigkill >sigkill.summary 2>&1
+grep -q "^stopped: *ranks 0-1: the last snapshot (one every 1 s), no word since: its process is gone" sigkill.summary ||
+    { fail "sigkill: collprof summary does not say both ranks left their last snapshots:"; show sigkill.summary; }
+killed_job sigkill_one kill
+kill -KILL "$(cat sigkill_one.pids/rank1.pid)"
+sleep 1
+"$collprof" summary sigkill_one >sigkill_one.summary 2>&1
+grep -q "^stopped: *\(ranks 0-1\|rank 1\): the last snapshot (one every 1 s), no word since: its process is gone" sigkill_one.summary ||
+    { fail "sigkill_one: collprof summary does not say rank 1 left its last snapshot:"; show sigkill_one.summary; }
+grep -q "^stopped: *rank 0: .*its process is still running" sigkill_one.summary ||
+    { fail "sigkill_one: collprof summary does not say rank 0 still runs:"; show sigkill_one.summary; }
+"$collprof" check sigkill_one >sigkill_one.check 2>&1 ||
+    { fail "sigkill_one: collprof check:"; show sigkill_one.check; }
+scancel "$job"
+gone 30
 
 exit $failed
