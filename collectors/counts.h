@@ -82,19 +82,21 @@ typedef struct cp_failed_run {
 /* Runs of refused calls a table keeps; past that the table is partial. */
 #define CP_FAILED_RUNS_MAX 4096
 
+/* What a repeated call reads and writes first (ncalls, last_sig, partial,
+ * the sequence's total and changes): one cache line. */
 typedef struct cp_counts {
     uint64_t ncalls; /* every call numbered, recorded or not */
+    uint32_t last_sig; /* fast path: most calls repeat the last signature */
+    bool partial;      /* memory ran out: calls after that are not recorded */
+    cp_seq seq;
     cp_vec *vecs;
     uint32_t nvecs, cap_vecs;
     cp_index vec_index;
     cp_sig *sigs;
     uint32_t nsigs, cap_sigs;
     cp_index sig_index;
-    uint32_t last_sig; /* fast path: most calls repeat the last signature */
     const void *last_ra; /* the last call site whose path is its address alone */
     uint32_t last_path;  /* ... and that path (callsite collector, depth 1) */
-    cp_seq seq;
-    bool partial;      /* memory ran out: calls after that are not recorded */
     cp_failed_run *failed; /* in increasing order of calls */
     uint32_t nfailed, cap_failed;
 } cp_counts;

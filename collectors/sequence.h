@@ -37,12 +37,19 @@ typedef struct cp_group {
     uint64_t reps;
 } cp_group;
 
+/* The fields a repeated call reads and writes (cp_seq_tail_add) first: with
+ * the table's own (cp_counts) they share the line after the call memo's
+ * (comm_registry.h, cp_coll_tables). */
 typedef struct cp_seq {
+    uint64_t total; /* number of calls appended */
+    uint64_t changes;  /* counts the changes of the functions below (and
+                          cp_seq_free): a tail of an earlier state is refused;
+                          one sequence put in another's place takes a higher
+                          number than the one it replaces had */
     cp_run *runs;
     size_t nruns, cap_runs;
     cp_group *groups;
     size_t ngroups, cap_groups;
-    uint64_t total; /* number of calls appended */
     /* Matching state of the last group while it repeats: runs [0, rk) of
      * the next repetition seen whole, ro calls of run rk seen. */
     bool repeating;
@@ -58,10 +65,6 @@ typedef struct cp_seq {
     uint32_t nlastpos;
     uint64_t last_gap; /* runs between the last run and the one before it
                           with its id: CP_SEQ_GAP_NEVER, CP_SEQ_GAP_UNKNOWN */
-    uint64_t changes;  /* counts the changes of the functions below (and
-                          cp_seq_free): a tail of an earlier state is refused;
-                          one sequence put in another's place takes a higher
-                          number than the one it replaces had */
 } cp_seq;
 
 #define CP_SEQ_GAP_NEVER UINT64_MAX

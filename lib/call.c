@@ -123,7 +123,7 @@ int32_t cp_call_error_code(int rc)
 void cp_comm_created(int rc, const MPI_Comm *newcomm)
 {
     if (rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL ||
-        !cp_state_recording(atomic_load_explicit(&cp_state, memory_order_relaxed)))
+        !cp_state_recording(atomic_load_explicit(&cp_hot.state, memory_order_relaxed)))
         return;
     int saved = errno;
     cp_busy_enter();

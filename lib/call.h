@@ -43,7 +43,7 @@ typedef struct cp_call {
 /* NULL when the profiler is off: the wrapper is then a plain pass-through. */
 CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, void *ra)
 {
-    int state = atomic_load_explicit(&cp_state, memory_order_relaxed);
+    int state = atomic_load_explicit(&cp_hot.state, memory_order_relaxed);
     if (__builtin_expect(state != CP_STATE_ON, 0)) {
         if (state == CP_STATE_DONE)
             return NULL;
@@ -54,10 +54,10 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
             cp_runtime_lazy_start();
             errno = saved;
         }
-        if (atomic_load(&cp_state) != CP_STATE_ON)
+        if (atomic_load(&cp_hot.state) != CP_STATE_ON)
             return NULL;
     }
-    if (!cp_rt.cfg.enabled[coll])
+    if (!(cp_hot.enabled >> coll & 1))
         return NULL; /* not asked for: not even numbered */
     call->coll = coll;
     call->root = -1;
@@ -77,9 +77,8 @@ void cp_call_record(cp_comm *c, cp_call *call);
  * not paused)? */
 CP_HOT bool cp_call_recording(uint64_t idx)
 {
-    const cp_config *cfg = &cp_rt.cfg;
-    return !atomic_load_explicit(&cp_paused, memory_order_relaxed) && idx >= cfg->start_call &&
-           idx - cfg->start_call < cfg->max_calls;
+    return !atomic_load_explicit(&cp_hot.paused, memory_order_relaxed) && idx >= cp_hot.start_call &&
+           idx - cp_hot.start_call < cp_hot.max_calls;
 }
 
 /* The slow parts of numbering a call (call.c): a new run of the sequence,
@@ -95,7 +94,7 @@ CP_HOT void cp_call_numbered(cp_coll_tables *x, cp_call *call, uint64_t idx, uin
     call->idx = idx;
     call->sig = sig;
     call->timed = false;
-    if (cp_rt.cfg.timing != CP_TIMING_OFF) {
+    if (cp_hot.timing != CP_TIMING_OFF) {
         /* Every numbered call, recorded or not, so that the sample's slots
          * are the same calls on every member. */
         call->rec = call->idx < x->timing.gate ? NULL : cp_call_sample(&x->timing, call->idx);
@@ -121,7 +120,7 @@ CP_HOT void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
     /* Arrival is stamped here, after collprof's own counting, so that the
      * times are the MPI library's. */
     call->enter = cp_clock_ticks();
-    if (cp_rt.cfg.timing == CP_TIMING_BARRIER && blocking && call->coll != CP_COLL_BARRIER) {
+    if (cp_hot.timing == CP_TIMING_BARRIER && blocking && call->coll != CP_COLL_BARRIER) {
         int saved = errno;
         PMPI_Barrier(comm);
         call->start = cp_clock_ticks();

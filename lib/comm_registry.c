@@ -75,7 +75,9 @@ cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
     cp_coll_tables *x = c->coll[k];
     if (x)
         return x;
-    x = malloc(sizeof *x);
+    /* On a line of its own: the memo, then the counts' first fields, each
+     * one line (cp_memo). */
+    x = aligned_alloc(64, (sizeof *x + 63) / 64 * 64);
     if (!x) {
         c->lost = true;
         cp_log_once(&tables_failed_once, "out of memory for a communicator's tables; "
@@ -232,7 +234,9 @@ static void destroy(cp_comm *c)
 
 static cp_comm *create(MPI_Comm comm)
 {
-    cp_comm *c = calloc(1, sizeof *c);
+    cp_comm *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64); /* the handle's line first */
+    if (c)
+        memset(c, 0, sizeof *c);
     if (!c)
         return NULL;
     c->handle = comm;

@@ -25,17 +25,20 @@
 /* The raw arguments of a call that came twice in a row, and the signature
  * they gave (call_memo.h): a call that passes them again is that signature
  * again, known without describing its counts. */
+/* What a repeated call reads first, in the order it reads it: 64 bytes
+ * where datatypes are integers (MPICH), the first cache line of the
+ * series' tables. */
 typedef struct cp_memo {
     uint32_t sig;           /* CP_MEMO_EMPTY: nothing kept */
-    uint32_t seen;          /* the signature of the last call that missed */
     uint8_t form;           /* enum cp_form */
     bool in_place;          /* sendbuf was MPI_IN_PLACE: no send arguments */
     const void *ra;         /* the call site whose path sig holds; NULL: no paths */
     MPI_Datatype types[2];  /* send, receive: predefined, their sizes fixed */
     int64_t len[2];         /* counts passed each way */
     int *counts;            /* len[0] send counts, then len[1] receive counts */
-    int64_t cap;            /* counts' room */
     cp_seq_tail tail;       /* where a call of sig lengthens the sequence */
+    uint32_t seen;          /* the signature of the last call that missed */
+    int64_t cap;            /* counts' room */
 } cp_memo;
 #define CP_MEMO_EMPTY (CP_SEQ_NONE - 1)
 
@@ -43,18 +46,22 @@ typedef struct cp_memo {
  * of that collective, so that a communicator costs a few hundred bytes
  * until it makes a call, and only the collectives it uses cost more. */
 typedef struct cp_coll_tables {
+    cp_memo memo;
     cp_counts counts;
     cp_timing timing;
-    cp_memo memo;
 } cp_coll_tables;
 
 typedef struct cp_comm {
+    /* What a call reads: its handle, the length of its count vectors, then
+     * its collective's tables, the first collectives' pointers on the
+     * handle's line (cp_comm_get). */
     MPI_Comm handle;     /* as registered; compared by the cache */
+    int64_t peers;       /* processes a count vector addresses: remote group
+                            size on an intercommunicator, else size */
+    cp_coll_tables *coll[CP_NCOLLECTIVES]; /* NULL: collective not called */
     _Atomic int live;    /* cleared when MPI frees the communicator */
     int inter;           /* intercommunicator */
     int64_t size;        /* local group size */
-    int64_t peers;       /* processes a count vector addresses: remote group
-                            size on an intercommunicator, else size */
     int64_t rank;        /* this process's rank in the local group */
     int64_t lead;        /* world rank of local rank 0 */
     cp_ranges members;   /* world ranks of the local group, in rank order */
@@ -66,7 +73,6 @@ typedef struct cp_comm {
     uint64_t key_hash;   /* membership hash */
     uint32_t key_ordinal;/* order of first use among identical memberships */
     uint32_t reg_index;  /* order of registration on this process */
-    cp_coll_tables *coll[CP_NCOLLECTIVES]; /* NULL: collective not called */
     bool lost;           /* memory ran out for a table: calls not recorded */
     _Atomic bool persistent; /* has had persistent requests (their starts
                                 may outlive the handle: never compacted) */

@@ -29,8 +29,7 @@
 #include "timing.h"
 
 
-_Atomic int cp_state = CP_STATE_OFF;
-_Atomic int cp_paused = 0;
+_Alignas(64) cp_hot_line cp_hot = {.state = CP_STATE_OFF};
 cp_runtime cp_rt;
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -77,7 +76,7 @@ void cp_runtime_start(bool collective)
 {
     pthread_mutex_lock(&start_lock);
     int initialized = 0, finalized = 0;
-    if (atomic_load(&cp_state) != CP_STATE_OFF || PMPI_Initialized(&initialized) != MPI_SUCCESS ||
+    if (atomic_load(&cp_hot.state) != CP_STATE_OFF || PMPI_Initialized(&initialized) != MPI_SUCCESS ||
         !initialized || PMPI_Finalized(&finalized) != MPI_SUCCESS || finalized) {
         pthread_mutex_unlock(&start_lock);
         return;
@@ -87,6 +86,12 @@ void cp_runtime_start(bool collective)
 
     char problems[4096];
     cp_config_load(&cp_rt.cfg, cp_rt.cfg_entries, problems, sizeof problems);
+    cp_hot.timing = cp_rt.cfg.timing;
+    cp_hot.start_call = cp_rt.cfg.start_call;
+    cp_hot.max_calls = cp_rt.cfg.max_calls;
+    cp_hot.enabled = 0;
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        cp_hot.enabled |= (uint64_t)cp_rt.cfg.enabled[k] << k;
     if (cp_rt.world_rank == 0 && problems[0]) {
         for (char *line = strtok(problems, "\n"); line; line = strtok(NULL, "\n"))
             cp_log("%s", line);
@@ -113,7 +118,7 @@ void cp_runtime_start(bool collective)
         cp_registry_start() != MPI_SUCCESS) {
         if (cp_rt.world_rank == 0)
             cp_log("cannot set up communicator tracking; profiling is off for this run");
-        atomic_store(&cp_state, CP_STATE_DONE);
+        atomic_store(&cp_hot.state, CP_STATE_DONE);
     } else {
         /* World first: it is then the first of the communicators that share
          * its membership (its dups) on every rank. */
@@ -132,7 +137,7 @@ void cp_runtime_start(bool collective)
          * (a lazy start comes from one communicator's collective). */
         if (collective && cp_rt.cfg.timing != CP_TIMING_OFF)
             cp_clock_measure(&cp_rt.loc, false);
-        atomic_store(&cp_state, CP_STATE_ON); /* last step: start recording */
+        atomic_store(&cp_hot.state, CP_STATE_ON); /* last step: start recording */
         cp_signals_start(cp_rt.cfg.signals,
                          cp_config_snapshot_seconds(&cp_rt.cfg, cp_rt.world_size),
                          cp_partial_write);
@@ -191,7 +196,7 @@ CP_EXPORT int MPI_Pcontrol(const int level, ...)
 {
     /* 0 pauses recording, 1 resumes it; calls go on being numbered. */
     if (level == 0 || level == 1)
-        atomic_store(&cp_paused, level == 0);
+        atomic_store(&cp_hot.paused, level == 0);
     return PMPI_Pcontrol(level);
 }
 
@@ -257,17 +262,17 @@ CP_EXPORT void mpi_finalize_f08_(MPI_Fint *ierror)
 
 CP_EXPORT void collprof_pause(void)
 {
-    atomic_store(&cp_paused, 1);
+    atomic_store(&cp_hot.paused, 1);
 }
 
 CP_EXPORT void collprof_resume(void)
 {
-    atomic_store(&cp_paused, 0);
+    atomic_store(&cp_hot.paused, 0);
 }
 
 CP_EXPORT int collprof_is_recording(void)
 {
-    return cp_state_recording(atomic_load(&cp_state)) && !atomic_load(&cp_paused);
+    return cp_state_recording(atomic_load(&cp_hot.state)) && !atomic_load(&cp_hot.paused);
 }
 
 CP_EXPORT const char *collprof_version(void)

@@ -76,7 +76,7 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
 
 static bool active(void)
 {
-    return cp_state_recording(atomic_load_explicit(&cp_state, memory_order_relaxed)) &&
+    return cp_state_recording(atomic_load_explicit(&cp_hot.state, memory_order_relaxed)) &&
            atomic_load_explicit(&live, memory_order_relaxed) > 0;
 }
 

@@ -9,8 +9,10 @@
 #ifndef COLLPROF_RUNTIME_H
 #define COLLPROF_RUNTIME_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <mpi.h>
 
 #include "config.h"
@@ -26,7 +28,22 @@ enum cp_state {
     CP_STATE_SNAPSHOT = 3
 };
 
-extern _Atomic int cp_state;
+/* What every wrapper reads on its common path, in one cache line: the
+ * state, the pause, and the settings the path tests (copied from cp_rt.cfg
+ * at start: that one is kilobytes long, and its fields would be lines of
+ * their own). */
+typedef struct cp_hot_line {
+    _Atomic int state;    /* enum cp_state */
+    _Atomic int paused;   /* MPI_Pcontrol(0) */
+    int timing;           /* cfg.timing */
+    uint64_t enabled;     /* bit k: collective k is recorded (cfg.enabled) */
+    uint64_t start_call, max_calls; /* cfg's recording window */
+    volatile sig_atomic_t signal_held; /* signals.h: a signal held back until
+                                          the thread leaves collprof's tables */
+} cp_hot_line;
+extern _Alignas(64) cp_hot_line cp_hot;
+_Static_assert(CP_NCOLLECTIVES <= 64, "cp_hot.enabled has a bit per collective");
+_Static_assert(sizeof(cp_hot_line) <= 64, "cp_hot is one cache line");
 
 /* Is collprof recording in state s? */
 static inline bool cp_state_recording(int s)
@@ -38,13 +55,12 @@ static inline bool cp_state_recording(int s)
  * (finalize, the destructor, MPI_Abort, a signal that ends the process). */
 static inline bool cp_state_stop(void)
 {
-    int s = atomic_load(&cp_state);
+    int s = atomic_load(&cp_hot.state);
     while (cp_state_recording(s))
-        if (atomic_compare_exchange_weak(&cp_state, &s, CP_STATE_DONE))
+        if (atomic_compare_exchange_weak(&cp_hot.state, &s, CP_STATE_DONE))
             return true;
     return false;
 }
-extern _Atomic int cp_paused; /* MPI_Pcontrol(0) */
 
 typedef struct cp_runtime {
     cp_config cfg;

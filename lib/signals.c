@@ -51,7 +51,6 @@ static const struct {
 #define NKNOWN (sizeof known / sizeof known[0])
 
 _Thread_local int cp_busy;
-volatile sig_atomic_t cp_signal_held;
 
 static struct sigaction previous[65];
 static pid_t owner;
@@ -209,7 +208,7 @@ static ssize_t next_request(char *b)
             int64_t left = next_due_ms - now_ms();
             if (left <= 0) {
                 int expected = CP_STATE_ON;
-                atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_SNAPSHOT);
+                atomic_compare_exchange_strong(&cp_hot.state, &expected, CP_STATE_SNAPSHOT);
                 next_due_ms = next_multiple(next_due_ms - left);
                 continue;
             }
@@ -237,7 +236,7 @@ static void *watcher(void *arg)
             return NULL;
         if (request.sig == 0) { /* a snapshot, its thread waiting between calls */
             int64_t t0 = now_ms();
-            if (cp_state_recording(atomic_load(&cp_state)))
+            if (cp_state_recording(atomic_load(&cp_hot.state)))
                 writer(NULL, false);
             int64_t t1 = now_ms(), took = t1 > t0 ? t1 - t0 : 0;
             if (t1 + SNAPSHOT_COST_FACTOR * took > next_due_ms)
@@ -251,7 +250,7 @@ static void *watcher(void *arg)
         if (!ends_process(request.sig)) {
             /* The application handles it and may go on: a snapshot, and
              * recording continues. */
-            if (cp_state_recording(atomic_load(&cp_state)))
+            if (cp_state_recording(atomic_load(&cp_hot.state)))
                 writer(why, is_fatal(request.sig));
         } else {
             if (cp_state_stop()) {
@@ -348,7 +347,7 @@ static bool take_for_signal(void)
 void cp_signals_snapshot(void)
 {
     int expected = CP_STATE_SNAPSHOT;
-    if (!atomic_compare_exchange_strong(&cp_state, &expected, CP_STATE_ON) || getpid() != owner)
+    if (!atomic_compare_exchange_strong(&cp_hot.state, &expected, CP_STATE_ON) || getpid() != owner)
         return; /* another thread took it; or a child forked after MPI_Init */
     int saved = errno;
     cp_busy_enter(); /* a termination signal meanwhile waits for the snapshot */
@@ -364,9 +363,9 @@ void cp_signals_snapshot(void)
 static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
-    if (getpid() == owner && cp_state_recording(atomic_load(&cp_state))) {
+    if (getpid() == owner && cp_state_recording(atomic_load(&cp_hot.state))) {
         if (cp_busy > 0 && !is_fatal(sig)) {
-            cp_signal_held = sig; /* delivered again by cp_busy_leave */
+            cp_hot.signal_held = sig; /* delivered again by cp_busy_leave */
             errno = saved;
             return;
         }
@@ -386,8 +385,8 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 
 void cp_signal_release(void)
 {
-    int sig = cp_signal_held;
-    cp_signal_held = 0;
+    int sig = cp_hot.signal_held;
+    cp_hot.signal_held = 0;
     if (sig)
         raise(sig);
 }

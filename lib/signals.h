@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime.h"
+
 /* Names accepted by COLLPROF_SIGNALS, as a mask of signal numbers. */
 uint64_t cp_signals_default(void);
 /* Parse "TERM,INT,..." (with or without "SIG"), "default" or "none";
@@ -38,7 +40,7 @@ typedef void (*cp_signal_writer)(const char *reason, bool always_say);
  * started. */
 void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer write);
 
-/* A snapshot is due (cp_state is CP_STATE_SNAPSHOT): the calling thread,
+/* A snapshot is due (cp_hot.state is CP_STATE_SNAPSHOT): the calling thread,
  * between calls, has the watcher write the partial profile of the state so
  * far (write(NULL, false)) and waits for it; recording goes on.  Errno is
  * kept. */
@@ -48,7 +50,6 @@ __attribute__((cold, noinline)) void cp_signals_snapshot(void);
  * signal arriving now is held back until cp_busy_leave, so the watcher
  * never reads a table half-way through a change. */
 extern _Thread_local int cp_busy;
-extern volatile sig_atomic_t cp_signal_held;
 void cp_signal_release(void);
 
 static inline __attribute__((always_inline)) void cp_busy_enter(void)
@@ -60,7 +61,7 @@ static inline __attribute__((always_inline)) void cp_busy_enter(void)
 static inline __attribute__((always_inline)) void cp_busy_leave(void)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    if (--cp_busy == 0 && __builtin_expect(cp_signal_held != 0, 0))
+    if (--cp_busy == 0 && __builtin_expect(cp_hot.signal_held != 0, 0))
         cp_signal_release();
 }
 

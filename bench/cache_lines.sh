@@ -1,0 +1,63 @@
+#!/bin/bash
+# The memory lines collprof adds to one call when the application evicts the
+# caches between calls: bench_cache_lines (16 MiB of the program's own
+# stores before each call) under cachegrind with a stated cache model (D1
+# 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines), 2 ranks, each family at
+# N1 and N2 calls, without collprof, with it counting only
+# (COLLPROF_TIMING=off) and with the defaults.  Per call: last-level data
+# misses (reads + writes) of the whole program, (misses at N2 - at N1) /
+# (N2 - N1), the mean of the 2 ranks; added = with - without.  ROUNDS runs
+# of each, their median.  A Markdown table.
+#
+# usage: bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
+set -eu
+build=$(cd "$1" && pwd)
+rounds=${2:-1}
+n1=${3:-20}
+n2=${4:-60}
+shift $(($# < 4 ? $# : 4))
+families=${*:-alltoallv alltoall allreduce bcast gatherv allgatherv reduce_scatter_block ialltoallv alltoallw barrier}
+app=$build/bench/bench_cache_lines
+lib=$build/lib/libcollprof-mpich.so
+command -v valgrind >/dev/null || { echo "valgrind (cachegrind) is needed" >&2; exit 1; }
+[ -x "$app" ] && [ -f "$lib" ] || { echo "build $build first" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/collprof-lines.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export UCX_TLS=${UCX_TLS:-sm,self} UCX_POSIX_USE_PROC_LINK=${UCX_POSIX_USE_PROC_LINK:-n}
+cg="valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --I1=32768,8,64 --LL=8388608,16,64"
+
+# misses FAMILY SETTING N: last-level data misses of the run, summed over ranks / 2
+misses() {
+    rm -f "$tmp"/cg.*
+    case $2 in
+    none) pre="" ;;
+    counts) pre="-env LD_PRELOAD $lib -env COLLPROF_TIMING off" ;;
+    defaults) pre="-env LD_PRELOAD $lib" ;;
+    esac
+    COLLPROF_OUTPUT_DIR=$tmp/out mpiexec.mpich -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
+        "$app" "$1" "$3" >/dev/null 2>&1
+    rm -rf "$tmp/out"
+    # events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+    cat "$tmp"/cg.* | awk '/^summary:/ { s += $7 + $10 } END { printf "%.1f\n", s / 2 }'
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); $(valgrind --version)  "
+echo "Cache model (cachegrind): D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines; 16 MiB evicted before each call  "
+echo "MPICH 4.0.2, 2 ranks, 1 int per peer; per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
+echo
+echo "| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults |"
+echo "|---|---:|---:|---:|"
+for f in $families; do
+    row="| $f"
+    for s in none counts defaults; do
+        for r in $(seq "$rounds"); do
+            a=$(misses "$f" $s "$n1")
+            b=$(misses "$f" $s "$n2")
+            echo "($b - $a) / ($n2 - $n1)" | bc -l
+        done | median >"$tmp/per.$s"
+    done
+    base=$(cat "$tmp/per.none")
+    printf '| %s | %.1f | %+.1f | %+.1f |\n' "$f" "$(echo "$base - 16 * 1048576 / 64" | bc -l)" \
+        "$(echo "$(cat "$tmp/per.counts") - $base" | bc -l)" "$(echo "$(cat "$tmp/per.defaults") - $base" | bc -l)"
+done
