@@ -182,7 +182,7 @@ static void linger(void)
  * next is not due before SNAPSHOT_COST_FACTOR times the last one's length
  * has passed (a state that takes long to write is written less often). */
 #define SNAPSHOT_COST_FACTOR 100
-static int64_t snapshot_ms, next_due_ms;
+static int64_t snapshot_ms, next_due_ms, seen_ms;
 
 static int64_t now_ms(void)
 {
@@ -205,7 +205,11 @@ static ssize_t next_request(char *b)
     for (;;) {
         int timeout = -1;
         if (snapshot_ms > 0) {
-            int64_t left = next_due_ms - now_ms();
+            int64_t now = now_ms();
+            if (now < seen_ms) /* the wall clock was set back: as far as it went */
+                next_due_ms -= seen_ms - now;
+            seen_ms = now;
+            int64_t left = next_due_ms - now;
             if (left <= 0) {
                 int expected = CP_STATE_ON;
                 atomic_compare_exchange_strong(&cp_hot.state, &expected, CP_STATE_SNAPSHOT);
