@@ -2,7 +2,10 @@
  * Partial profile at exit without MPI_Finalize (see partial.h).  No MPI call
  * is made here: MPI may be gone or broken.  The count files are made by
  * finalize's own stages (count blocks, count files), with this rank's tables
- * as the only view of each communicator, led here.
+ * as the only view of each communicator, led here; the manifest by the
+ * manifest stage's functions.  The same writer makes the periodic snapshots
+ * (COLLPROF_SNAPSHOT).  Everything goes into partial.rank<R>.next, which
+ * then takes the place of partial.rank<R> in one step.
  */
 #include "partial.h"
 

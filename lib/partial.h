@@ -1,9 +1,9 @@
 /*
- * Partial profile: when the process exits without MPI_Finalize, each rank
- * writes what it holds, without any communication, into
- * <output dir>/partial.rank<R>/ (manifest marked partial, counts files with
- * this rank's rows only, communicators numbered in this rank's order of
- * first use).
+ * Partial profile: when the process exits without MPI_Finalize (or a
+ * signal ends it, or a snapshot is due), each rank writes what it holds,
+ * without any communication, into <output dir>/partial.rank<R>/ (manifest
+ * marked partial with the rank's state, counts files with this rank's rows
+ * only, communicators numbered in this rank's order of first use).
  */
 #ifndef COLLPROF_PARTIAL_H
 #define COLLPROF_PARTIAL_H
