@@ -235,10 +235,9 @@ static void destroy(cp_comm *c)
 static cp_comm *create(MPI_Comm comm)
 {
     cp_comm *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64); /* the handle's line first */
-    if (c)
-        memset(c, 0, sizeof *c);
     if (!c)
         return NULL;
+    memset(c, 0, sizeof *c);
     c->handle = comm;
     atomic_store(&c->live, 1);
     int inter = 0, size = 0, rank = 0;

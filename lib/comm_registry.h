@@ -24,10 +24,9 @@
 
 /* The raw arguments of a call that came twice in a row, and the signature
  * they gave (call_memo.h): a call that passes them again is that signature
- * again, known without describing its counts. */
-/* What a repeated call reads first, in the order it reads it: 64 bytes
- * where datatypes are integers (MPICH), the first cache line of the
- * series' tables. */
+ * again, known without describing its counts.  Its fields are in the order
+ * a repeated call reads them: 64 bytes where datatypes are integers
+ * (MPICH), the first cache line of the series' tables. */
 typedef struct cp_memo {
     uint32_t sig;           /* CP_MEMO_EMPTY: nothing kept */
     uint8_t form;           /* enum cp_form */

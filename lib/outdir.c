@@ -221,6 +221,12 @@ void cp_outdir_clear(const char *path, bool folders)
         clear_at(dfd, folders);
 }
 
+void cp_outdir_remove_folder(const char *path)
+{
+    cp_outdir_clear(path, false);
+    rmdir(path); /* fails if something else is left */
+}
+
 int cp_outdir_create(const cp_config *cfg, const char *job, const char *stamp, bool unique,
                      char *out, size_t len, cp_error *err)
 {

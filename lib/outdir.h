@@ -41,5 +41,8 @@ int cp_outdir_precheck(const cp_config *cfg, cp_error *err);
  * and .part names), and with `folders` the partial.rank<R> folders, so that
  * a run never mixes with an earlier one's files.  Other files stay. */
 void cp_outdir_clear(const char *path, bool folders);
+/* A folder of collprof's (a rank's partial profile): what is ours in it,
+ * then the folder itself when nothing else is left. */
+void cp_outdir_remove_folder(const char *path);
 
 #endif

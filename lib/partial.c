@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "comm_registry.h"
 #include "compact.h"
@@ -81,17 +80,19 @@ static void missing(cp_manifest *m, int rank, bool quiet, const char *name, cons
 }
 
 /* What each series holds, for the manifest (as finalize's numbering
- * stage records it): its calls and blocks per direction. */
+ * stage records it): its calls and blocks per direction.  own_leads made
+ * the leds and the manifest's communicators in one walk, the leds a
+ * subsequence: both are walked in step. */
 static int add_series(cp_manifest *m, const fin_leads *L)
 {
+    size_t j = 0;
     for (size_t i = 0; i < L->n; i++) {
         const cp_led *l = &L->led[i];
-        cp_comm_info *ci = NULL;
-        for (size_t j = 0; j < m->ncomms && !ci; j++)
-            if (m->comms[j].id == l->id)
-                ci = &m->comms[j];
-        if (!ci)
-            continue;
+        while (j < m->ncomms && m->comms[j].id != l->id)
+            j++;
+        if (j == m->ncomms)
+            break;
+        cp_comm_info *ci = &m->comms[j];
         ci->series = calloc(CP_NCOLLECTIVES, sizeof *ci->series);
         if (!ci->series)
             return -1;
@@ -142,15 +143,13 @@ static void state_of(const fin *f, bool snapshot, cp_manifest *m)
 static int swap_into_place(const char *next, const char *final, cp_error *err)
 {
     if (renameat2(AT_FDCWD, next, AT_FDCWD, final, RENAME_EXCHANGE) == 0) {
-        cp_outdir_clear(next, false);
-        rmdir(next);
+        cp_outdir_remove_folder(next);
         return 0;
     }
     if (errno == ENOENT && rename(next, final) == 0)
         return 0;
     if (errno == EINVAL || errno == ENOSYS) { /* a file system without the exchange */
-        cp_outdir_clear(final, false);
-        rmdir(final);
+        cp_outdir_remove_folder(final);
         if (rename(next, final) == 0)
             return 0;
     }

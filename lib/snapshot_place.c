@@ -29,8 +29,7 @@ void cp_snapshot_place_forget(const char *kept, int rank)
         return;
     char folder[4200];
     snprintf(folder, sizeof folder, "%.4000s/" CP_FILE_PARTIAL "%d", base_dir, rank);
-    cp_outdir_clear(folder, false);
-    rmdir(folder);
+    cp_outdir_remove_folder(folder);
     if (strcmp(base_dir, kept) != 0)
         rmdir(base_dir); /* only when nothing else is left in it */
     base_dir[0] = '\0';

@@ -511,14 +511,10 @@ static const part *part_of(const part *parts, size_t nparts, int64_t r)
     return lo < nparts && parts[lo].rank == r && parts[lo].used ? &parts[lo] : NULL;
 }
 
-/* Names up to 8 ranks of v[from..to) into text: "rank 1, rank 4, 3 more". */
-static size_t name_ranks(char *text, size_t len, const made *v, size_t from, size_t to)
+static int by_rank(const void *pa, const void *pb)
 {
-    size_t at = 0;
-    for (size_t i = from; i < to && at < len; i++)
-        at += (size_t)snprintf(text + at, len - at, i - from < 8 ? "%srank %" PRId64 : "%s%zu more",
-                               i > from ? ", " : "", i - from < 8 ? v[i].rank : (int64_t)(to - i));
-    return at;
+    const made *a = pa, *b = pb;
+    return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
 static int say_disagreement(cp_profile *p, const part *parts, size_t nparts, const entry *e,
@@ -548,14 +544,13 @@ static int say_disagreement(cp_profile *p, const part *parts, size_t nparts, con
         v[m++] = (made){parts[e[i].part].rank, calls};
     }
     size_t with_blocks = m;
+    qsort(v, with_blocks, sizeof *v, by_rank);
     for (size_t i = 0; members && i < members->n; i++) {
         const cp_range *x = &members->v[i];
         for (int64_t r = x->lo; r <= x->hi; r += x->step > 1 ? x->step : 1) {
-            bool seen = false;
-            for (size_t k = 0; k < with_blocks && !seen; k++)
-                seen = v[k].rank == r;
-            if (!seen && part_of(parts, nparts, r))
-                v[m++] = (made){r, 0};
+            made key = {r, 0};
+            if (!bsearch(&key, v, with_blocks, sizeof *v, by_rank) && part_of(parts, nparts, r))
+                v[m++] = key;
         }
     }
     qsort(v, m, sizeof *v, by_calls);
@@ -575,14 +570,10 @@ static int say_disagreement(cp_profile *p, const part *parts, size_t nparts, con
         }
         /* The ranks short of the call: those whose last word is a snapshot
          * may have entered it after; the others never did. */
-        made *late = malloc((m ? m : 1) * sizeof *late), *never = malloc((m ? m : 1) * sizeof *never);
-        size_t nlate = 0, nnever = 0;
-        for (size_t i = entered; late && never && i < m; i++) {
+        size_t nlate = 0;
+        for (size_t i = entered; i < m; i++) {
             const part *pt = part_of(parts, nparts, v[i].rank);
-            if (pt && is_snapshot(pt))
-                late[nlate++] = v[i];
-            else
-                never[nnever++] = v[i];
+            nlate += pt && is_snapshot(pt);
         }
         if (at < sizeof text)
             at += (size_t)snprintf(text + at, sizeof text - at,
@@ -590,25 +581,29 @@ static int say_disagreement(cp_profile *p, const part *parts, size_t nparts, con
                                    "left a profile (rank %" PRId64 "%s)",
                                    v[0].calls - 1, entered, m, v[0].rank,
                                    entered > 1 ? " and more" : "");
-        if (nnever && at < sizeof text)
+        if (nlate < m - entered && at < sizeof text)
             at += (size_t)snprintf(text + at, sizeof text - at,
                                    ", never by %s: the run stopped inside it",
                                    nlate ? "the others whose process ended with a word" : "the others");
-        if (nlate && at < sizeof text) {
-            at += (size_t)snprintf(text + at, sizeof text - at, "; ");
-            if (at < sizeof text)
-                at += name_ranks(text + at, sizeof text - at, late, 0, nlate);
-            if (at < sizeof text)
-                snprintf(text + at, sizeof text - at,
-                         " left only a snapshot taken before it: whether %s entered it after "
-                         "is not known",
-                         nlate > 1 ? "they" : "it");
+        /* Those of the snapshots, up to 8 named: "rank 1, rank 4, 3 more". */
+        for (size_t i = entered, named = 0; nlate && i < m && at < sizeof text; i++) {
+            const part *pt = part_of(parts, nparts, v[i].rank);
+            if (!pt || !is_snapshot(pt))
+                continue;
+            const char *sep = named ? ", " : "; ";
+            if (named == 8) {
+                at += (size_t)snprintf(text + at, sizeof text - at, "%s%zu more", sep, nlate - 8);
+                break;
+            }
+            at += (size_t)snprintf(text + at, sizeof text - at, "%srank %" PRId64, sep, v[i].rank);
+            named++;
         }
-        rc = !late || !never ? -1
-                             : cp_kv_add(&p->manifest.disagreements, &p->manifest.ndisagreements,
-                                         key, text);
-        free(late);
-        free(never);
+        if (nlate && at < sizeof text)
+            snprintf(text + at, sizeof text - at,
+                     " left only a snapshot taken before it: whether %s entered it after "
+                     "is not known",
+                     nlate > 1 ? "they" : "it");
+        rc = cp_kv_add(&p->manifest.disagreements, &p->manifest.ndisagreements, key, text);
     }
     free(v);
     return rc;
@@ -752,7 +747,7 @@ static void reason_of(part *pt)
     for (size_t c = 0; c < m->ncomms; c++)
         for (size_t k = 0; k < m->comms[c].nseries; k++)
             pt->calls += m->comms[c].series[k].calls;
-    if (m->has_state && m->state.snapshot) {
+    if (is_snapshot(pt)) {
         const char *every = strstr(r, "(one every ");
         int elen = every && every < r + len ? (int)(r + len - every) : 0;
         snprintf(pt->why, sizeof pt->why, "the last snapshot%s%.*s, no word since: %s",
@@ -771,7 +766,7 @@ static void state_of_group(const part *parts, size_t nparts, const char *why, ch
     const char *first = NULL, *last = NULL;
     for (size_t i = 0; i < nparts; i++) {
         const cp_manifest *m = &parts[i].prof.manifest;
-        if (!parts[i].used || strcmp(parts[i].why, why) || !m->has_state || !m->state.snapshot)
+        if (!parts[i].used || strcmp(parts[i].why, why) || !is_snapshot(&parts[i]))
             continue;
         lo = parts[i].calls < lo ? parts[i].calls : lo;
         hi = parts[i].calls > hi ? parts[i].calls : hi;
@@ -853,8 +848,7 @@ static int make_manifest(cp_profile *p, part *parts, size_t nparts, size_t used)
     m->partial = true;
     size_t snapshots = 0;
     for (size_t i = 0; i < nparts; i++)
-        snapshots += parts[i].used && parts[i].prof.manifest.has_state &&
-                     parts[i].prof.manifest.state.snapshot;
+        snapshots += parts[i].used && is_snapshot(&parts[i]);
     if (snapshots == used)
         snprintf(m->partial_reason, sizeof m->partial_reason,
                  "no MPI_Finalize (yet): the last snapshots of %zu of %" PRId64
