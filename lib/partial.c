@@ -3,7 +3,8 @@
  * is made here: MPI may be gone or broken.  The count files are made by
  * finalize's own stages (count blocks, count files), with this rank's tables
  * as the only view of each communicator, led here; the manifest by the
- * manifest stage's functions.  The same writer makes the periodic snapshots
+ * manifest stage's functions; timings.cpt (this rank's chunk alone) by the
+ * timing stage's.  The same writer makes the periodic snapshots
  * (COLLPROF_SNAPSHOT).  Everything goes into partial.rank<R>.next, which
  * then takes the place of partial.rank<R> in one step.
  */
@@ -21,6 +22,7 @@
 #include "comm_registry.h"
 #include "compact.h"
 #include "finalize.h"
+#include "finalize_timing.h"
 #include "log.h"
 #include "manifest.h"
 #include "outdir.h"
@@ -131,6 +133,7 @@ static void state_of(const fin *f, bool snapshot, cp_manifest *m)
     localtime_r(&now, &tm);
     strftime(m->state.at, sizeof m->state.at, "%Y-%m-%dT%H:%M:%S", &tm);
     m->state.snapshot = snapshot;
+    m->state.rank = f->rank;
     m->state.pid = (int64_t)f->loc->pid;
     snprintf(m->state.host, sizeof m->state.host, "%s", f->loc->hostname);
     m->has_state = true;
@@ -191,7 +194,7 @@ void cp_partial_write(const char *reason, bool always_say)
         cp_outdir_make(dir, false, &err))
         goto fail;
     cp_outdir_clear(dir, false); /* what a kill left half-made */
-    m.files = calloc(3, sizeof *m.files);
+    m.files = calloc(4, sizeof *m.files);
     if (!m.files) {
         cp_error_set(&err, "out of memory");
         goto fail;
@@ -254,6 +257,20 @@ void cp_partial_write(const char *reason, bool always_say)
         }
     }
     cp_fin_leads_free(&L);
+    /* The timed calls: this rank's chunk of timings.cpt, by the timing
+     * stage's own functions, its communicators numbered as above. */
+    if (f.cfg->timing != CP_TIMING_OFF) {
+        snprintf(path, sizeof path, "%s/" CP_FILE_TIMINGS, dir);
+        cp_error terr;
+        if (cp_fin_write_own_cpt(&f, path, &terr)) {
+            remove(path);
+            missing(&m, r, quiet, CP_FILE_TIMINGS, &terr);
+        } else {
+            m.files[m.nfiles++] = strdup(CP_FILE_TIMINGS);
+        }
+        m.has_clock = true;
+        cp_fin_own_clock_info(&f, &m.clock);
+    }
     char why[256];
     if (snapshot)
         snprintf(why, sizeof why, "a snapshot of the run so far (one every %" PRIu64 " s); rank %d's "

@@ -3,7 +3,8 @@
  * signal ends it, or a snapshot is due), each rank writes what it holds,
  * without any communication, into <output dir>/partial.rank<R>/ (manifest
  * marked partial with the rank's state, counts files with this rank's rows
- * only, communicators numbered in this rank's order of first use).
+ * only, communicators numbered in this rank's order of first use, and with
+ * timing on its timed calls: timings.cpt with this rank's chunk alone).
  */
 #ifndef COLLPROF_PARTIAL_H
 #define COLLPROF_PARTIAL_H

@@ -3,6 +3,8 @@
  * that CubeGUI's statistics plugin shows beside profile.cubex), one table of
  * patterns and then the most severe instances of each.
  */
+#include <errno.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +96,22 @@ int cli_stat_run(const cli_command *self, int argc, char **argv)
         memcpy(path + n, "/" CP_FILE_STAT, sizeof "/" CP_FILE_STAT);
     }
 
+    /* A run that stopped before MPI_Finalize left partial profiles, and
+     * profile.stat is made at MPI_Finalize: say so, and where the waiting is. */
+    char partial[4200];
+    if (path && stat(path, &st) != 0 && errno == ENOENT) {
+        glob_t g;
+        snprintf(partial, sizeof partial, "%.4000s/" CP_FILE_PARTIAL "*", arg);
+        bool partials = glob(partial, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
+        globfree(&g);
+        if (partials) {
+            fprintf(stderr, "collprof: %s: no " CP_FILE_STAT ": it is made at MPI_Finalize, and "
+                            "this run left partial profiles (" CP_FILE_PARTIAL "<R>/); `collprof "
+                            "timings %s` shows their waiting per pattern\n", arg, arg);
+            free(path);
+            return CLI_BAD_INPUT;
+        }
+    }
     cp_stat_file s;
     cp_error err = {{0}};
     if (cp_stat_read(path ? path : arg, &s, &err) != 0) {

@@ -31,6 +31,18 @@ static int print_hosts(const cp_timings *t)
                                                            ? "s" : "", list);
         free(list);
     }
+    /* Ranks of merged partial profiles that left no timings. */
+    cp_ranges none = {0};
+    for (uint64_t r = 0; r < t->nranks; r++)
+        if (t->rank_node[r] < 0 && cp_ranges_add(&none, (int64_t)r))
+            return -1;
+    char *list = none.n ? cp_ranges_to_string(&none) : NULL;
+    cp_ranges_free(&none);
+    if (list)
+        printf("  ?: rank%s %s: no timed calls in this profile (a rank's partial profile read "
+               "alone, or ranks that left none)\n",
+               strchr(list, ',') || strchr(list, '-') ? "s" : "", list);
+    free(list);
     return 0;
 }
 
@@ -58,11 +70,19 @@ static int time_table(const cp_timings *t)
              cli_table_cell(tb, "%.6f", r->min) == 0 &&
              cli_table_cell(tb, "%.6f", r->median) == 0 &&
              cli_table_cell(tb, "%.6f", r->max) == 0 &&
-             (r->wait_weight > 1 ? cli_table_cell(tb, "%.6f ±%.6f", wait, sqrt(var))
+             (r->wait_unknown      ? cli_table_cell(tb, "-")
+              : r->wait_weight > 1 ? cli_table_cell(tb, "%.6f ±%.6f", wait, sqrt(var))
                                  : cli_table_cell(tb, "%.6f", wait)) == 0 &&
              (!t->barrier || cli_table_cell(tb, "%.6f", r->late) == 0);
     }
-    return cli_table_done(tb, ok);
+    ok = cli_table_done(tb, ok) == 0;
+    for (size_t i = 0; ok && i < t->nrows; i++)
+        if (t->rows[i].wait_unknown) {
+            printf("waiting -: a member of the communicator left no timed calls of the series "
+                   "(a partial profile of some ranks): its waiting is not known\n");
+            break;
+        }
+    return ok ? 0 : -1;
 }
 
 /* Every timed call, from the histograms: only when the file has them. */

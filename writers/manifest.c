@@ -119,7 +119,7 @@ bool cp_manifest_equal(const cp_manifest *a, const cp_manifest *b)
         a->world_size != b->world_size || a->partial != b->partial ||
         !FIELD_EQ(a, b, partial_reason) || a->has_state != b->has_state ||
         (a->has_state && (strcmp(a->state.at, b->state.at) || a->state.snapshot != b->state.snapshot ||
-                          a->state.pid != b->state.pid || strcmp(a->state.host, b->state.host))) ||
+                          a->state.rank != b->state.rank || a->state.pid != b->state.pid || strcmp(a->state.host, b->state.host))) ||
         !kv_equal(a->config, a->nconfig, b->config, b->nconfig) ||
         !kv_equal(a->missing, a->nmissing, b->missing, b->nmissing) ||
         !kv_equal(a->disagreements, a->ndisagreements, b->disagreements,
@@ -233,15 +233,16 @@ static int write_kv(cp_out *o, const char *name, const cp_kv *kv, size_t n)
     return ok && cp_out_printf(o, "}") >= 0 ? 0 : -1;
 }
 
-/* ',\n  "state": {"at": "2026-11-28T14:02:11", "snapshot": true, "pid": 4242,
- * "host": "node1"}' (a rank's partial profile only). */
+/* ',\n  "state": {"at": "2026-11-28T14:02:11", "snapshot": true, "rank": 1,
+ * "pid": 4242, "host": "node1"}' (a rank's partial profile only). */
 static int write_state(cp_out *o, const cp_manifest *m)
 {
     if (!m->has_state)
         return 0;
     if (cp_out_printf(o, ",\n  \"state\": {\"at\": ") < 0 || WRITE_FIELD(o, &m->state, at) < 0 ||
-        cp_out_printf(o, ", \"snapshot\": %s, \"pid\": %" PRId64 ", \"host\": ",
-                      m->state.snapshot ? "true" : "false", m->state.pid) < 0 ||
+        cp_out_printf(o, ", \"snapshot\": %s, \"rank\": %" PRId64 ", \"pid\": %" PRId64
+                         ", \"host\": ",
+                      m->state.snapshot ? "true" : "false", m->state.rank, m->state.pid) < 0 ||
         WRITE_FIELD(o, &m->state, host) < 0)
         return -1;
     return cp_out_printf(o, "}");
@@ -254,6 +255,7 @@ static int to_state(const jctx *cx, const jv *v, cp_manifest *m)
     const jv *b;
     if (cp_jget_str(cx, v, "at", m->state.at, sizeof m->state.at) < 0 ||
         cp_jget_member(cx, v, "snapshot", true, &b) < 0 ||
+        cp_jget_int(cx, v, "rank", 0, INT64_MAX, &m->state.rank) < 0 ||
         cp_jget_int(cx, v, "pid", 0, INT64_MAX, &m->state.pid) < 0 ||
         cp_jget_str(cx, v, "host", m->state.host, sizeof m->state.host) < 0)
         return -1;

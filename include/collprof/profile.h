@@ -332,11 +332,13 @@ typedef struct cp_manifest {
     /* One rank's partial profile (optional "state"; has_state): when its
      * state was taken (local time, "YYYY-mm-ddTHH:MM:SS"), whether it is a
      * periodic snapshot of a run that was still recording (COLLPROF_SNAPSHOT)
-     * rather than written as the process ended, and which process it was. */
+     * rather than written as the process ended, and which process (world
+     * rank, pid, host) it was. */
     bool has_state;
     struct {
         char at[32];
         bool snapshot;
+        int64_t rank;
         int64_t pid;
         char host[256];
     } state;
@@ -589,6 +591,8 @@ typedef struct cp_cpt_chunk {
     cp_cpt_aggregates agg;
     cp_cpt_series *series;
     size_t nseries;
+    bool missing;          /* not in any file: the reader's mark of a rank that
+                              left no timings (merged partial profiles) */
 } cp_cpt_chunk;
 
 typedef struct cp_cpt_file {

@@ -140,6 +140,8 @@ void cp_fin_context(fin *f);
  * (partial_reason NULL) or a partial one.  Returns 0, or -1 when memory
  * ran out (m may be partly filled; cp_manifest_free it). */
 int cp_fin_run_manifest(const fin *f, cp_manifest *m, const char *partial_reason);
+/* The manifest's "clock" of this rank alone (a partial profile). */
+void cp_fin_own_clock_info(const fin *f, cp_clock_info *c);
 /* The size and CRC-32 of each of m's files in f->dir, read back after
  * they were renamed into place (the manifest's "file_bytes"/"file_crc"). */
 void cp_fin_fingerprint_files(const fin *f, cp_manifest *m);

@@ -46,6 +46,23 @@ static void fill_clock(fin *f, const cp_run_times *rt, cp_clock_info *c)
                  f->size - rt->tsc_ranks);
 }
 
+/* One rank's clock alone, for its partial profile: no finalize compared
+ * the clocks again at the end, so no drift is known, and its times were
+ * aligned with the offsets to world rank 0 measured at start-up. */
+void cp_fin_own_clock_info(const fin *f, cp_clock_info *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->source, sizeof c->source, "%s", f->clock.tsc ? "tsc" : "monotonic");
+    c->tsc_ranks = f->clock.tsc ? 1 : 0;
+    c->tsc_hz = (int64_t)(f->clock.tsc_hz + 0.5);
+    c->drift_bound_ppm = CP_CLOCK_DRIFT_BOUND_PPM;
+    snprintf(c->note, sizeof c->note,
+             "%s%.60s%stimes aligned to world rank 0 with the clock offsets measured at start-up "
+             "(no MPI_Finalize compared the clocks again: drift not known)",
+             f->clock.tsc ? "" : "stamped with CLOCK_MONOTONIC: ",
+             f->clock.tsc ? "" : f->clock.why_not_tsc, f->clock.tsc ? "" : "; ");
+}
+
 /* A file's size and CRC-32 (zlib), read back after it was renamed into
  * place, so that a reader can tell a file cut short, emptied or changed.
  * Files larger than CRC_MAX_BYTES get their size only (timings.cpt of a

@@ -128,6 +128,15 @@ static int add_aggregates(const fin *f, cp_cpt_chunk *ch, const cp_run_times *rt
     return 0;
 }
 
+/* The id of c: job-wide (ids), or, in a rank's partial profile (ids NULL),
+ * this rank's own numbering, as its manifest lists its communicators. */
+static int64_t comm_id(const fin_ids *ids, const cp_comm *c)
+{
+    return ids ? cp_fin_comm_id(ids, c) : (int64_t)c->reg_index;
+}
+
+/* This rank's chunk; rank 0's with the job's aggregates from *rt (rt NULL:
+ * none, in a rank's partial profile). */
 static int build_chunk(const fin *f, const fin_ids *ids, const fin_samples *S,
                        const cp_run_times *rt,
                        cp_cpt_chunk *ch)
@@ -138,10 +147,10 @@ static int build_chunk(const fin *f, const fin_ids *ids, const fin_samples *S,
     ch->core = f->loc->core;
     ch->pid = f->loc->pid;
     ch->node = f->loc->node;
-    if (f->rank == 0 && add_aggregates(f, ch, rt))
+    if (f->rank == 0 && rt && add_aggregates(f, ch, rt))
         return -1;
     for (cp_comm *c = f->comms; c; c = c->next) {
-        int64_t id = cp_fin_comm_id(ids, c);
+        int64_t id = comm_id(ids, c);
         for (int k = 0; k < CP_NCOLLECTIVES && id >= 0; k++)
             if (c->coll[k] && (cp_fin_sample(S, c, k)->n || cp_fin_sample(S, c, k)->naggregated) &&
                 add_series(ch, c, cp_fin_sample(S, c, k), id, k, f->clock.tick))
@@ -150,7 +159,7 @@ static int build_chunk(const fin *f, const fin_ids *ids, const fin_samples *S,
     return 0;
 }
 
-static void header_model(fin *f, cp_cpt_file *h)
+static void header_model(const fin *f, cp_cpt_file *h)
 {
     memset(h, 0, sizeof *h);
     h->version[0] = CP_CPT_VERSION_MAJOR;
@@ -340,4 +349,27 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp
             rewrite_posix(f, cpt, offset, out.p + written, want - written, written);
     }
     cp_bytes_free(&out);
+}
+
+int cp_fin_write_own_cpt(const fin *f, const char *path, cp_error *err)
+{
+    if (f->cfg->timing == CP_TIMING_OFF)
+        return 0;
+    fin_samples S = {0};
+    cp_cpt_chunk ch;
+    memset(&ch, 0, sizeof ch);
+    int rc = cp_fin_make_samples(f->comms, &f->clock, &S) || build_chunk(f, NULL, &S, NULL, &ch)
+                 ? cp_error_set(err, "out of memory while preparing " CP_FILE_TIMINGS)
+                 : 0;
+    if (rc == 0) {
+        cp_cpt_file file;
+        header_model(f, &file);
+        file.world_size = 1; /* this rank's chunk alone, */
+        file.chunks = &ch;
+        ch.rank = 0;         /* the first of the file */
+        rc = cp_cpt_write(path, &file, err);
+    }
+    cp_cpt_chunk_free(&ch);
+    cp_fin_samples_free(&S);
+    return rc;
 }

@@ -113,5 +113,12 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
  * name, the communicators by their ids. */
 void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp_run_times *rt,
                       fin_cpt *cpt);
+/* A rank's partial profile (partial.h), no communication: its own
+ * timings.cpt at path, a file of world size 1 holding this rank's chunk
+ * alone (the manifest's "state" says which rank), its communicators by the
+ * partial manifest's numbering, its times aligned with the clock offsets
+ * measured at start-up.  Nothing when timing is off.  0, or -1 with err
+ * naming the file and the system's reason. */
+int cp_fin_write_own_cpt(const fin *f, const char *path, cp_error *err);
 
 #endif

@@ -460,13 +460,15 @@ stuck-in-call)
         grep -q "^rank 0: 1 1$" matrix5.out && grep -q "^rank 1: -$" matrix5.out &&
         grep -q "^-: rank 1 recorded no call 5 in either direction: the run stopped before it entered it" matrix5.out ||
         { fail "collprof matrix --call 5: rank 0's row, and rank 1 without one, said why:"; show matrix5.out; }
-    # Timing was on (the default): the profile says so, and why it has no times.
-    grep -q "^  coverage: timing was on (COLLPROF_TIMING=passive), but the run stopped before MPI_Finalize and a partial profile holds counts only: no time or waiting findings$" summary.out ||
-        { fail "the coverage line does not say why there are no times:"; show summary.out; }
+    # Timing was on (the default): the partial profiles hold the timed
+    # calls: 5 Alltoallv of each rank and rank 0's Ialltoallv, timed as it
+    # was started (its Wait never returned), 11 in all.
+    grep -q "^  coverage: no MPI_Finalize: the partial profiles of 2 ranks, each exact up to its state; waiting found in the calls every member's profile holds" summary.out ||
+        { fail "the coverage line does not say what the partial profiles' times are:"; show summary.out; }
     grep -q "COLLPROF_TIMING=off?" summary.out && { fail "a guess about COLLPROF_TIMING:"; show summary.out; }
-    "$collprof" timings "$work/out" >timings.out 2>&1
-    grep -q "timing was on (COLLPROF_TIMING=passive), but the run stopped before MPI_Finalize" timings.out ||
-        { fail "collprof timings does not say why there are no times:"; show timings.out; }
+    "$collprof" timings "$work/out" >timings.out 2>&1 || { fail "collprof timings of the partial profiles:"; show timings.out; }
+    grep -q "^ *0  Alltoallv  *11  *0  *[0-9.]*  " timings.out ||
+        { fail "collprof timings does not show the 11 timed calls of the two ranks:"; show timings.out; }
     ;;
 sigkill)
     # SIGKILL leaves no handler a chance: what is left is each rank's last
@@ -482,11 +484,21 @@ sigkill)
     cat check.out
     for r in 0 1 2; do
         reason_is "$work/out" $r "a snapshot of the run so far (one every 1 s)"
-        grep -q '"state": {"at": "[0-9T:-]*", "snapshot": true, "pid": [1-9]' \
+        grep -q '"state": {"at": "[0-9T:-]*", "snapshot": true, "rank": '"$r"', "pid": [1-9]' \
             "$work/out/partial.rank$r/manifest.json" ||
             { fail "rank $r's snapshot does not record its state"; show "$work/out/partial.rank$r/manifest.json"; }
     done
     reader_merges "$work/out" "ranks 0-2: the last snapshot (one every 1 s), no word since: its process is gone: .*; state after 7 to 8 calls, [0-9:]*$"
+    # The snapshots hold the timed calls: rank 1 came 0.3 s late to the
+    # first Alltoallv on the world (communicator 0), so ranks 0 and 2 waited
+    # at least 0.3 s each there, and no more than their time in the calls.
+    "$collprof" timings "$work/out" >timings.out 2>&1 || { fail "collprof timings of the snapshots:"; show timings.out; }
+    awk '/^time per communicator/ {t = 1; next} t && $1 == 0 && $2 == "Alltoallv" {
+            found = 1; if ($NF + 0 < 0.6 || $NF + 0 > $5 + 0) bad = 1 }
+         /^$/ {t = 0} END {exit !(found && !bad)}' timings.out ||
+        { fail "the snapshots' waiting in communicator 0's Alltoallv is not 0.6 s or more (within the time):"; show timings.out; }
+    grep -q "^ *coverage: no MPI_Finalize: the partial profiles of 3 ranks, each exact up to its state" summary.out ||
+        { fail "summary does not say the snapshots' timings are exact up to each state:"; show summary.out; }
     grep -q "^partial: *no MPI_Finalize (yet): the last snapshots of 3 of 3 ranks" summary.out ||
         { fail "summary does not say the profile is the ranks' last snapshots:"; show summary.out; }
     # One rank killed: the launcher ends the others (MPICH's with SIGKILL

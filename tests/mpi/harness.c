@@ -1516,16 +1516,29 @@ static bool cpu_says_invariant_tsc(void)
 #endif
 }
 
+static bool timing_on(void)
+{
+    const char *timing = getenv("COLLPROF_TIMING");
+    return !(timing && !strcasecmp(timing, "off"));
+}
+
 /* The manifest's clock: present when calls were timed, the counter used as
- * COLLPROF_CLOCK and the CPU say, on every rank, its drift within bounds. */
+ * COLLPROF_CLOCK and the CPU say, on every rank, its drift within bounds.
+ * A partial profile's says its offsets are those of the start. */
 static void check_clock(reporter *rp, const cp_profile *p)
 {
-    const char *timing = getenv("COLLPROF_TIMING"), *mode = getenv("COLLPROF_CLOCK");
+    const char *mode = getenv("COLLPROF_CLOCK");
     const cp_manifest *m = &p->manifest;
-    /* Partial profiles (no MPI_Finalize) hold counts only. */
-    if ((timing && !strcasecmp(timing, "off")) || m->partial) {
+    if (!timing_on()) {
         if (m->has_clock)
             fail(rp, "%s/manifest.json: a \"clock\" although nothing timed is written", p->dir);
+        return;
+    }
+    if (m->partial) {
+        if (!m->has_clock || !strstr(m->clock.note, "offsets measured at start-up"))
+            fail(rp, "%s/manifest.json: a partial profile of a timed run without a \"clock\" "
+                     "that says its offsets are the start's (note \"%s\")",
+                 p->dir, m->has_clock ? m->clock.note : "(none)");
         return;
     }
     if (!m->has_clock) {
@@ -1776,6 +1789,68 @@ static int verdict(long problems)
 
 /* Everything that is checked of a loaded profile.  only_world >= 0: the
  * partial profile of that world rank. */
+/* The calls the plan recorded on world rank r: each timed by it. */
+static long planned_rank_calls(int r)
+{
+    long n = 0;
+    for (int i = 0; i < ncomms; i++) {
+        if (comm_rank_of(comms[i], r) < 0)
+            continue;
+        for (int k = 0; k < CPT_NCOLL; k++)
+            for (int j = 0; j < comms[i]->s[k].ncalls; j++)
+                n += comms[i]->s[k].calls[j].recorded;
+        for (int k = 0; k < comms[i]->ng; k++)
+            for (int j = 0; j < comms[i]->g[k].ncalls; j++)
+                n += comms[i]->g[k].calls[j].recorded;
+    }
+    return n;
+}
+
+/* A partial profile of a timed run holds its ranks' timed calls: rank
+ * only_world's (or every rank's, merged) at their place in timings.cpt,
+ * every call each recorded; the reader's timings count them all. */
+static void verify_partial_timings(reporter *rp, const cp_profile *p, int only_world)
+{
+    if (!timing_on() || !p->has_manifest || !p->manifest.partial)
+        return;
+    if (!p->has_timings) {
+        fail(rp, "%s: a partial profile of a timed run without its timed calls (timings.cpt)",
+             p->dir);
+        return;
+    }
+    if (p->timings.world_size != (uint64_t)world_size) {
+        fail(rp, "%s: timings of %" PRIu64 " ranks, expected %d", p->dir, p->timings.world_size,
+             world_size);
+        return;
+    }
+    long all = 0;
+    for (int r = 0; r < world_size; r++) {
+        if (only_world >= 0 && r != only_world)
+            continue;
+        const cp_cpt_chunk *ch = &p->timings.chunks[r];
+        long timed = 0;
+        for (size_t i = 0; i < ch->nseries; i++)
+            timed += (long)(ch->series[i].n + ch->series[i].naggregated);
+        if (ch->missing || timed != planned_rank_calls(r))
+            fail(rp, "%s: timings.cpt: rank %d timed %ld calls%s, it made %ld", p->dir, r, timed,
+                 ch->missing ? " (its chunk is missing)" : "", planned_rank_calls(r));
+        all += timed;
+    }
+    cp_timings t;
+    cp_error err;
+    if (cp_profile_timings(p, &t, &err) != 0) {
+        fail(rp, "%s: the reader's timings: %s", p->dir, err.msg);
+        return;
+    }
+    long rows = 0;
+    for (size_t i = 0; i < t.nrows; i++)
+        rows += (long)(t.rows[i].instances + t.rows[i].naggregated);
+    if (rows != all)
+        fail(rp, "%s: the reader's timings count %ld timed rank-calls, the file holds %ld",
+             p->dir, rows, all);
+    cp_timings_free(&t);
+}
+
 static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flags)
 {
     /* The manifest. */
@@ -1807,6 +1882,8 @@ static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flag
     }
     const char *cz = getenv("COLLPROF_COMPRESS");
     check_compression(rp, p, cz && strcmp(cz, "gzip") == 0);
+
+    verify_partial_timings(rp, p, only_world);
 
     /* The reader's own validation. */
     long nchk = flags & CPT_CHECK_PROFILE ? cp_profile_check(p, stderr) : 0;

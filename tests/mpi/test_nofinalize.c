@@ -12,6 +12,7 @@
  *        reads a mapped page past the end of a file), ill (rank 1 executes
  *        an invalid instruction), abrt (rank 1 calls abort()); in all but
  *        the first three the other ranks wait; kill (with COLLPROF_SNAPSHOT=1:
+ *        rank 1 comes 0.3 s late to the first call, the others wait for it;
  *        each rank waits 1.5 s, then makes one more call, MPI_Barrier, which
  *        takes the snapshot of the state so far before it, then writes its
  *        pid like term and waits for SIGKILL: the snapshot is all that is
@@ -161,6 +162,13 @@ int main(int argc, char **argv)
     cpt_comm *w = cpt_comm_declare("world", n, all, MPI_COMM_WORLD, MPI_INT, MPI_DOUBLE);
     cpt_comm *d = cpt_comm_declare("dup of world", n, all, dupc, MPI_INT, MPI_DOUBLE);
     cpt_comm *o = cpt_comm_declare("odd (reversed)", no, odd, split, MPI_INT, MPI_DOUBLE);
+    if (strcmp(how, "kill") == 0 && me == 1) {
+        /* Late by 0.3 s into the first call (an Alltoallv on the world): the
+         * others wait there, and the snapshots must show it. */
+        struct timespec t = {0, 300000000L};
+        while (nanosleep(&t, &t) != 0)
+            ;
+    }
     scenario(w, d, o);
     /* Make sure every rank is done with its calls before any exits. */
     PMPI_Barrier(MPI_COMM_WORLD); /* the test's own step, not profiled */

@@ -204,6 +204,7 @@ START_TEST(round_trip)
         m.has_state = true;
         strcpy(m.state.at, "2026-11-28T14:02:11");
         m.state.snapshot = gz;
+        m.state.rank = 3;
         m.state.pid = 4242;
         strcpy(m.state.host, "node \"7\"");
         strcpy(m.mpi_version, "MPICH Version:\t4.0.2\nMPICH Release date: Thu Mar 10 2022\n");
@@ -218,12 +219,16 @@ START_TEST(round_trip)
         ck_assert_int_eq(back.comms[2].members.n, 3); /* 3, 1-2, 0: order kept */
         ck_assert_int_eq(cp_ranges_nth(&back.comms[2].members, 0), 3);
         ck_assert_int_eq(cp_ranges_nth(&back.comms[2].members, 3), 0);
-        ck_assert(back.has_state && back.state.snapshot == gz && back.state.pid == 4242);
+        ck_assert(back.has_state && back.state.snapshot == gz && back.state.pid == 4242 &&
+                  back.state.rank == 3);
         ck_assert_str_eq(back.state.host, "node \"7\"");
         /* and a difference is seen */
         back.state.snapshot = !gz;
         ck_assert(!cp_manifest_equal(&m, &back));
         back.state.snapshot = gz;
+        back.state.rank = 2;
+        ck_assert(!cp_manifest_equal(&m, &back));
+        back.state.rank = 3;
         back.comms[2].lead = 1;
         ck_assert(!cp_manifest_equal(&m, &back));
         cp_manifest_free(&back);

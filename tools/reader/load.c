@@ -123,6 +123,8 @@ static bool partials_are_newer(const cp_profile *p, const char *manifest, char *
     return false;
 }
 
+static int load_part(const char *dir, cp_profile *p, cp_error *err);
+
 static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
 {
     const char *manifest = NULL;
@@ -131,7 +133,7 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
             (!manifest && strcmp(names[i], CP_FILE_MANIFEST ".gz") == 0))
             manifest = names[i];
     if (manifest && partials_are_newer(p, manifest, names, nnames))
-        return cp_reader_load_partials(p, names, nnames, cp_profile_load, err);
+        return cp_reader_load_partials(p, names, nnames, load_part, err);
     if (manifest && cp_reader_regular(p, manifest) > 0) {
         char path[sizeof p->dir + 64];
         if (join(path, sizeof path, p->dir, manifest, err) < 0)
@@ -156,7 +158,7 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
             ncounts++;
     }
     if (ncounts == 0 && !manifest)
-        return cp_reader_load_partials(p, names, nnames, cp_profile_load, err);
+        return cp_reader_load_partials(p, names, nnames, load_part, err);
     if (ncounts == 0)
         return 0;
     p->files = calloc(ncounts, sizeof *p->files);
@@ -205,10 +207,13 @@ static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
     return assign_synthetic_ids(p, err);
 }
 
-/* timings.cpt, when the run wrote one; damaged, it is named and left out. */
+/* timings.cpt, when the run wrote one; damaged, it is named and left out.
+ * Merged partial profiles have theirs from the ranks' folders. */
 static int load_timings(cp_profile *p, cp_error *err)
 {
     (void)err;
+    if (p->npartials)
+        return 0;
     char path[sizeof p->dir + 32];
     snprintf(path, sizeof path, "%s/" CP_FILE_TIMINGS, p->dir);
     if (cp_reader_regular(p, CP_FILE_TIMINGS) <= 0)
@@ -224,7 +229,21 @@ static int load_timings(cp_profile *p, cp_error *err)
     return 0;
 }
 
+/* part: one rank's folder read for the merge of partial profiles (its
+ * timings stay as the file has them: the merge places them). */
+static int load_dir(const char *dir, cp_profile *p, bool part, cp_error *err);
+
+static int load_part(const char *dir, cp_profile *p, cp_error *err)
+{
+    return load_dir(dir, p, true, err);
+}
+
 int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
+{
+    return load_dir(dir, p, false, err);
+}
+
+static int load_dir(const char *dir, cp_profile *p, bool part, cp_error *err)
 {
     memset(p, 0, sizeof *p);
     size_t dlen = strlen(dir);
@@ -267,6 +286,8 @@ int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)
     }
     if (rc == 0)
         rc = load_timings(p, err);
+    if (rc == 0 && !part && cp_reader_place_own_timings(p))
+        rc = cp_error_set(err, "%s: out of memory", p->dir);
     if (rc == 0 && p->npartials == 0)
         cp_reader_check_series(p);
     if (rc == 0 && p->has_timings && !p->has_manifest && p->npartials == 0) {

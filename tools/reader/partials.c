@@ -859,6 +859,9 @@ static int make_manifest(cp_profile *p, part *parts, size_t nparts, size_t used)
                  "no MPI_Finalize: the partial profiles of %zu of %" PRId64
                  " ranks, merged%s",
                  used, r->world_size, snapshots ? " (some are snapshots: see stopped)" : "");
+    for (size_t i = 0; i < nparts; i++)
+        if (parts[i].used)
+            cp_reader_add_partial_clock(m, &parts[i].prof.manifest);
     m->config = r->config; /* taken over */
     m->nconfig = r->nconfig;
     r->config = NULL;
@@ -956,6 +959,11 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
     } else if ((rc = number_comms(p, parts, nparts, err)) == 0) {
         rc = merge_blocks(p, parts, nparts, err);
     }
+    /* Each rank's timed calls at its place, by the job-wide ids. */
+    for (size_t i = 0; rc == 0 && i < nparts; i++)
+        if (parts[i].used && cp_reader_add_partial_timings(p, parts[i].rank, &parts[i].prof,
+                                                           parts[i].global))
+            rc = cp_error_set(err, "%s: out of memory", p->dir);
     p->npartials = used;
     for (size_t i = 0; i < nparts; i++) {
         cp_profile_free(&parts[i].prof);

@@ -112,6 +112,20 @@ typedef int (*cp_part_loader)(const char *dir, cp_profile *p, cp_error *err);
  * or -1 with err set. */
 int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_loader load,
                             cp_error *err);
+/* One rank's partial profile read on its own: its timings.cpt holds that
+ * rank's chunk alone (world size 1); put it at its rank (the manifest's
+ * "state") in a file of the world's size, the other ranks' chunks empty.
+ * 0, or -1 (out of memory). */
+int cp_reader_place_own_timings(cp_profile *p);
+/* The merge (partials.c): rank's part's timed calls into p->timings at its
+ * rank, its communicators renamed to their job-wide ids (global[c] for the
+ * part's manifest communicator c); the part's timings are taken.  0, or -1
+ * (out of memory). */
+int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
+                                  const int64_t *global);
+/* The part's "clock" into the merged manifest's: ranks on the counter
+ * summed, the largest drift, "mixed" where the sources differ. */
+void cp_reader_add_partial_clock(cp_manifest *m, const cp_manifest *part);
 
 /* Bytes of count c in block b (count x datatype size, or c when the block
  * counts in bytes), 128-bit so that it cannot overflow. */

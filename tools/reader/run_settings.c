@@ -24,7 +24,9 @@ const char *cp_reader_no_timings(const cp_profile *p, char *buf, size_t len)
         snprintf(buf, len, "timing was off (COLLPROF_TIMING=off)");
     else if (p->npartials)
         snprintf(buf, len, "timing was on (COLLPROF_TIMING=%s), but the run stopped before "
-                           "MPI_Finalize and a partial profile holds counts only", mode);
+                           "MPI_Finalize and none of the ranks' partial profiles holds its "
+                           CP_FILE_TIMINGS "%s", mode,
+                 p->manifest.nmissing ? " (see missing)" : "");
     else if ((why = cp_kv_get(p->manifest.missing, p->manifest.nmissing, CP_FILE_TIMINGS)))
         snprintf(buf, len, "timing was on (COLLPROF_TIMING=%s), but " CP_FILE_TIMINGS
                            " could not be written: %s", mode, why);

@@ -580,7 +580,9 @@ static int hosts_of(const cp_cpt_file *f, cp_timings *t, cp_error *err)
         return cp_error_set(err, "out of memory");
     for (size_t r = 0; r < w; r++) {
         uint32_t node = f->chunks[r].node;
-        t->rank_node[r] = node;
+        t->rank_node[r] = f->chunks[r].missing ? -1 : (int64_t)node;
+        if (f->chunks[r].missing)
+            continue; /* a rank that left no timings: no host known */
         if (node >= t->nhosts) {
             if (node > w)
                 return cp_error_set(err, CP_FILE_TIMINGS ": rank %zu: node index %u beyond %zu ranks",

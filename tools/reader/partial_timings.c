@@ -1,0 +1,122 @@
+/*
+ * The timed calls of partial profiles.  Each rank's partial.rank<R>/ holds
+ * a timings.cpt of world size 1: that rank's chunk alone, its communicators
+ * by the rank's own numbering (its manifest's).  Read on its own, the chunk
+ * is put at its rank; merged, every rank's chunk goes to its place in one
+ * file of the world's size with the job-wide communicator ids, so that
+ * time, waiting (recomputed from the calls every member kept) and the
+ * sample read as those of a whole profile.  A rank that left no timings
+ * has an empty chunk: its series are said to be missing where they count.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader_internal.h"
+
+/* The world-size file p->timings, made once (the header from the first
+ * rank's file); its chunks empty, each at its rank.  0, or -1. */
+static int world_file(cp_profile *p, const cp_cpt_file *from)
+{
+    cp_cpt_file *f = &p->timings;
+    if (f->chunks)
+        return 0;
+    uint64_t w = p->manifest.world_size > 0 ? (uint64_t)p->manifest.world_size : 1;
+    cp_cpt_chunk *c = calloc(w, sizeof *c);
+    if (!c)
+        return -1;
+    memcpy(f->version, from->version, sizeof f->version);
+    memcpy(f->git_hash, from->git_hash, sizeof f->git_hash);
+    memcpy(f->mode, from->mode, sizeof f->mode);
+    f->flags = from->flags;
+    f->world_size = w;
+    f->chunks = c;
+    for (uint64_t r = 0; r < w; r++) {
+        c[r].rank = (int64_t)r;
+        c[r].core = -1;
+        c[r].missing = true; /* until its rank's chunk comes */
+    }
+    return 0;
+}
+
+/* Move rank's one chunk of `from` into p->timings, each series' communicator
+ * renamed by rename(ctx, id) (-1: dropped, its communicator unknown). */
+static int place(cp_profile *p, int64_t rank, cp_cpt_file *from,
+                 int64_t (*rename)(const void *ctx, int64_t id), const void *ctx)
+{
+    if (from->world_size != 1 || rank < 0 || rank >= p->manifest.world_size)
+        return 0; /* not a rank's own file: nothing to place */
+    if (world_file(p, from))
+        return -1;
+    cp_cpt_chunk *to = &p->timings.chunks[rank];
+    *to = from->chunks[0];
+    memset(&from->chunks[0], 0, sizeof from->chunks[0]);
+    to->rank = rank;
+    size_t kept = 0;
+    for (size_t i = 0; i < to->nseries; i++) {
+        cp_cpt_series *s = &to->series[i];
+        int64_t id = rename ? rename(ctx, s->comm_id) : s->comm_id;
+        if (id < 0) {
+            cp_cpt_series_free(s);
+            continue;
+        }
+        s->comm_id = id;
+        to->series[kept++] = *s;
+    }
+    to->nseries = kept;
+    p->has_timings = true;
+    return 0;
+}
+
+int cp_reader_place_own_timings(cp_profile *p)
+{
+    if (!p->has_timings || !p->has_manifest || !p->manifest.has_state ||
+        p->timings.world_size != 1)
+        return 0;
+    cp_cpt_file own = p->timings;
+    memset(&p->timings, 0, sizeof p->timings);
+    p->has_timings = false;
+    int rc = place(p, p->manifest.state.rank, &own, NULL, NULL);
+    cp_cpt_file_free(&own);
+    return rc;
+}
+
+typedef struct renaming {
+    const cp_manifest *m;
+    const int64_t *global;
+} renaming;
+
+static int64_t job_wide(const void *ctx, int64_t id)
+{
+    const renaming *r = ctx;
+    for (size_t c = 0; c < r->m->ncomms; c++)
+        if (r->m->comms[c].id == id)
+            return r->global[c];
+    return -1;
+}
+
+int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
+                                  const int64_t *global)
+{
+    if (!part->has_timings)
+        return 0;
+    renaming r = {&part->manifest, global};
+    return place(p, rank, &part->timings, job_wide, &r);
+}
+
+void cp_reader_add_partial_clock(cp_manifest *m, const cp_manifest *part)
+{
+    if (!part->has_clock)
+        return;
+    cp_clock_info *c = &m->clock;
+    const cp_clock_info *from = &part->clock;
+    if (!m->has_clock) {
+        *c = *from; /* the lowest rank's: its rate, its note */
+        m->has_clock = true;
+        c->tsc_ranks = 0;
+    }
+    c->tsc_ranks += from->tsc_ranks;
+    if (from->max_drift_ppm > c->max_drift_ppm)
+        c->max_drift_ppm = from->max_drift_ppm;
+    if (strcmp(c->source, from->source) != 0)
+        snprintf(c->source, sizeof c->source, "mixed");
+}
