@@ -499,6 +499,13 @@ sigkill)
         { fail "the snapshots' waiting in communicator 0's Alltoallv is not 0.6 s or more (within the time):"; show timings.out; }
     grep -q "^ *coverage: no MPI_Finalize: the partial profiles of 3 ranks, each exact up to its state" summary.out ||
         { fail "summary does not say the snapshots' timings are exact up to each state:"; show summary.out; }
+    # What only finalize makes is said so, not guessed at.
+    "$collprof" callsites "$work/out" >callsites.out 2>&1
+    grep -q "no call paths in a partial profile: .* made at MPI_Finalize, which this run did not reach" callsites.out ||
+        { fail "collprof callsites does not say why a partial profile has no call paths:"; show callsites.out; }
+    "$collprof" stat "$work/out" >stat.out 2>&1
+    grep -q "no profile.stat: it is made at MPI_Finalize, and this run left partial profiles" stat.out ||
+        { fail "collprof stat does not say why a partial profile has no profile.stat:"; show stat.out; }
     grep -q "^partial: *no MPI_Finalize (yet): the last snapshots of 3 of 3 ranks" summary.out ||
         { fail "summary does not say the profile is the ranks' last snapshots:"; show summary.out; }
     # One rank killed: the launcher ends the others (MPICH's with SIGKILL
