@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "collprof/reader.h"
+#include "cpt.h"
 #include "tmpdir.h"
 
 static void put(const char *rel, const char *text)
@@ -166,6 +167,89 @@ START_TEST(merged_by_call_index)
 }
 END_TEST
 
+/* partial.rank<r>/timings.cpt of `chunks` chunks (1: a rank's own), each
+ * with one timed Alltoallv on each of the local communicators ids[0..n). */
+static void timings(int r, unsigned chunks, const int64_t *ids, size_t n)
+{
+    cp_cpt_file f;
+    memset(&f, 0, sizeof f);
+    f.version[0] = CP_CPT_VERSION_MAJOR;
+    f.flags = CP_CPT_TIMING;
+    f.world_size = chunks;
+    cp_cpt_chunk ch[2];
+    memset(ch, 0, sizeof ch);
+    cp_cpt_series s[4];
+    memset(s, 0, sizeof s);
+    uint64_t call = 0;
+    double t[2] = {0.5, 0.75};
+    int32_t root = -1;
+    uint8_t flags = 0;
+    for (size_t i = 0; i < n; i++) {
+        s[i].comm_id = ids[i];
+        strcpy(s[i].collective, "Alltoallv");
+        s[i].stride = 1;
+        s[i].tick = 1e-9;
+        s[i].n = 1;
+        s[i].call = &call, s[i].enter = &t[0], s[i].start = &t[0], s[i].exit = &t[1];
+        s[i].root = &root, s[i].flags = &flags;
+    }
+    for (unsigned c = 0; c < chunks; c++) {
+        ch[c].rank = c;
+        strcpy(ch[c].hostname, "node");
+        ch[c].series = s;
+        ch[c].nseries = n;
+    }
+    f.chunks = ch;
+    char path[4096];
+    cp_error err;
+    snprintf(path, sizeof path, "%s/partial.rank%d/timings.cpt", tmpdir, r);
+    ck_assert_msg(cp_cpt_write(path, &f, &err) == 0, "%s", err.msg);
+}
+
+/* Each rank's timed calls at its place, their communicators by the
+ * job-wide ids (the duplicate of the world is rank 0's 1, rank 1's 2, and
+ * job-wide 1); what is not a rank's own is named and left out. */
+START_TEST(timings_placed_by_job_wide_ids)
+{
+    tmpdir_make();
+    write_run();
+    timings(0, 1, (const int64_t[]){1}, 1);
+    timings(1, 1, (const int64_t[]){2, 7}, 2); /* 7: not in its manifest */
+    timings(2, 2, (const int64_t[]){0}, 1);    /* two chunks: not a rank's own */
+    cp_profile p;
+    cp_error err = {{0}};
+    ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
+    ck_assert(p.has_timings);
+    ck_assert_uint_eq(p.timings.world_size, 3);
+    const cp_cpt_chunk *c = p.timings.chunks;
+    ck_assert(!c[0].missing && c[0].nseries == 1 && c[0].series[0].comm_id == 1);
+    ck_assert(!c[1].missing && c[1].nseries == 1 && c[1].series[0].comm_id == 1);
+    ck_assert_int_eq(c[1].rank, 1);
+    ck_assert(c[2].missing && c[2].nseries == 0);
+    bool rank1 = false, rank2 = false;
+    for (size_t i = 0; i < p.ndamaged; i++) {
+        rank1 |= !strcmp(p.damaged[i].key, "partial.rank1/timings.cpt") &&
+                 strstr(p.damaged[i].value, "communicator 7, which its manifest.json does not "
+                                            "list: left out");
+        rank2 |= !strcmp(p.damaged[i].key, "partial.rank2/timings.cpt") &&
+                 strstr(p.damaged[i].value, "holds 2 chunks");
+    }
+    ck_assert(rank1 && rank2);
+    cp_profile_free(&p);
+
+    /* rank 1's folder read alone: its chunk at its place */
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/partial.rank1", tmpdir);
+    timings(1, 1, (const int64_t[]){2}, 1);
+    ck_assert_msg(cp_profile_load(dir, &p, &err) == 0, "%s", err.msg);
+    ck_assert(p.has_timings && p.timings.world_size == 3);
+    ck_assert(p.timings.chunks[0].missing && !p.timings.chunks[1].missing);
+    ck_assert(p.timings.chunks[1].nseries == 1 && p.timings.chunks[1].series[0].comm_id == 2);
+    cp_profile_free(&p);
+    tmpdir_remove();
+}
+END_TEST
+
 /* A folder of another run (an earlier job, a day before) is left out; a
  * rank with no folder is absent. */
 START_TEST(other_runs_left_out)
@@ -210,6 +294,7 @@ int main(void)
     TCase *tc = tcase_create("merge");
     tcase_add_test(tc, merged_by_call_index);
     tcase_add_test(tc, other_runs_left_out);
+    tcase_add_test(tc, timings_placed_by_job_wide_ids);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -8,10 +8,12 @@
  * sample read as those of a whole profile.  A rank that left no timings
  * has an empty chunk: its series are said to be missing where they count.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reader_internal.h"
+#include "file_names.h"
 
 /* The world-size file p->timings, made once (the header from the first
  * rank's file); its chunks empty, each at its rank.  0, or -1. */
@@ -38,13 +40,20 @@ static int world_file(cp_profile *p, const cp_cpt_file *from)
     return 0;
 }
 
-/* Move rank's one chunk of `from` into p->timings, each series' communicator
- * renamed by rename(ctx, id) (-1: dropped, its communicator unknown). */
-static int place(cp_profile *p, int64_t rank, cp_cpt_file *from,
+/* Move rank's one chunk of `from` (the file `name`) into p->timings, each
+ * series' communicator renamed by rename(ctx, id); what cannot be placed is
+ * named as damaged and left out: a file that is not one rank's, a series of
+ * a communicator its manifest does not list (-1). */
+static int place(cp_profile *p, const char *name, int64_t rank, cp_cpt_file *from,
                  int64_t (*rename)(const void *ctx, int64_t id), const void *ctx)
 {
-    if (from->world_size != 1 || rank < 0 || rank >= p->manifest.world_size)
-        return 0; /* not a rank's own file: nothing to place */
+    if (from->world_size != 1 || rank < 0 || rank >= p->manifest.world_size) {
+        cp_reader_damage(p, name, "holds %llu chunks, for rank %lld of %lld: a rank's partial "
+                                  "profile holds its own chunk alone; left out",
+                         (unsigned long long)from->world_size, (long long)rank,
+                         (long long)p->manifest.world_size);
+        return 0;
+    }
     if (world_file(p, from))
         return -1;
     cp_cpt_chunk *to = &p->timings.chunks[rank];
@@ -56,6 +65,9 @@ static int place(cp_profile *p, int64_t rank, cp_cpt_file *from,
         cp_cpt_series *s = &to->series[i];
         int64_t id = rename ? rename(ctx, s->comm_id) : s->comm_id;
         if (id < 0) {
+            cp_reader_damage(p, name, "rank %lld's %s on communicator %lld, which its "
+                                      CP_FILE_MANIFEST " does not list: left out",
+                             (long long)rank, s->collective, (long long)s->comm_id);
             cp_cpt_series_free(s);
             continue;
         }
@@ -69,13 +81,17 @@ static int place(cp_profile *p, int64_t rank, cp_cpt_file *from,
 
 int cp_reader_place_own_timings(cp_profile *p)
 {
-    if (!p->has_timings || !p->has_manifest || !p->manifest.has_state ||
-        p->timings.world_size != 1)
-        return 0;
+    if (!p->has_timings || !p->has_manifest || !p->manifest.partial || p->npartials)
+        return 0; /* not one rank's partial profile */
+    /* Its rank: the manifest's state says it (a manifest written before it
+     * did: the folder's name, partial.rank<R>). */
+    const char *base = strrchr(p->dir, '/');
+    int64_t rank = p->manifest.has_state ? p->manifest.state.rank
+                                         : cp_reader_partial_rank(base ? base + 1 : p->dir);
     cp_cpt_file own = p->timings;
     memset(&p->timings, 0, sizeof p->timings);
     p->has_timings = false;
-    int rc = place(p, p->manifest.state.rank, &own, NULL, NULL);
+    int rc = place(p, CP_FILE_TIMINGS, rank, &own, NULL, NULL);
     cp_cpt_file_free(&own);
     return rc;
 }
@@ -100,7 +116,9 @@ int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
     if (!part->has_timings)
         return 0;
     renaming r = {&part->manifest, global};
-    return place(p, rank, &part->timings, job_wide, &r);
+    char name[64];
+    snprintf(name, sizeof name, CP_FILE_PARTIAL "%lld/" CP_FILE_TIMINGS, (long long)rank);
+    return place(p, name, rank, &part->timings, job_wide, &r);
 }
 
 void cp_reader_add_partial_clock(cp_manifest *m, const cp_manifest *part)

@@ -114,8 +114,9 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
                             cp_error *err);
 /* One rank's partial profile read on its own: its timings.cpt holds that
  * rank's chunk alone (world size 1); put it at its rank (the manifest's
- * "state") in a file of the world's size, the other ranks' chunks empty.
- * 0, or -1 (out of memory). */
+ * "state", else the folder's name) in a file of the world's size, the
+ * other ranks' chunks empty (a file that is not one rank's is named as
+ * damaged and left out).  0, or -1 (out of memory). */
 int cp_reader_place_own_timings(cp_profile *p);
 /* The merge (partials.c): rank's part's timed calls into p->timings at its
  * rank, its communicators renamed to their job-wide ids (global[c] for the
