@@ -167,9 +167,9 @@ START_TEST(merged_by_call_index)
 }
 END_TEST
 
-/* partial.rank<r>/timings.cpt of `chunks` chunks (1: a rank's own), each
- * with one timed Alltoallv on each of the local communicators ids[0..n). */
-static void timings(int r, unsigned chunks, const int64_t *ids, size_t n)
+/* folder/timings.cpt of `chunks` chunks (1: a rank's own), each with one
+ * timed Alltoallv on each of the communicators ids[0..n). */
+static void timings(const char *folder, unsigned chunks, const int64_t *ids, size_t n)
 {
     cp_cpt_file f;
     memset(&f, 0, sizeof f);
@@ -202,7 +202,7 @@ static void timings(int r, unsigned chunks, const int64_t *ids, size_t n)
     f.chunks = ch;
     char path[4096];
     cp_error err;
-    snprintf(path, sizeof path, "%s/partial.rank%d/timings.cpt", tmpdir, r);
+    snprintf(path, sizeof path, "%s/%s/timings.cpt", tmpdir, folder);
     ck_assert_msg(cp_cpt_write(path, &f, &err) == 0, "%s", err.msg);
 }
 
@@ -213,9 +213,9 @@ START_TEST(timings_placed_by_job_wide_ids)
 {
     tmpdir_make();
     write_run();
-    timings(0, 1, (const int64_t[]){1}, 1);
-    timings(1, 1, (const int64_t[]){2, 7}, 2); /* 7: not in its manifest */
-    timings(2, 2, (const int64_t[]){0}, 1);    /* two chunks: not a rank's own */
+    timings("partial.rank0", 1, (const int64_t[]){1}, 1);
+    timings("partial.rank1", 1, (const int64_t[]){2, 7}, 2); /* 7: not in its manifest */
+    timings("partial.rank2", 2, (const int64_t[]){0}, 1);    /* two chunks: not a rank's own */
     cp_profile p;
     cp_error err = {{0}};
     ck_assert_msg(cp_profile_load(tmpdir, &p, &err) == 0, "%s", err.msg);
@@ -240,11 +240,38 @@ START_TEST(timings_placed_by_job_wide_ids)
     /* rank 1's folder read alone: its chunk at its place */
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/partial.rank1", tmpdir);
-    timings(1, 1, (const int64_t[]){2}, 1);
+    timings("partial.rank1", 1, (const int64_t[]){2}, 1);
     ck_assert_msg(cp_profile_load(dir, &p, &err) == 0, "%s", err.msg);
     ck_assert(p.has_timings && p.timings.world_size == 3);
     ck_assert(p.timings.chunks[0].missing && !p.timings.chunks[1].missing);
     ck_assert(p.timings.chunks[1].nseries == 1 && p.timings.chunks[1].series[0].comm_id == 2);
+    cp_profile_free(&p);
+    tmpdir_remove();
+}
+END_TEST
+
+/* A whole profile marked partial because memory ran out on some rank is
+ * not a rank's own: its timings.cpt is the world's, read as it is. */
+START_TEST(whole_profile_marked_partial_keeps_its_timings)
+{
+    tmpdir_make();
+    put("run/manifest.json",
+        "{\"format\": \"collprof-manifest\", \"format_version\": 1, "
+        "\"counts_format_version\": 4, \"collprof_version\": \"0.1.0\", "
+        "\"mpi_version\": \"test\", \"job\": \"j1\", \"start_time\": \"2026-11-25T06:00:00\", "
+        "\"world_size\": 2, \"partial\": true, \"partial_reason\": \"memory ran out on some "
+        "ranks: calls after that were not recorded\", \"config\": {}, "
+        "\"communicators\": [{\"id\": 0, \"size\": 2, \"lead\": 0, \"members\": \"0-1\"}], "
+        "\"files\": [\"manifest.json\", \"timings.cpt\"]}\n");
+    timings("run", 2, (const int64_t[]){0}, 1);
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/run", tmpdir);
+    cp_profile p;
+    cp_error err = {{0}};
+    ck_assert_msg(cp_profile_load(dir, &p, &err) == 0, "%s", err.msg);
+    ck_assert(p.has_timings && p.timings.world_size == 2);
+    ck_assert(!p.timings.chunks[0].missing && !p.timings.chunks[1].missing);
+    ck_assert_uint_eq(p.ndamaged, 0);
     cp_profile_free(&p);
     tmpdir_remove();
 }
@@ -295,6 +322,7 @@ int main(void)
     tcase_add_test(tc, merged_by_call_index);
     tcase_add_test(tc, other_runs_left_out);
     tcase_add_test(tc, timings_placed_by_job_wide_ids);
+    tcase_add_test(tc, whole_profile_marked_partial_keeps_its_timings);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -123,7 +123,14 @@ static bool partials_are_newer(const cp_profile *p, const char *manifest, char *
     return false;
 }
 
-static int load_part(const char *dir, cp_profile *p, cp_error *err);
+/* part: one rank's folder read for the merge of partial profiles (its
+ * timings stay as the file has them: the merge places them). */
+static int load_dir(const char *dir, cp_profile *p, bool part, cp_error *err);
+
+static int load_part(const char *dir, cp_profile *p, cp_error *err)
+{
+    return load_dir(dir, p, true, err);
+}
 
 static int load_files(cp_profile *p, char **names, size_t nnames, cp_error *err)
 {
@@ -227,15 +234,6 @@ static int load_timings(cp_profile *p, cp_error *err)
     }
     p->has_timings = true;
     return 0;
-}
-
-/* part: one rank's folder read for the merge of partial profiles (its
- * timings stay as the file has them: the merge places them). */
-static int load_dir(const char *dir, cp_profile *p, bool part, cp_error *err);
-
-static int load_part(const char *dir, cp_profile *p, cp_error *err)
-{
-    return load_dir(dir, p, true, err);
 }
 
 int cp_profile_load(const char *dir, cp_profile *p, cp_error *err)

@@ -47,11 +47,15 @@ static int world_file(cp_profile *p, const cp_cpt_file *from)
 static int place(cp_profile *p, const char *name, int64_t rank, cp_cpt_file *from,
                  int64_t (*rename)(const void *ctx, int64_t id), const void *ctx)
 {
-    if (from->world_size != 1 || rank < 0 || rank >= p->manifest.world_size) {
-        cp_reader_damage(p, name, "holds %llu chunks, for rank %lld of %lld: a rank's partial "
-                                  "profile holds its own chunk alone; left out",
-                         (unsigned long long)from->world_size, (long long)rank,
-                         (long long)p->manifest.world_size);
+    if (from->world_size != 1) {
+        cp_reader_damage(p, name, "holds %llu chunks: a rank's partial profile holds its own "
+                                  "chunk alone; left out",
+                         (unsigned long long)from->world_size);
+        return 0;
+    }
+    if (rank < 0 || rank >= p->manifest.world_size) {
+        cp_reader_damage(p, name, "the chunk of rank %lld, in a world of %lld ranks; left out",
+                         (long long)rank, (long long)p->manifest.world_size);
         return 0;
     }
     if (world_file(p, from))
@@ -81,13 +85,17 @@ static int place(cp_profile *p, const char *name, int64_t rank, cp_cpt_file *fro
 
 int cp_reader_place_own_timings(cp_profile *p)
 {
+    /* One rank's partial profile: its manifest's state says which rank (a
+     * manifest written before it did: the folder's name, partial.rank<R>).
+     * A whole profile marked partial (memory ran out on some rank) is
+     * neither, and its timings.cpt is the world's. */
     if (!p->has_timings || !p->has_manifest || !p->manifest.partial || p->npartials)
-        return 0; /* not one rank's partial profile */
-    /* Its rank: the manifest's state says it (a manifest written before it
-     * did: the folder's name, partial.rank<R>). */
+        return 0;
     const char *base = strrchr(p->dir, '/');
     int64_t rank = p->manifest.has_state ? p->manifest.state.rank
                                          : cp_reader_partial_rank(base ? base + 1 : p->dir);
+    if (rank < 0)
+        return 0;
     cp_cpt_file own = p->timings;
     memset(&p->timings, 0, sizeof p->timings);
     p->has_timings = false;
@@ -96,29 +104,15 @@ int cp_reader_place_own_timings(cp_profile *p)
     return rc;
 }
 
-typedef struct renaming {
-    const cp_manifest *m;
-    const int64_t *global;
-} renaming;
-
-static int64_t job_wide(const void *ctx, int64_t id)
-{
-    const renaming *r = ctx;
-    for (size_t c = 0; c < r->m->ncomms; c++)
-        if (r->m->comms[c].id == id)
-            return r->global[c];
-    return -1;
-}
-
 int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
-                                  const int64_t *global)
+                                  int64_t (*job_wide)(const void *ctx, int64_t id),
+                                  const void *ctx)
 {
     if (!part->has_timings)
         return 0;
-    renaming r = {&part->manifest, global};
     char name[64];
     snprintf(name, sizeof name, CP_FILE_PARTIAL "%lld/" CP_FILE_TIMINGS, (long long)rank);
-    return place(p, name, rank, &part->timings, job_wide, &r);
+    return place(p, name, rank, &part->timings, job_wide, ctx);
 }
 
 void cp_reader_add_partial_clock(cp_manifest *m, const cp_manifest *part)

@@ -48,7 +48,11 @@ typedef struct part {
     bool used;         /* of this run and readable */
     char why[1100];    /* why this rank stopped, or why its folder is left out */
     int64_t calls;     /* the calls its files hold (a snapshot's state) */
-    int64_t *global;   /* local communicator index -> job-wide id */
+    /* Its communicators' ids -> their job-wide ids, by local id (a search:
+     * a rank may have used thousands of communicators). */
+    struct id_pair {
+        int64_t local, global;
+    } *ids;
 } part;
 
 /* "partial.rank<R>" exactly -> R, else -1 */
@@ -107,6 +111,12 @@ static bool same_comm(const comm_key *a, const comm_key *b)
            !cmp_ranges(&a->ci->remote_members, &b->ci->remote_members);
 }
 
+static int by_local(const void *pa, const void *pb)
+{
+    const struct id_pair *a = pa, *b = pb;
+    return a->local < b->local ? -1 : a->local > b->local;
+}
+
 /* Number the communicators of all parts job-wide; p->manifest.comms gets
  * one entry per job-wide id. */
 static int number_comms(cp_profile *p, part *parts, size_t nparts, cp_error *err)
@@ -121,8 +131,8 @@ static int number_comms(cp_profile *p, part *parts, size_t nparts, cp_error *err
         if (!parts[i].used)
             continue;
         const cp_manifest *m = &parts[i].prof.manifest;
-        parts[i].global = calloc(m->ncomms ? m->ncomms : 1, sizeof *parts[i].global);
-        if (!parts[i].global) {
+        parts[i].ids = calloc(m->ncomms ? m->ncomms : 1, sizeof *parts[i].ids);
+        if (!parts[i].ids) {
             free(keys);
             return cp_error_set(err, "%s: out of memory", p->dir);
         }
@@ -158,20 +168,26 @@ static int number_comms(cp_profile *p, part *parts, size_t nparts, cp_error *err
                 return cp_error_set(err, "%s: out of memory", p->dir);
             }
         }
-        parts[keys[i].part].global[keys[i].index] = (int64_t)out->ncomms - 1;
+        const cp_comm_info *local = &parts[keys[i].part].prof.manifest.comms[keys[i].index];
+        parts[keys[i].part].ids[keys[i].index] =
+            (struct id_pair){local->id, (int64_t)out->ncomms - 1};
     }
     free(keys);
+    for (size_t i = 0; i < nparts; i++)
+        if (parts[i].used)
+            qsort(parts[i].ids, parts[i].prof.manifest.ncomms, sizeof *parts[i].ids, by_local);
     return 0;
 }
 
-/* The job-wide id of a block of part pt, or -1. */
-static int64_t global_id(const part *pt, const cp_block *b)
+/* The job-wide id of part ctx's communicator `id` (as its files name it),
+ * or -1 when its manifest does not list it. */
+static int64_t global_id(const void *ctx, int64_t id)
 {
-    const cp_manifest *m = &pt->prof.manifest;
-    for (size_t c = 0; c < m->ncomms; c++)
-        if (m->comms[c].id == b->comm_id)
-            return pt->global[c];
-    return -1;
+    const part *pt = ctx;
+    struct id_pair key = {id, 0};
+    const struct id_pair *at =
+        bsearch(&key, pt->ids, pt->prof.manifest.ncomms, sizeof *pt->ids, by_local);
+    return at ? at->global : -1;
 }
 
 /* -------------------------------------------------- blocks swept together */
@@ -622,7 +638,7 @@ static int merge_blocks(cp_profile *p, part *parts, size_t nparts, cp_error *err
         for (size_t f = 0; parts[i].used && f < parts[i].prof.nfiles; f++) {
             const cp_counts_file *cf = &parts[i].prof.files[f];
             for (size_t b = 0; b < cf->nblocks; b++) {
-                int64_t g = global_id(&parts[i], &cf->blocks[b]);
+                int64_t g = global_id(&parts[i], cf->blocks[b].comm_id);
                 if (g < 0) {
                     free(e);
                     return cp_error_set(err, "%s: communicator %" PRId64
@@ -962,12 +978,12 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
     /* Each rank's timed calls at its place, by the job-wide ids. */
     for (size_t i = 0; rc == 0 && i < nparts; i++)
         if (parts[i].used && cp_reader_add_partial_timings(p, parts[i].rank, &parts[i].prof,
-                                                           parts[i].global))
+                                                           global_id, &parts[i]))
             rc = cp_error_set(err, "%s: out of memory", p->dir);
     p->npartials = used;
     for (size_t i = 0; i < nparts; i++) {
         cp_profile_free(&parts[i].prof);
-        free(parts[i].global);
+        free(parts[i].ids);
     }
     free(parts);
     return rc;

@@ -119,11 +119,12 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
  * damaged and left out).  0, or -1 (out of memory). */
 int cp_reader_place_own_timings(cp_profile *p);
 /* The merge (partials.c): rank's part's timed calls into p->timings at its
- * rank, its communicators renamed to their job-wide ids (global[c] for the
- * part's manifest communicator c); the part's timings are taken.  0, or -1
- * (out of memory). */
+ * rank, its communicators renamed to their job-wide ids by job_wide(ctx,
+ * id) (-1: its manifest does not list it); the part's timings are taken.
+ * 0, or -1 (out of memory). */
 int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
-                                  const int64_t *global);
+                                  int64_t (*job_wide)(const void *ctx, int64_t id),
+                                  const void *ctx);
 /* The part's "clock" into the merged manifest's: ranks on the counter
  * summed, the largest drift, "mixed" where the sources differ. */
 void cp_reader_add_partial_clock(cp_manifest *m, const cp_manifest *part);
