@@ -34,7 +34,8 @@
  * called collectives on led here, with this rank's rows only (its own
  * holding, as finalize's tables-to-leads stage makes it); and the manifest's
  * communicator table, numbered in this rank's order of first use. */
-static int own_leads(fin *f, fin_leads *L, cp_manifest *m, cp_error *err)
+static int own_leads(fin *f, fin_leads *L, cp_manifest *m, const cp_own_paths *own,
+                     cp_error *err)
 {
     size_t n = cp_registry_count() + 1;
     m->comms = calloc(n, sizeof *m->comms);
@@ -48,7 +49,7 @@ static int own_leads(fin *f, fin_leads *L, cp_manifest *m, cp_error *err)
         if (!used)
             continue;
         cp_holding h;
-        cp_fin_own_holding(&h, c);
+        cp_fin_own_holding(&h, c, own);
         cp_membership one = {.size = c->size, .rank = c->rank};
         size_t before = L->n;
         cp_fin_to_led(f, L, &one, c, &h);
@@ -179,6 +180,7 @@ void cp_partial_write(const char *reason, bool always_say)
     cp_error err;
     cp_manifest m;
     memset(&m, 0, sizeof m);
+    cp_own_paths own = {0};
     if (cp_outdir_create(f.cfg, f.job, cp_rt.start_stamp, false, base, sizeof base, &err))
         goto fail;
     if (strlen(base) > 4000) {
@@ -194,7 +196,7 @@ void cp_partial_write(const char *reason, bool always_say)
         cp_outdir_make(dir, false, &err))
         goto fail;
     cp_outdir_clear(dir, false); /* what a kill left half-made */
-    m.files = calloc(4, sizeof *m.files);
+    m.files = calloc(5, sizeof *m.files);
     if (!m.files) {
         cp_error_set(&err, "out of memory");
         goto fail;
@@ -203,11 +205,19 @@ void cp_partial_write(const char *reason, bool always_say)
     /* The count files by finalize's own stages: blocks, then the files
      * under .part names, renamed into place here (no agreement to wait
      * for: this rank is the only writer of its folder). */
+    /* This rank's call tree, its paths numbered in it (the live tables keep
+     * theirs: the run may go on). */
+    bool paths = f.cfg->callsite_depth != 0;
+    if (paths && cp_fin_own_call_tree(&m, &own)) {
+        cp_error_set(&err, "out of memory while numbering call paths");
+        missing(&m, r, snapshot && said_snapshot_failure, CP_FILE_CUBE, &err);
+        paths = false;
+    }
     fin_leads L = {0};
     fin_count_files cf;
     memset(&cf, 0, sizeof cf);
     cp_error lead_err;
-    bool made = own_leads(&f, &L, &m, &lead_err) == 0;
+    bool made = own_leads(&f, &L, &m, f.cfg->callsite_depth ? &own : NULL, &lead_err) == 0;
     if (made) {
         cp_fin_make_blocks(&f, &L);
         if (!f.failed)
@@ -271,6 +281,15 @@ void cp_partial_write(const char *reason, bool always_say)
         m.has_clock = true;
         cp_fin_own_clock_info(&f, &m.clock);
     }
+    /* Its sites over its call tree: calls, bytes and time per call path. */
+    if (paths) {
+        snprintf(path, sizeof path, "%s/" CP_FILE_CUBE, dir);
+        cp_error perr;
+        if (cp_fin_write_own_profile(&f, &m, &own, path, &perr))
+            missing(&m, r, quiet, CP_FILE_CUBE, &perr);
+        else
+            m.files[m.nfiles++] = strdup(CP_FILE_CUBE);
+    }
     char why[256];
     if (snapshot)
         snprintf(why, sizeof why, "a snapshot of the run so far (one every %" PRIu64 " s); rank %d's "
@@ -308,5 +327,6 @@ fail:
                "at each interval)", r, err.msg);
     said_snapshot_failure |= snapshot;
 out:
+    free(own.map);
     cp_manifest_free(&m);
 }

@@ -155,8 +155,8 @@ static int write_cnodes(const cp_cube *c, cp_bytes *b, const cp_anchor_sink *sin
     return 0;
 }
 
-/* One process with its thread: location l is world rank l, so both get
- * Id l.  Written without printf: a million ranks make 300 MB of these,
+/* One process with its thread: location l is world rank first_rank + l
+ * (0 but in a rank's own partial profile), both with Id l.  Written without printf: a million ranks make 300 MB of these,
  * twice (anchor.xml's size is counted first); with printf they took 1.3 s
  * of rank 0's 1.9 s of own work at that size (the scale simulator). */
 #define PROCESS_0 "      <locationgroup Id=\""
@@ -168,14 +168,15 @@ static int write_cnodes(const cp_cube *c, cp_bytes *b, const cp_anchor_sink *sin
     "          <type>thread</type>\n        </location>\n      </locationgroup>\n"
 #define PART(s) {s, sizeof s - 1}
 
-static void write_process(cp_bytes *b, size_t l)
+static void write_process(cp_bytes *b, size_t l, int64_t first_rank)
 {
     static const struct { const char *s; size_t n; } part[5] = {
         PART(PROCESS_0), PART(PROCESS_1), PART(PROCESS_2), PART(PROCESS_3), PART(PROCESS_4)};
-    char d[24];
-    const char *digits = cp_format_i64(d, (int64_t)l);
-    size_t nd = (size_t)(d + sizeof d - digits);
-    size_t need = 4 * nd + 1;
+    char d[24], r[24];
+    const char *id = cp_format_i64(d, (int64_t)l),
+               *rank = cp_format_i64(r, first_rank + (int64_t)l);
+    size_t nd = (size_t)(d + sizeof d - id), nr = (size_t)(r + sizeof r - rank);
+    size_t need = 2 * nd + 2 * nr + 1;
     for (int i = 0; i < 5; i++)
         need += part[i].n;
     if (!cp_bytes_reserve(b, need))
@@ -184,9 +185,10 @@ static void write_process(cp_bytes *b, size_t l)
     for (int i = 0; i < 5; i++) {
         memcpy(p, part[i].s, part[i].n);
         p += part[i].n;
-        if (i < 4) {
-            memcpy(p, digits, nd);
-            p += nd;
+        if (i < 4) { /* Id, name and rank, the location's Id */
+            bool is_rank = i == 1 || i == 2;
+            memcpy(p, is_rank ? rank : id, is_rank ? nr : nd);
+            p += is_rank ? nr : nd;
         }
     }
     *p = '\0'; /* as cp_bytes_printf leaves it */
@@ -220,7 +222,7 @@ static int write_system(const cp_cube *c, cp_bytes *b, const cp_anchor_sink *sin
         LEAF(b, "      ", "name", c->hosts[h].name);
         put(b, "      <class>node</class>\n");
         for (; k < start[h] && rc == 0; k++) {
-            write_process(b, order[k]);
+            write_process(b, order[k], c->first_rank);
             rc = chunk(b, sink);
         }
         put(b, "    </systemtreenode>\n");
@@ -511,6 +513,8 @@ static int read_program(cp_xml *x, cp_cube *c)
 typedef struct loc_seen {
     int64_t *host; /* by location id, -1: not seen */
     size_t n, cap;
+    int64_t first_rank; /* process Id i is rank first_rank + i (the first one read says) */
+    bool have_first;
 } loc_seen;
 
 /* <locationgroup Id="i"> (process of rank i) holding <location Id="i">
@@ -548,10 +552,14 @@ static int read_process(cp_xml *x, int64_t host, loc_seen *ls)
         if (!f[1].seen || strcmp(type, want) != 0)
             return cp_xml_fail_at(x, CP_XML_FLINE(f[1], line), "expected <type>%s</type> in <%s>",
                                   want, elem);
-        if (rank != (level ? 0 : id))
+        if (level == 0 && !ls->have_first && rank >= id) { /* 0, or a rank's own file */
+            ls->first_rank = rank - id;
+            ls->have_first = true;
+        }
+        if (rank != (level ? 0 : ls->first_rank + id))
             return cp_xml_fail_at(x, CP_XML_FLINE(rk, line),
                                   "expected <rank>%" PRId64 "</rank> in <%s Id=\"%" PRId64 "\">",
-                                  level ? (int64_t)0 : id, elem, id);
+                                  level ? (int64_t)0 : ls->first_rank + id, elem, id);
         if (level == 0) {
             if (rc == 0 || !cp_xml_is_start(x, "location"))
                 return rc == 0 ? cp_xml_fail_at(x, line, "expected a <location> in <locationgroup>")
@@ -666,6 +674,7 @@ static int read_system(cp_xml *x, cp_cube *c)
     }
     c->location_host = ls.host;
     c->nlocations = ls.n;
+    c->first_rank = ls.first_rank;
     ls.host = NULL;
     rc = 0;
 out:

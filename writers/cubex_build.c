@@ -244,10 +244,11 @@ static int wait_parent(int p, bool barrier)
 
 /* The wait-state metrics that sit under parent (one of CP_CM_COLL, CP_CM_SYNC,
  * CP_CM_LATE), as its children. */
-static void add_waits(cp_cube *c, int64_t metric[], bool barrier, int parent, const char *name)
+static void add_waits(cp_cube *c, int64_t metric[], bool barrier, int parent, const char *name,
+                      bool waits)
 {
     for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
-        if (wait_parent(p, barrier) == parent)
+        if (waits && wait_parent(p, barrier) == parent)
             metric[CP_CM_WAIT0 + p] = add_metric(c, name, cp_wait_metrics[p].uniq_name,
                                              cp_wait_metrics[p].disp_name, CP_CUBE_DOUBLE, "sec",
                                              cp_wait_metrics[p].descr);
@@ -320,7 +321,8 @@ void cp_cube_build_column(cp_cube_column *k, const int64_t metric[CP_CM_SLOTS],
 
 /* ----------------------------------------------------- rank 0's metadata */
 
-int cp_cube_build_metrics(cp_cube *c, bool timing, bool barrier, int64_t metric[CP_CM_SLOTS])
+int cp_cube_build_metrics(cp_cube *c, bool timing, bool barrier, bool waits,
+                          int64_t metric[CP_CM_SLOTS])
 {
     for (int i = 0; i < CP_CM_SLOTS; i++)
         metric[i] = -1;
@@ -341,23 +343,23 @@ int cp_cube_build_metrics(cp_cube *c, bool timing, bool barrier, int64_t metric[
                                     CP_CUBE_DOUBLE, "sec",
                                     "Time in the MPI call of collectives other than barriers "
                                     "(after collprof's barrier in barrier mode)");
-        add_waits(c, metric, barrier, CP_CM_COLL, "mpi_collective");
+        add_waits(c, metric, barrier, CP_CM_COLL, "mpi_collective", waits);
         metric[CP_CM_SYNC] = add_metric(c, "mpi", "mpi_sync_collective", "Collective synchronization",
                                     CP_CUBE_DOUBLE, "sec", "Time in MPI_Barrier");
-        add_waits(c, metric, barrier, CP_CM_SYNC, "mpi_sync_collective");
+        add_waits(c, metric, barrier, CP_CM_SYNC, "mpi_sync_collective", waits);
         if (barrier) {
             metric[CP_CM_LATE] = add_metric(c, "mpi", "late_arrival", "Late arrival (barrier mode)",
                                         CP_CUBE_DOUBLE, "sec",
                                         "Time in the barrier collprof adds before each blocking "
                                         "call in barrier mode: waiting for the other ranks");
-            add_waits(c, metric, barrier, CP_CM_LATE, "late_arrival");
+            add_waits(c, metric, barrier, CP_CM_LATE, "late_arrival", waits);
         }
     }
     metric[CP_CM_SENT] = add_metric(c, "", "bytes_sent", "Bytes sent", CP_CUBE_UINT64, "bytes",
                                 "Bytes the rank's send counts ask to move");
     metric[CP_CM_RECV] = add_metric(c, "", "bytes_received", "Bytes received", CP_CUBE_UINT64, "bytes",
                                 "Bytes the rank's receive counts ask to move");
-    size_t wanted = 3 + (timing ? 4 + CP_NWAIT_PATTERNS : 0) + (timing && barrier);
+    size_t wanted = 3 + (timing ? 4 + (waits ? CP_NWAIT_PATTERNS : 0) : 0) + (timing && barrier);
     return c->nmetrics == wanted ? 0 : -1;
 }
 
@@ -370,7 +372,8 @@ int cp_cube_build_meta(const cp_cube_job *j, cp_cube *c, int64_t metric[CP_CM_SL
     for (size_t i = 0; i < j->nattrs; i++)
         if (cp_cube_add_attr(c, j->attrs[i][0], j->attrs[i][1]))
             return -1;
-    if (cp_cube_build_metrics(c, j->timing, j->barrier, metric) || distinct_sites(j, sc) ||
+    if (cp_cube_build_metrics(c, j->timing, j->barrier, !j->no_waits, metric) ||
+        distinct_sites(j, sc) ||
         build_tree(j, c, sc, root))
         return -1;
     for (int64_t i = 0; i < j->hosts->nranks; i++)

@@ -42,6 +42,8 @@ typedef struct cp_cube_job {
     size_t ncall_tree;
     const cp_job_hosts *hosts;          /* where every rank ran */
     bool timing, barrier;               /* which metrics there are */
+    bool no_waits;                      /* without the wait states (one rank's own
+                                         * partial profile: they need its peers) */
     const char *program;                /* the root's region */
     const char *persistent_prefix;      /* the persistent forms' prefix where it is not MPI_
                                          * (MPIX_ before MPI 4.0), else NULL: Cube names
@@ -62,8 +64,10 @@ int64_t cp_cube_sites_cnode(const cp_cube_sites *sc, int64_t key);
 void cp_cube_sites_free(cp_cube_sites *sc);
 
 /* The metrics, the same on every rank (they depend on the configuration
- * alone).  Returns 0, or -1 when out of memory. */
-int cp_cube_build_metrics(cp_cube *c, bool timing, bool barrier, int64_t metric[CP_CM_SLOTS]);
+ * alone); waits: with the wait-state metrics.  Returns 0, or -1 when out
+ * of memory. */
+int cp_cube_build_metrics(cp_cube *c, bool timing, bool barrier, bool waits,
+                          int64_t metric[CP_CM_SLOTS]);
 
 /* Rank 0: everything of profile.cubex but its values (c: its locations,
  * hosts, attributes, metrics, regions, call tree); sc: the sites' cnodes,

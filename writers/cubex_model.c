@@ -104,7 +104,8 @@ bool cp_cube_equal(const cp_cube *a, const cp_cube *b)
         return true;
     if (!a || !b || !FIELD_EQ(a, b, machine) || a->nattrs != b->nattrs ||
         a->nmetrics != b->nmetrics || a->nregions != b->nregions || a->ncnodes != b->ncnodes ||
-        a->nhosts != b->nhosts || a->nlocations != b->nlocations || !a->values != !b->values)
+        a->nhosts != b->nhosts || a->nlocations != b->nlocations ||
+        a->first_rank != b->first_rank || !a->values != !b->values)
         return false;
     for (size_t i = 0; i < a->nattrs; i++)
         if (!str_eq(a->attrs[i].key, b->attrs[i].key) ||

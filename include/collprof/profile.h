@@ -489,6 +489,8 @@ typedef struct cp_cube {
     size_t nhosts;
     int64_t *location_host;  /* nlocations entries: host index of each rank */
     size_t nlocations;
+    int64_t first_rank;      /* location l is world rank first_rank + l: 0 for a
+                                whole job, R for rank R's own partial profile */
     /* Severities: for metric m, cnode c, location l the value is
      * values[m][c * nlocations + l]; read as uint64_t for UINT64 metrics
      * (the array holds either doubles or uint64_t, by the metric's dtype). */

@@ -169,14 +169,31 @@ void cp_fin_ids_free(fin_ids *ids);
 /* qsort/bsearch order of int64_t (keys, ranks). */
 int cp_fin_cmp_i64(const void *a, const void *b);
 
+/* A rank's own call tree, for its partial profile: map[i] the node of its
+ * path i (CP_SEQ_NONE: none), n paths. */
+typedef struct cp_own_paths {
+    uint32_t *map;
+    uint32_t n;
+} cp_own_paths;
+
 /* This rank's own tables of c as a holding (a leaf tree per collective it
  * called), and a holding that reached c's lead (or, in a partial profile,
  * this rank's own, g its one-member view) made a led communicator of L
  * (finalize_exchange.c): the count path of finalize and of the partial
- * profile alike. */
-void cp_fin_own_holding(cp_holding *h, const cp_comm *c);
+ * profile alike.  own: this rank's own call tree's ids for its paths (a
+ * partial profile), NULL at finalize (the paths were renamed in place to
+ * the job's). */
+void cp_fin_own_holding(cp_holding *h, const cp_comm *c, const cp_own_paths *own);
 void cp_fin_to_led(fin *f, fin_leads *L, const cp_membership *g, const cp_comm *c,
                    cp_holding *h);
+
+/* This rank's paths alone as the manifest's call tree (m->call_tree,
+ * numbered as finalize numbers the job's) and its modules' build-ids;
+ * nothing renamed in place (the run may go on).  Returns 0, or -1 when
+ * out of memory (own then empty). */
+int cp_fin_own_call_tree(cp_manifest *m, cp_own_paths *own);
+/* A copy of t's signatures with their paths as own's ids (NULL: no room). */
+cp_sig *cp_fin_sigs_renamed(const cp_counts *t, const cp_own_paths *own);
 
 /* The stages, in the driver's order (finalize.c's table). */
 /* The job's call tree and its modules at rank 0 (into man); call paths in

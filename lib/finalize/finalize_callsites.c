@@ -69,6 +69,12 @@ static int own_paths(cp_ptree *t, int64_t *leaf)
     return 0;
 }
 
+/* A local path id as a call-tree id (map: n of them). */
+static uint32_t renamed(uint32_t p, const uint32_t *map, uint32_t n)
+{
+    return p == CP_SEQ_NONE ? p : p < n ? map[p] : CP_SEQ_NONE;
+}
+
 /* Rename the paths in this rank's signatures: local id -> call-tree id. */
 static void rename_paths(cp_comm *comms, const uint32_t *map, uint32_t n)
 {
@@ -77,12 +83,19 @@ static void rename_paths(cp_comm *comms, const uint32_t *map, uint32_t n)
             if (!c->coll[k])
                 continue;
             cp_counts *t = &c->coll[k]->counts;
-            for (uint32_t s = 0; s < t->nsigs; s++) {
-                uint32_t p = t->sigs[s].callpath;
-                if (p != CP_SEQ_NONE)
-                    t->sigs[s].callpath = p < n ? map[p] : CP_SEQ_NONE;
-            }
+            for (uint32_t s = 0; s < t->nsigs; s++)
+                t->sigs[s].callpath = renamed(t->sigs[s].callpath, map, n);
         }
+}
+
+cp_sig *cp_fin_sigs_renamed(const cp_counts *t, const cp_own_paths *own)
+{
+    cp_sig *v = malloc((t->nsigs ? t->nsigs : 1) * sizeof *v);
+    for (uint32_t s = 0; v && s < t->nsigs; s++) {
+        v[s] = t->sigs[s];
+        v[s].callpath = renamed(v[s].callpath, own->map, own->n);
+    }
+    return v;
 }
 
 /* Rank 0: the build-id of every module of the job's call tree (manifest
@@ -107,6 +120,28 @@ static void record_modules(cp_manifest *m)
         if (cp_kv_add(&m->modules, &m->nmodules, mod, id))
             return;
     }
+}
+
+int cp_fin_own_call_tree(cp_manifest *m, cp_own_paths *own)
+{
+    /* Paths a thread adds meanwhile are left out (renamed to none). */
+    uint32_t npaths = cp_callsite_count();
+    int64_t *leaf = malloc((npaths ? npaths : 1) * sizeof *leaf);
+    cp_ptree t = {.first_root = -1, .last_root = -1};
+    own->map = malloc((npaths ? npaths : 1) * sizeof *own->map);
+    own->n = npaths;
+    int rc = leaf && own->map && own_paths(&t, leaf) == 0 && cp_ptree_number(&t, m) == 0 ? 0 : -1;
+    for (uint32_t i = 0; rc == 0 && i < npaths; i++)
+        own->map[i] = leaf[i] < 0 ? CP_SEQ_NONE : (uint32_t)t.nodes[leaf[i]].id;
+    if (rc == 0)
+        record_modules(m); /* the reader looks lines up in the builds that ran */
+    free(t.nodes);
+    free(leaf);
+    if (rc) {
+        free(own->map);
+        *own = (cp_own_paths){0};
+    }
+    return rc;
 }
 
 void cp_fin_callsites(fin *f, cp_manifest *man)

@@ -78,7 +78,7 @@ static void fingerprints(cp_comm *comms, uint64_t out[4])
 }
 
 /* This rank's own tables of c: a leaf tree per collective it called. */
-void cp_fin_own_holding(cp_holding *h, const cp_comm *c)
+void cp_fin_own_holding(cp_holding *h, const cp_comm *c, const cp_own_paths *own)
 {
     cp_holding_init(h, c->rank, c->size);
     for (int k = 0; k < CP_NCOLLECTIVES; k++) {
@@ -87,8 +87,15 @@ void cp_fin_own_holding(cp_holding *h, const cp_comm *c)
         cp_counts *t = &c->coll[k]->counts;
         if (cp_counts_settle(t))
             t->partial = true;
-        cp_counts_view v = {t->vecs, t->nvecs, t->sigs, t->nsigs, &t->seq};
+        cp_sig *sigs = own ? cp_fin_sigs_renamed(t, own) : t->sigs;
+        if (!sigs) {
+            h->failed = true;
+            continue;
+        }
+        cp_counts_view v = {t->vecs, t->nvecs, sigs, t->nsigs, &t->seq};
         cp_holding_leaf(h, (uint32_t)k, &v, cp_counts_relative_ok(cp_collective_names[k]));
+        if (own)
+            free(sigs);
     }
     if (c->topology != MPI_UNDEFINED)
         cp_holding_neighbors(h, c->sources, c->indegree, c->destinations, c->outdegree);
@@ -264,7 +271,7 @@ void cp_fin_exchange(fin *f, fin_leads *L)
     for (cp_comm *c = f->comms; c; c = c->next) {
         size_t i = H.g.n++;
         H.c[i] = c;
-        cp_fin_own_holding(&H.h[i], c);
+        cp_fin_own_holding(&H.h[i], c, NULL);
         H.g.v[i] = (cp_membership){.key = {c->key_hash, c->key_ordinal, 0}, .size = c->size,
                               .rank = c->rank, .members = &c->members, .value = &H.h[i],
                               .failed = H.h[i].failed};

@@ -25,29 +25,42 @@
 #include "file_names.h"
 
 
-/* Rank 0: everything of profile.cubex but its values. */
-static int build_meta(const fin *f, const cp_manifest *man, const cp_run_times *rt, cp_cube *c,
-                      int64_t metric[CP_CM_SLOTS], cp_cube_sites *sc, int64_t *root)
+void cp_fin_cube_job(const fin *f, uint64_t naggregated, const char *extra_key,
+                     const char *extra_value, fin_cube_text *t, cp_cube_job *j)
 {
-    char aggregated[32], machine[256];
-    snprintf(aggregated, sizeof aggregated, "%" PRIu64, rt->naggregated);
-    snprintf(machine, sizeof machine, "job %.200s", f->job);
+    snprintf(t->aggregated, sizeof t->aggregated, "%" PRIu64, naggregated);
+    snprintf(t->machine, sizeof t->machine, "job %.200s", f->job);
     const char *const attrs[][2] = {
         {"collprof version", COLLPROF_VERSION},
         {"MPI library", f->mpi_version},
         {"job", f->job},
         {"start time", f->start_iso},
         {"timing", cp_timing_mode_name(f->cfg->timing)},
-        {"calls timed in aggregate only", aggregated},
+        {"calls timed in aggregate only", t->aggregated},
+        {extra_key, extra_value},
     };
-    cp_cube_job j = {.keys = rt->keys, .nkeys = rt->nkeys, .call_tree = man->call_tree,
-                     .ncall_tree = man->ncall_tree, .hosts = &rt->hosts,
-                     .timing = rt->timing, .barrier = f->cfg->timing == CP_TIMING_BARRIER,
-                     .program = program_invocation_short_name, .machine = machine,
+    size_t n = sizeof attrs / sizeof attrs[0] - (extra_key ? 0 : 1);
+    memcpy(t->attrs, attrs, n * sizeof attrs[0]);
+    j->timing = f->cfg->timing != CP_TIMING_OFF;
+    j->barrier = f->cfg->timing == CP_TIMING_BARRIER;
+    j->program = program_invocation_short_name;
+    j->machine = t->machine;
 #ifdef CP_MPIX_PERSISTENT /* this MPI library's persistent forms are MPIX_..._init */
-                     .persistent_prefix = "MPIX_",
+    j->persistent_prefix = "MPIX_";
 #endif
-                     .attrs = attrs, .nattrs = sizeof attrs / sizeof attrs[0]};
+    j->attrs = (const char *const(*)[2])t->attrs;
+    j->nattrs = n;
+}
+
+/* Rank 0: everything of profile.cubex but its values. */
+static int build_meta(const fin *f, const cp_manifest *man, const cp_run_times *rt, cp_cube *c,
+                      int64_t metric[CP_CM_SLOTS], cp_cube_sites *sc, int64_t *root)
+{
+    fin_cube_text t;
+    cp_cube_job j = {.keys = rt->keys, .nkeys = rt->nkeys, .call_tree = man->call_tree,
+                     .ncall_tree = man->ncall_tree, .hosts = &rt->hosts};
+    cp_fin_cube_job(f, rt->naggregated, NULL, NULL, &t, &j);
+    j.timing = rt->timing;
     return cp_cube_build_meta(&j, c, metric, sc, root);
 }
 
@@ -147,7 +160,7 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
     int64_t m2[CP_CM_SLOTS];
     bool have_metrics = cp_cube_init(&scratch, 1) == 0 &&
                         cp_cube_build_metrics(&scratch, rt->timing,
-                                              f->cfg->timing == CP_TIMING_BARRIER, m2) == 0;
+                                              f->cfg->timing == CP_TIMING_BARRIER, true, m2) == 0;
     size_t nm = scratch.nmetrics, cells = nm * (size_t)h.ncnodes;
     cp_cube_column k = {calloc(cells ? cells : 1, sizeof(uint64_t)), nm, (size_t)h.ncnodes,
                         scratch.metrics};

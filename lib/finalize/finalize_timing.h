@@ -120,5 +120,22 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp
  * measured at start-up.  Nothing when timing is off.  0, or -1 with err
  * naming the file and the system's reason. */
 int cp_fin_write_own_cpt(const fin *f, const char *path, cp_error *err);
+/* What a Cube profile of this run says of it (finalize_profile.c): its
+ * attributes (the run's, then extra_key = extra_value unless NULL), the
+ * program, the machine, which metrics; j's sites, call tree and hosts are
+ * the caller's.  t holds the text j points to. */
+typedef struct fin_cube_text {
+    char aggregated[32], machine[256];
+    const char *attrs[8][2];
+} fin_cube_text;
+struct cp_cube_job;
+void cp_fin_cube_job(const fin *f, uint64_t naggregated, const char *extra_key,
+                     const char *extra_value, fin_cube_text *t, struct cp_cube_job *j);
+/* A rank's partial profile: its own profile.cubex at path (one location,
+ * this rank; its sites over its own call tree m, paths renamed by own; no
+ * wait states: they need its peers), finalize_own_profile.c.  0, or -1
+ * with err set. */
+int cp_fin_write_own_profile(const fin *f, const cp_manifest *m, const cp_own_paths *own,
+                             const char *path, cp_error *err);
 
 #endif

@@ -1851,6 +1851,34 @@ static void verify_partial_timings(reporter *rp, const cp_profile *p, int only_w
     cp_timings_free(&t);
 }
 
+/* A partial profile holds its call sites too (unless call paths are off):
+ * each rank's calls at the paths they came from, as `collprof callsites`
+ * shows them, summing to every call each rank made (only_world: that
+ * rank's folder read alone). */
+static void verify_partial_callsites(reporter *rp, const cp_profile *p, int only_world)
+{
+    const char *depth = getenv("COLLPROF_CALLSITE_DEPTH");
+    if (!p->has_manifest || !p->manifest.partial || (depth && !strcmp(depth, "0")))
+        return;
+    cp_callsite_row *rows;
+    size_t n;
+    cp_error err;
+    if (cp_profile_callsites(p, false, &rows, &n, &err) != 0) {
+        fail(rp, "%s: no call sites in a partial profile: %s", p->dir, err.msg);
+        return;
+    }
+    long shown = 0, made = 0;
+    for (size_t i = 0; i < n; i++)
+        shown += (long)rows[i].calls;
+    for (int r = 0; r < world_size; r++)
+        if (only_world < 0 || r == only_world)
+            made += planned_rank_calls(r);
+    if (shown != made)
+        fail(rp, "%s: the call sites hold %ld rank-calls in %zu paths, the ranks made %ld", p->dir,
+             shown, n, made);
+    free(rows);
+}
+
 static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flags)
 {
     /* The manifest. */
@@ -1884,6 +1912,7 @@ static void verify_profile(reporter *rp, cp_profile *p, int only_world, int flag
     check_compression(rp, p, cz && strcmp(cz, "gzip") == 0);
 
     verify_partial_timings(rp, p, only_world);
+    verify_partial_callsites(rp, p, only_world);
 
     /* The reader's own validation. */
     long nchk = flags & CPT_CHECK_PROFILE ? cp_profile_check(p, stderr) : 0;

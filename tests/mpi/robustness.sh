@@ -836,7 +836,7 @@ cube-tools)
     # states), the call tree (main once, at the top) and every value
     # (cube_dump), and its sanity checks pass (cube_sanity).  Without them:
     # skipped.
-    app=$1 values=$2 collprof=$3 callsites=${4:-} n=3
+    app=$1 values=$2 collprof=$3 callsites=${4:-} nofin=${5:-} n=3
     tools=$(cd "$(dirname "$0")/../.." && pwd)/../shared/tools/cube/bin
     dump=${CUBE_DUMP:-$tools/cube_dump}
     sanity=${CUBE_SANITY:-$(dirname "$dump")/cube_sanity}
@@ -961,6 +961,29 @@ sys.exit(1 if bad else 0)
 PY
     "$sanity" "$work/cs/profile.cubex" >cs_sanity.txt 2>&1 && ! grep -qi "fail\|error" cs_sanity.txt ||
         { fail "cube_sanity on test_callsites' profile:"; show cs_sanity.txt; }
+    # A run without MPI_Finalize: each rank's own profile.cubex (one
+    # location: its rank) and the job's, merged by collprof complete, read
+    # as cubelib reads them and are sane; the merged one's visits of each
+    # MPI node are collprof callsites' rank-calls.
+    [ -n "$nofin" ] || { fail "cube-tools: no test_nofinalize given"; exit 1; }
+    COLLPROF_OUTPUT_DIR="$work/nf" run nf 2 yes $(launch_keep_going) "$nofin" exit all
+    "$collprof" complete "$work/nf" >nf_complete.out 2>&1 || { fail "complete:"; show nf_complete.out; }
+    for r in 0 1; do
+        "$dump" -w "$work/nf/partial.rank$r/profile.cubex" >nf_dump$r.txt 2>&1 &&
+            grep -q "MPI Rank $r (id=0, type=process, rank=$r )" nf_dump$r.txt ||
+            { fail "cube_dump: rank $r's own profile.cubex is not one location, rank $r:"; show nf_dump$r.txt; }
+    done
+    for f in partial.rank0/profile.cubex partial.rank1/profile.cubex profile.cubex; do
+        "$sanity" "$work/nf/$f" >nf_sanity.txt 2>&1 && ! grep -qi "fail\|error" nf_sanity.txt ||
+            { fail "cube_sanity on the partial profiles' $f:"; show nf_sanity.txt; }
+    done
+    "$dump" -m visits -z incl -t aggr "$work/nf/profile.cubex" >nf_visits.txt 2>&1 ||
+        { fail "cube_dump -m visits:"; show nf_visits.txt; }
+    "$collprof" callsites "$work/nf" >nf_sites.txt 2>&1 || { fail "callsites:"; show nf_sites.txt; }
+    ours=$(awk 'NR > 1 {n += $6} END {print n + 0}' nf_sites.txt)  # one collective a site here
+    theirs=$(awk '$1 ~ /^MPI_/ {n += $NF} END {print n + 0}' nf_visits.txt)
+    [ "$ours" -gt 0 ] && [ "$ours" = "$theirs" ] ||
+        { fail "the merged profile.cubex has $theirs visits of MPI nodes, collprof callsites $ours rank-calls:"; show nf_visits.txt; show nf_sites.txt; }
     ;;
 
 *)

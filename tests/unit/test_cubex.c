@@ -1312,6 +1312,30 @@ START_TEST(malformed_anchor)
 }
 END_TEST
 
+/* A rank's own profile (its partial profile): its locations are world
+ * ranks from first_rank on, written so (Cube shows "MPI Rank 5") and read
+ * back (a location whose rank does not follow is refused: bad_xml). */
+START_TEST(first_rank_round_trip)
+{
+    cp_cube c, d;
+    int64_t ids[NHANDLES];
+    rich_cube(&c, ids);
+    c.first_rank = 5;
+    size_t len;
+    unsigned char *a = format(&c, &len);
+    char *x = anchor_of(&c);
+    ck_assert_msg(strstr(x, "<name>MPI Rank 5</name>\n        <rank>5</rank>"), "%s", x);
+    cp_error err;
+    ck_assert_msg(parse(a, len, "own.cubex", &d, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(d.first_rank, 5);
+    ck_assert(cp_cube_equal(&c, &d));
+    cp_cube_free(&d);
+    free(x);
+    free(a);
+    cp_cube_free(&c);
+}
+END_TEST
+
 /* Every proper prefix of an archive is refused, naming the input; never a
  * crash or an overread (parse hands over an exactly-sized copy). */
 START_TEST(truncated_everywhere)
@@ -1591,6 +1615,7 @@ int main(void)
     tcase_add_test(tc, rows_streamed);
     tcase_add_test(tc, metric_tree_round_trip);
     tcase_add_test(tc, round_trip_memory);
+    tcase_add_test(tc, first_rank_round_trip);
     tcase_add_test(tc, round_trip_minimal_dense);
     tcase_add_test(tc, system_tree_of_many_ranks);
     tcase_add_test(tc, archive_layout);

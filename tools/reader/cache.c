@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cubex.h"
 #include "reader_internal.h"
@@ -42,6 +43,26 @@ int cp_reader_cube(const cp_profile *p, const cp_cube **c, cp_cube *own, bool *o
         return -1;
     }
     *c = &k->cube;
+    return 0;
+}
+
+const cp_cube *cp_reader_cached_cube(const cp_profile *p)
+{
+    const struct cp_reader_cache *k = p->cache;
+    return k && k->cube_tried && k->cube_rc == 0 ? &k->cube : NULL;
+}
+
+int cp_reader_cache_set_cube(cp_profile *p, cp_cube *c)
+{
+    if (!p->cache && !(p->cache = cp_reader_cache_new()))
+        return -1;
+    struct cp_reader_cache *k = p->cache;
+    if (k->cube_tried && k->cube_rc == 0)
+        cp_cube_free(&k->cube);
+    k->cube_tried = true;
+    k->cube_rc = 0;
+    k->cube = *c; /* taken over */
+    memset(c, 0, sizeof *c);
     return 0;
 }
 

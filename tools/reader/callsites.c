@@ -179,10 +179,6 @@ int cp_profile_callsites(const cp_profile *p, bool lines, cp_callsite_row **rows
 {
     *rows = NULL;
     *nrows = 0;
-    if (p->has_manifest && p->manifest.partial && p->manifest.ncall_tree == 0)
-        return cp_error_set(err, "%s: no call paths in a partial profile: the job's call tree and "
-                                 "each call site's calls, bytes and time (" CP_FILE_CUBE ") are "
-                                 "made at MPI_Finalize, which this run did not reach", p->dir);
     if (!p->has_manifest || p->manifest.ncall_tree == 0)
         return cp_error_set(err, "%s: no call paths recorded (COLLPROF_CALLSITE_DEPTH=0, or "
                                  "not a collprof output directory)", p->dir);

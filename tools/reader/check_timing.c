@@ -37,13 +37,16 @@ static bool listed(const cp_manifest *m, const char *name)
 }
 
 /* dir/name into path; whether the file is there.  One that is there but
- * not listed by the manifest is a problem. */
+ * not listed by the manifest is a problem (but the merged profile.cubex
+ * `collprof complete` writes beside the ranks' partial profiles, whose
+ * merged manifest is the reader's, not a file). */
 static bool present(checker *c, const char *name, char *path, size_t size)
 {
     snprintf(path, size, "%s/%s", c->p->dir, name);
     if (access(path, F_OK) != 0)
         return false;
-    if (c->p->has_manifest && !listed(&c->p->manifest, name))
+    if (c->p->has_manifest && !listed(&c->p->manifest, name) &&
+        !(c->p->npartials && !strcmp(name, CP_FILE_CUBE)))
         cp_check_problem(c, "%s: not listed in the \"files\" of " CP_FILE_MANIFEST, name);
     return true;
 }
@@ -113,8 +116,9 @@ static void locations(checker *c, const cp_cube *cube)
     size_t n = cube->nlocations < p->timings.world_size ? cube->nlocations
                                                           : (size_t)p->timings.world_size;
     size_t differ = 0, first = 0;
-    for (size_t r = 0; r < n; r++)
-        if (strcmp(host_of(cube, r), p->timings.chunks[r].hostname) != 0 && differ++ == 0)
+    for (size_t r = 0; r < n; r++) /* a rank without a profile has no host in either */
+        if (!p->timings.chunks[r].missing &&
+            strcmp(host_of(cube, r), p->timings.chunks[r].hostname) != 0 && differ++ == 0)
             first = r;
     if (differ)
         cp_check_problem(c, CP_FILE_CUBE ", " CP_FILE_TIMINGS ": world rank %zu runs on host %s in "
@@ -208,10 +212,15 @@ void cp_check_timing_files(checker *c)
     if (has_cube && has_stat)
         stat_against_cube(c, &st, &cube);
     bool against_counts = counts_complete(c->p);
-    if (has_cube) {
-        locations(c, &cube);
+    /* A partial profile's ranks' files, one location each, as the world's
+     * (made when it was loaded): the values the reader shows. */
+    const cp_cube *world = has_cube ? &cube : NULL;
+    if ((c->p->npartials || cp_reader_own_partial_rank(c->p) >= 0) && cp_reader_cached_cube(c->p))
+        world = cp_reader_cached_cube(c->p);
+    if (world) {
+        locations(c, world);
         if (against_counts)
-            cp_check_visits(c, &cube);
+            cp_check_visits(c, world);
     }
     if (c->p->has_timings)
         timings(c, against_counts);

@@ -46,6 +46,26 @@ static int region_lines(cp_cube *c, const char *module, size_t *done)
     return rc;
 }
 
+/* Ranks' partial profiles: the Cube profile merged from their files when
+ * they were loaded, copied (written out as DIR/profile.cubex, the job's,
+ * for Cube; the ranks' own files stay as they are). */
+static int merged_copy(const cp_profile *p, cp_cube *c, cp_error *err)
+{
+    const cp_cube *m = cp_reader_cached_cube(p);
+    if (!m)
+        return cp_error_set(err, "%s: no call sites in these partial profiles (call paths off: "
+                                 "COLLPROF_CALLSITE_DEPTH=0, or no rank left its " CP_FILE_CUBE ")",
+                            p->dir);
+    void *data = NULL;
+    size_t len = 0;
+    int rc = cp_cubex_format(m, &data, &len, err) ||
+                     cp_cubex_parse_mem(data, len, CP_FILE_CUBE, c, err)
+                 ? -1
+                 : 0;
+    free(data);
+    return rc;
+}
+
 int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_error *err)
 {
     memset(st, 0, sizeof *st);
@@ -55,7 +75,7 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
         return cp_error_set(err, "%s: no " CP_FILE_MANIFEST ": the call tree's modules are unknown",
                             p->dir);
     cp_cube c;
-    if (cp_cubex_read(path, &c, err))
+    if (p->npartials ? merged_copy(p, &c, err) : cp_cubex_read(path, &c, err))
         return -1;
     int rc = 0;
     /* User regions, module by module: a region's mod is its module until
@@ -113,7 +133,7 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
     free(site_of);
     if (rc == 0)
         rc = cp_cubex_write(path, &c, err);
-    if (rc == 0) /* a change of ours: the manifest records the new file */
+    if (rc == 0 && !p->npartials) /* a change of ours: the manifest records the new file */
         rc = cp_reader_refingerprint(p, CP_FILE_CUBE, err);
     cp_cube_free(&c);
     return rc;

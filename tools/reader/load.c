@@ -284,7 +284,7 @@ static int load_dir(const char *dir, cp_profile *p, bool part, cp_error *err)
     }
     if (rc == 0)
         rc = load_timings(p, err);
-    if (rc == 0 && !part && cp_reader_place_own_timings(p))
+    if (rc == 0 && !part && (cp_reader_place_own_timings(p) || cp_reader_place_own_cube(p)))
         rc = cp_error_set(err, "%s: out of memory", p->dir);
     if (rc == 0 && p->npartials == 0)
         cp_reader_check_series(p);
@@ -301,7 +301,7 @@ static int load_dir(const char *dir, cp_profile *p, bool part, cp_error *err)
     free(names);
     if (rc < 0)
         cp_profile_free(p);
-    if (rc == 0 && !(p->cache = cp_reader_cache_new()))
+    if (rc == 0 && !p->cache && !(p->cache = cp_reader_cache_new()))
         rc = cp_error_set(err, "out of memory");
     return rc;
 }

@@ -53,6 +53,7 @@ typedef struct part {
     struct id_pair {
         int64_t local, global;
     } *ids;
+    int64_t *paths; /* its call-tree ids -> the job's */
 } part;
 
 /* "partial.rank<R>" exactly -> R, else -1 */
@@ -356,6 +357,8 @@ static int make_block(cp_block *out, int64_t comm, lane *lanes, const int *t, si
             continue;
         const cp_block *b = lanes[j].e[t[j]].b;
         out->invalid |= b->invalid;
+        if (cp_ranges_union(&out->callsites, &b->callsites)) /* the job's ids by now */
+            return -1;
         int64_t scale = mixed && !b->counts_in_bytes ? b->dtsize : 1;
         cp_row *rows = realloc(out->rows, (out->nrows + b->nrows) * sizeof *rows);
         if (!rows)
@@ -910,6 +913,36 @@ static int make_manifest(cp_profile *p, part *parts, size_t nparts, size_t used)
     return 0;
 }
 
+/* The ranks' call trees as one, their Callsites renamed (before the blocks
+ * merge: trees true); their Cube profiles as one (after: trees false).
+ * Each used part's map of call-tree ids to the job's is its `paths`. */
+static int merge_paths(cp_profile *p, part *parts, size_t nparts, bool trees, cp_error *err)
+{
+    cp_profile **used = malloc((nparts ? nparts : 1) * sizeof *used);
+    int64_t *ranks = malloc((nparts ? nparts : 1) * sizeof *ranks);
+    int64_t **maps = calloc(nparts ? nparts : 1, sizeof *maps);
+    size_t n = 0;
+    for (size_t i = 0; used && ranks && maps && i < nparts; i++)
+        if (parts[i].used) {
+            ranks[n] = parts[i].rank;
+            maps[n] = parts[i].paths;
+            used[n++] = &parts[i].prof;
+        }
+    int rc = used && ranks && maps ? 0 : -1;
+    if (rc == 0 && trees) {
+        rc = cp_reader_merge_partial_trees(p, used, n, maps);
+        for (size_t i = 0, k = 0; i < nparts; i++)
+            if (parts[i].used)
+                parts[i].paths = maps[k++];
+    } else if (rc == 0 && p->manifest.ncall_tree) {
+        rc = cp_reader_merge_partial_cubes(p, used, ranks, n, maps);
+    }
+    free(used);
+    free(ranks);
+    free(maps);
+    return rc ? cp_error_set(err, "%s: out of memory", p->dir) : 0;
+}
+
 static int cmp_part(const void *pa, const void *pb)
 {
     const part *a = pa, *b = pb;
@@ -973,7 +1006,10 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
     } else if (make_manifest(p, parts, nparts, used) || group_stops(p, parts, nparts)) {
         rc = cp_error_set(err, "%s: out of memory", p->dir);
     } else if ((rc = number_comms(p, parts, nparts, err)) == 0) {
-        rc = merge_blocks(p, parts, nparts, err);
+        rc = merge_paths(p, parts, nparts, true, err) || merge_blocks(p, parts, nparts, err) ||
+                     merge_paths(p, parts, nparts, false, err)
+                 ? -1
+                 : 0;
     }
     /* Each rank's timed calls at its place, by the job-wide ids. */
     for (size_t i = 0; rc == 0 && i < nparts; i++)
@@ -984,6 +1020,7 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
     for (size_t i = 0; i < nparts; i++) {
         cp_profile_free(&parts[i].prof);
         free(parts[i].ids);
+        free(parts[i].paths);
     }
     free(parts);
     return rc;

@@ -44,6 +44,10 @@ struct cp_cube;
 int cp_reader_cube(const cp_profile *p, const struct cp_cube **c, struct cp_cube *own, bool *owned,
                    cp_error *err);
 struct cp_reader_cache *cp_reader_cache_new(void);
+/* p's profile.cubex when it was read or made already, else NULL. */
+const struct cp_cube *cp_reader_cached_cube(const cp_profile *p);
+/* c (taken over) as p's profile.cubex: a profile merged in memory. */
+int cp_reader_cache_set_cube(cp_profile *p, struct cp_cube *c);
 void cp_reader_cache_free(struct cp_reader_cache *cache);
 
 /* "3", "calls 0-2,5": a call set as text for messages, into buf (truncated
@@ -127,6 +131,21 @@ int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
                                   const void *ctx);
 /* The part's "clock" into the merged manifest's: ranks on the counter
  * summed, the largest drift, "mixed" where the sources differ. */
+/* partial_paths.c: the ranks' call trees as one, p's manifest's (maps[i]:
+ * part i's node -> the job's, malloc'ed; its blocks' Callsites renamed);
+ * then their profile.cubex files as one in p's cache.  0, or -1 when out
+ * of memory (what cannot be read is said as damage). */
+/* The rank whose own partial profile p is (a folder partial.rank<R> read
+ * alone), else -1. */
+int64_t cp_reader_own_partial_rank(const cp_profile *p);
+/* Its profile.cubex, of one location, in p's cache as the world's, as the
+ * merge would make it (a rank's folder read alone).  0, or -1 when out of
+ * memory. */
+int cp_reader_place_own_cube(cp_profile *p);
+int cp_reader_merge_partial_trees(cp_profile *p, cp_profile *const *parts, size_t nparts,
+                                  int64_t **maps);
+int cp_reader_merge_partial_cubes(cp_profile *p, cp_profile *const *parts, const int64_t *ranks,
+                                  size_t nparts, int64_t *const *maps);
 void cp_reader_add_partial_clock(cp_manifest *m, const cp_manifest *part);
 
 /* Bytes of count c in block b (count x datatype size, or c when the block

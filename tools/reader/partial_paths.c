@@ -1,0 +1,424 @@
+/*
+ * The call paths of ranks' partial profiles, merged (partials.c calls it):
+ * each rank numbered its own call tree (its manifest's call_tree, its
+ * count files' Callsites, its profile.cubex), as finalize numbers the
+ * job's.  Here the trees become one, a node per (caller, module, address,
+ * function) as finalize's merge makes it, numbered depth-first, children
+ * in rank order of first sight; every rank's Callsites are renamed to it;
+ * and the ranks' profile.cubex files (one location each) become one Cube
+ * profile of the job in memory, its cnodes merged by (caller, region, call
+ * site) and each rank's values in its own location, for `callsites`, the
+ * findings and `collprof complete` (which writes it out for Cube).  A rank
+ * without a profile.cubex has an empty location, said as damage.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cubex.h"
+#include "cubex_callsites.h"
+#include "file_names.h"
+#include "reader_internal.h"
+
+/* ------------------------------------------------------------ call trees */
+
+/* The merged tree as it grows: nodes in order of first sight, each with
+ * its children in that order. */
+typedef struct mtree {
+    cp_callsite_node *v;
+    int64_t *first_child, *next_sibling, *last_child, *id;
+    size_t n, cap;
+    int64_t first_root, last_root;
+} mtree;
+
+static int grow(mtree *t)
+{
+    if (t->n < t->cap)
+        return 0;
+    size_t cap = t->cap ? 2 * t->cap : 64;
+    cp_callsite_node *v = realloc(t->v, cap * sizeof *v);
+    if (v)
+        t->v = v;
+    int64_t **arrays[] = {&t->first_child, &t->next_sibling, &t->last_child, &t->id};
+    for (size_t i = 0; v && i < sizeof arrays / sizeof *arrays; i++) {
+        int64_t *a = realloc(*arrays[i], cap * sizeof *a);
+        if (!a)
+            return -1;
+        *arrays[i] = a;
+    }
+    if (!v)
+        return -1;
+    t->cap = cap;
+    return 0;
+}
+
+/* The node of frame x below parent (-1: outermost), made when new. */
+static int64_t child(mtree *t, int64_t parent, const cp_callsite_node *x)
+{
+    for (int64_t c = parent < 0 ? t->first_root : t->first_child[parent]; c >= 0;
+         c = t->next_sibling[c])
+        if (t->v[c].address == x->address && !strcmp(t->v[c].module, x->module) &&
+            !strcmp(t->v[c].function, x->function))
+            return c;
+    if (grow(t))
+        return -1;
+    int64_t i = (int64_t)t->n++;
+    t->v[i] = *x;
+    t->v[i].parent = parent;
+    t->first_child[i] = t->next_sibling[i] = t->last_child[i] = -1;
+    int64_t *last = parent < 0 ? &t->last_root : &t->last_child[parent];
+    if (*last >= 0)
+        t->next_sibling[*last] = i;
+    else if (parent < 0)
+        t->first_root = i;
+    else
+        t->first_child[parent] = i;
+    *last = i;
+    return i;
+}
+
+/* Depth-first pre-order numbering into m's call tree (parent < index). */
+static int number(mtree *t, cp_manifest *m)
+{
+    m->call_tree = calloc(t->n ? t->n : 1, sizeof *m->call_tree);
+    int64_t *stack = malloc((t->n ? t->n : 1) * sizeof *stack), top = 0, next = 0;
+    if (!m->call_tree || !stack) {
+        free(stack);
+        return -1;
+    }
+    int64_t c = t->first_root;
+    while (c >= 0 || top > 0) {
+        if (c < 0)
+            c = t->next_sibling[stack[--top]];
+        if (c < 0)
+            continue;
+        t->id[c] = next++;
+        m->call_tree[t->id[c]] = t->v[c];
+        m->call_tree[t->id[c]].parent = t->v[c].parent < 0 ? -1 : t->id[t->v[c].parent];
+        stack[top++] = c;
+        c = t->first_child[c];
+    }
+    m->ncall_tree = t->n;
+    free(stack);
+    return 0;
+}
+
+/* A rank's Callsites as the job's ids. */
+static int rename_blocks(cp_profile *part, const int64_t *map, size_t n)
+{
+    for (size_t f = 0; f < part->nfiles; f++)
+        for (size_t b = 0; b < part->files[f].nblocks; b++) {
+            cp_ranges *s = &part->files[f].blocks[b].callsites, to = {0};
+            for (int64_t i = 0, k = cp_ranges_count(s); i < k; i++) {
+                int64_t v = cp_ranges_nth(s, i);
+                if (v >= 0 && (size_t)v < n && cp_ranges_add(&to, map[v])) {
+                    cp_ranges_free(&to);
+                    return -1;
+                }
+            }
+            cp_ranges_free(s);
+            *s = to;
+        }
+    return 0;
+}
+
+int cp_reader_merge_partial_trees(cp_profile *p, cp_profile *const *parts, size_t nparts,
+                                  int64_t **maps)
+{
+    mtree t = {.first_root = -1, .last_root = -1};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < nparts; i++) {
+        const cp_manifest *m = &parts[i]->manifest;
+        maps[i] = malloc((m->ncall_tree ? m->ncall_tree : 1) * sizeof *maps[i]);
+        for (size_t k = 0; maps[i] && k < m->ncall_tree; k++) {
+            int64_t up = m->call_tree[k].parent;
+            /* parent < index: the parent's node is known */
+            maps[i][k] = child(&t, up >= 0 && (size_t)up < k ? maps[i][up] : -1, &m->call_tree[k]);
+            if (maps[i][k] < 0) {
+                rc = -1;
+                break;
+            }
+        }
+        rc = rc || !maps[i] ? -1 : 0;
+        for (size_t k = 0; rc == 0 && k < m->nmodules; k++) {
+            bool seen = false;
+            for (size_t j = 0; j < p->manifest.nmodules && !seen; j++)
+                seen = !strcmp(p->manifest.modules[j].key, m->modules[k].key);
+            if (!seen && cp_kv_add(&p->manifest.modules, &p->manifest.nmodules,
+                                   m->modules[k].key, m->modules[k].value))
+                rc = -1;
+        }
+    }
+    if (rc == 0 && t.n)
+        rc = number(&t, &p->manifest);
+    for (size_t i = 0; rc == 0 && i < nparts; i++) {
+        size_t n = parts[i]->manifest.ncall_tree;
+        for (size_t k = 0; k < n; k++)
+            maps[i][k] = t.id[maps[i][k]];
+        rc = rename_blocks(parts[i], maps[i], n);
+    }
+    free(t.v);
+    free(t.first_child);
+    free(t.next_sibling);
+    free(t.last_child);
+    free(t.id);
+    return rc;
+}
+
+/* ------------------------------------------------------------ Cube files */
+
+/* The merged cube as it grows: its cnodes' (parent handle, region, call
+ * site), searched linearly among a parent's children (a call tree has tens
+ * of nodes, not thousands). */
+typedef struct mcube {
+    cp_cube c;
+    struct mnode {
+        int64_t parent, region, site;
+    } *nodes;
+    size_t n, cap;
+} mcube;
+
+static int64_t region_of(cp_cube *c, const cp_cube_region *r)
+{
+    for (size_t i = 0; i < c->nregions; i++)
+        if (!strcmp(c->regions[i].name, r->name) && !strcmp(c->regions[i].mod, r->mod) &&
+            !strcmp(c->regions[i].paradigm, r->paradigm))
+            return (int64_t)i;
+    return cp_cube_add_region(c, r);
+}
+
+static int64_t cnode_of(mcube *x, int64_t parent, int64_t region, int64_t site,
+                        const cp_cube_cnode *from)
+{
+    for (size_t i = 0; i < x->n; i++)
+        if (x->nodes[i].parent == parent && x->nodes[i].region == region &&
+            x->nodes[i].site == site)
+            return (int64_t)i;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 64;
+        struct mnode *v = realloc(x->nodes, cap * sizeof *v);
+        if (!v)
+            return -1;
+        x->nodes = v;
+        x->cap = cap;
+    }
+    int64_t h = cp_cube_tree_add(&x->c, parent, region, from->line, from->mod);
+    if (h != (int64_t)x->n)
+        return -1;
+    x->nodes[x->n++] = (struct mnode){parent, region, site};
+    return h;
+}
+
+/* The metrics of one rank's file are the first's (the same settings). */
+static bool same_metrics(const cp_cube *a, const cp_cube *b)
+{
+    if (a->nmetrics != b->nmetrics)
+        return false;
+    for (size_t m = 0; m < a->nmetrics; m++)
+        if (strcmp(a->metrics[m].uniq_name, b->metrics[m].uniq_name) ||
+            a->metrics[m].dtype != b->metrics[m].dtype)
+            return false;
+    return true;
+}
+
+/* One rank's cnodes into the merged tree: handle[i] for its cnode i. */
+static int add_tree(mcube *x, const cp_profile *part, const cp_cube *c, const int64_t *map,
+                    int64_t *handle, cp_error *err)
+{
+    int64_t *site_of = cp_cube_callsite_of(part, c, err);
+    if (!site_of)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < c->ncnodes; i++) {
+        const cp_cube_cnode *n = &c->cnodes[i];
+        int64_t region = region_of(&x->c, &c->regions[n->region]);
+        int64_t site = site_of[i] >= 0 ? map[site_of[i]] : -1;
+        /* depth-first pre-order: the parent's handle is known */
+        int64_t parent = n->parent >= 0 && (size_t)n->parent < i ? handle[n->parent] : -1;
+        if (region < 0 || (handle[i] = cnode_of(x, parent, region, site, n)) < 0)
+            rc = cp_error_set(err, "out of memory");
+    }
+    free(site_of);
+    return rc;
+}
+
+static void add_values(cp_cube *to, const cp_cube *c, const int64_t *handle, const int64_t *id,
+                       size_t loc)
+{
+    for (size_t m = 0; m < c->nmetrics; m++)
+        for (size_t i = 0; i < c->ncnodes; i++) {
+            size_t at = (size_t)id[handle[i]];
+            if (c->metrics[m].dtype == CP_CUBE_UINT64)
+                cp_cube_add_u64(to, m, at, loc, cp_cube_get_u64(c, m, i, 0));
+            else
+                cp_cube_add_double(to, m, at, loc, cp_cube_get_double(c, m, i, 0));
+        }
+}
+
+/* Hosts as the ranks' files name them; "unknown" where a rank left none. */
+static int add_hosts(cp_cube *to, const cp_cube *const *cubes, const int64_t *ranks, size_t n)
+{
+    int64_t unknown = -1;
+    for (size_t l = 0; l < to->nlocations; l++)
+        to->location_host[l] = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!cubes[i] || ranks[i] < 0 || (size_t)ranks[i] >= to->nlocations)
+            continue;
+        const char *name = cubes[i]->nhosts ? cubes[i]->hosts[cubes[i]->location_host[0]].name
+                                            : "unknown";
+        int64_t h = -1;
+        for (size_t k = 0; k < to->nhosts && h < 0; k++)
+            if (!strcmp(to->hosts[k].name, name))
+                h = (int64_t)k;
+        if (h < 0 && (h = cp_cube_add_host(to, name)) < 0)
+            return -1;
+        to->location_host[ranks[i]] = h;
+    }
+    for (size_t l = 0; l < to->nlocations; l++)
+        if (to->location_host[l] < 0) {
+            if (unknown < 0 && (unknown = cp_cube_add_host(to, "unknown (no partial profile)")) < 0)
+                return -1;
+            to->location_host[l] = unknown;
+        }
+    return 0;
+}
+
+/* The attributes of the first rank's file but its rank's and the call
+ * sites' (made again for the merged tree), and what the profile is. */
+static int add_attrs(cp_cube *to, const cp_cube *c, const char *what)
+{
+    for (size_t i = 0; i < c->nattrs; i++)
+        if (strcmp(c->attrs[i].key, "partial profile of rank") &&
+            strncmp(c->attrs[i].key, CP_CUBE_CALLSITES_KEY, strlen(CP_CUBE_CALLSITES_KEY)) &&
+            cp_cube_add_attr(to, c->attrs[i].key, c->attrs[i].value))
+            return -1;
+    return cp_cube_add_attr(to, "partial profile", what);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* (cnode, call site) pairs of the merged tree, cnodes ascending. */
+static int add_callsites(mcube *x, const int64_t *id)
+{
+    int64_t *pair = malloc((x->n ? x->n : 1) * sizeof *pair);
+    int64_t *cn = malloc((x->n ? x->n : 1) * sizeof *cn);
+    int64_t *site = malloc((x->n ? x->n : 1) * sizeof *site);
+    int rc = pair && cn && site ? 0 : -1;
+    size_t k = 0;
+    for (size_t h = 0; rc == 0 && h < x->n; h++)
+        if (x->nodes[h].site >= 0)
+            pair[k++] = id[h] << 32 | x->nodes[h].site;
+    if (rc == 0) {
+        qsort(pair, k, sizeof *pair, cmp_i64);
+        for (size_t i = 0; i < k; i++) {
+            cn[i] = pair[i] >> 32;
+            site[i] = pair[i] & 0xffffffff;
+        }
+        rc = cp_cube_put_callsites(&x->c, cn, site, k);
+    }
+    free(pair);
+    free(cn);
+    free(site);
+    return rc;
+}
+
+int cp_reader_merge_partial_cubes(cp_profile *p, cp_profile *const *parts, const int64_t *ranks,
+                                  size_t nparts, int64_t *const *maps)
+{
+    mcube x;
+    memset(&x, 0, sizeof x);
+    cp_cube *cubes = calloc(nparts ? nparts : 1, sizeof *cubes);
+    const cp_cube **have = calloc(nparts ? nparts : 1, sizeof *have);
+    int64_t **handles = calloc(nparts ? nparts : 1, sizeof *handles), *id = NULL;
+    int rc = cubes && have && handles ? 0 : -1;
+    const cp_cube *first = NULL;
+    for (size_t i = 0; rc == 0 && i < nparts; i++) {
+        if (parts[i]->manifest.ncall_tree == 0)
+            continue; /* call paths off: no profile.cubex */
+        char path[sizeof parts[i]->dir + 32], name[64];
+        snprintf(path, sizeof path, "%s/" CP_FILE_CUBE, parts[i]->dir);
+        snprintf(name, sizeof name, CP_FILE_PARTIAL "%" PRId64 "/" CP_FILE_CUBE, ranks[i]);
+        cp_error e;
+        if (cp_cubex_read(path, &cubes[i], &e)) {
+            cp_reader_damage(p, name, "%s: this rank's calls are missing from the call sites",
+                             e.msg);
+            continue;
+        }
+        if (cubes[i].nlocations != 1 || cubes[i].first_rank != ranks[i]) {
+            cp_reader_damage(p, name, "holds %zu locations from rank %" PRId64 ", expected rank %"
+                             PRId64 "'s alone: left out of the call sites",
+                             cubes[i].nlocations, cubes[i].first_rank, ranks[i]);
+            continue;
+        }
+        if (first && !same_metrics(first, &cubes[i])) {
+            cp_reader_damage(p, name, "its metrics are not those of the other ranks' files: "
+                                      "left out of the call sites");
+            continue;
+        }
+        if (!first && (cp_cube_init(&x.c, (size_t)p->manifest.world_size) ||
+                       add_attrs(&x.c, &cubes[i], p->manifest.partial_reason)))
+            rc = -1;
+        for (size_t m = 0; rc == 0 && !first && m < cubes[i].nmetrics; m++)
+            if (cp_cube_add_metric(&x.c, &cubes[i].metrics[m]) < 0)
+                rc = -1;
+        if (rc == 0 && !(handles[i] = malloc((cubes[i].ncnodes ? cubes[i].ncnodes : 1) *
+                                             sizeof *handles[i])))
+            rc = -1;
+        cp_error te;
+        if (rc == 0 && add_tree(&x, parts[i], &cubes[i], maps[i], handles[i], &te)) {
+            cp_reader_damage(p, name, "%s: this rank's calls are missing from the call sites",
+                             te.msg);
+            free(handles[i]);
+            handles[i] = NULL;
+            continue;
+        }
+        snprintf(x.c.machine, sizeof x.c.machine, "%s", cubes[i].machine);
+        have[i] = &cubes[i];
+        first = first ? first : &cubes[i];
+    }
+    if (rc == 0 && first) {
+        id = malloc((x.n ? x.n : 1) * sizeof *id);
+        rc = id && add_hosts(&x.c, have, ranks, nparts) == 0 && cp_cube_tree_finish(&x.c, id) == 0
+                 ? 0
+                 : -1;
+        for (size_t i = 0; rc == 0 && i < nparts; i++)
+            if (have[i])
+                add_values(&x.c, have[i], handles[i], id, (size_t)ranks[i]);
+        if (rc == 0)
+            rc = add_callsites(&x, id);
+        if (rc == 0)
+            rc = cp_reader_cache_set_cube(p, &x.c);
+    }
+    for (size_t i = 0; cubes && i < nparts; i++) {
+        cp_cube_free(&cubes[i]);
+        if (handles)
+            free(handles[i]);
+    }
+    if (rc || !first)
+        cp_cube_free(&x.c);
+    free(x.nodes);
+    free(id);
+    free(cubes);
+    free(have);
+    free(handles);
+    return rc;
+}
+
+int cp_reader_place_own_cube(cp_profile *p)
+{
+    int64_t rank = cp_reader_own_partial_rank(p);
+    size_t n = p->manifest.ncall_tree;
+    if (rank < 0 || rank >= p->manifest.world_size || n == 0)
+        return 0;
+    int64_t *same = malloc(n * sizeof *same); /* its own ids are the profile's */
+    for (size_t i = 0; same && i < n; i++)
+        same[i] = (int64_t)i;
+    int rc = same ? cp_reader_merge_partial_cubes(p, &p, &rank, 1, &same) : -1;
+    free(same);
+    return rc;
+}
