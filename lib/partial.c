@@ -272,7 +272,7 @@ void cp_partial_write(const char *reason, bool always_say)
     if (f.cfg->timing != CP_TIMING_OFF) {
         snprintf(path, sizeof path, "%s/" CP_FILE_TIMINGS, dir);
         cp_error terr;
-        if (cp_fin_write_own_cpt(&f, path, &terr)) {
+        if (cp_fin_write_own_cpt(&f, paths ? &own : NULL, path, &terr)) {
             remove(path);
             missing(&m, r, quiet, CP_FILE_TIMINGS, &terr);
         } else {

@@ -20,6 +20,8 @@ void cp_cpt_series_free(cp_cpt_series *s)
     free(s->site_time);
     free(s->site_calls);
     free(s->site);
+    free(s->site_path);
+    free(s->site_form);
     memset(s, 0, sizeof *s);
 }
 
@@ -71,7 +73,10 @@ static bool series_equal(const cp_cpt_series *a, const cp_cpt_series *b)
            same(a->flags, b->flags, n * sizeof *a->flags) && a->nsites == b->nsites &&
            same(a->site_time, b->site_time, a->nsites * sizeof *a->site_time) &&
            same(a->site_calls, b->site_calls, a->nsites * sizeof *a->site_calls) &&
-           (a->nsites == 0 || same(a->site, b->site, n * sizeof *a->site));
+           (a->nsites == 0 || same(a->site, b->site, n * sizeof *a->site)) &&
+           !a->site_path == !b->site_path && !a->site_form == !b->site_form &&
+           (!a->site_path || same(a->site_path, b->site_path, a->nsites * sizeof *a->site_path)) &&
+           (!a->site_form || same(a->site_form, b->site_form, a->nsites * sizeof *a->site_form));
 }
 
 static bool agg_equal(const cp_cpt_aggregates *a, const cp_cpt_aggregates *b)

@@ -304,25 +304,32 @@ static int parse_payload(reader *rd, cp_cpt_series *s, const unsigned char *payl
     return rc;
 }
 
-/* Version 3: the series' call sites, each its exact time and calls. */
+/* Version 3: the series' call sites, each its exact time and calls;
+ * version 4: and its call path and form. */
 static int parse_sites(reader *rd, cp_cpt_series *s)
 {
-    size_t at = rd->pos;
+    size_t at = rd->pos, each = rd->major >= 4 ? 24 : 16;
     if (get_u32(rd, &s->nsites, "the number of call sites") != 0)
         return -1;
-    if (s->nsites > (rd->limit - rd->pos) / 16)
+    if (s->nsites > (rd->limit - rd->pos) / each)
         return perr(rd, at, "%" PRIu32 " call sites cannot fit in the %zu bytes left: the file "
                             "is corrupt", s->nsites, rd->limit - rd->pos);
     if (s->nsites == 0)
         return 0;
     s->site_time = malloc(s->nsites * sizeof *s->site_time);
     s->site_calls = malloc(s->nsites * sizeof *s->site_calls);
-    if (!s->site_time || !s->site_calls)
+    if (rd->major >= 4) {
+        s->site_path = malloc(s->nsites * sizeof *s->site_path);
+        s->site_form = malloc(s->nsites * sizeof *s->site_form);
+    }
+    if (!s->site_time || !s->site_calls || (rd->major >= 4 && (!s->site_path || !s->site_form)))
         return perr(rd, at, "out of memory");
     for (uint32_t i = 0; i < s->nsites; i++) {
         uint64_t u;
         if (get_u64(rd, &u, "a call site's time") != 0 ||
-            get_u64(rd, &s->site_calls[i], "a call site's calls") != 0)
+            get_u64(rd, &s->site_calls[i], "a call site's calls") != 0 ||
+            (rd->major >= 4 && (get_u32(rd, &s->site_path[i], "a call site's call path") != 0 ||
+                                get_u32(rd, &s->site_form[i], "a call site's form") != 0)))
             return -1;
         s->site_time[i] = f64_of(u);
     }

@@ -156,7 +156,7 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
 
     size_t fixed = 8 + 4 + strlen(s->collective) + 1 + 8 + 8 + (8 + 8 + 4 + 4 + 4 * (size_t)s->hist_n) +
-                   (4 + 16 * (size_t)s->nsites) + 8 + 8 + 8 + 4;
+                   (4 + 24 * (size_t)s->nsites) + 8 + 8 + 8 + 4;
     uLong bound = compressBound((uLong)raw->len);
     if (bound > SIZE_MAX - fixed || !cp_bytes_reserve(out, fixed + bound))
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
@@ -183,6 +183,9 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
     for (uint32_t i = 0; i < s->nsites; i++) {
         cp_bytes_le64(out, bits_of(s->site_time[i]));
         cp_bytes_le64(out, s->site_calls[i]);
+        /* a model without them: no path known, the form not told */
+        cp_bytes_le32(out, s->site_path ? s->site_path[i] : UINT32_MAX);
+        cp_bytes_le32(out, s->site_form ? s->site_form[i] : 0);
     }
     cp_bytes_le64(out, s->n);
     cp_bytes_le64(out, (uint64_t)raw->len);

@@ -386,12 +386,13 @@ int64_t cp_manifest_file_crc(const cp_manifest *m, size_t i);
 /* Version of timings.cpt written by this collprof (major.minor.patch of the
  * layout, DESIGN §7).  profile.stat and profile.cubex follow Cube's own
  * layouts and carry no version of ours. */
-#define CP_CPT_VERSION_MAJOR 3 /* 2: per series the sample's stride, the tick and
+#define CP_CPT_VERSION_MAJOR 4 /* 2: per series the sample's stride, the tick and
                                   the histogram of every call's duration;
                                   3: per series its call sites' exact time
                                   and calls, per kept call its site (the
-                                  strata of the waiting estimate); 1.x and
-                                  2.x files are still read */
+                                  strata of the waiting estimate);
+                                  4: each site's call path and form; 1.x to
+                                  3.x files are still read */
 #define CP_CPT_VERSION_MINOR 0
 #define CP_CPT_VERSION_PATCH 0
 
@@ -559,6 +560,9 @@ typedef struct cp_cpt_series {
     double *site_time;
     uint64_t *site_calls;
     uint32_t *site;
+    /* Version 4 (NULL before): each site's call path (the manifest's
+     * call-tree id, 0xffffffff: none) and form (enum cp_form). */
+    uint32_t *site_path, *site_form;
 } cp_cpt_series;
 
 /* Job-wide aggregates, held in world rank 0's chunk. */

@@ -246,9 +246,22 @@ typedef struct cp_timing_row {
     size_t nslowest;
 } cp_timing_row;
 
+/* One rank's waiting in one pattern at one call site of a series, its
+ * whole-run estimate as the row's wait[] (its share of it): from the sites
+ * timings.cpt version 4 names (call path and form). */
+typedef struct cp_site_wait {
+    size_t row;             /* the series: rows[row] */
+    int64_t rank;           /* world rank */
+    uint32_t path, form;    /* call-tree id (0xffffffff: none), enum cp_form */
+    int pattern;
+    double wait;
+} cp_site_wait;
+
 typedef struct cp_timings {
     cp_timing_row *rows;    /* sorted by communicator, then collective */
     size_t nrows;
+    cp_site_wait *site_waits; /* rows' waiting per rank and call site, where known */
+    size_t nsite_waits;
     bool barrier;           /* recorded in barrier mode */
     uint64_t naggregated;   /* over all rows */
     uint64_t nranks;        /* world size */

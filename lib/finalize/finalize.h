@@ -192,6 +192,8 @@ void cp_fin_to_led(fin *f, fin_leads *L, const cp_membership *g, const cp_comm *
  * nothing renamed in place (the run may go on).  Returns 0, or -1 when
  * out of memory (own then empty). */
 int cp_fin_own_call_tree(cp_manifest *m, cp_own_paths *own);
+/* A path id of this rank as own's id (own NULL: call paths off, none). */
+uint32_t cp_fin_path_renamed(uint32_t path, const cp_own_paths *own);
 /* A copy of t's signatures with their paths as own's ids (NULL: no room). */
 cp_sig *cp_fin_sigs_renamed(const cp_counts *t, const cp_own_paths *own);
 

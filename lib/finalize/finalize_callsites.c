@@ -75,6 +75,11 @@ static uint32_t renamed(uint32_t p, const uint32_t *map, uint32_t n)
     return p == CP_SEQ_NONE ? p : p < n ? map[p] : CP_SEQ_NONE;
 }
 
+uint32_t cp_fin_path_renamed(uint32_t path, const cp_own_paths *own)
+{
+    return own ? renamed(path, own->map, own->n) : CP_SEQ_NONE;
+}
+
 /* Rename the paths in this rank's signatures: local id -> call-tree id. */
 static void rename_paths(cp_comm *comms, const uint32_t *map, uint32_t n)
 {

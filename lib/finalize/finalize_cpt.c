@@ -44,10 +44,17 @@ static int add_sites(cp_cpt_series *s, const cp_counts *counts, const cp_timing 
     s->nsites = (uint32_t)w.n;
     s->site_time = malloc((w.n ? w.n : 1) * sizeof *s->site_time);
     s->site_calls = malloc((w.n ? w.n : 1) * sizeof *s->site_calls);
-    int rc = w.oom || !s->site || !s->site_time || !s->site_calls ? -1 : 0;
+    s->site_path = malloc((w.n ? w.n : 1) * sizeof *s->site_path);
+    s->site_form = malloc((w.n ? w.n : 1) * sizeof *s->site_form);
+    int rc = w.oom || !s->site || !s->site_time || !s->site_calls || !s->site_path ||
+                     !s->site_form
+                 ? -1
+                 : 0;
     for (size_t j = 0; rc == 0 && j < w.n; j++) {
         s->site_time[j] = w.v[j].t;
         s->site_calls[j] = w.v[j].timed;
+        s->site_path[j] = w.v[j].path; /* the job's ids by now (a partial: the rank's own) */
+        s->site_form[j] = w.v[j].form;
     }
     cp_wsites_free(&w);
     return rc;
@@ -246,12 +253,16 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp
     if (f->cfg->timing == CP_TIMING_OFF)
         return; /* the same on every rank */
     cp_cpt_chunk ch;
+    memset(&ch, 0, sizeof ch);
     cp_bytes out = {0};
     cp_error err;
-    bool ok = !f->failed && build_chunk(f, ids, S, rt, &ch) == 0;
-    if (!ok && !f->failed)
+    /* After an earlier stage failed there is no chunk to encode (the file
+     * is skipped whole), but this rank still takes part below. */
+    bool failed_before = f->failed;
+    bool ok = !failed_before && build_chunk(f, ids, S, rt, &ch) == 0;
+    if (!ok && !failed_before)
         cp_fin_cpt_fail(f, cpt, "out of memory while preparing " CP_FILE_TIMINGS);
-    else if (cp_cpt_encode_chunk(&ch, &out, &err)) {
+    else if (ok && cp_cpt_encode_chunk(&ch, &out, &err)) {
         cp_fin_cpt_fail(f, cpt, err.msg);
         ok = false;
     }
@@ -351,7 +362,7 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp
     cp_bytes_free(&out);
 }
 
-int cp_fin_write_own_cpt(const fin *f, const char *path, cp_error *err)
+int cp_fin_write_own_cpt(const fin *f, const cp_own_paths *own, const char *path, cp_error *err)
 {
     if (f->cfg->timing == CP_TIMING_OFF)
         return 0;
@@ -361,6 +372,10 @@ int cp_fin_write_own_cpt(const fin *f, const char *path, cp_error *err)
     int rc = cp_fin_make_samples(f->comms, &f->clock, &S) || build_chunk(f, NULL, &S, NULL, &ch)
                  ? cp_error_set(err, "out of memory while preparing " CP_FILE_TIMINGS)
                  : 0;
+    /* Its sites' paths as its own call tree's ids (its profile.cubex's). */
+    for (size_t i = 0; rc == 0 && i < ch.nseries; i++)
+        for (uint32_t j = 0; ch.series[i].site_path && j < ch.series[i].nsites; j++)
+            ch.series[i].site_path[j] = cp_fin_path_renamed(ch.series[i].site_path[j], own);
     if (rc == 0) {
         cp_cpt_file file;
         header_model(f, &file);

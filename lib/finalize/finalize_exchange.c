@@ -88,7 +88,7 @@ void cp_fin_own_holding(cp_holding *h, const cp_comm *c, const cp_own_paths *own
         if (cp_counts_settle(t))
             t->partial = true;
         cp_sig *sigs = own ? cp_fin_sigs_renamed(t, own) : t->sigs;
-        if (!sigs) {
+        if (own && !sigs) { /* no room for the renamed copy */
             h->failed = true;
             continue;
         }

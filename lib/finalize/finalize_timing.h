@@ -117,9 +117,10 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp
  * timings.cpt at path, a file of world size 1 holding this rank's chunk
  * alone (the manifest's "state" says which rank), its communicators by the
  * partial manifest's numbering, its times aligned with the clock offsets
- * measured at start-up.  Nothing when timing is off.  0, or -1 with err
+ * measured at start-up, its sites' paths as own's ids (NULL: call paths
+ * off).  Nothing when timing is off.  0, or -1 with err
  * naming the file and the system's reason. */
-int cp_fin_write_own_cpt(const fin *f, const char *path, cp_error *err);
+int cp_fin_write_own_cpt(const fin *f, const cp_own_paths *own, const char *path, cp_error *err);
 /* What a Cube profile of this run says of it (finalize_profile.c): its
  * attributes (the run's, then extra_key = extra_value unless NULL), the
  * program, the machine, which metrics; j's sites, call tree and hosts are

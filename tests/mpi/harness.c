@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1876,6 +1877,21 @@ static void verify_partial_callsites(reporter *rp, const cp_profile *p, int only
     if (shown != made)
         fail(rp, "%s: the call sites hold %ld rank-calls in %zu paths, the ranks made %ld", p->dir,
              shown, n, made);
+    /* The waiting found in the merged ranks' timed calls is at the call
+     * sites too, all of it (every call here has a path). */
+    cp_timings t;
+    if (only_world < 0 && p->has_timings && cp_profile_timings(p, &t, &err) == 0) {
+        double at_sites = 0, in_series = 0;
+        for (size_t i = 0; i < n; i++)
+            at_sites += rows[i].waiting;
+        for (size_t i = 0; i < t.nrows; i++)
+            for (int k = 0; k < CP_READER_NPATTERNS; k++)
+                in_series += t.rows[i].wait[k];
+        if (fabs(at_sites - in_series) > 1e-9 * (1 + in_series))
+            fail(rp, "%s: the call sites hold %.9f s of waiting, the series %.9f s", p->dir,
+                 at_sites, in_series);
+        cp_timings_free(&t);
+    }
     free(rows);
 }
 

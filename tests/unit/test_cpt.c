@@ -122,7 +122,8 @@ static void add_slow(cp_cpt_aggregates *a, const char *coll, int64_t comm, uint6
 }
 
 /* Version 3's call sites of a series: each one's time and calls, each
- * kept call's site. */
+ * kept call's site; version 4's path and form of each (site i: call path
+ * 10 + i, form i % 2; the last one without a path). */
 static void set_sites(cp_cpt_series *s, uint32_t nsites, const double *time,
                       const uint64_t *calls, const uint32_t *site)
 {
@@ -130,9 +131,15 @@ static void set_sites(cp_cpt_series *s, uint32_t nsites, const double *time,
     s->site_time = malloc(nsites * sizeof *s->site_time);
     s->site_calls = malloc(nsites * sizeof *s->site_calls);
     s->site = malloc((s->n ? s->n : 1) * sizeof *s->site);
+    s->site_path = malloc(nsites * sizeof *s->site_path);
+    s->site_form = malloc(nsites * sizeof *s->site_form);
     memcpy(s->site_time, time, nsites * sizeof *time);
     memcpy(s->site_calls, calls, nsites * sizeof *calls);
     memcpy(s->site, site, s->n * sizeof *site);
+    for (uint32_t i = 0; i < nsites; i++) {
+        s->site_path[i] = i + 1 < nsites ? 10 + i : UINT32_MAX;
+        s->site_form[i] = i % 2;
+    }
 }
 
 static cp_cpt_file new_file(uint64_t world_size, const char *mode, uint8_t flags)
@@ -342,9 +349,9 @@ START_TEST(header_bytes)
     cp_bytes b;
     encode_ok(&f, &b);
     const unsigned char *p = b.p;
-    /* Tag, versions 3.0.0 as little-endian uint32. */
+    /* Tag, versions 4.0.0 as little-endian uint32. */
     ck_assert(memcmp(p, "CPROF", 5) == 0);
-    const unsigned char v[12] = {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const unsigned char v[12] = {4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     ck_assert(memcmp(p + 5, v, 12) == 0);
     /* Git hash: 40 characters and the NUL, 41 bytes. */
     ck_assert(memcmp(p + 17, "0123456789abcdef0123456789abcdef01234567", 41) == 0);
@@ -477,8 +484,8 @@ static hb deflated(const hb *raw)
 }
 
 enum tweak {
-    T_NONE, T_GAP, T_TRAILING, T_MINOR, T_V1, T_V2, /* accepted */
-    T_HIST_PAST, T_SITE_PAST, T_NSITES_HUGE, T_TAG, T_MAJOR0, T_MAJOR4, T_HASH_NOTERM, T_HASH_PAD, T_MODE_LEN0, T_MODE_LONG,
+    T_NONE, T_GAP, T_TRAILING, T_MINOR, T_V1, T_V2, T_V3, /* accepted */
+    T_HIST_PAST, T_SITE_PAST, T_NSITES_HUGE, T_TAG, T_MAJOR0, T_MAJOR5, T_HASH_NOTERM, T_HASH_PAD, T_MODE_LEN0, T_MODE_LONG,
     T_MODE_NONUL, T_MODE_INNER_NUL, T_WORLD0, T_OFF0, T_OFF_CLOSE, T_OFF_BEYOND, T_OVERRUN,
     T_HOST_LONG, T_AGG_FLAG, T_SLOW_RANK, T_SLOW_NEG, T_COLL_EMPTY, T_NCOLLS_HUGE,
     T_NSERIES_HUGE, T_ULEN, T_N_HUGE, T_CLEN_PAST, T_CRC, T_STREAM_BAD, T_STREAM_CUT,
@@ -514,7 +521,7 @@ static hb hand_file(enum tweak t)
     hb h = {0};
     /* header */
     hb_put(&h, t == T_TAG ? "CPROG" : "CPROF", 5);
-    hb_u32(&h, t == T_MAJOR0 ? 0 : t == T_MAJOR4 ? 4 : t == T_V1 ? 1 : t == T_V2 ? 2 : 3);
+    hb_u32(&h, t == T_MAJOR0 ? 0 : t == T_MAJOR5 ? 5 : t == T_V1 ? 1 : t == T_V2 ? 2 : t == T_V3 ? 3 : 4);
     hb_u32(&h, t == T_MINOR ? 7 : 0);
     hb_u32(&h, t == T_MINOR ? 3 : 0);
     char hash[41] = "0123456789abcdef0123456789abcdef01234567";
@@ -616,6 +623,10 @@ static hb hand_file(enum tweak t)
         for (uint32_t i = 0; i < s->nsites; i++) {
             hb_f64(&h, s->site_time[i]);
             hb_u64(&h, s->site_calls[i]);
+            if (t != T_V3) { /* version 4: its call path and form */
+                hb_u32(&h, s->site_path[i]);
+                hb_u32(&h, s->site_form[i]);
+            }
         }
     }
     hb_u64(&h, t == T_N_HUGE ? (uint64_t)1 << 62 : n);
@@ -705,7 +716,7 @@ static const struct bad_case bad_cases[] = {
     {T_MAJOR0, "hand.cpt: header, at byte 5: version 0.0.0 does not exist"},
     {T_HIST_PAST, "series 0 (Bcast, communicator 4), at byte 295: histogram of buckets 40 to 240 "
                   "(expected within 0 to 160): the file is corrupt"},
-    {T_MAJOR4, "hand.cpt: header, at byte 5: version 4.0.0 is newer than version 3.0.0, which "
+    {T_MAJOR5, "hand.cpt: header, at byte 5: version 5.0.0 is newer than version 4.0.0, which "
                "this collprof reads"},
     {T_SITE_PAST, "call 7 of call site 2 (the series has 2): the file is corrupt"},
     {T_NSITES_HUGE, "4294967295 call sites cannot fit in the"},
@@ -833,16 +844,16 @@ START_TEST(versions)
     cp_error err;
 
     /* A newer major version is refused, naming both versions. */
-    set_u32_at(b.p + 5, 4);
+    set_u32_at(b.p + 5, 5);
     set_u32_at(b.p + 9, 5);
     set_u32_at(b.p + 13, 1);
     ck_assert_int_eq(parse_bytes(b.p, b.len, "timings.cpt", &g, &err), -1);
-    ck_assert_str_eq(err.msg, "timings.cpt: header, at byte 5: version 4.5.1 is newer than "
-                              "version 3.0.0, which this collprof reads (major version 3): "
+    ck_assert_str_eq(err.msg, "timings.cpt: header, at byte 5: version 5.5.1 is newer than "
+                              "version 4.0.0, which this collprof reads (major version 4): "
                               "upgrade collprof to read it");
     set_u32_at(b.p + 5, UINT32_MAX);
     ck_assert_int_eq(parse_bytes(b.p, b.len, "timings.cpt", &g, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "version 4294967295.5.1 is newer than version 3.0.0"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "version 4294967295.5.1 is newer than version 4.0.0"));
 
     /* Another minor or patch of this major is read, and kept in the model;
      * written again, the file says the writer's version. */
@@ -891,6 +902,15 @@ START_TEST(versions)
     ck_assert_uint_eq(s->n, 3);
     ck_assert_uint_eq(s->hist_n, 3);
     ck_assert(s->nsites == 0 && s->site == NULL && s->site_time == NULL);
+    cp_cpt_file_free(&g);
+    free(h.p);
+
+    /* Version 3 (sites without their call path and form) is still read. */
+    h = hand_file(T_V3);
+    ck_assert_msg(parse_bytes(h.p, h.len, "hand.cpt", &g, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(g.version[0], 3);
+    s = &g.chunks[0].series[0];
+    ck_assert(s->nsites == 2 && s->site && s->site_time && !s->site_path && !s->site_form);
     cp_cpt_file_free(&g);
     free(h.p);
     cp_bytes_free(&b);

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #include "cubex.h"
+#include "cubex_build.h"
 #include "cubex_callsites.h"
+#include "mpi_names.h"
 #include "file_names.h"
 #include "reader_internal.h"
 
@@ -243,17 +245,61 @@ static int add_tree(mcube *x, const cp_profile *part, const cp_cube *c, const in
     return rc;
 }
 
+/* One rank's values at its location, metric by name (the job's file has
+ * the wait states too). */
 static void add_values(cp_cube *to, const cp_cube *c, const int64_t *handle, const int64_t *id,
                        size_t loc)
 {
-    for (size_t m = 0; m < c->nmetrics; m++)
+    for (size_t m = 0; m < c->nmetrics; m++) {
+        int64_t tm = cp_cube_find_metric(to, c->metrics[m].uniq_name);
+        if (tm < 0 || to->metrics[tm].dtype != c->metrics[m].dtype)
+            continue;
         for (size_t i = 0; i < c->ncnodes; i++) {
             size_t at = (size_t)id[handle[i]];
             if (c->metrics[m].dtype == CP_CUBE_UINT64)
-                cp_cube_add_u64(to, m, at, loc, cp_cube_get_u64(c, m, i, 0));
+                cp_cube_add_u64(to, (size_t)tm, at, loc, cp_cube_get_u64(c, m, i, 0));
             else
-                cp_cube_add_double(to, m, at, loc, cp_cube_get_double(c, m, i, 0));
+                cp_cube_add_double(to, (size_t)tm, at, loc, cp_cube_get_double(c, m, i, 0));
         }
+    }
+}
+
+/* The MPI cnode of a call of `collective` in `form` from call site `site`
+ * (-1: no path, below the root), or -1. */
+static int64_t mpi_cnode(const mcube *x, const char *collective, uint32_t form, int64_t site)
+{
+    char fn[64];
+    cp_mpi_function_name(collective, (int)form, fn, sizeof fn);
+    for (size_t h = 0; h < x->n; h++) {
+        const char *name = x->c.regions[x->nodes[h].region].name;
+        bool same = !strcmp(name, fn) || (!strncmp(name, "MPIX_", 5) && !strcmp(name + 5, fn + 4));
+        if (same && x->nodes[h].site == site && (site >= 0 || x->nodes[h].parent == 0))
+            return (int64_t)h;
+    }
+    return -1;
+}
+
+/* The waiting per rank and call site, found in the ranks' timed calls
+ * (their files hold none: it needs every member's calls).  Sites the
+ * files do not have are counted into *lost. */
+static int add_site_waits(mcube *x, const cp_profile *p, const int64_t *id, size_t *lost)
+{
+    cp_timings t;
+    cp_error e;
+    if (cp_profile_timings(p, &t, &e))
+        return 0; /* no timings: said by summary and timings themselves */
+    for (size_t i = 0; i < t.nsite_waits; i++) {
+        const cp_site_wait *w = &t.site_waits[i];
+        int64_t h = mpi_cnode(x, t.rows[w->row].collective, w->form,
+                              w->path == UINT32_MAX ? -1 : (int64_t)w->path);
+        int64_t m = cp_cube_find_metric(&x->c, cp_reader_pattern_name(w->pattern));
+        if (h < 0 || m < 0 || w->rank < 0 || (size_t)w->rank >= x->c.nlocations)
+            (*lost)++;
+        else
+            cp_cube_add_double(&x->c, (size_t)m, (size_t)id[h], (size_t)w->rank, w->wait);
+    }
+    cp_timings_free(&t);
+    return 0;
 }
 
 /* Hosts as the ranks' files name them; "unknown" where a rank left none. */
@@ -360,12 +406,14 @@ int cp_reader_merge_partial_cubes(cp_profile *p, cp_profile *const *parts, const
                                       "left out of the call sites");
             continue;
         }
+        /* The metrics as finalize makes them, the wait states too. */
+        bool timing = cp_cube_find_metric(&cubes[i], "time") >= 0,
+             barrier = cp_cube_find_metric(&cubes[i], "late_arrival") >= 0;
+        int64_t metric[CP_CM_SLOTS];
         if (!first && (cp_cube_init(&x.c, (size_t)p->manifest.world_size) ||
-                       add_attrs(&x.c, &cubes[i], p->manifest.partial_reason)))
+                       add_attrs(&x.c, &cubes[i], p->manifest.partial_reason) ||
+                       cp_cube_build_metrics(&x.c, timing, barrier, timing, metric)))
             rc = -1;
-        for (size_t m = 0; rc == 0 && !first && m < cubes[i].nmetrics; m++)
-            if (cp_cube_add_metric(&x.c, &cubes[i].metrics[m]) < 0)
-                rc = -1;
         if (rc == 0 && !(handles[i] = malloc((cubes[i].ncnodes ? cubes[i].ncnodes : 1) *
                                              sizeof *handles[i])))
             rc = -1;
@@ -389,6 +437,14 @@ int cp_reader_merge_partial_cubes(cp_profile *p, cp_profile *const *parts, const
         for (size_t i = 0; rc == 0 && i < nparts; i++)
             if (have[i])
                 add_values(&x.c, have[i], handles[i], id, (size_t)ranks[i]);
+        size_t lost = 0;
+        if (rc == 0 && cp_cube_find_metric(&x.c, "time") >= 0)
+            rc = add_site_waits(&x, p, id, &lost);
+        if (lost)
+            cp_reader_damage(p, CP_FILE_TIMINGS, "the waiting of %zu (rank, call site, pattern)s "
+                                                 "is at call sites the ranks' " CP_FILE_CUBE
+                                                 " files do not have: not in the call sites",
+                             lost);
         if (rc == 0)
             rc = add_callsites(&x, id);
         if (rc == 0)

@@ -41,11 +41,13 @@ static int world_file(cp_profile *p, const cp_cpt_file *from)
 }
 
 /* Move rank's one chunk of `from` (the file `name`) into p->timings, each
- * series' communicator renamed by rename(ctx, id); what cannot be placed is
+ * series' communicator renamed by rename(ctx, id), its sites' call paths by
+ * paths (NULL: the same); what cannot be placed is
  * named as damaged and left out: a file that is not one rank's, a series of
  * a communicator its manifest does not list (-1). */
 static int place(cp_profile *p, const char *name, int64_t rank, cp_cpt_file *from,
-                 int64_t (*rename)(const void *ctx, int64_t id), const void *ctx)
+                 int64_t (*rename)(const void *ctx, int64_t id), const void *ctx,
+                 const int64_t *paths, size_t npaths)
 {
     if (from->world_size != 1) {
         cp_reader_damage(p, name, "holds %llu chunks: a rank's partial profile holds its own "
@@ -76,6 +78,10 @@ static int place(cp_profile *p, const char *name, int64_t rank, cp_cpt_file *fro
             continue;
         }
         s->comm_id = id;
+        /* its sites' call paths: the rank's own tree's ids as the job's */
+        for (uint32_t j = 0; s->site_path && paths && j < s->nsites; j++)
+            s->site_path[j] = s->site_path[j] < npaths ? (uint32_t)paths[s->site_path[j]]
+                                                       : UINT32_MAX;
         to->series[kept++] = *s;
     }
     to->nseries = kept;
@@ -104,20 +110,21 @@ int cp_reader_place_own_timings(cp_profile *p)
     cp_cpt_file own = p->timings;
     memset(&p->timings, 0, sizeof p->timings);
     p->has_timings = false;
-    int rc = place(p, CP_FILE_TIMINGS, rank, &own, NULL, NULL);
+    int rc = place(p, CP_FILE_TIMINGS, rank, &own, NULL, NULL, NULL, 0);
     cp_cpt_file_free(&own);
     return rc;
 }
 
 int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
                                   int64_t (*job_wide)(const void *ctx, int64_t id),
-                                  const void *ctx)
+                                  const void *ctx, const int64_t *paths)
 {
     if (!part->has_timings)
         return 0;
     char name[64];
     snprintf(name, sizeof name, CP_FILE_PARTIAL "%lld/" CP_FILE_TIMINGS, (long long)rank);
-    return place(p, name, rank, &part->timings, job_wide, ctx);
+    return place(p, name, rank, &part->timings, job_wide, ctx, paths,
+                 paths ? part->manifest.ncall_tree : 0);
 }
 
 void cp_reader_add_partial_clock(cp_manifest *m, const cp_manifest *part)

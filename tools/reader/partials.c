@@ -1006,17 +1006,20 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
     } else if (make_manifest(p, parts, nparts, used) || group_stops(p, parts, nparts)) {
         rc = cp_error_set(err, "%s: out of memory", p->dir);
     } else if ((rc = number_comms(p, parts, nparts, err)) == 0) {
-        rc = merge_paths(p, parts, nparts, true, err) || merge_blocks(p, parts, nparts, err) ||
-                     merge_paths(p, parts, nparts, false, err)
+        rc = merge_paths(p, parts, nparts, true, err) || merge_blocks(p, parts, nparts, err)
                  ? -1
                  : 0;
     }
     /* Each rank's timed calls at its place, by the job-wide ids. */
     for (size_t i = 0; rc == 0 && i < nparts; i++)
         if (parts[i].used && cp_reader_add_partial_timings(p, parts[i].rank, &parts[i].prof,
-                                                           global_id, &parts[i]))
+                                                           global_id, &parts[i], parts[i].paths))
             rc = cp_error_set(err, "%s: out of memory", p->dir);
     p->npartials = used;
+    /* Their Cube profiles as one, with the waiting per call site found in
+     * the timed calls just placed. */
+    if (rc == 0 && merge_paths(p, parts, nparts, false, err))
+        rc = -1;
     for (size_t i = 0; i < nparts; i++) {
         cp_profile_free(&parts[i].prof);
         free(parts[i].ids);

@@ -124,11 +124,12 @@ int cp_reader_load_partials(cp_profile *p, char **names, size_t nnames, cp_part_
 int cp_reader_place_own_timings(cp_profile *p);
 /* The merge (partials.c): rank's part's timed calls into p->timings at its
  * rank, its communicators renamed to their job-wide ids by job_wide(ctx,
- * id) (-1: its manifest does not list it); the part's timings are taken.
- * 0, or -1 (out of memory). */
+ * id) (-1: its manifest does not list it), its sites' call paths by paths
+ * (its call tree's ids -> the job's; NULL: none); the part's timings are
+ * taken.  0, or -1 (out of memory). */
 int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
                                   int64_t (*job_wide)(const void *ctx, int64_t id),
-                                  const void *ctx);
+                                  const void *ctx, const int64_t *paths);
 /* The part's "clock" into the merged manifest's: ranks on the counter
  * summed, the largest drift, "mixed" where the sources differ. */
 /* partial_paths.c: the ranks' call trees as one, p's manifest's (maps[i]:

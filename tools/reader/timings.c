@@ -43,6 +43,8 @@ typedef struct hpoint {
 
 typedef struct acc {
     cp_timing_row row;
+    cp_site_wait *site_waits; /* row 0 until the rows are sorted */
+    size_t nsite_waits;
     const cp_cpt_series **by_rank; /* world_size entries */
     double *durations;
     size_t ndur, capdur;
@@ -526,6 +528,33 @@ int cp_reader_wait_members(const cp_profile *p, int64_t comm, const cp_cpt_serie
     return 0;
 }
 
+/* Each member's waiting per pattern at each of its call sites: its
+ * strata's factors times their sampled waiting (estimate's sums, split by
+ * site), where the file names the sites (version 4). */
+static int site_waits(const cp_comm_info *ci, acc *a, const sample_sums *x)
+{
+    for (size_t m = 0; m < x->nm; m++) {
+        const member_sums *ms = &x->m[m];
+        if (!ms->s->site_path || !ms->s->site_form)
+            continue;
+        int64_t rank = cp_ranges_nth(&ci->members, (int64_t)m);
+        for (size_t j = 0; j < ms->s->nsites; j++)
+            for (int q = 0; q < 2; q++) {
+                double w = ms->factor[j] * ms->yq[2 * j + q];
+                if (x->pats[q] < 0 || !(w > 0))
+                    continue;
+                cp_site_wait *v = realloc(a->site_waits, (a->nsite_waits + 1) * sizeof *v);
+                if (!v)
+                    return -1;
+                a->site_waits = v;
+                v[a->nsite_waits++] = (cp_site_wait){.rank = rank, .path = ms->s->site_path[j],
+                                                     .form = ms->s->site_form[j],
+                                                     .pattern = x->pats[q], .wait = w};
+            }
+    }
+    return 0;
+}
+
 /* Wait states of one row: every member's series, in communicator order. */
 static int waits(const cp_profile *p, acc *a, cp_error *err)
 {
@@ -562,6 +591,8 @@ static int waits(const cp_profile *p, acc *a, cp_error *err)
         rc = analysed_time(&x);
     if (rc == 0)
         rc = estimate(&a->row, &x, !(p->timings.flags & CP_CPT_BARRIER));
+    if (rc == 0)
+        rc = site_waits(ci, a, &x);
     free(x.analysed);
     for (size_t m = 0; x.m && m < n; m++)
         member_free(&x.m[m]);
@@ -646,9 +677,19 @@ int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
         qsort(accs, nacc, sizeof *accs, cmp_row);
     if (rc == 0 && !(out->rows = calloc(nacc ? nacc : 1, sizeof *out->rows)))
         rc = cp_error_set(err, "out of memory");
+    size_t nsw = 0;
+    for (size_t i = 0; i < nacc; i++)
+        nsw += accs[i].nsite_waits;
+    if (rc == 0 && !(out->site_waits = malloc((nsw ? nsw : 1) * sizeof *out->site_waits)))
+        rc = cp_error_set(err, "out of memory");
     for (size_t i = 0; i < nacc; i++) {
+        for (size_t k = 0; rc == 0 && k < accs[i].nsite_waits; k++) {
+            out->site_waits[out->nsite_waits] = accs[i].site_waits[k];
+            out->site_waits[out->nsite_waits++].row = out->nrows;
+        }
         if (rc == 0)
             out->rows[out->nrows++] = accs[i].row;
+        free(accs[i].site_waits);
         free(accs[i].by_rank);
         free(accs[i].durations);
         free(accs[i].hist);
@@ -662,6 +703,7 @@ int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
 void cp_timings_free(cp_timings *t)
 {
     free(t->rows);
+    free(t->site_waits);
     free(t->hosts);
     free(t->rank_node);
     memset(t, 0, sizeof *t);
