@@ -1,6 +1,7 @@
 /* The wait states' statistics and the slowest calls up the world's tree
  * (job_waits.h). */
 #include "job_waits.h"
+#include "wait_stats_pack.h"
 
 #include <string.h>
 

@@ -15,7 +15,7 @@
 #include "collprof/profile.h"
 #include "stat.h"
 #include "wait_states.h"
-#include "wait_stats.h"
+#include "wait_stats_pack.h"
 #include "wait_tree.h"
 
 #define NCALLS 40

@@ -1,7 +1,9 @@
 /*
  * The statistics of a wait-state pattern's instances (profile.stat: count,
  * sum, mean, variance, minimum, maximum, median, quartiles), kept so that
- * they merge up finalize's tree of ranks in bounded size.
+ * they merge up finalize's tree of ranks in bounded size (packed for its
+ * messages by merge/wait_stats_pack.c), and the reader keeps those of
+ * partial profiles the same way.
  *
  * Count, sum, minimum and maximum are exact; mean and variance merge with
  * Chan's pairwise update (exact up to rounding).  The quantiles are exact
@@ -20,7 +22,6 @@
 #include <stdint.h>
 
 #include "collprof/profile.h"
-#include "pack.h"
 
 #define CP_WSTAT_EXACT 4096
 #define CP_WSTAT_ACCURACY 0.005
@@ -45,10 +46,6 @@ void cp_wstat_add_weighted(cp_wstat *w, double v, double weight);
 /* into += from.  (from unchanged.) */
 void cp_wstat_merge(cp_wstat *into, const cp_wstat *from);
 void cp_wstat_free(cp_wstat *w);
-
-void cp_wstat_pack(cp_wbuf *b, const cp_wstat *w);
-/* Returns 0, or -1 (b->bad: malformed; or out of memory). */
-int cp_wstat_unpack(cp_rbuf *b, cp_wstat *w);
 
 /* The statistics into p (count, mean, median, minimum, maximum, sum,
  * variance, q25, q75 with cp_stat_summarize's definitions and rules; the
