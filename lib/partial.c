@@ -202,22 +202,22 @@ void cp_partial_write(const char *reason, bool always_say)
         goto fail;
     }
     m.files[m.nfiles++] = strdup(CP_FILE_MANIFEST);
+    /* This rank's call tree, its paths numbered in it (the live tables keep
+     * theirs: the run may go on); none without call paths.  Every path
+     * below is renamed by own (to none where it has no node). */
+    bool tree = f.cfg->callsite_depth == 0 || cp_fin_own_call_tree(&m, &own) == 0;
+    if (!tree) {
+        cp_error_set(&err, "out of memory while numbering call paths");
+        missing(&m, r, snapshot && said_snapshot_failure, CP_FILE_CUBE, &err);
+    }
     /* The count files by finalize's own stages: blocks, then the files
      * under .part names, renamed into place here (no agreement to wait
      * for: this rank is the only writer of its folder). */
-    /* This rank's call tree, its paths numbered in it (the live tables keep
-     * theirs: the run may go on). */
-    bool paths = f.cfg->callsite_depth != 0;
-    if (paths && cp_fin_own_call_tree(&m, &own)) {
-        cp_error_set(&err, "out of memory while numbering call paths");
-        missing(&m, r, snapshot && said_snapshot_failure, CP_FILE_CUBE, &err);
-        paths = false;
-    }
     fin_leads L = {0};
     fin_count_files cf;
     memset(&cf, 0, sizeof cf);
     cp_error lead_err;
-    bool made = own_leads(&f, &L, &m, f.cfg->callsite_depth ? &own : NULL, &lead_err) == 0;
+    bool made = own_leads(&f, &L, &m, &own, &lead_err) == 0;
     if (made) {
         cp_fin_make_blocks(&f, &L);
         if (!f.failed)
@@ -272,7 +272,7 @@ void cp_partial_write(const char *reason, bool always_say)
     if (f.cfg->timing != CP_TIMING_OFF) {
         snprintf(path, sizeof path, "%s/" CP_FILE_TIMINGS, dir);
         cp_error terr;
-        if (cp_fin_write_own_cpt(&f, paths ? &own : NULL, path, &terr)) {
+        if (cp_fin_write_own_cpt(&f, &own, path, &terr)) {
             remove(path);
             missing(&m, r, quiet, CP_FILE_TIMINGS, &terr);
         } else {
@@ -281,8 +281,9 @@ void cp_partial_write(const char *reason, bool always_say)
         m.has_clock = true;
         cp_fin_own_clock_info(&f, &m.clock);
     }
-    /* Its sites over its call tree: calls, bytes and time per call path. */
-    if (paths) {
+    /* Its sites over its call tree: calls, bytes and time per call path
+     * (without call paths, per collective below the program, as finalize's). */
+    if (tree) {
         snprintf(path, sizeof path, "%s/" CP_FILE_CUBE, dir);
         cp_error perr;
         if (cp_fin_write_own_profile(&f, &m, &own, path, &perr))

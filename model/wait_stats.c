@@ -2,6 +2,7 @@
 #include "wait_stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,5 +298,33 @@ int cp_wstat_summarize(const cp_wstat *w, cp_stat_pattern *p)
     p->median = w->n ? quantile(w, 0.5) : 0;
     p->q25 = w->n >= 5 ? quantile(w, 0.25) : 0;
     p->q75 = w->n >= 5 ? quantile(w, 0.75) : 0;
+    return 0;
+}
+
+int cp_wstat_file(cp_stat_file *st, bool documented, const cp_wstat stat[CP_NWAIT_PATTERNS],
+                  const cp_stat_pattern top[CP_NWAIT_PATTERNS], const int64_t *metric_id,
+                  int64_t (*cnode)(const void *ctx, int64_t placeholder), const void *ctx)
+{
+    memset(st, 0, sizeof *st);
+    st->layout = documented ? CP_STAT_LAYOUT_DOCUMENTED : CP_STAT_LAYOUT_CUBEGUI;
+    st->patterns = calloc(CP_NWAIT_PATTERNS, sizeof *st->patterns);
+    if (!st->patterns)
+        return -1;
+    for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
+        if (stat[p].n == 0)
+            continue;
+        cp_stat_pattern *sp = &st->patterns[st->npatterns++];
+        if (cp_wstat_summarize(&stat[p], sp))
+            return -1;
+        snprintf(sp->name, sizeof sp->name, "%s", cp_wait_metrics[p].uniq_name);
+        sp->metric_id = documented && metric_id ? metric_id[p] : -1;
+        sp->nevents = 0;
+        for (size_t e = 0; e < top[p].nevents; e++) {
+            cp_stat_event ev = top[p].events[e];
+            ev.cnode = cnode(ctx, ev.cnode);
+            if (ev.cnode >= 0)
+                sp->events[sp->nevents++] = ev;
+        }
+    }
     return 0;
 }

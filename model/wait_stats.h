@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "collprof/profile.h"
+#include "wait_states.h"
 
 #define CP_WSTAT_EXACT 4096
 #define CP_WSTAT_ACCURACY 0.005
@@ -52,5 +53,15 @@ void cp_wstat_free(cp_wstat *w);
  * name, metric_id and events are left alone).  Returns 0, or -1 when
  * memory ran out. */
 int cp_wstat_summarize(const cp_wstat *w, cp_stat_pattern *p);
+
+/* The file profile.stat holds, from each pattern's statistics stat[] and
+ * most severe instances top[] (their cnodes placeholders, made the Cube's
+ * by cnode(ctx, placeholder), -1: left out): the patterns with instances,
+ * in pattern order, each named by its Cube metric, with its MetricID
+ * metric_id[p] in the documented layout.  Returns 0, or -1 when memory
+ * ran out (st then holds what was made: free it). */
+int cp_wstat_file(cp_stat_file *st, bool documented, const cp_wstat stat[CP_NWAIT_PATTERNS],
+                  const cp_stat_pattern top[CP_NWAIT_PATTERNS], const int64_t *metric_id,
+                  int64_t (*cnode)(const void *ctx, int64_t placeholder), const void *ctx);
 
 #endif

@@ -20,6 +20,9 @@ int cli_complete_read(cp_profile *p)
         printf("%s/" CP_FILE_CUBE ": source lines of %zu of %zu user regions, file and line of %zu "
                "of %zu MPI call sites\n",
                p->dir, st.regions_done, st.regions, st.callsites_done, st.callsites);
+        if (cp_profile_partial_stat(p))
+            printf("%s/" CP_FILE_STAT ": the wait states of the partial profiles, found in their "
+                   "timed calls\n", p->dir);
         if (st.changed)
             printf("%s: %zu regions and call sites left without lines: their module was rebuilt "
                    "since the run (its build-id is not the one " CP_FILE_MANIFEST " recorded)\n", p->dir,

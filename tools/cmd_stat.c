@@ -72,6 +72,61 @@ static int print_instances(const cp_stat_pattern *p, bool ranks)
     return cli_table_done(t, ok);
 }
 
+/* The file's patterns and instances; from (a note) says where they come
+ * from when not from a file. */
+static int print_stat(const cp_stat_file *s, const char *file, const char *from)
+{
+    bool gui = s->layout == CP_STAT_LAYOUT_CUBEGUI;
+    if (from)
+        printf("from:      %s\n", from);
+    else
+        printf("file:      %s\n", file);
+    printf("layout:    %s\n", gui ? "CubeGUI (instances with their rank)"
+                                  : "documented (MetricID column, instances without rank)");
+    printf("patterns:  %zu\n", s->npatterns);
+    printf("times in seconds; an instance is one rank's wait in one call\n");
+    int ok = 0;
+    if (s->npatterns > 0) {
+        putchar('\n');
+        ok = print_patterns(s);
+        for (size_t i = 0; ok == 0 && i < s->npatterns; i++) {
+            putchar('\n');
+            ok = print_instances(&s->patterns[i], gui);
+        }
+    }
+    return ok;
+}
+
+/* Partial profiles: the statistics the reader found in their timed calls. */
+static int partial_stat(const char *dir)
+{
+    cp_profile p;
+    cp_error err;
+    if (cp_profile_load(dir, &p, &err)) {
+        fprintf(stderr, "collprof: %s\n", err.msg);
+        return CLI_BAD_INPUT;
+    }
+    const cp_stat_file *s = cp_profile_partial_stat(&p);
+    int rc = CLI_OK;
+    if (!s) {
+        fprintf(stderr, "collprof: %s: no " CP_FILE_STAT " and no wait states in its partial "
+                        "profiles (" CP_FILE_PARTIAL "<R>/): no timed calls (COLLPROF_TIMING=off, "
+                        "or none written: `collprof summary %s` says which)\n", dir, dir);
+        rc = CLI_BAD_INPUT;
+    } else {
+        char from[4400];
+        snprintf(from, sizeof from, "%.4000s: the partial profiles of %zu ranks (no MPI_Finalize), "
+                 "the wait states found in their timed calls; cnodes are those of the joined "
+                 CP_FILE_CUBE " (`collprof complete` writes both)", dir, p.npartials);
+        if (print_stat(s, NULL, from) != 0) {
+            fprintf(stderr, "collprof: out of memory\n");
+            rc = CLI_BAD_INPUT;
+        }
+    }
+    cp_profile_free(&p);
+    return rc;
+}
+
 int cli_stat_run(const cli_command *self, int argc, char **argv)
 {
     const char *arg;
@@ -97,7 +152,8 @@ int cli_stat_run(const cli_command *self, int argc, char **argv)
     }
 
     /* A run that stopped before MPI_Finalize left partial profiles, and
-     * profile.stat is made at MPI_Finalize: say so, and where the waiting is. */
+     * profile.stat is made at MPI_Finalize: the reader finds the wait
+     * states in the ranks' timed calls when it merges them. */
     char partial[4200];
     if (path && stat(path, &st) != 0 && errno == ENOENT) {
         glob_t g;
@@ -105,11 +161,8 @@ int cli_stat_run(const cli_command *self, int argc, char **argv)
         bool partials = glob(partial, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
         globfree(&g);
         if (partials) {
-            fprintf(stderr, "collprof: %s: no " CP_FILE_STAT ": it is made at MPI_Finalize, and "
-                            "this run left partial profiles (" CP_FILE_PARTIAL "<R>/); `collprof "
-                            "timings %s` shows their waiting per pattern\n", arg, arg);
             free(path);
-            return CLI_BAD_INPUT;
+            return partial_stat(arg);
         }
     }
     cp_stat_file s;
@@ -119,21 +172,7 @@ int cli_stat_run(const cli_command *self, int argc, char **argv)
         free(path);
         return CLI_BAD_INPUT;
     }
-    bool gui = s.layout == CP_STAT_LAYOUT_CUBEGUI;
-    printf("file:      %s\n", path ? path : arg);
-    printf("layout:    %s\n", gui ? "CubeGUI (instances with their rank)"
-                                  : "documented (MetricID column, instances without rank)");
-    printf("patterns:  %zu\n", s.npatterns);
-    printf("times in seconds; an instance is one rank's wait in one call\n");
-    int ok = 0;
-    if (s.npatterns > 0) {
-        putchar('\n');
-        ok = print_patterns(&s);
-        for (size_t i = 0; ok == 0 && i < s.npatterns; i++) {
-            putchar('\n');
-            ok = print_instances(&s.patterns[i], gui);
-        }
-    }
+    int ok = print_stat(&s, path ? path : arg, NULL);
     cp_stat_file_free(&s);
     free(path);
     if (ok != 0) {

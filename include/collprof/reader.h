@@ -301,6 +301,14 @@ int cp_profile_pattern_times(const cp_profile *p, cp_pattern_time **out, size_t 
 const cp_pattern_time *cp_pattern_time_find(const cp_pattern_time *t, size_t n,
                                             const cp_block *b);
 
+/* The wait-state statistics of a profile merged from partial profiles (no
+ * MPI_Finalize), as finalize keeps them for profile.stat, found by the
+ * reader in the ranks' timed calls when the profile was loaded; their
+ * instances' cnodes are those of the joined profile.cubex.  NULL for a
+ * whole profile (its profile.stat is the file) and where there are none
+ * (no timings). */
+const cp_stat_file *cp_profile_partial_stat(const cp_profile *p);
+
 /* ---- completing profile.cubex (`collprof complete`) ---- */
 
 typedef struct cp_complete_stats {
@@ -314,6 +322,9 @@ typedef struct cp_complete_stats {
  * region and the file and line of each MPI call site (from the modules'
  * symbol and line tables, elfutils' libdwfl), and
  * write it back (atomically).  Regions that already have lines are kept.
+ * A profile merged from partial profiles: its joined profile.cubex so
+ * completed is written as dir/profile.cubex, and its wait-state statistics
+ * (cp_profile_partial_stat) as dir/profile.stat.
  * Returns 0, or -1 with err set. */
 int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_error *err);
 

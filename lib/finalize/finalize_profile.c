@@ -64,31 +64,16 @@ static int build_meta(const fin *f, const cp_manifest *man, const cp_run_times *
     return cp_cube_build_meta(&j, c, metric, sc, root);
 }
 
+static int64_t site_cnode(const void *ctx, int64_t key)
+{
+    return cp_cube_sites_cnode(ctx, key);
+}
+
 static int build_stat(const fin *f, cp_run_times *rt, const int64_t metric[], const cp_cube_sites *sc,
                       cp_stat_file *st)
 {
-    memset(st, 0, sizeof *st);
-    st->layout = f->cfg->stat_documented ? CP_STAT_LAYOUT_DOCUMENTED : CP_STAT_LAYOUT_CUBEGUI;
-    st->patterns = calloc(CP_NWAIT_PATTERNS, sizeof *st->patterns);
-    if (!st->patterns)
-        return -1;
-    for (int p = 0; p < CP_NWAIT_PATTERNS; p++) {
-        if (rt->stat[p].n == 0)
-            continue;
-        cp_stat_pattern *sp = &st->patterns[st->npatterns++];
-        if (cp_wstat_summarize(&rt->stat[p], sp))
-            return -1;
-        snprintf(sp->name, sizeof sp->name, "%s", cp_wait_metrics[p].uniq_name);
-        sp->metric_id = st->layout == CP_STAT_LAYOUT_DOCUMENTED ? metric[CP_CM_WAIT0 + p] : -1;
-        sp->nevents = 0;
-        for (size_t e = 0; e < rt->top[p].nevents; e++) {
-            cp_stat_event ev = rt->top[p].events[e];
-            ev.cnode = cp_cube_sites_cnode(sc, ev.cnode);
-            if (ev.cnode >= 0)
-                sp->events[sp->nevents++] = ev;
-        }
-    }
-    return 0;
+    return cp_wstat_file(st, f->cfg->stat_documented, rt->stat, rt->top, metric + CP_CM_WAIT0,
+                         site_cnode, sc);
 }
 
 /* What rank 0 tells every rank of the Cube's call tree. */

@@ -507,12 +507,18 @@ sigkill)
     "$collprof" callsites "$work/out" >callsites.out 2>&1 &&
         grep -q "^ *[0-9]*  cpt_alltoallv  harness.c:[0-9]*  .* Alltoallv  *[1-9][0-9]*  " callsites.out ||
         { fail "collprof callsites does not show the snapshots' Alltoallv call site:"; show callsites.out; }
+    # The wait states' statistics (what finalize writes into profile.stat),
+    # found in the snapshots' timed calls: rank 1's 0.3 s late arrival is
+    # an instance of Wait at N x N of 0.3 s or more
+    "$collprof" stat "$work/out" >stat.out 2>&1 &&
+        grep -q "^from: .*the partial profiles of 3 ranks (no MPI_Finalize), the wait states found in their timed calls" stat.out &&
+        awk '$1 == "mpi_wait_nxn" && $2 + 0 > 0 && $6 + 0 >= 0.3 {ok = 1} END {exit !ok}' stat.out ||
+        { fail "collprof stat does not show the snapshots' wait states:"; show stat.out; }
     "$collprof" complete "$work/out" >complete.out 2>&1 && [ -s "$work/out/profile.cubex" ] &&
-        "$collprof" check "$work/out" >>complete.out 2>&1 ||
-        { fail "collprof complete does not write a merged profile.cubex that reads back:"; show complete.out; }
-    "$collprof" stat "$work/out" >stat.out 2>&1
-    grep -q "no profile.stat: it is made at MPI_Finalize, and this run left partial profiles" stat.out ||
-        { fail "collprof stat does not say why a partial profile has no profile.stat:"; show stat.out; }
+        [ -s "$work/out/profile.stat" ] && "$collprof" check "$work/out" >>complete.out 2>&1 &&
+        "$collprof" stat "$work/out" >stat_file.out 2>&1 && grep -q "^file: .*/out/profile.stat$" stat_file.out &&
+        [ "$(sed -n '/^pattern/,$p' stat_file.out)" = "$(sed -n '/^pattern/,$p' stat.out)" ] ||
+        { fail "collprof complete does not write the joined profile.cubex and profile.stat that read back:"; show complete.out; }
     grep -q "^partial: *no MPI_Finalize (yet): the last snapshots of 3 of 3 ranks" summary.out ||
         { fail "summary does not say the profile is the ranks' last snapshots:"; show summary.out; }
     # One rank killed: the launcher ends the others (MPICH's with SIGKILL

@@ -1890,6 +1890,25 @@ static void verify_partial_callsites(reporter *rp, const cp_profile *p, int only
         if (fabs(at_sites - in_series) > 1e-9 * (1 + in_series))
             fail(rp, "%s: the call sites hold %.9f s of waiting, the series %.9f s", p->dir,
                  at_sites, in_series);
+        /* And the wait states' statistics (profile.stat's) hold every
+         * instance, their sum each pattern's waiting. */
+        const cp_stat_file *st = cp_profile_partial_stat(p);
+        for (int k = 0; k < CP_READER_NPATTERNS; k++) {
+            double sum = 0;
+            uint64_t instances = 0;
+            for (size_t i = 0; i < t.nrows; i++)
+                sum += t.rows[i].wait[k], instances += t.rows[i].wait_instances[k];
+            const cp_stat_pattern *sp = NULL;
+            for (size_t i = 0; st && i < st->npatterns && !sp; i++)
+                if (!strcmp(st->patterns[i].name, cp_reader_pattern_name(k)))
+                    sp = &st->patterns[i];
+            if (instances && (!sp || sp->count != instances ||
+                              fabs(sp->sum - sum) > 1e-9 * (1 + sum)))
+                fail(rp, "%s: the wait states' statistics of %s: %" PRIu64 " instances, sum "
+                         "%.9f s; the series: %" PRIu64 ", %.9f s", p->dir,
+                     cp_reader_pattern_name(k), sp ? sp->count : 0, sp ? sp->sum : 0.0,
+                     instances, sum);
+        }
         cp_timings_free(&t);
     }
     free(rows);

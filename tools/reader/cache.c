@@ -16,6 +16,8 @@ struct cp_reader_cache {
     int cube_rc;
     cp_error cube_err;
     cp_cube cube;
+    bool has_stat; /* partial profiles' wait-state statistics, made at load */
+    cp_stat_file stat;
 };
 
 static int read_cube(const cp_profile *p, cp_cube *c, cp_error *err)
@@ -66,6 +68,30 @@ int cp_reader_cache_set_cube(cp_profile *p, cp_cube *c)
     return 0;
 }
 
+int cp_reader_cache_set_stat(cp_profile *p, cp_stat_file *s)
+{
+    if (!p->cache && !(p->cache = cp_reader_cache_new()))
+        return -1;
+    struct cp_reader_cache *k = p->cache;
+    if (k->has_stat)
+        cp_stat_file_free(&k->stat);
+    k->stat = *s; /* taken over */
+    k->has_stat = true;
+    memset(s, 0, sizeof *s);
+    return 0;
+}
+
+const cp_stat_file *cp_reader_cached_stat(const cp_profile *p)
+{
+    const struct cp_reader_cache *k = p->cache;
+    return k && k->has_stat ? &k->stat : NULL;
+}
+
+const cp_stat_file *cp_profile_partial_stat(const cp_profile *p)
+{
+    return p->npartials ? cp_reader_cached_stat(p) : NULL;
+}
+
 struct cp_reader_cache *cp_reader_cache_new(void)
 {
     return calloc(1, sizeof(struct cp_reader_cache));
@@ -77,5 +103,7 @@ void cp_reader_cache_free(struct cp_reader_cache *k)
         return;
     if (k->cube_tried && k->cube_rc == 0)
         cp_cube_free(&k->cube);
+    if (k->has_stat)
+        cp_stat_file_free(&k->stat);
     free(k);
 }

@@ -37,16 +37,16 @@ static bool listed(const cp_manifest *m, const char *name)
 }
 
 /* dir/name into path; whether the file is there.  One that is there but
- * not listed by the manifest is a problem (but the merged profile.cubex
- * `collprof complete` writes beside the ranks' partial profiles, whose
- * merged manifest is the reader's, not a file). */
+ * not listed by the manifest is a problem (but the joined profile.cubex
+ * and profile.stat `collprof complete` writes beside the ranks' partial
+ * profiles, whose merged manifest is the reader's, not a file). */
 static bool present(checker *c, const char *name, char *path, size_t size)
 {
     snprintf(path, size, "%s/%s", c->p->dir, name);
     if (access(path, F_OK) != 0)
         return false;
     if (c->p->has_manifest && !listed(&c->p->manifest, name) &&
-        !(c->p->npartials && !strcmp(name, CP_FILE_CUBE)))
+        !(c->p->npartials && (!strcmp(name, CP_FILE_CUBE) || !strcmp(name, CP_FILE_STAT))))
         cp_check_problem(c, "%s: not listed in the \"files\" of " CP_FILE_MANIFEST, name);
     return true;
 }

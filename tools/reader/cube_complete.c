@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cubex.h"
+#include "stat.h"
 #include "reader_internal.h"
 #include "file_names.h"
 
@@ -135,6 +136,13 @@ int cp_profile_complete_cube(const cp_profile *p, cp_complete_stats *st, cp_erro
         rc = cp_cubex_write(path, &c, err);
     if (rc == 0 && !p->npartials) /* a change of ours: the manifest records the new file */
         rc = cp_reader_refingerprint(p, CP_FILE_CUBE, err);
+    /* Partial profiles: their wait-state statistics beside it, as finalize
+     * writes them (their instances at this file's cnodes). */
+    const cp_stat_file *stat = cp_profile_partial_stat(p);
+    char spath[sizeof p->dir + 32];
+    snprintf(spath, sizeof spath, "%s/" CP_FILE_STAT, p->dir);
+    if (rc == 0 && stat)
+        rc = cp_stat_write(spath, stat, err);
     cp_cube_free(&c);
     return rc;
 }

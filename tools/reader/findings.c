@@ -641,8 +641,7 @@ int cp_profile_findings(const cp_profile *p, cp_finding **out, size_t *nout, cp_
         add(&l, CP_FINDING_COVERAGE, 0,
             "coverage: no MPI_Finalize: the partial profiles of %zu ranks, each exact up to its "
             "state; waiting found in the calls every member's profile holds; times aligned with "
-            "the clock offsets measured at start-up; no " CP_FILE_STAT " (made at MPI_Finalize)",
-            p->npartials);
+            "the clock offsets measured at start-up", p->npartials);
     else if (p->npartials)
         add(&l, CP_FINDING_COVERAGE, 0,
             "coverage: no MPI_Finalize: the partial profiles of %zu ranks, counts only", p->npartials);

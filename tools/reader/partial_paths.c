@@ -12,6 +12,7 @@
  * without a profile.cubex has an empty location, said as damage.
  */
 #include <inttypes.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 #include "mpi_names.h"
 #include "file_names.h"
 #include "reader_internal.h"
+#include "stat.h"
+#include "wait_stats.h"
 
 /* ------------------------------------------------------------ call trees */
 
@@ -279,14 +282,46 @@ static int64_t mpi_cnode(const mcube *x, const char *collective, uint32_t form, 
     return -1;
 }
 
+/* An instance's site (an index of ws->sites) as the joined Cube's cnode. */
+typedef struct stat_ctx {
+    const mcube *x;
+    const cp_reader_wait_stats *ws;
+    const int64_t *id;
+} stat_ctx;
+
+static int64_t event_cnode(const void *vctx, int64_t site)
+{
+    const stat_ctx *k = vctx;
+    const cp_reader_event_site *at = &k->ws->sites[site];
+    int64_t h = mpi_cnode(k->x, at->collective, at->form,
+                          at->path == UINT32_MAX ? -1 : (int64_t)at->path);
+    return h < 0 ? -1 : k->id[h];
+}
+
+/* The wait states' statistics as finalize writes them into profile.stat,
+ * in the layout COLLPROF_STAT_LAYOUT chose. */
+static int build_stat(const mcube *x, const cp_profile *p, const cp_reader_wait_stats *ws,
+                      const int64_t *id, cp_stat_file *st)
+{
+    const char *layout = cp_reader_setting(p, "COLLPROF_STAT_LAYOUT");
+    int64_t metric_id[CP_NWAIT_PATTERNS];
+    for (int k = 0; k < CP_NWAIT_PATTERNS; k++)
+        metric_id[k] = cp_cube_find_metric(&x->c, cp_wait_metrics[k].uniq_name);
+    stat_ctx k = {x, ws, id};
+    return cp_wstat_file(st, layout && !strcasecmp(layout, "documented"), ws->stat, ws->top,
+                         metric_id, event_cnode, &k);
+}
+
 /* The waiting per rank and call site, found in the ranks' timed calls
- * (their files hold none: it needs every member's calls).  Sites the
- * files do not have are counted into *lost. */
-static int add_site_waits(mcube *x, const cp_profile *p, const int64_t *id, size_t *lost)
+ * (their files hold none: it needs every member's calls), and the wait
+ * states' statistics (p's profile.stat).  Sites the files do not have are
+ * counted into *lost. */
+static int add_site_waits(mcube *x, cp_profile *p, const int64_t *id, size_t *lost)
 {
     cp_timings t;
+    cp_reader_wait_stats ws;
     cp_error e;
-    if (cp_profile_timings(p, &t, &e))
+    if (cp_reader_timings_stats(p, &t, &ws, &e))
         return 0; /* no timings: said by summary and timings themselves */
     for (size_t i = 0; i < t.nsite_waits; i++) {
         const cp_site_wait *w = &t.site_waits[i];
@@ -298,8 +333,12 @@ static int add_site_waits(mcube *x, const cp_profile *p, const int64_t *id, size
         else
             cp_cube_add_double(&x->c, (size_t)m, (size_t)id[h], (size_t)w->rank, w->wait);
     }
+    cp_stat_file st;
+    int rc = build_stat(x, p, &ws, id, &st) == 0 && cp_reader_cache_set_stat(p, &st) == 0 ? 0 : -1;
+    cp_stat_file_free(&st);
+    cp_reader_wait_stats_free(&ws);
     cp_timings_free(&t);
-    return 0;
+    return rc;
 }
 
 /* Hosts as the ranks' files name them; "unknown" where a rank left none. */
@@ -384,8 +423,11 @@ int cp_reader_merge_partial_cubes(cp_profile *p, cp_profile *const *parts, const
     int rc = cubes && have && handles ? 0 : -1;
     const cp_cube *first = NULL;
     for (size_t i = 0; rc == 0 && i < nparts; i++) {
-        if (parts[i]->manifest.ncall_tree == 0)
-            continue; /* call paths off: no profile.cubex */
+        bool listed = false; /* written (else its manifest's missing says why) */
+        for (size_t k = 0; k < parts[i]->manifest.nfiles && !listed; k++)
+            listed = !strcmp(parts[i]->manifest.files[k], CP_FILE_CUBE);
+        if (!listed)
+            continue;
         char path[sizeof parts[i]->dir + 32], name[64];
         snprintf(path, sizeof path, "%s/" CP_FILE_CUBE, parts[i]->dir);
         snprintf(name, sizeof name, CP_FILE_PARTIAL "%" PRId64 "/" CP_FILE_CUBE, ranks[i]);
@@ -469,9 +511,9 @@ int cp_reader_place_own_cube(cp_profile *p)
 {
     int64_t rank = cp_reader_own_partial_rank(p);
     size_t n = p->manifest.ncall_tree;
-    if (rank < 0 || rank >= p->manifest.world_size || n == 0)
+    if (rank < 0 || rank >= p->manifest.world_size)
         return 0;
-    int64_t *same = malloc(n * sizeof *same); /* its own ids are the profile's */
+    int64_t *same = malloc((n ? n : 1) * sizeof *same); /* its own ids are the profile's */
     for (size_t i = 0; same && i < n; i++)
         same[i] = (int64_t)i;
     int rc = same ? cp_reader_merge_partial_cubes(p, &p, &rank, 1, &same) : -1;

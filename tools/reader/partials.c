@@ -934,7 +934,7 @@ static int merge_paths(cp_profile *p, part *parts, size_t nparts, bool trees, cp
         for (size_t i = 0, k = 0; i < nparts; i++)
             if (parts[i].used)
                 parts[i].paths = maps[k++];
-    } else if (rc == 0 && p->manifest.ncall_tree) {
+    } else if (rc == 0) {
         rc = cp_reader_merge_partial_cubes(p, used, ranks, n, maps);
     }
     free(used);

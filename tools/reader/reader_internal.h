@@ -5,6 +5,8 @@
 #define COLLPROF_READER_INTERNAL_H
 
 #include "collprof/reader.h"
+#include "wait_stats.h"
+#include "wait_states.h"
 
 /* The manifest's entry of communicator id, or NULL (also without manifest). */
 const cp_comm_info *cp_reader_manifest_comm(const cp_profile *p, int64_t id);
@@ -44,6 +46,10 @@ struct cp_cube;
 int cp_reader_cube(const cp_profile *p, const struct cp_cube **c, struct cp_cube *own, bool *owned,
                    cp_error *err);
 struct cp_reader_cache *cp_reader_cache_new(void);
+/* s (taken over) as p's profile.stat: partial profiles' statistics, made
+ * when they were loaded; NULL when there are none. */
+int cp_reader_cache_set_stat(cp_profile *p, cp_stat_file *s);
+const cp_stat_file *cp_reader_cached_stat(const cp_profile *p);
 /* p's profile.cubex when it was read or made already, else NULL. */
 const struct cp_cube *cp_reader_cached_cube(const cp_profile *p);
 /* c (taken over) as p's profile.cubex: a profile merged in memory. */
@@ -136,6 +142,27 @@ int cp_reader_add_partial_timings(cp_profile *p, int64_t rank, cp_profile *part,
  * part i's node -> the job's, malloc'ed; its blocks' Callsites renamed);
  * then their profile.cubex files as one in p's cache.  0, or -1 when out
  * of memory (what cannot be read is said as damage). */
+/* The wait-state statistics of a profile's timed calls as finalize keeps
+ * them (model/wait_stats.h): per pattern every instance weighted by the
+ * calls of the run it stands for, and the most severe instances, each
+ * instance's cnode an index of sites until a Cube profile exists
+ * (timings.cpt version 4 names the sites; older files list none). */
+typedef struct cp_reader_event_site {
+    char collective[32];
+    uint32_t path, form;
+} cp_reader_event_site;
+typedef struct cp_reader_wait_stats {
+    cp_wstat stat[CP_NWAIT_PATTERNS];
+    cp_stat_pattern top[CP_NWAIT_PATTERNS]; /* events only */
+    cp_reader_event_site *sites;
+    size_t nsites, capsites;
+} cp_reader_wait_stats;
+/* cp_profile_timings, and with ws the statistics too (free them with
+ * cp_reader_wait_stats_free). */
+int cp_reader_timings_stats(const cp_profile *p, cp_timings *out, cp_reader_wait_stats *ws,
+                            cp_error *err);
+void cp_reader_wait_stats_free(cp_reader_wait_stats *ws);
+
 /* The rank whose own partial profile p is (a folder partial.rank<R> read
  * alone), else -1. */
 int64_t cp_reader_own_partial_rank(const cp_profile *p);

@@ -163,8 +163,19 @@ typedef struct member_sums {
     double beyond;      /* time of the run's calls longer than every kept call */
 } member_sums;
 
+/* One instance the analysis found: member m's kept call i, its pattern. */
+typedef struct instance {
+    size_t m, i;
+    int p;
+    double sev;
+} instance;
+
 typedef struct sample_sums {
     cp_timing_row *r;
+    cp_reader_wait_stats *ws; /* NULL: the statistics are not wanted */
+    instance *inst;
+    size_t ninst, capinst;
+    bool oom;
     uint64_t *calls;
     size_t n;
     bool *analysed;     /* per common call: the analysis saw it */
@@ -197,6 +208,11 @@ static void on_instance(void *ctx, int p, size_t m, uint64_t call, double enter,
         int q = p == x->pats[1];
         ms->sev[2 * i + q] += sev;
         ms->yq[2 * site_of(ms, i) + q] += sev;
+        if (x->ws && !x->oom &&
+            cp_grow((void **)&x->inst, &x->capinst, x->ninst + 1, sizeof *x->inst, 64))
+            x->oom = true;
+        else if (x->ws)
+            x->inst[x->ninst++] = (instance){m, i, p, sev};
     }
 }
 
@@ -555,8 +571,55 @@ static int site_waits(const cp_comm_info *ci, acc *a, const sample_sums *x)
     return 0;
 }
 
+/* The call site of member ms's kept call i as an index of ws->sites (the
+ * placeholder cnode of its instances until a Cube exists), made when new;
+ * -1 where the file does not name its sites (before version 4). */
+static int64_t event_site(cp_reader_wait_stats *ws, const char *collective,
+                          const member_sums *ms, size_t i)
+{
+    const cp_cpt_series *s = ms->s;
+    if (!s->site_path || !s->site_form || !s->nsites)
+        return -1;
+    size_t j = s->site[i];
+    for (size_t k = 0; k < ws->nsites; k++)
+        if (ws->sites[k].path == s->site_path[j] && ws->sites[k].form == s->site_form[j] &&
+            !strcmp(ws->sites[k].collective, collective))
+            return (int64_t)k;
+    if (cp_grow((void **)&ws->sites, &ws->capsites, ws->nsites + 1, sizeof *ws->sites, 16))
+        return -1;
+    cp_reader_event_site *e = &ws->sites[ws->nsites];
+    snprintf(e->collective, sizeof e->collective, "%s", collective);
+    e->path = s->site_path[j];
+    e->form = s->site_form[j];
+    return (int64_t)ws->nsites++;
+}
+
+/* Every instance into its pattern's statistics, weighted by its stratum's
+ * factor (the calls of the run it stands for), and offered as one of the
+ * most severe, as finalize keeps them (finalize_waits.c). */
+static int instance_stats(const cp_comm_info *ci, const char *collective, sample_sums *x)
+{
+    for (size_t k = 0; k < x->ninst; k++) {
+        const instance *in = &x->inst[k];
+        const member_sums *ms = &x->m[in->m];
+        if (in->p < 0 || in->p >= CP_NWAIT_PATTERNS)
+            continue;
+        cp_wstat_add_weighted(&x->ws->stat[in->p], in->sev, ms->factor[site_of(ms, in->i)]);
+        int64_t site = event_site(x->ws, collective, ms, in->i);
+        if (site < 0)
+            continue;
+        cp_stat_event e = {.cnode = site, .enter = ms->s->enter[in->i], .exit = ms->s->exit[in->i],
+                           .duration = in->sev,
+                           .rank = cp_ranges_nth(&ci->members, (int64_t)in->m)};
+        cp_stat_offer_event(&x->ws->top[in->p], &e);
+    }
+    for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+        x->oom |= x->ws->stat[p].oom;
+    return x->oom ? -1 : 0;
+}
+
 /* Wait states of one row: every member's series, in communicator order. */
-static int waits(const cp_profile *p, acc *a, cp_error *err)
+static int waits(const cp_profile *p, acc *a, cp_reader_wait_stats *ws, cp_error *err)
 {
     cp_wait_member *wm;
     size_t n;
@@ -567,7 +630,7 @@ static int waits(const cp_profile *p, acc *a, cp_error *err)
         a->row.wait_unknown = true; /* a member without the series */
     if (!wm)
         return 0;
-    sample_sums x = {.r = &a->row, .nm = n};
+    sample_sums x = {.r = &a->row, .nm = n, .ws = ws};
     cp_wait_family_patterns(cp_wait_family(a->row.collective), x.pats);
     x.m = calloc(n, sizeof *x.m);
     int rc = x.m ? 0 : -1;
@@ -593,6 +656,9 @@ static int waits(const cp_profile *p, acc *a, cp_error *err)
         rc = estimate(&a->row, &x, !(p->timings.flags & CP_CPT_BARRIER));
     if (rc == 0)
         rc = site_waits(ci, a, &x);
+    if (rc == 0 && ws)
+        rc = x.oom ? -1 : instance_stats(ci, a->row.collective, &x);
+    free(x.inst);
     free(x.analysed);
     for (size_t m = 0; x.m && m < n; m++)
         member_free(&x.m[m]);
@@ -634,6 +700,22 @@ static int hosts_of(const cp_cpt_file *f, cp_timings *t, cp_error *err)
 
 int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
 {
+    return cp_reader_timings_stats(p, out, NULL, err);
+}
+
+void cp_reader_wait_stats_free(cp_reader_wait_stats *ws)
+{
+    for (int p = 0; p < CP_NWAIT_PATTERNS; p++)
+        cp_wstat_free(&ws->stat[p]);
+    free(ws->sites);
+    memset(ws, 0, sizeof *ws);
+}
+
+int cp_reader_timings_stats(const cp_profile *p, cp_timings *out, cp_reader_wait_stats *ws,
+                            cp_error *err)
+{
+    if (ws)
+        memset(ws, 0, sizeof *ws);
     memset(out, 0, sizeof *out);
     char why[1200];
     if (!p->has_timings)
@@ -670,7 +752,7 @@ int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
             a->row.p90 = hist_quantile(a->hist, a->nhist, a->row.hist_calls, 0.9);
             a->row.p99 = hist_quantile(a->hist, a->nhist, a->row.hist_calls, 0.99);
         }
-        rc = waits(p, a, err);
+        rc = waits(p, a, ws, err);
         out->naggregated += a->row.naggregated;
     }
     if (rc == 0 && nacc)
@@ -695,8 +777,11 @@ int cp_profile_timings(const cp_profile *p, cp_timings *out, cp_error *err)
         free(accs[i].hist);
     }
     free(accs);
-    if (rc)
+    if (rc) {
         cp_timings_free(out);
+        if (ws)
+            cp_reader_wait_stats_free(ws);
+    }
     return rc;
 }
 
