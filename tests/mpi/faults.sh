@@ -491,12 +491,15 @@ sigkill)
     reader_merges "$work/out" "ranks 0-2: the last snapshot (one every 1 s), no word since: its process is gone: .*; state after 7 to 8 calls, [0-9:]*$"
     # The snapshots hold the timed calls: rank 1 came 0.3 s late to the
     # first Alltoallv on the world (communicator 0), so ranks 0 and 2 waited
-    # at least 0.3 s each there, and no more than their time in the calls.
+    # there 0.3 s each less however much later than rank 1 they left the
+    # MPI_Comm_split before it (milliseconds where ranks outnumber cores:
+    # 0.599921 s seen under Open MPI), and no more than their time in the
+    # calls.
     "$collprof" timings "$work/out" >timings.out 2>&1 || { fail "collprof timings of the snapshots:"; show timings.out; }
     awk '/^time per communicator/ {t = 1; next} t && $1 == 0 && $2 == "Alltoallv" {
-            found = 1; if ($NF + 0 < 0.6 || $NF + 0 > $5 + 0) bad = 1 }
+            found = 1; if ($NF + 0 < 0.5 || $NF + 0 > $5 + 0) bad = 1 }
          /^$/ {t = 0} END {exit !(found && !bad)}' timings.out ||
-        { fail "the snapshots' waiting in communicator 0's Alltoallv is not 0.6 s or more (within the time):"; show timings.out; }
+        { fail "the snapshots' waiting in communicator 0's Alltoallv is not about 0.6 s (0.5 s or more, within the time):"; show timings.out; }
     grep -q "^ *coverage: no MPI_Finalize: the partial profiles of 3 ranks, each exact up to its state" summary.out ||
         { fail "summary does not say the snapshots' timings are exact up to each state:"; show summary.out; }
     # The call sites are in the snapshots too: every rank's Alltoallv calls
@@ -508,11 +511,14 @@ sigkill)
         grep -q "^ *[0-9]*  cpt_alltoallv  harness.c:[0-9]*  .* Alltoallv  *[1-9][0-9]*  " callsites.out ||
         { fail "collprof callsites does not show the snapshots' Alltoallv call site:"; show callsites.out; }
     # The wait states' statistics (what finalize writes into profile.stat),
-    # found in the snapshots' timed calls: rank 1's 0.3 s late arrival is
-    # an instance of Wait at N x N of 0.3 s or more
+    # found in the snapshots' timed calls: rank 1's late arrival is the
+    # most severe instance of Wait at N x N, on a rank that waited for it:
+    # 0.3 s less however much later than rank 1 that rank left the
+    # MPI_Comm_split before (milliseconds where ranks outnumber cores)
     "$collprof" stat "$work/out" >stat.out 2>&1 &&
         grep -q "^from: .*the partial profiles of 3 ranks (no MPI_Finalize), the wait states found in their timed calls" stat.out &&
-        awk '$1 == "mpi_wait_nxn" && $2 + 0 > 0 && $6 + 0 >= 0.3 {ok = 1} END {exit !ok}' stat.out ||
+        awk '$1 == "mpi_wait_nxn" && $2 + 0 > 0 && $6 + 0 >= 0.25 {ok = 1} END {exit !ok}' stat.out &&
+        sed -n '/^mpi_wait_nxn: most severe/,/^$/p' stat.out | awk 'NR == 3 {exit !($2 != 1 && $5 + 0 >= 0.25)}' ||
         { fail "collprof stat does not show the snapshots' wait states:"; show stat.out; }
     "$collprof" complete "$work/out" >complete.out 2>&1 && [ -s "$work/out/profile.cubex" ] &&
         [ -s "$work/out/profile.stat" ] && "$collprof" check "$work/out" >>complete.out 2>&1 &&
