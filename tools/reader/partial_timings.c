@@ -89,19 +89,6 @@ static int place(cp_profile *p, const char *name, int64_t rank, cp_cpt_file *fro
     return 0;
 }
 
-int64_t cp_reader_own_partial_rank(const cp_profile *p)
-{
-    /* One rank's partial profile: its manifest's state says which rank (a
-     * manifest written before it did: the folder's name, partial.rank<R>).
-     * A whole profile marked partial (memory ran out on some rank) is
-     * neither, and its files are the world's. */
-    if (!p->has_manifest || !p->manifest.partial || p->npartials)
-        return -1;
-    const char *base = strrchr(p->dir, '/');
-    return p->manifest.has_state ? p->manifest.state.rank
-                                 : cp_reader_partial_rank(base ? base + 1 : p->dir);
-}
-
 int cp_reader_place_own_timings(cp_profile *p)
 {
     int64_t rank = cp_reader_own_partial_rank(p);

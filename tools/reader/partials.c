@@ -56,22 +56,6 @@ typedef struct part {
     int64_t *paths; /* its call-tree ids -> the job's */
 } part;
 
-/* "partial.rank<R>" exactly -> R, else -1 */
-int64_t cp_reader_partial_rank(const char *name)
-{
-    const char *p = CP_FILE_PARTIAL;
-    size_t n = strlen(p);
-    if (strncmp(name, p, n) != 0 || !name[n])
-        return -1;
-    int64_t r = 0;
-    for (const char *c = name + n; *c; c++) {
-        if (*c < '0' || *c > '9' || r > INT64_MAX / 10 - 10 || (c == name + n + 1 && r == 0))
-            return -1; /* digits only, no leading zero */
-        r = r * 10 + (*c - '0');
-    }
-    return r;
-}
-
 static int cmp_ranges(const cp_ranges *a, const cp_ranges *b)
 {
     for (size_t i = 0; i < a->n && i < b->n; i++) {
