@@ -13,7 +13,7 @@
  *        an invalid instruction), abrt (rank 1 calls abort()); in all but
  *        the first three the other ranks wait; kill (with COLLPROF_SNAPSHOT=1:
  *        rank 1 comes 0.3 s late to the first call, the others wait for it;
- *        each rank waits 1.5 s, then makes one more call, MPI_Barrier, which
+ *        each rank waits 3 s, then makes one more call, MPI_Barrier, which
  *        takes the snapshot of the state so far before it, then writes its
  *        pid like term and waits for SIGKILL: the snapshot is all that is
  *        left, and it holds the scenario exactly); finalize (the same, then
@@ -176,7 +176,12 @@ int main(int argc, char **argv)
     if (strcmp(how, "exit") == 0)
         exit(0);
     if (strcmp(how, "kill") == 0 || strcmp(how, "finalize") == 0) {
-        struct timespec t = {1, 500000000L}; /* past the first snapshot's time */
+        /* Past the first snapshot's time, and past 100 times the length of
+         * a snapshot a rank took before (collprof defers the next one by
+         * that much: one taken as rank 1 entered its first call after its
+         * sleep took over 10 ms where ranks outnumber busy-polling cores,
+         * and its Barrier took none after 1.5 s). */
+        struct timespec t = {3, 0};
         while (nanosleep(&t, &t) != 0)
             ;
         MPI_Barrier(MPI_COMM_WORLD); /* the snapshot is taken before it */
