@@ -181,6 +181,7 @@ void cp_partial_write(const char *reason, bool always_say)
     cp_manifest m;
     memset(&m, 0, sizeof m);
     cp_own_paths own = {0};
+    fin_samples S = {0};
     if (cp_outdir_create(f.cfg, f.job, cp_rt.start_stamp, false, base, sizeof base, &err))
         goto fail;
     if (strlen(base) > 4000) {
@@ -267,12 +268,19 @@ void cp_partial_write(const char *reason, bool always_say)
         }
     }
     cp_fin_leads_free(&L);
+    /* The timing sample in seconds, read once for both files that hold its
+     * times (timings.cpt, profile.cubex). */
+    bool timing = f.cfg->timing != CP_TIMING_OFF;
+    bool sampled = !timing || cp_fin_make_samples(f.comms, &f.clock, &S) == 0;
+    cp_error serr = {{0}};
+    if (!sampled)
+        cp_error_set(&serr, "out of memory while reading the timing sample");
     /* The timed calls: this rank's chunk of timings.cpt, by the timing
      * stage's own functions, its communicators numbered as above. */
-    if (f.cfg->timing != CP_TIMING_OFF) {
+    if (timing) {
         snprintf(path, sizeof path, "%s/" CP_FILE_TIMINGS, dir);
-        cp_error terr;
-        if (cp_fin_write_own_cpt(&f, &own, path, &terr)) {
+        cp_error terr = serr;
+        if (!sampled || cp_fin_write_own_cpt(&f, &S, &own, path, &terr)) {
             remove(path);
             missing(&m, r, quiet, CP_FILE_TIMINGS, &terr);
         } else {
@@ -285,8 +293,8 @@ void cp_partial_write(const char *reason, bool always_say)
      * (without call paths, per collective below the program, as finalize's). */
     if (tree) {
         snprintf(path, sizeof path, "%s/" CP_FILE_CUBE, dir);
-        cp_error perr;
-        if (cp_fin_write_own_profile(&f, &m, &own, path, &perr))
+        cp_error perr = serr;
+        if (!sampled || cp_fin_write_own_profile(&f, timing ? &S : NULL, &m, &own, path, &perr))
             missing(&m, r, quiet, CP_FILE_CUBE, &perr);
         else
             m.files[m.nfiles++] = strdup(CP_FILE_CUBE);
@@ -328,6 +336,7 @@ fail:
                "at each interval)", r, err.msg);
     said_snapshot_failure |= snapshot;
 out:
+    cp_fin_samples_free(&S);
     free(own.map);
     cp_manifest_free(&m);
 }

@@ -362,14 +362,14 @@ void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp
     cp_bytes_free(&out);
 }
 
-int cp_fin_write_own_cpt(const fin *f, const cp_own_paths *own, const char *path, cp_error *err)
+int cp_fin_write_own_cpt(const fin *f, const fin_samples *S, const cp_own_paths *own,
+                         const char *path, cp_error *err)
 {
     if (f->cfg->timing == CP_TIMING_OFF)
         return 0;
-    fin_samples S = {0};
     cp_cpt_chunk ch;
     memset(&ch, 0, sizeof ch);
-    int rc = cp_fin_make_samples(f->comms, &f->clock, &S) || build_chunk(f, NULL, &S, NULL, &ch)
+    int rc = build_chunk(f, NULL, S, NULL, &ch)
                  ? cp_error_set(err, "out of memory while preparing " CP_FILE_TIMINGS)
                  : 0;
     /* Its sites' paths as its own call tree's ids (its profile.cubex's). */
@@ -385,6 +385,5 @@ int cp_fin_write_own_cpt(const fin *f, const cp_own_paths *own, const char *path
         rc = cp_cpt_write(path, &file, err);
     }
     cp_cpt_chunk_free(&ch);
-    cp_fin_samples_free(&S);
     return rc;
 }

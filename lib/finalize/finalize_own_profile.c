@@ -19,13 +19,11 @@
 #include "file_names.h"
 #include "finalize_timing.h"
 
-/* This rank's sites, its paths as its own call tree's ids. */
-static int own_sites(const fin *f, const cp_own_paths *own, cp_site_list *st)
+/* This rank's sites, its paths as its own call tree's ids, their times
+ * from S (NULL: timing off). */
+static int own_sites(const fin *f, const fin_samples *S, const cp_own_paths *own,
+                     cp_site_list *st)
 {
-    fin_samples S = {0};
-    bool timing = f->cfg->timing != CP_TIMING_OFF;
-    if (timing && cp_fin_make_samples(f->comms, &f->clock, &S))
-        return -1;
     for (cp_comm *c = f->comms; c && !st->oom; c = c->next)
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
             if (!c->coll[k] || c->coll[k]->counts.ncalls == 0)
@@ -39,30 +37,22 @@ static int own_sites(const fin *f, const cp_own_paths *own, cp_site_list *st)
             bool neighbour = cp_collective_rows_vary(cp_collective_names[k]);
             cp_sums_of_counts(st, &t, k, (uint64_t)(neighbour ? c->outdegree : c->peers),
                               (uint64_t)(neighbour ? c->indegree : c->peers));
-            if (timing)
-                cp_sums_of_timing(st, &t, &x->timing, k, cp_fin_sample(&S, c, k), f->clock.tick);
+            if (S)
+                cp_sums_of_timing(st, &t, &x->timing, k, cp_fin_sample(S, c, k), f->clock.tick);
             free(t.sigs);
         }
-    cp_fin_samples_free(&S);
     return st->oom ? -1 : 0;
 }
 
-/* The sites' keys, ascending and distinct. */
+/* The sites' keys, ascending and distinct (cp_fin_site_keys), and the
+ * calls timed in aggregate only over them. */
 static int64_t *site_keys(const cp_site_list *st, size_t *n, uint64_t *aggregated)
 {
     int64_t *keys = malloc((st->n ? st->n : 1) * sizeof *keys);
-    *n = 0;
     *aggregated = 0;
-    for (size_t i = 0; keys && i < st->n; i++) {
-        keys[i] = cp_site_key(st->v[i].coll, st->v[i].form, st->v[i].path);
-        *aggregated += st->v[i].s.naggregated;
-    }
-    if (!keys)
-        return NULL;
-    qsort(keys, st->n, sizeof *keys, cp_fin_cmp_i64);
     for (size_t i = 0; i < st->n; i++)
-        if (*n == 0 || keys[*n - 1] != keys[i])
-            keys[(*n)++] = keys[i];
+        *aggregated += st->v[i].s.naggregated;
+    *n = keys ? cp_fin_site_keys(st->v, st->n, keys) : 0;
     return keys;
 }
 
@@ -74,8 +64,8 @@ static int column_row(void *ctx, size_t m, size_t cnode, uint64_t *raw)
     return 0;
 }
 
-int cp_fin_write_own_profile(const fin *f, const cp_manifest *m, const cp_own_paths *own,
-                             const char *path, cp_error *err)
+int cp_fin_write_own_profile(const fin *f, const fin_samples *S, const cp_manifest *m,
+                             const cp_own_paths *own, const char *path, cp_error *err)
 {
     cp_site_list st = {.rank = f->rank};
     cp_cube c;
@@ -88,7 +78,7 @@ int cp_fin_write_own_profile(const fin *f, const cp_manifest *m, const cp_own_pa
     cp_cube_column k = {0};
     uint8_t *nonzero = NULL;
     int rc = -1;
-    if (own_sites(f, own, &st) || !(keys = site_keys(&st, &nkeys, &naggregated)))
+    if (own_sites(f, S, own, &st) || !(keys = site_keys(&st, &nkeys, &naggregated)))
         goto out;
     char rank[32];
     snprintf(rank, sizeof rank, "%d", f->rank);

@@ -26,6 +26,18 @@
 
 #define TAG_SITES 0x6375
 
+size_t cp_fin_site_keys(const cp_site *v, size_t n, int64_t *keys)
+{
+    for (size_t i = 0; i < n; i++)
+        keys[i] = cp_site_key(v[i].coll, v[i].form, v[i].path);
+    qsort(keys, n, sizeof *keys, cp_fin_cmp_i64);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || keys[m - 1] != keys[i])
+            keys[m++] = keys[i];
+    return m;
+}
+
 void cp_fin_job_sites(fin *f, cp_run_times *rt)
 {
     cp_job_sites j;
@@ -34,7 +46,6 @@ void cp_fin_job_sites(fin *f, cp_run_times *rt)
     ok = ok && own;
     for (size_t i = 0; ok && i < rt->nmine; i++) {
         const cp_site *s = &rt->mine[i];
-        own[i] = cp_site_key(s->coll, s->form, s->path);
         j.naggregated += s->s.naggregated;
         if (s->coll < CP_NCOLLECTIVES) {
             cp_coll_agg a = {.calls = s->s.ntimed, .time = s->s.time, .min = s->s.min,
@@ -42,14 +53,8 @@ void cp_fin_job_sites(fin *f, cp_run_times *rt)
             cp_coll_agg_add(&j.colls[s->coll], &a);
         }
     }
-    if (ok) {
-        qsort(own, rt->nmine, sizeof *own, cp_fin_cmp_i64);
-        size_t n = 0;
-        for (size_t i = 0; i < rt->nmine; i++)
-            if (n == 0 || own[n - 1] != own[i])
-                own[n++] = own[i];
-        cp_job_sites_add_keys(&j, own, n);
-    }
+    if (ok)
+        cp_job_sites_add_keys(&j, own, cp_fin_site_keys(rt->mine, rt->nmine, own));
     free(own);
     /* A rank without room still takes part (j is then empty, or without
      * its keys): its parent must hear from it. */

@@ -96,6 +96,9 @@ void cp_fin_timing(fin *f, const fin_ids *ids, const fin_leads *L, fin_samples *
 /* Every rank: the job's site keys and aggregates up the world's tree to
  * rank 0 (finalize_sites.c), from rt->mine. */
 void cp_fin_job_sites(fin *f, cp_run_times *rt);
+/* The keys (cp_site_key) of sites v[0..n) into keys[], ascending and
+ * distinct; returns how many. */
+size_t cp_fin_site_keys(const cp_site *v, size_t n, int64_t *keys);
 void cp_run_times_free(cp_run_times *rt);
 
 /* Every rank (collective): rank 0 builds the Cube profile's metadata, each
@@ -114,13 +117,14 @@ size_t cp_fin_write_profile(fin *f, const cp_manifest *man, cp_run_times *rt,
 void cp_fin_write_cpt(fin *f, const fin_ids *ids, const fin_samples *S, const cp_run_times *rt,
                       fin_cpt *cpt);
 /* A rank's partial profile (partial.h), no communication: its own
- * timings.cpt at path, a file of world size 1 holding this rank's chunk
+ * timings.cpt at path from its samples S (cp_fin_make_samples), a file of world size 1 holding this rank's chunk
  * alone (the manifest's "state" says which rank), its communicators by the
  * partial manifest's numbering, its times aligned with the clock offsets
  * measured at start-up, its sites' paths as own's ids (NULL: call paths
  * off).  Nothing when timing is off.  0, or -1 with err
  * naming the file and the system's reason. */
-int cp_fin_write_own_cpt(const fin *f, const cp_own_paths *own, const char *path, cp_error *err);
+int cp_fin_write_own_cpt(const fin *f, const fin_samples *S, const cp_own_paths *own,
+                         const char *path, cp_error *err);
 /* What a Cube profile of this run says of it (finalize_profile.c): its
  * attributes (the run's, then extra_key = extra_value unless NULL), the
  * program, the machine, which metrics; j's sites, call tree and hosts are
@@ -133,10 +137,10 @@ struct cp_cube_job;
 void cp_fin_cube_job(const fin *f, uint64_t naggregated, const char *extra_key,
                      const char *extra_value, fin_cube_text *t, struct cp_cube_job *j);
 /* A rank's partial profile: its own profile.cubex at path (one location,
- * this rank; its sites over its own call tree m, paths renamed by own; no
- * wait states: they need its peers), finalize_own_profile.c.  0, or -1
- * with err set. */
-int cp_fin_write_own_profile(const fin *f, const cp_manifest *m, const cp_own_paths *own,
-                             const char *path, cp_error *err);
+ * this rank; its sites over its own call tree m, paths renamed by own,
+ * their times from S, NULL when timing is off; no wait states: they need
+ * its peers), finalize_own_profile.c.  0, or -1 with err set. */
+int cp_fin_write_own_profile(const fin *f, const fin_samples *S, const cp_manifest *m,
+                             const cp_own_paths *own, const char *path, cp_error *err);
 
 #endif
