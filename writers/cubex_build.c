@@ -206,22 +206,18 @@ static int build_tree(const cp_cube_job *j, cp_cube *c, cp_cube_sites *sc, int64
     if (cp_cube_tree_finish_meta(c, ids)) /* the values come row by row */
         goto out;
     *root = ids[root_h];
-    /* (cnode, call site) pairs, cnode ids ascending as the attribute
-     * lists them (the sites are in path order, which merged functions
-     * interleave in the tree). */
+    /* (cnode, call site) pairs, in path order (which merged functions
+     * interleave in the tree): the attribute lists them by cnode. */
+    int64_t *cn = sites, *path = handles; /* reused: the tree is numbered */
     size_t ns = 0;
     for (size_t i = 0; i < sc->n; i++) {
         sc->cnode[i] = ids[sc->cnode[i]];
-        if (cp_site_key_path(sc->key[i]) < nt)
-            sites[ns++] = sc->cnode[i] << 32 | cp_site_key_path(sc->key[i]);
+        if (cp_site_key_path(sc->key[i]) < nt) {
+            cn[ns] = sc->cnode[i];
+            path[ns++] = cp_site_key_path(sc->key[i]);
+        }
     }
-    qsort(sites, ns, sizeof *sites, cmp_i64);
-    int64_t *cn = ids, *path = handles; /* reused: the tree is numbered */
-    for (size_t i = 0; i < ns; i++) {
-        cn[i] = sites[i] >> 32;
-        path[i] = sites[i] & 0xffffffff;
-    }
-    rc = cp_cube_put_callsites(c, cn, path, ns);
+    rc = cp_cube_put_callsites_any_order(c, cn, path, ns);
 out:
     cp_index_free(&f.ix);
     free(handles);

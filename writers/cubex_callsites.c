@@ -55,6 +55,32 @@ int cp_cube_put_callsites(cp_cube *c, const int64_t *cnode, const int64_t *site,
     return rc;
 }
 
+static int cmp_pair(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+int cp_cube_put_callsites_any_order(cp_cube *c, const int64_t *cnode, const int64_t *site,
+                                    size_t n)
+{
+    int64_t(*pair)[2] = malloc((n ? n : 1) * sizeof *pair);
+    int64_t *cn = malloc((n ? n : 1) * sizeof *cn), *st = malloc((n ? n : 1) * sizeof *st);
+    int rc = -1;
+    if (pair && cn && st) {
+        for (size_t i = 0; i < n; i++)
+            pair[i][0] = cnode[i], pair[i][1] = site[i];
+        qsort(pair, n, sizeof *pair, cmp_pair);
+        for (size_t i = 0; i < n; i++)
+            cn[i] = pair[i][0], st[i] = pair[i][1];
+        rc = cp_cube_put_callsites(c, cn, st, n);
+    }
+    free(pair);
+    free(cn);
+    free(st);
+    return rc;
+}
+
 static const char *find_attr(const cp_cube *c, const char *key)
 {
     for (size_t i = 0; i < c->nattrs; i++)

@@ -32,6 +32,10 @@
 /* Add the attributes for n pairs (cnode[i], site[i]), cnode ids ascending.
  * 0, or -1 when out of memory or given a pair out of order (errno EINVAL). */
 int cp_cube_put_callsites(cp_cube *c, const int64_t *cnode, const int64_t *site, size_t n);
+/* The same for pairs in any order (each cnode once), put in order here.
+ * 0, or -1 when out of memory or given a cnode twice (errno EINVAL). */
+int cp_cube_put_callsites_any_order(cp_cube *c, const int64_t *cnode, const int64_t *site,
+                                    size_t n);
 
 /* site_of[k] (c->ncnodes entries) = the call-tree id of cnode k, -1 for the
  * cnodes without one.  Returns 1 when c has the attributes, 0 when it has

@@ -381,32 +381,18 @@ static int add_attrs(cp_cube *to, const cp_cube *c, const char *what)
     return cp_cube_add_attr(to, "partial profile", what);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* (cnode, call site) pairs of the merged tree, cnodes ascending. */
+/* (cnode, call site) pairs of the merged tree. */
 static int add_callsites(mcube *x, const int64_t *id)
 {
-    int64_t *pair = malloc((x->n ? x->n : 1) * sizeof *pair);
     int64_t *cn = malloc((x->n ? x->n : 1) * sizeof *cn);
     int64_t *site = malloc((x->n ? x->n : 1) * sizeof *site);
-    int rc = pair && cn && site ? 0 : -1;
     size_t k = 0;
-    for (size_t h = 0; rc == 0 && h < x->n; h++)
-        if (x->nodes[h].site >= 0)
-            pair[k++] = id[h] << 32 | x->nodes[h].site;
-    if (rc == 0) {
-        qsort(pair, k, sizeof *pair, cmp_i64);
-        for (size_t i = 0; i < k; i++) {
-            cn[i] = pair[i] >> 32;
-            site[i] = pair[i] & 0xffffffff;
+    for (size_t h = 0; cn && site && h < x->n; h++)
+        if (x->nodes[h].site >= 0) {
+            cn[k] = id[h];
+            site[k++] = x->nodes[h].site;
         }
-        rc = cp_cube_put_callsites(&x->c, cn, site, k);
-    }
-    free(pair);
+    int rc = cn && site ? cp_cube_put_callsites_any_order(&x->c, cn, site, k) : -1;
     free(cn);
     free(site);
     return rc;
