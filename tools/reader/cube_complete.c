@@ -54,9 +54,10 @@ static int merged_copy(const cp_profile *p, cp_cube *c, cp_error *err)
 {
     const cp_cube *m = cp_reader_cached_cube(p);
     if (!m)
-        return cp_error_set(err, "%s: no call sites in these partial profiles (call paths off: "
-                                 "COLLPROF_CALLSITE_DEPTH=0, or no rank left its " CP_FILE_CUBE ")",
-                            p->dir);
+        return cp_error_set(err, "%s: no rank's partial profile holds a " CP_FILE_CUBE
+                                 " (written by an older collprof, or missing: `collprof summary "
+                                 "%s` says why)",
+                            p->dir, p->dir);
     void *data = NULL;
     size_t len = 0;
     int rc = cp_cubex_format(m, &data, &len, err) ||
