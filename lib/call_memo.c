@@ -1,64 +1,89 @@
-/* Keeping a repeat call's raw arguments (see call_memo.h). */
+/* Keeping a repeat call's description (see call_memo.h). */
 #include "call_memo.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-/* Room for n counts in m; false when memory ran out (the memo is then only
- * left empty: nothing is lost, calls take the general path). */
-static bool room(cp_memo *m, int64_t n)
+/* Room for `bytes` of kept arrays in m: inline when they fit, else on the
+ * heap; false when memory ran out (the memo is then only left empty:
+ * nothing is lost, calls take the general path). */
+static bool room(cp_memo *m, int64_t bytes)
 {
-    if (m->cap >= n)
+    if (bytes <= CP_MEMO_INLINE) {
+        m->kept = m->inline_;
         return true;
-    int saved = errno;
-    int *p = realloc(m->counts, (size_t)n * sizeof *p);
-    errno = saved;
-    if (!p)
-        return false;
-    m->counts = p;
-    m->cap = n;
+    }
+    if (m->cap < bytes) {
+        int saved = errno;
+        void *p = realloc(m->heap, (size_t)bytes);
+        errno = saved;
+        if (!p)
+            return false;
+        m->heap = p;
+        m->cap = (uint32_t)bytes;
+    }
+    m->kept = m->heap;
     return true;
 }
 
-void cp_memo_keep(const cp_call *call, cp_comm *c, bool in_place, const void *scounts,
-                  MPI_Datatype stype, int64_t slen, const void *rcounts, MPI_Datatype rtype,
-                  int64_t rlen, int width)
+/* Can side a be kept (its counts at most `left`)?  Its kept bytes in *bytes. */
+static bool keepable(const cp_vec_arg *a, int64_t *left, int64_t *bytes)
+{
+    int kind = cp_memo_kind_of(a);
+    *bytes = 0;
+    if (kind == CP_MEMO_ABSENT)
+        return true;
+    if (a->nz_peers || a->dtsize < 0 || a->dtsize > INT32_MAX)
+        return false;
+    if (kind == CP_MEMO_SINGLE)
+        return true;
+    if (a->len < 0 || a->len > *left)
+        return false;
+    *left -= a->len;
+    *bytes = cp_memo_side_bytes(kind, a->len);
+    return true;
+}
+
+static void put_side(cp_memo *m, int i, const cp_vec_arg *a, unsigned char **at)
+{
+    int kind = cp_memo_kind_of(a);
+    m->kind[i] = (uint8_t)kind;
+    m->dtsize[i] = (int32_t)a->dtsize;
+    m->n[i] = kind == CP_MEMO_SINGLE ? a->single : a->len;
+    if (kind >= CP_MEMO_INTS && a->len) {
+        memcpy(*at, a->counts, (size_t)(a->len * a->width));
+        *at += cp_memo_side_bytes(kind, a->len);
+    }
+}
+
+void cp_memo_keep(const cp_call *call, cp_comm *c)
 {
     cp_coll_tables *x = c->coll[call->coll];
-    if (width != sizeof(int) || !x || call->sig == CP_SEQ_NONE)
+    if (!x || call->sig == CP_SEQ_NONE)
         return;
     cp_memo *m = &x->memo;
     if (m->seen != call->sig) {
         m->seen = call->sig;
         return;
     }
-    if (in_place)
-        slen = 0;
     /* A call path other than the call site's address alone (deeper paths,
      * or one the callsite collector could not key by address) is not the
-     * arguments': cp_call_record then did not keep the site as the last. */
+     * call's own: cp_call_record then did not keep the site as the last. */
     bool paths = cp_rt.cfg.callsite_depth != 0;
-    if ((paths && x->counts.last_ra != call->ra) || rlen < 0 || slen < 0 ||
-        slen + rlen > CP_MEMO_MAX || !cp_type_predefined(rtype) ||
-        (!in_place && !cp_type_predefined(stype)) || (rlen && !rcounts) ||
-        (slen && !scounts))
+    int64_t left = CP_MEMO_MAX, bytes[2];
+    if ((paths && x->counts.last_ra != call->ra) || !keepable(&call->send, &left, &bytes[0]) ||
+        !keepable(&call->recv, &left, &bytes[1]))
         return;
     m->sig = CP_MEMO_EMPTY;
-    if (room(m, slen + rlen > 0 ? slen + rlen : 1)) {
-        if (slen)
-            memcpy(m->counts, scounts, (size_t)slen * sizeof(int));
-        if (rlen)
-            memcpy(m->counts + slen, rcounts, (size_t)rlen * sizeof(int));
-        m->form = (uint8_t)call->form;
-        m->in_place = in_place;
-        m->ra = paths ? call->ra : NULL;
-        m->types[0] = stype;
-        m->types[1] = rtype;
-        m->len[0] = slen;
-        m->len[1] = rlen;
-        m->sig = call->sig;
-        m->tail = cp_seq_tail_of(&x->counts.seq, call->sig);
-    }
+    if (!room(m, bytes[0] + bytes[1]))
+        return;
+    unsigned char *at = (unsigned char *)m->kept;
+    put_side(m, 0, &call->send, &at);
+    put_side(m, 1, &call->recv, &at);
+    m->form = (uint8_t)call->form;
+    m->root = call->root;
+    m->ra = paths ? call->ra : NULL;
+    m->sig = call->sig;
+    m->tail = cp_seq_tail_of(&x->counts.seq, call->sig);
 }
 
 __attribute__((cold)) uint64_t cp_memo_append(cp_coll_tables *x)

@@ -1,64 +1,107 @@
 /*
- * Repeat calls known by their raw arguments.  A program that calls
- * MPI_Alltoallv with the same counts over and over makes the same
- * signature each time; describing the counts (capture.h) and comparing
- * them with the kept vectors (counts.h) is most of what collprof adds to
- * such a call.  When a call of a communicator's collective came twice in a
- * row with the same signature, its raw arguments are kept beside the
- * tables (cp_memo, comm_registry.h): the count arrays as the program
- * passed them, its datatypes by handle, its call site.  A call that passes
- * the same again is that signature, counted at once.
+ * Repeat calls known by their description.  A program that calls a
+ * collective with the same counts over and over makes the same signature
+ * each time; finding it in the signature tables (the last signature, its
+ * vectors, their kept counts: counts.h) touches lines spread over the
+ * tables, and in an application whose own work evicts the caches between
+ * collectives each is a trip to memory.  When a call of a communicator's
+ * collective came twice in a row with the same signature, what its capture
+ * described is kept beside the tables (cp_memo, comm_registry.h): each
+ * side's count (or its count array), its datatype's size, the root, the
+ * form, the call site.  A call described the same again is that signature,
+ * counted at once: one line for single counts, two for small arrays.
  *
- * The arguments decide the signature: capture reads nothing else, and the
- * communicator is the memo's own.  Only datatypes of the MPI library's own
- * are kept (their size is fixed; a freed derived type's handle can come
- * back with another size), and only int counts, at most CP_MEMO_MAX of
- * them, send and receive together.  Everything else, and any call outside the recording window, takes
- * the general path (cp_call_record).
+ * The memo holds exactly what a signature is made of (cp_sig_is), so it
+ * serves every shape: single and vector counts, int and large counts, the
+ * per-peer datatypes' bytes (Alltoallw), rooted collectives.  Arrays of up
+ * to CP_MEMO_MAX counts, send and receive together, are kept; a call
+ * outside the recording window, and every call of a series whose memory
+ * ran out, takes the general path (cp_call_record).
  */
 #ifndef COLLPROF_CALL_MEMO_H
 #define COLLPROF_CALL_MEMO_H
 
+#include <string.h>
+
 #include "call.h"
 
-/* Count arrays kept, send and receive together, at most. */
+/* Counts kept, send and receive together, at most. */
 #define CP_MEMO_MAX 512
 
 /* Number a call of the memo's signature whose sequence changed since its
  * tail was taken (call_memo.c): appended, and the tail taken again. */
 uint64_t cp_memo_append(cp_coll_tables *x);
 
-/* Are n ints at a those kept at k? */
-CP_HOT bool cp_memo_same(const int *k, const int *a, int64_t n)
+/* The kind of side a describes (enum cp_memo_kind). */
+CP_HOT int cp_memo_kind_of(const cp_vec_arg *a)
 {
+    if (!a->present)
+        return CP_MEMO_ABSENT;
+    if (!a->counts)
+        return CP_MEMO_SINGLE;
+    return a->in_bytes ? CP_MEMO_BYTES : a->width == 4 ? CP_MEMO_INTS : CP_MEMO_LONGS;
+}
+
+/* Are the n counts of a (4 or 8 bytes each) those kept at k? */
+CP_HOT bool cp_memo_same(const void *k, const void *a, int64_t n, int width)
+{
+    if (width == 4) {
+        const int32_t *x = k, *y = a;
+        for (int64_t i = 0; i < n; i++)
+            if (x[i] != y[i])
+                return false;
+        return true;
+    }
+    const int64_t *x = k, *y = a;
     for (int64_t i = 0; i < n; i++)
-        if (k[i] != a[i])
+        if (x[i] != y[i])
             return false;
     return true;
 }
 
-/* Is the call one of the memo's (a call of a count array each way, of
- * slen and rlen counts of width bytes)?  Then it is numbered and recorded
+/* The bytes a side's kept array takes (8-byte aligned), 0 for a single
+ * count or an absent side. */
+static inline int64_t cp_memo_side_bytes(int kind, int64_t n)
+{
+    if (kind == CP_MEMO_INTS)
+        return (n * 4 + 7) / 8 * 8;
+    return kind >= CP_MEMO_LONGS ? n * 8 : 0;
+}
+
+/* Is side i of the memo what a describes?  *kept walks the kept arrays. */
+CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_vec_arg *a,
+                            const unsigned char **kept)
+{
+    int kind = m->kind[i];
+    if (kind != cp_memo_kind_of(a))
+        return false;
+    if (kind == CP_MEMO_ABSENT)
+        return true;
+    if (a->dtsize != m->dtsize[i])
+        return false;
+    if (kind == CP_MEMO_SINGLE)
+        return a->single == m->n[i];
+    if (a->len != m->n[i] || !cp_memo_same(*kept, a->counts, a->len, a->width))
+        return false;
+    *kept += cp_memo_side_bytes(kind, a->len);
+    return true;
+}
+
+/* Is the call, as captured, the memo's?  Then it is numbered and recorded
  * as cp_call_record would, and true; else false and nothing changed. */
-CP_HOT bool cp_memo_hit(cp_call *call, cp_comm *c, bool in_place, const void *scounts,
-                        MPI_Datatype stype, int64_t slen, const void *rcounts,
-                        MPI_Datatype rtype, int64_t rlen, int width)
+CP_HOT bool cp_memo_hit(cp_call *call, cp_comm *c)
 {
     cp_coll_tables *x = c->coll[call->coll];
-    if (width != sizeof(int) || !x)
+    if (__builtin_expect(!x, 0))
         return false;
     const cp_memo *m = &x->memo;
     cp_counts *t = &x->counts;
-    if (m->sig == CP_MEMO_EMPTY || m->form != call->form || (m->ra && m->ra != call->ra) ||
-        m->in_place != in_place || m->types[1] != rtype || m->len[1] != rlen ||
-        __builtin_expect(t->partial, 0) || !cp_call_recording(t->ncalls))
+    if (m->sig == CP_MEMO_EMPTY || m->form != call->form || m->root != call->root ||
+        (m->ra && m->ra != call->ra) || __builtin_expect(t->partial, 0) ||
+        !cp_call_recording(t->ncalls))
         return false;
-    /* A NULL array where counts are due is the general path's to describe
-     * (capture.h): never read here. */
-    if (!in_place && (m->types[0] != stype || m->len[0] != slen || (slen && !scounts) ||
-                      !cp_memo_same(m->counts, scounts, slen)))
-        return false;
-    if ((rlen && !rcounts) || !cp_memo_same(m->counts + m->len[0], rcounts, rlen))
+    const unsigned char *kept = m->kept;
+    if (!cp_memo_side_is(m, 0, &call->send, &kept) || !cp_memo_side_is(m, 1, &call->recv, &kept))
         return false;
     cp_busy_enter();
     t->last_sig = m->sig;
@@ -68,11 +111,9 @@ CP_HOT bool cp_memo_hit(cp_call *call, cp_comm *c, bool in_place, const void *sc
     return true;
 }
 
-/* After cp_call_record: keep the call's arguments when they gave the same
+/* After cp_call_record: keep the call's description when it gave the same
  * signature as the call before that missed (a cycle of patterns is not
- * copied at every call), and are of the kind cp_memo_hit knows. */
-void cp_memo_keep(const cp_call *call, cp_comm *c, bool in_place, const void *scounts,
-                  MPI_Datatype stype, int64_t slen, const void *rcounts, MPI_Datatype rtype,
-                  int64_t rlen, int width);
+ * copied at every call), and it is of the kind cp_memo_hit knows. */
+void cp_memo_keep(const cp_call *call, cp_comm *c);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
 
@@ -22,23 +23,38 @@
 #include "counts.h"
 #include "timing.h"
 
-/* The raw arguments of a call that came twice in a row, and the signature
- * they gave (call_memo.h): a call that passes them again is that signature
- * again, known without describing its counts.  Its fields are in the order
- * a repeated call reads them: 64 bytes where datatypes are integers
- * (MPICH), the first cache line of the series' tables. */
+/* The call that came twice in a row, as its capture described it, and the
+ * signature it gave (call_memo.h): a call described the same again is that
+ * signature again, known without looking at the signature tables.  The
+ * first line holds everything a repeated call of single counts reads
+ * (Bcast, Allreduce, Alltoall ...); kept count arrays of up to
+ * CP_MEMO_INLINE bytes are on the second, longer ones behind its pointer. */
+#define CP_MEMO_INLINE 40
+enum cp_memo_kind {
+    CP_MEMO_ABSENT, /* the side is not present */
+    CP_MEMO_SINGLE, /* one count, n[] is its value */
+    CP_MEMO_INTS,   /* n[] counts of 4 bytes */
+    CP_MEMO_LONGS,  /* n[] counts of 8 bytes */
+    CP_MEMO_BYTES   /* n[] counts of 8 bytes, already in bytes (per-peer datatypes) */
+};
 typedef struct cp_memo {
     uint32_t sig;           /* CP_MEMO_EMPTY: nothing kept */
     uint8_t form;           /* enum cp_form */
-    bool in_place;          /* sendbuf was MPI_IN_PLACE: no send arguments */
+    uint8_t kind[2];        /* send, receive: enum cp_memo_kind */
+    int64_t root;           /* the call's root (cp_call) */
     const void *ra;         /* the call site whose path sig holds; NULL: no paths */
-    MPI_Datatype types[2];  /* send, receive: predefined, their sizes fixed */
-    int64_t len[2];         /* counts passed each way */
-    int *counts;            /* len[0] send counts, then len[1] receive counts */
+    int64_t n[2];           /* a single count's value, or an array's length */
+    int32_t dtsize[2];      /* the datatypes' sizes */
     cp_seq_tail tail;       /* where a call of sig lengthens the sequence */
+    /* Second line: the kept arrays, send then receive (each 8-byte aligned). */
+    const void *kept;       /* inline, or heap */
     uint32_t seen;          /* the signature of the last call that missed */
-    int64_t cap;            /* counts' room */
+    uint32_t cap;           /* heap's room in bytes */
+    unsigned char inline_[CP_MEMO_INLINE] __attribute__((aligned(8)));
+    void *heap;
 } cp_memo;
+_Static_assert(offsetof(cp_memo, kept) == 64 && sizeof(cp_memo) == 128,
+               "the memo's repeated-call fields fill its first line");
 #define CP_MEMO_EMPTY (CP_SEQ_NONE - 1)
 
 /* What a communicator holds for one collective: allocated on the first call

@@ -55,7 +55,7 @@ def arg_names(params):
     return ", ".join(names)
 
 
-def wrapper(fn, form, is_large, coll, params, capture, memo):
+def wrapper(fn, form, is_large, coll, params, capture):
     if is_large:
         params = large(params)
     if form == "nonblocking":
@@ -64,16 +64,12 @@ def wrapper(fn, form, is_large, coll, params, capture, memo):
         params += ", MPI_Info info, MPI_Request *request"
     width = "sizeof(MPI_Count)" if is_large else "sizeof(int)"
     capture = capture.replace("CP_W", width)
+    # A call described as the last kept one is counted at once (call_memo.h);
+    # the general path looks its signature up, then keeps it when it repeats.
     record = f"""{capture};
-        cp_call_record(c, &call);"""
-    # A repeat of the last kept arguments is counted without its capture
-    # (call_memo.h); int counts only: the large forms take the general path.
-    if memo and not is_large:
-        memo = memo.replace("CP_W", width)
-        record = f"""if (!cp_memo_hit(&call, c, {memo})) {{
-            {capture};
+        if (!cp_memo_hit(&call, c)) {{
             cp_call_record(c, &call);
-            cp_memo_keep(&call, c, {memo});
+            cp_memo_keep(&call, c);
         }}"""
     args = arg_names(params)
     enum = "CP_COLL_" + coll.upper()
@@ -275,9 +271,9 @@ def main():
         w.write("#ifdef CP_PAD_WRAPPERS\n"
                 "CP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n#endif\n")
         for name, coll, shape, forms, _ in funcs:
-            params, capture, memo = shapes[shape]
+            params, capture = shapes[shape]
             for fn, form, is_large in variants(name, forms, build):
-                w.write(wrapper(fn, form, is_large, coll, params, capture, memo))
+                w.write(wrapper(fn, form, is_large, coll, params, capture))
         for fn, params, newcomm, since in creators:
             if build.mpi_version >= since:
                 w.write(creator(fn, params, newcomm))

@@ -28,11 +28,9 @@ def parse(path):
                 creators.append((fields[0].split()[1], fields[1], fields[2], since))
                 continue
             if line.startswith("shape "):
-                if len(fields) not in (3, 4):
-                    sys.exit(f"{where}: expected 'shape NAME | params | capture"
-                             " [| memo arguments]'")
-                memo = fields[3] if len(fields) == 4 else None
-                shapes[fields[0].split()[1]] = (fields[1], fields[2], memo)
+                if len(fields) != 3:
+                    sys.exit(f"{where}: expected 'shape NAME | params | capture'")
+                shapes[fields[0].split()[1]] = (fields[1], fields[2])
                 continue
             if len(fields) != 4 or not fields[0].startswith("MPI_"):
                 sys.exit(f"{where}: expected 'MPI_Name | Collective | shape | forms'")

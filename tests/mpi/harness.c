@@ -1,6 +1,8 @@
 /* Harness of the MPI integration tests (see harness.h). */
 #include "harness.h"
 
+#include "cubex.h"
+
 #include <errno.h>
 #include <stdatomic.h>
 #include <inttypes.h>
@@ -2161,4 +2163,34 @@ void cpt_init_offline(const char *name, int size)
 int cpt_offline_verdict(long problems)
 {
     return verdict(problems);
+}
+
+uint64_t cpt_cube_mpi_visits(const cp_cube *c, const char *region, int l)
+{
+    int64_t visits = -1;
+    for (size_t m = 0; m < c->nmetrics; m++)
+        if (!strcmp(c->metrics[m].uniq_name, "visits"))
+            visits = (int64_t)m;
+    if (visits < 0)
+        return UINT64_MAX;
+    uint64_t got = 0;
+    for (size_t cn = 0; cn < c->ncnodes; cn++) {
+        const cp_cube_region *reg = &c->regions[c->cnodes[cn].region];
+        if (!strcmp(reg->name, region) && !strcmp(reg->paradigm, "mpi"))
+            got += cp_cube_get_u64(c, (size_t)visits, cn, (size_t)l);
+    }
+    return got;
+}
+
+int cpt_read_output_cube(cp_cube *c, const char *who)
+{
+    const char *dir = getenv("COLLPROF_OUTPUT_DIR");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/profile.cubex", dir ? dir : ".");
+    cp_error err;
+    if (cp_cubex_read(path, c, &err)) {
+        printf("%s: FAIL: %s\n", who, err.msg);
+        return 1;
+    }
+    return 0;
 }

@@ -284,6 +284,14 @@ long cpt_verify_merged(const char *dir);
  * tests that compare by themselves).  0, or -1 (printed). */
 int cpt_load_output(cp_profile *p);
 
+/* Rank 0, after MPI_Finalize: read COLLPROF_OUTPUT_DIR/profile.cubex into
+ * c.  0, or 1 (printed, prefixed with who). */
+int cpt_read_output_cube(cp_cube *c, const char *who);
+/* The visits of MPI function `region` (a region of paradigm "mpi") by
+ * location l of a Cube file read by cp_cubex_read, every call path summed;
+ * UINT64_MAX when the file has no visits metric. */
+uint64_t cpt_cube_mpi_visits(const cp_cube *c, const char *region, int l);
+
 /* Offline (cpt_init_offline): everything cpt_verify checks, of the complete
  * output an earlier run wrote into dir.  Returns the exit status. */
 int cpt_verify_dir(const char *dir);

@@ -81,20 +81,10 @@ static void expected(const char *region, char *name, size_t len, uint64_t *calls
 
 static int check_regions(int n)
 {
-    const char *dir = getenv("COLLPROF_OUTPUT_DIR");
-    char path[4200];
-    snprintf(path, sizeof path, "%s/profile.cubex", dir ? dir : ".");
     cp_cube c;
-    cp_error err;
-    if (cp_cubex_read(path, &c, &err)) {
-        printf("test_forms: FAIL: %s\n", err.msg);
+    if (cpt_read_output_cube(&c, "test_forms"))
         return 1;
-    }
     int bad = 0;
-    int64_t visits = -1;
-    for (size_t m = 0; m < c.nmetrics; m++)
-        if (!strcmp(c.metrics[m].uniq_name, "visits"))
-            visits = (int64_t)m;
     size_t nmpi = 0, want = 0;
     for (size_t r = 0; r < c.nregions; r++)
         nmpi += !strcmp(c.regions[r].paradigm, "mpi");
@@ -104,12 +94,7 @@ static int check_regions(int n)
         expected(through[i].region, name, sizeof name, &calls);
         want += calls > 0;
         for (int l = 0; l < n; l++) {
-            uint64_t got = 0;
-            for (size_t cn = 0; cn < c.ncnodes && visits >= 0; cn++) {
-                const cp_cube_region *reg = &c.regions[c.cnodes[cn].region];
-                if (!strcmp(reg->name, name) && !strcmp(reg->paradigm, "mpi"))
-                    got += cp_cube_get_u64(&c, (size_t)visits, cn, (size_t)l);
-            }
+            uint64_t got = cpt_cube_mpi_visits(&c, name, l);
             if (got != calls) {
                 printf("test_forms: FAIL: rank %d: %" PRIu64 " visits of %s, expected %" PRIu64
                        "\n", l, got, name, calls);
