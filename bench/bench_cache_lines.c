@@ -7,9 +7,13 @@
  * the profiler, at two call counts, so that start-up and finalize cancel
  * and the difference is the last-level misses one call costs.
  *
- * usage: bench_cache_lines FAMILY CALLS [EVICT_MIB=16]
+ * usage: bench_cache_lines FAMILY CALLS [EVICT_MIB=16] [COMM=world]
  *   FAMILY: alltoallv alltoall allreduce bcast gatherv allgatherv
  *           reduce_scatter_block ialltoallv alltoallw barrier
+ *   COMM: world, or self: the calls on MPI_COMM_SELF, where the MPI
+ *         library's own path is the same at every call (no peer to be
+ *         early or late: no unexpected message, no waiting), so that what
+ *         the profiler adds is measured without the library's noise
  *   (1 int per peer, communicators of up to 64 ranks)
  */
 #include <mpi.h>
@@ -42,11 +46,15 @@ int main(int argc, char **argv)
     }
     long calls = atol(argv[2]);
     size_t evict = (size_t)(argc >= 4 ? atol(argv[3]) : 16) << 20;
+    MPI_Comm comm = argc >= 5 && !strcmp(argv[4], "self") ? MPI_COMM_SELF : MPI_COMM_WORLD;
+    MPI_Comm_size(comm, &size);
+    int me;
+    MPI_Comm_rank(comm, &me);
     volatile char *big = malloc(evict);
     int sb[MAXRANKS], rb[MAXRANKS], counts[MAXRANKS], displs[MAXRANKS], bdispls[MAXRANKS];
     MPI_Datatype types[MAXRANKS];
     for (int q = 0; q < size; q++) {
-        sb[q] = rank * 100 + q;
+        sb[q] = me * 100 + q;
         counts[q] = 1;
         displs[q] = q;
         bdispls[q] = q * (int)sizeof(int);
@@ -56,21 +64,21 @@ int main(int argc, char **argv)
         for (size_t j = 0; j < evict; j += 64) /* the application's work */
             big[j] = (char)c;
         switch (f) {
-        case 0: MPI_Alltoallv(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, MPI_COMM_WORLD); break;
-        case 1: MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, MPI_COMM_WORLD); break;
-        case 2: MPI_Allreduce(sb, rb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
-        case 3: MPI_Bcast(sb, 1, MPI_INT, 0, MPI_COMM_WORLD); break;
-        case 4: MPI_Gatherv(sb, 1, MPI_INT, rb, counts, displs, MPI_INT, 0, MPI_COMM_WORLD); break;
-        case 5: MPI_Allgatherv(sb, 1, MPI_INT, rb, counts, displs, MPI_INT, MPI_COMM_WORLD); break;
-        case 6: MPI_Reduce_scatter_block(sb, rb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
+        case 0: MPI_Alltoallv(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, comm); break;
+        case 1: MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm); break;
+        case 2: MPI_Allreduce(sb, rb, 1, MPI_INT, MPI_SUM, comm); break;
+        case 3: MPI_Bcast(sb, 1, MPI_INT, 0, comm); break;
+        case 4: MPI_Gatherv(sb, 1, MPI_INT, rb, counts, displs, MPI_INT, 0, comm); break;
+        case 5: MPI_Allgatherv(sb, 1, MPI_INT, rb, counts, displs, MPI_INT, comm); break;
+        case 6: MPI_Reduce_scatter_block(sb, rb, 1, MPI_INT, MPI_SUM, comm); break;
         case 7: {
             MPI_Request r;
-            MPI_Ialltoallv(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, MPI_COMM_WORLD, &r);
+            MPI_Ialltoallv(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, comm, &r);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
             break;
         }
-        case 8: MPI_Alltoallw(sb, counts, bdispls, types, rb, counts, bdispls, types, MPI_COMM_WORLD); break;
-        case 9: MPI_Barrier(MPI_COMM_WORLD); break;
+        case 8: MPI_Alltoallw(sb, counts, bdispls, types, rb, counts, bdispls, types, comm); break;
+        case 9: MPI_Barrier(comm); break;
         }
     }
     free((void *)big);

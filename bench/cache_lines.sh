@@ -9,8 +9,15 @@
 # (N2 - N1), the mean of the 2 ranks; added = with - without.  ROUNDS runs
 # of each, their median.  A Markdown table.
 #
-# usage: bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
+# With COMM=self in the environment the calls go to MPI_COMM_SELF (each
+# rank alone): the MPI library's path is then the same at every call, so
+# the difference is what collprof adds, repeatable to a fraction of a line;
+# on MPI_COMM_WORLD (the default) the library's own misses vary by several
+# lines from run to run (which rank arrives first, unexpected messages).
+#
+# usage: [COMM=self] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
 set -eu
+comm=${COMM:-world}
 build=$(cd "$1" && pwd)
 rounds=${2:-1}
 n1=${3:-20}
@@ -35,7 +42,7 @@ misses() {
     defaults) pre="-env LD_PRELOAD $lib" ;;
     esac
     COLLPROF_OUTPUT_DIR=$tmp/out mpiexec.mpich -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
-        "$app" "$1" "$3" >/dev/null 2>&1
+        "$app" "$1" "$3" 16 "$comm" >/dev/null 2>&1
     rm -rf "$tmp/out"
     # events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
     cat "$tmp"/cg.* | awk '/^summary:/ { s += $7 + $10 } END { printf "%.1f\n", s / 2 }'
@@ -44,7 +51,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); $(valgrind --version)  "
 echo "Cache model (cachegrind): D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines; 16 MiB evicted before each call  "
-echo "MPICH 4.0.2, 2 ranks, 1 int per peer; per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
+echo "MPICH 4.0.2, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer; per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
 echo
 echo "| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults |"
 echo "|---|---:|---:|---:|"

@@ -115,6 +115,17 @@ static inline __attribute__((always_inline)) bool cp_seq_tail_add(cp_seq *s,
     return true;
 }
 
+/* Append n calls of the tail's id at once: true, or false (nothing done)
+ * when the sequence changed since the tail was taken. */
+static inline bool cp_seq_tail_add_n(cp_seq *s, const cp_seq_tail *t, uint64_t n)
+{
+    if (t->changes != s->changes)
+        return false;
+    t->run->len += n;
+    s->total += n;
+    return true;
+}
+
 /* Iterate a finished sequence run by run. */
 typedef struct cp_seq_iter {
     const cp_seq *s;

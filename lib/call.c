@@ -57,12 +57,13 @@ CP_PLACEMENT_PAD(cp_pad_record, CP_PAD_RECORD)
 void cp_call_record(cp_comm *c, cp_call *call)
 {
     cp_busy_enter();
-    cp_coll_tables *x = c->coll[call->coll];
+    cp_coll_tables *x = cp_comm_coll(c, call->coll);
     if (__builtin_expect(!x, 0) && !(x = tables_new(c, call->coll))) {
         call->sig = CP_SEQ_NONE;
         cp_busy_leave();
         return; /* memory ran out: not recorded, not timed (call->timed) */
     }
+    cp_memo_fold(x);
     cp_counts *t = &x->counts;
     uint32_t sig = CP_SEQ_NONE;
     bool rec = cp_call_recording(t->ncalls);
@@ -101,9 +102,12 @@ void cp_call_failed(cp_comm *c, const cp_call *call, int rc)
 {
     int saved = errno;
     cp_busy_enter();
-    cp_coll_tables *x = c->coll[call->coll];
-    if (x && call->sig != CP_SEQ_NONE)
+    cp_coll_tables *x = cp_comm_coll(c, call->coll);
+    if (x && call->sig != CP_SEQ_NONE) {
+        cp_memo_fold(x); /* the call may be one the memo counted */
         cp_counts_failed(&x->counts, call->idx, call->sig, error_code_of(rc));
+        cp_memo_settled(x);
+    }
     cp_busy_leave();
     errno = saved;
 }

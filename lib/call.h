@@ -134,7 +134,7 @@ CP_HOT void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
     uint64_t exit = cp_clock_ticks();
     cp_busy_enter();
     /* Enter relative to the clock's origin: the record keeps 56 bits. */
-    cp_timing_add(&c->coll[call->coll]->timing, call->rec, call->sig,
+    cp_timing_add(&cp_comm_coll(c, call->coll)->timing, call->rec, call->sig,
                   call->enter - cp_clock_origin, call->start - cp_clock_origin,
                   exit - cp_clock_origin, blocking ? 0 : CP_CPT_NONBLOCKING);
     cp_busy_leave(); /* errno: as the MPI call left it (cp_timing_add keeps it) */

@@ -3,26 +3,24 @@
 
 #include <stdlib.h>
 
-/* Room for `bytes` of kept arrays in m: inline when they fit, else on the
- * heap; false when memory ran out (the memo is then only left empty:
- * nothing is lost, calls take the general path). */
-static bool room(cp_memo *m, int64_t bytes)
+/* Room for `bytes` of kept arrays in m (where cp_memo_kept finds them):
+ * inline when they fit, else on the heap; NULL when memory ran out (the
+ * memo is then only left empty: nothing is lost, calls take the general
+ * path). */
+static unsigned char *room(cp_memo *m, int64_t bytes)
 {
-    if (bytes <= CP_MEMO_INLINE) {
-        m->kept = m->inline_;
-        return true;
-    }
+    if (bytes <= CP_MEMO_INLINE)
+        return m->inline_;
     if (m->cap < bytes) {
         int saved = errno;
         void *p = realloc(m->heap, (size_t)bytes);
         errno = saved;
         if (!p)
-            return false;
+            return NULL;
         m->heap = p;
         m->cap = (uint32_t)bytes;
     }
-    m->kept = m->heap;
-    return true;
+    return m->heap;
 }
 
 /* Can side a be kept (its counts at most `left`)?  Its kept bytes in *bytes. */
@@ -55,16 +53,9 @@ static void put_side(cp_memo *m, int i, const cp_vec_arg *a, unsigned char **at)
     }
 }
 
-void cp_memo_keep(const cp_call *call, cp_comm *c)
+/* Keep the call's description, if it is of the kind the memo knows. */
+static void keep(cp_memo *m, const cp_coll_tables *x, const cp_call *call)
 {
-    cp_coll_tables *x = c->coll[call->coll];
-    if (!x || call->sig == CP_SEQ_NONE)
-        return;
-    cp_memo *m = &x->memo;
-    if (m->seen != call->sig) {
-        m->seen = call->sig;
-        return;
-    }
     /* A call path other than the call site's address alone (deeper paths,
      * or one the callsite collector could not key by address) is not the
      * call's own: cp_call_record then did not keep the site as the last. */
@@ -74,22 +65,31 @@ void cp_memo_keep(const cp_call *call, cp_comm *c)
         !keepable(&call->recv, &left, &bytes[1]))
         return;
     m->sig = CP_MEMO_EMPTY;
-    if (!room(m, bytes[0] + bytes[1]))
+    unsigned char *at = room(m, bytes[0] + bytes[1]);
+    if (!at)
         return;
-    unsigned char *at = (unsigned char *)m->kept;
     put_side(m, 0, &call->send, &at);
     put_side(m, 1, &call->recv, &at);
     m->form = (uint8_t)call->form;
-    m->root = call->root;
+    m->root = (int32_t)call->root;
     m->ra = paths ? call->ra : NULL;
     m->sig = call->sig;
     m->tail = cp_seq_tail_of(&x->counts.seq, call->sig);
 }
 
-__attribute__((cold)) uint64_t cp_memo_append(cp_coll_tables *x)
+void cp_memo_keep(const cp_call *call, cp_comm *c)
 {
+    cp_coll_tables *x = cp_comm_coll(c, call->coll);
+    if (!x)
+        return;
+    cp_busy_enter();
+    cp_memo_settled(x);
     cp_memo *m = &x->memo;
-    uint64_t idx = cp_call_count(&x->counts, m->sig);
-    m->tail = cp_seq_tail_of(&x->counts.seq, m->sig);
-    return idx;
+    if (call->sig != CP_SEQ_NONE && !x->counts.partial) {
+        if (m->seen != call->sig)
+            m->seen = call->sig;
+        else
+            keep(m, x, call);
+    }
+    cp_busy_leave();
 }

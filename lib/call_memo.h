@@ -9,7 +9,12 @@
  * described is kept beside the tables (cp_memo, comm_registry.h): each
  * side's count (or its count array), its datatype's size, the root, the
  * form, the call site.  A call described the same again is that signature,
- * counted at once: one line for single counts, two for small arrays.
+ * counted at once in the memo itself (`next`): one line for single counts,
+ * two for arrays of up to 16 ints.  The calls it counts are folded into the tables
+ * (the call counter, the sequence's last run) before anything else reads
+ * or changes them: the general path, a failed call, a persistent start, a
+ * communicator's freeing, finalize and every partial profile
+ * (cp_memo_fold, comm_registry.h).
  *
  * The memo holds exactly what a signature is made of (cp_sig_is), so it
  * serves every shape: single and vector counts, int and large counts, the
@@ -28,9 +33,6 @@
 /* Counts kept, send and receive together, at most. */
 #define CP_MEMO_MAX 512
 
-/* Number a call of the memo's signature whose sequence changed since its
- * tail was taken (call_memo.c): appended, and the tail taken again. */
-uint64_t cp_memo_append(cp_coll_tables *x);
 
 /* The kind of side a describes (enum cp_memo_kind). */
 CP_HOT int cp_memo_kind_of(const cp_vec_arg *a)
@@ -68,6 +70,13 @@ static inline int64_t cp_memo_side_bytes(int kind, int64_t n)
     return kind >= CP_MEMO_LONGS ? n * 8 : 0;
 }
 
+/* Where the memo's kept arrays are. */
+CP_HOT const unsigned char *cp_memo_kept(const cp_memo *m)
+{
+    int64_t bytes = cp_memo_side_bytes(m->kind[0], m->n[0]) + cp_memo_side_bytes(m->kind[1], m->n[1]);
+    return bytes <= CP_MEMO_INLINE ? m->inline_ : (const unsigned char *)m->heap;
+}
+
 /* Is side i of the memo what a describes?  *kept walks the kept arrays. */
 CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_vec_arg *a,
                             const unsigned char **kept)
@@ -89,31 +98,53 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_vec_arg *a,
 
 /* Is the call, as captured, the memo's?  Then it is numbered and recorded
  * as cp_call_record would, and true; else false and nothing changed. */
+/* Count a call in the memo: one instruction where the compiler can be told
+ * so (x86-64), so that a signal sees the call counted or not, and a fold
+ * in its handler (a partial profile) stays right: the call needs no busy
+ * mark (signals.h), whose thread-local counter is two more memory lines. */
+CP_HOT void cp_memo_count(cp_memo *m)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("addq $1, %0" : "+m"(m->next));
+#else
+    cp_busy_enter();
+    m->next++;
+    cp_busy_leave();
+#endif
+}
+
 CP_HOT bool cp_memo_hit(cp_call *call, cp_comm *c)
 {
-    cp_coll_tables *x = c->coll[call->coll];
+    cp_coll_tables *x = cp_comm_coll(c, call->coll);
     if (__builtin_expect(!x, 0))
         return false;
-    const cp_memo *m = &x->memo;
-    cp_counts *t = &x->counts;
+    cp_memo *m = &x->memo;
+    uint64_t idx = m->next;
     if (m->sig == CP_MEMO_EMPTY || m->form != call->form || m->root != call->root ||
-        (m->ra && m->ra != call->ra) || __builtin_expect(t->partial, 0) ||
-        !cp_call_recording(t->ncalls))
+        (m->ra && m->ra != call->ra) || !cp_call_recording(idx))
         return false;
-    const unsigned char *kept = m->kept;
+    const unsigned char *kept = cp_memo_kept(m);
     if (!cp_memo_side_is(m, 0, &call->send, &kept) || !cp_memo_side_is(m, 1, &call->recv, &kept))
         return false;
+    if (cp_hot.timing == CP_TIMING_OFF) {
+        cp_memo_count(m);
+        call->idx = idx;
+        call->sig = m->sig;
+        call->timed = false;
+        return true;
+    }
+    /* The timing sample changes too: held as one change. */
     cp_busy_enter();
-    t->last_sig = m->sig;
-    cp_call_numbered(x, call, cp_seq_tail_add(&t->seq, &m->tail) ? t->ncalls++ : cp_memo_append(x),
-                     m->sig, true);
+    m->next++;
+    cp_call_numbered(x, call, idx, m->sig, true);
     cp_busy_leave();
     return true;
 }
 
 /* After cp_call_record: keep the call's description when it gave the same
  * signature as the call before that missed (a cycle of patterns is not
- * copied at every call), and it is of the kind cp_memo_hit knows. */
+ * copied at every call), and it is of the kind cp_memo_hit knows; and take
+ * the tables' call count again (the memo counts on from it). */
 void cp_memo_keep(const cp_call *call, cp_comm *c);
 
 #endif

@@ -88,6 +88,12 @@ cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
     x->timing = (cp_timing){0};
     x->memo = memo_empty;
     c->coll[k] = x;
+    for (int i = 0; i < CP_COMM_HOT; i++)
+        if (c->hot_coll[i] == CP_COMM_HOT_NONE) {
+            c->hot[i] = x;
+            c->hot_coll[i] = (uint8_t)k;
+            break;
+        }
     return x;
 }
 
@@ -105,6 +111,10 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
      * (libraries that duplicate a communicator per operation free
      * thousands).  Persistent requests on it may still add calls: the
      * tables grow again if they must. */
+    cp_busy_enter();
+    for (int k = 0; k < CP_NCOLLECTIVES; k++)
+        if (c->coll[k])
+            cp_memo_fold(c->coll[k]); /* the calls it counted, before it goes */
     for (int k = 0; k < CP_NCOLLECTIVES && !atomic_load(&c->persistent); k++)
         if (c->coll[k]) {
             cp_counts_compact(&c->coll[k]->counts);
@@ -116,6 +126,7 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
             free(c->coll[k]->memo.heap);
             c->coll[k]->memo = memo_empty;
         }
+    cp_busy_leave();
     return MPI_SUCCESS;
 }
 
@@ -238,6 +249,7 @@ static cp_comm *create(MPI_Comm comm)
     if (!c)
         return NULL;
     memset(c, 0, sizeof *c);
+    memset(c->hot_coll, CP_COMM_HOT_NONE, sizeof c->hot_coll);
     c->handle = comm;
     atomic_store(&c->live, 1);
     int inter = 0, size = 0, rank = 0;

@@ -25,11 +25,12 @@
 
 /* The call that came twice in a row, as its capture described it, and the
  * signature it gave (call_memo.h): a call described the same again is that
- * signature again, known without looking at the signature tables.  The
- * first line holds everything a repeated call of single counts reads
- * (Bcast, Allreduce, Alltoall ...); kept count arrays of up to
- * CP_MEMO_INLINE bytes are on the second, longer ones behind its pointer. */
-#define CP_MEMO_INLINE 40
+ * signature again, counted in the memo's first line alone (`next`) and
+ * folded into the tables when anything else reads or changes them.  The
+ * first line holds everything such a call reads and writes; kept count
+ * arrays of up to CP_MEMO_INLINE bytes are the second line, longer ones on
+ * the heap; the third holds what only a miss or a fold reads. */
+#define CP_MEMO_INLINE 64
 enum cp_memo_kind {
     CP_MEMO_ABSENT, /* the side is not present */
     CP_MEMO_SINGLE, /* one count, n[] is its value */
@@ -39,22 +40,27 @@ enum cp_memo_kind {
 };
 typedef struct cp_memo {
     uint32_t sig;           /* CP_MEMO_EMPTY: nothing kept */
+    int32_t root;           /* the call's root (cp_call) */
     uint8_t form;           /* enum cp_form */
     uint8_t kind[2];        /* send, receive: enum cp_memo_kind */
-    int64_t root;           /* the call's root (cp_call) */
     const void *ra;         /* the call site whose path sig holds; NULL: no paths */
     int64_t n[2];           /* a single count's value, or an array's length */
     int32_t dtsize[2];      /* the datatypes' sizes */
-    cp_seq_tail tail;       /* where a call of sig lengthens the sequence */
-    /* Second line: the kept arrays, send then receive (each 8-byte aligned). */
-    const void *kept;       /* inline, or heap */
+    uint64_t base;          /* the tables' call count when last folded */
+    uint64_t next;          /* the next call's index: calls base..next-1 are sig's,
+                               counted here, not yet in the tables */
+    /* Second line: the kept arrays, send then receive (each 8-byte aligned),
+     * when they fit. */
+    unsigned char inline_[CP_MEMO_INLINE] __attribute__((aligned(64)));
+    /* Third line: for misses and folds. */
+    cp_seq_tail tail;       /* where calls of sig lengthen the sequence */
+    void *heap;             /* kept arrays longer than CP_MEMO_INLINE */
     uint32_t seen;          /* the signature of the last call that missed */
     uint32_t cap;           /* heap's room in bytes */
-    unsigned char inline_[CP_MEMO_INLINE] __attribute__((aligned(8)));
-    void *heap;
 } cp_memo;
-_Static_assert(offsetof(cp_memo, kept) == 64 && sizeof(cp_memo) == 128,
-               "the memo's repeated-call fields fill its first line");
+_Static_assert(offsetof(cp_memo, inline_) == 64 && offsetof(cp_memo, tail) == 128 &&
+                   sizeof(cp_memo) == 192,
+               "a repeated call reads the memo's first line, and its second for arrays");
 #define CP_MEMO_EMPTY (CP_SEQ_NONE - 1)
 
 /* What a communicator holds for one collective: allocated on the first call
@@ -66,18 +72,38 @@ typedef struct cp_coll_tables {
     cp_timing timing;
 } cp_coll_tables;
 
+/* The calls x's memo counted, put into x's tables (memo_fold.c): the
+ * call counter, the last signature, the sequence's last run.  Before
+ * anything else reads or changes the tables; the caller holds them (busy,
+ * signals.h).  Then cp_memo_settled once it changed them. */
+void cp_memo_fold(cp_coll_tables *x);
+/* After the tables of x changed outside the memo: the memo counts on from
+ * their call count, and is dropped when they ran out of memory. */
+void cp_memo_settled(cp_coll_tables *x);
+/* cp_memo_fold for every series of every communicator (finalize, partial
+ * profiles). */
+void cp_memo_fold_all(void);
+
+/* Collectives whose tables a communicator's first line points to: the
+ * first ones it calls. */
+#define CP_COMM_HOT 4
+#define CP_COMM_HOT_NONE 0xff
+
 typedef struct cp_comm {
-    /* What a call reads: its handle, the length of its count vectors, then
-     * its collective's tables, the first collectives' pointers on the
-     * handle's line (cp_comm_get). */
+    /* The first line: what a call reads (cp_comm_get, the capture,
+     * cp_comm_coll): its handle, the sizes of its count vectors, the tables
+     * of the first CP_COMM_HOT collectives it called. */
     MPI_Comm handle;     /* as registered; compared by the cache */
-    int64_t peers;       /* processes a count vector addresses: remote group
+    int32_t peers;       /* processes a count vector addresses: remote group
                             size on an intercommunicator, else size */
-    cp_coll_tables *coll[CP_NCOLLECTIVES]; /* NULL: collective not called */
+    int32_t size;        /* local group size */
+    int32_t rank;        /* this process's rank in the local group */
+    int32_t inter;       /* intercommunicator */
+    uint8_t hot_coll[CP_COMM_HOT]; /* their collectives, CP_COMM_HOT_NONE: free */
+    cp_coll_tables *hot[CP_COMM_HOT];
+    /* Every collective's tables, NULL: not called. */
+    cp_coll_tables *coll[CP_NCOLLECTIVES];
     _Atomic int live;    /* cleared when MPI frees the communicator */
-    int inter;           /* intercommunicator */
-    int64_t size;        /* local group size */
-    int64_t rank;        /* this process's rank in the local group */
     int64_t lead;        /* world rank of local rank 0 */
     cp_ranges members;   /* world ranks of the local group, in rank order */
     cp_ranges remote;    /* intercommunicators: the remote group's, else empty */
@@ -93,6 +119,18 @@ typedef struct cp_comm {
                                 may outlive the handle: never compacted) */
     struct cp_comm *next;
 } cp_comm;
+_Static_assert(offsetof(cp_comm, coll) <= 64, "a call reads the communicator's first line");
+_Static_assert(CP_NCOLLECTIVES < CP_COMM_HOT_NONE, "hot_coll holds a collective in a byte");
+
+/* The tables of collective k of c (NULL: not called yet), from its first
+ * line when k is one of the first collectives c called. */
+static inline cp_coll_tables *cp_comm_coll(const cp_comm *c, int k)
+{
+    for (int i = 0; i < CP_COMM_HOT; i++)
+        if (c->hot_coll[i] == k)
+            return c->hot[i];
+    return c->coll[k];
+}
 
 /* The tables of collective k of c, made on its first call; NULL when
  * memory ran out (c->lost is then set, reported once).  Called by the

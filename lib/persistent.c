@@ -53,6 +53,7 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
     cp_coll_tables *x;
     cp_busy_enter();
     if (request && (x = cp_comm_tables(c, call->coll)) != NULL) {
+        cp_memo_fold(x);
         /* The counts are fixed at creation: resolve the signature now. */
         /* The path of the _init call: where the request was made. */
         bool rec = rc == MPI_SUCCESS || cp_call_recording(x->counts.ncalls);
@@ -69,6 +70,7 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
             uint64_t idx = cp_counts_record(&x->counts, sig);
             cp_counts_failed(&x->counts, idx, sig, cp_call_error_code(rc));
         }
+        cp_memo_settled(x);
     }
     cp_busy_leave();
     errno = saved;
@@ -87,8 +89,11 @@ static void record_signature(cp_comm *c, int coll, uint32_t sig)
     int saved = errno;
     cp_busy_enter();
     cp_coll_tables *x = cp_comm_tables(c, coll);
-    if (x)
+    if (x) {
+        cp_memo_fold(x);
         cp_counts_record(&x->counts, cp_call_recording(x->counts.ncalls) ? sig : CP_SEQ_NONE);
+        cp_memo_settled(x);
+    }
     cp_busy_leave();
     errno = saved;
 }
