@@ -16,7 +16,7 @@
 # lines from run to run (which rank arrives first, unexpected messages).
 #
 # usage: [COMM=self] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
-set -eu
+set -euo pipefail
 comm=${COMM:-world}
 build=$(cd "$1" && pwd)
 rounds=${2:-1}
@@ -41,8 +41,12 @@ misses() {
     counts) pre="-env LD_PRELOAD $lib -env COLLPROF_TIMING off" ;;
     defaults) pre="-env LD_PRELOAD $lib" ;;
     esac
-    COLLPROF_OUTPUT_DIR=$tmp/out mpiexec.mpich -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
-        "$app" "$1" "$3" 16 "$comm" >/dev/null 2>&1
+    if ! COLLPROF_OUTPUT_DIR=$tmp/out mpiexec.mpich -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
+        "$app" "$1" "$3" 16 "$comm" >"$tmp/run.log" 2>&1 || [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
+        echo "cache_lines.sh: the run of $1 ($2, $3 calls) failed:" >&2
+        tail -20 "$tmp/run.log" >&2
+        exit 1
+    fi
     rm -rf "$tmp/out"
     # events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
     cat "$tmp"/cg.* | awk '/^summary:/ { s += $7 + $10 } END { printf "%.1f\n", s / 2 }'

@@ -81,7 +81,7 @@ static void to_the_mpi(const char *lib)
         void *f = dlsym(RTLD_NEXT, cp_front_names[i]);
         if (!f && h)
             f = dlsym(h, cp_front_names[i]);
-        cp_front_next[i] = f ? f : (void *)noop;
+        __atomic_store_n(&cp_front_jump[i], f ? f : (void *)noop, __ATOMIC_RELEASE);
     }
     if (h)
         dlclose(h);
@@ -174,9 +174,9 @@ static void decide(bool at_call)
         } else {
             for (size_t i = 0; i < cp_front_n; i++) {
                 void *f = dlsym(core, cp_front_names[i]);
-                cp_front_impl[i] = f ? f : dlsym(RTLD_NEXT, cp_front_names[i]);
-                if (!cp_front_impl[i])
-                    cp_front_impl[i] = (void *)noop;
+                if (!f)
+                    f = dlsym(RTLD_NEXT, cp_front_names[i]);
+                __atomic_store_n(&cp_front_jump[i], f ? f : (void *)noop, __ATOMIC_RELEASE);
             }
             __atomic_store_n(&cp_front_mode, 1, __ATOMIC_RELEASE);
         }

@@ -20,25 +20,27 @@
 extern CP_FRONT_HIDDEN unsigned char cp_front_mode;
 extern CP_FRONT_HIDDEN const size_t cp_front_n;
 extern CP_FRONT_HIDDEN const char *const cp_front_names[];
-extern CP_FRONT_HIDDEN void *cp_front_impl[], *cp_front_next[];
+/* Where each stub jumps: its own undecided path (cp_front_undecided_<i>)
+ * until decided, then the core's function or the other MPI's.  One load
+ * per call: a single table, no test of the mode (the stubs' memory lines
+ * count in an application whose work evicts the caches). */
+extern CP_FRONT_HIDDEN void *cp_front_jump[];
 /* Decide (from a stub, every argument register saved around it). */
 CP_FRONT_HIDDEN void cp_front_decide(void);
 
-/* A stub: name NAME, its slot at byte offset OFF of the tables.  When not
- * decided, the argument registers (integer and vector, and %al of a
- * variadic call) are saved, cp_front_decide runs, and the stub starts
+/* A stub: name NAME, number I, its slot at byte offset OFF of the table.
+ * When not decided, the argument registers (integer and vector, and %al of
+ * a variadic call) are saved, cp_front_decide runs, and the stub starts
  * again. */
-#define CP_FRONT_STUB(NAME, OFF)                                                          \
+#define CP_FRONT_STUB(NAME, I, OFF)                                                       \
     __asm__(".text\n"                                                                     \
             ".globl " #NAME "\n"                                                          \
             ".type " #NAME ", @function\n" #NAME ":\n"                                   \
-            "0:  cmpb $1, cp_front_mode(%rip)\n"                                          \
-            "    jne 1f\n"                                                                \
-            "    jmp *cp_front_impl+" #OFF "(%rip)\n"                                     \
-            "1:  cmpb $2, cp_front_mode(%rip)\n"                                          \
-            "    jne 2f\n"                                                                \
-            "    jmp *cp_front_next+" #OFF "(%rip)\n"                                     \
-            "2:  push %rbp\n"                                                             \
+            "0:  jmp *cp_front_jump+" #OFF "(%rip)\n"                                     \
+            ".globl cp_front_undecided_" #I "\n"                                          \
+            ".hidden cp_front_undecided_" #I "\n"                                         \
+            "cp_front_undecided_" #I ":\n"                                                \
+            "    push %rbp\n"                                                             \
             "    mov %rsp, %rbp\n"                                                        \
             "    and $-16, %rsp\n"                                                        \
             "    push %rdi\n    push %rsi\n    push %rdx\n    push %rcx\n"                \

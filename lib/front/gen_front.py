@@ -43,9 +43,14 @@ def main():
         for n in names:
             f.write(f'    "{n}",\n')
         f.write("};\n")
-        f.write(f"void *cp_front_impl[{len(names)}], *cp_front_next[{len(names)}];\n\n")
+        for i in range(len(names)):
+            f.write(f"extern CP_FRONT_HIDDEN char cp_front_undecided_{i}[];\n")
+        f.write("void *cp_front_jump[] = {\n")
+        for i in range(len(names)):
+            f.write(f"    cp_front_undecided_{i},\n")
+        f.write("};\n\n")
         for i, n in enumerate(names):
-            f.write(f"CP_FRONT_STUB({n}, {8 * i})\n")
+            f.write(f"CP_FRONT_STUB({n}, {i}, {8 * i})\n")
 
 
 if __name__ == "__main__":
