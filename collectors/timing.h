@@ -82,24 +82,26 @@ typedef struct cp_timing_agg {
 } cp_timing_agg;
 
 typedef struct cp_timing {
-    /* the sample */
-    uint64_t stride;       /* 2^level: calls per block (0 before the first call) */
-    unsigned level;
-    uint64_t npos;         /* slots used: one per block, blocks 0 .. npos-1 */
-    uint64_t next;         /* the call the sample keeps next (of block npos) */
+    /* First, what every timed call reads: the gate of the sample, the
+     * aggregates and the histogram (one line). */
     uint64_t gate;         /* calls below it need no look (>= next) */
-    cp_tblock *head, *tail;
-    bool registered;       /* counted among the series that share the pool */
-    bool starved;          /* the pool ran dry once: some calls of the sample
-                              are missing (their slots untimed) */
     /* exact aggregates, per signature id of the counts collector */
     cp_timing_agg *agg;
     uint32_t nagg;
     /* the series' durations: hist[i] counts bucket hist_lo + i (the whole
      * range while the communicator lives; its used part once freed) */
-    uint32_t *hist;
     uint32_t hist_lo, hist_n;
+    uint32_t *hist;
     bool partial;         /* memory ran out for the aggregates */
+    /* the sample */
+    uint64_t stride;       /* 2^level: calls per block (0 before the first call) */
+    unsigned level;
+    uint64_t npos;         /* slots used: one per block, blocks 0 .. npos-1 */
+    uint64_t next;         /* the call the sample keeps next (of block npos) */
+    cp_tblock *head, *tail;
+    bool registered;       /* counted among the series that share the pool */
+    bool starved;          /* the pool ran dry once: some calls of the sample
+                              are missing (their slots untimed) */
 } cp_timing;
 
 /* Set up the pool: `max_records` records per rank, allocated and touched

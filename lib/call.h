@@ -119,11 +119,11 @@ CP_HOT void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
 {
     /* Arrival is stamped here, after collprof's own counting, so that the
      * times are the MPI library's. */
-    call->enter = cp_clock_ticks();
+    call->enter = cp_clock_ticks_of(cp_hot.clock_tsc);
     if (cp_hot.timing == CP_TIMING_BARRIER && blocking && call->coll != CP_COLL_BARRIER) {
         int saved = errno;
         PMPI_Barrier(comm);
-        call->start = cp_clock_ticks();
+        call->start = cp_clock_ticks_of(cp_hot.clock_tsc);
         errno = saved;
     } else {
         call->start = call->enter;
@@ -131,12 +131,12 @@ CP_HOT void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
 }
 CP_HOT void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
 {
-    uint64_t exit = cp_clock_ticks();
+    uint64_t exit = cp_clock_ticks_of(cp_hot.clock_tsc), origin = cp_hot.clock_origin;
     cp_busy_enter();
     /* Enter relative to the clock's origin: the record keeps 56 bits. */
     cp_timing_add(&cp_comm_coll(c, call->coll)->timing, call->rec, call->sig,
-                  call->enter - cp_clock_origin, call->start - cp_clock_origin,
-                  exit - cp_clock_origin, blocking ? 0 : CP_CPT_NONBLOCKING);
+                  call->enter - origin, call->start - origin, exit - origin,
+                  blocking ? 0 : CP_CPT_NONBLOCKING);
     cp_busy_leave(); /* errno: as the MPI call left it (cp_timing_add keeps it) */
 }
 /* The MPI library refused the call with rc: it stays recorded with its

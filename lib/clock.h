@@ -51,15 +51,24 @@ extern uint64_t cp_clock_origin; /* ticks when the clock started */
 enum cp_clock_mode { CP_CLOCK_AUTO = 0, CP_CLOCK_TSC, CP_CLOCK_MONOTONIC, CP_CLOCK_NMODES };
 extern const char *const cp_clock_mode_names[CP_CLOCK_NMODES];
 
-static inline uint64_t cp_clock_ticks(void)
+/* The clock's ticks, of the time-stamp counter when tsc (cp_clock_tsc:
+ * the wrappers pass their copy of it, on the line they read anyway). */
+static inline uint64_t cp_clock_ticks_of(bool tsc)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (cp_clock_tsc)
+    if (tsc)
         return __rdtsc();
+#else
+    (void)tsc;
 #endif
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t cp_clock_ticks(void)
+{
+    return cp_clock_ticks_of(cp_clock_tsc);
 }
 
 /* Start this rank's clock (mode: enum cp_clock_mode), calibrating the

@@ -69,7 +69,7 @@ _Static_assert(offsetof(cp_memo, inline_) == 64 && offsetof(cp_memo, tail) == 12
 typedef struct cp_coll_tables {
     cp_memo memo;
     cp_counts counts;
-    cp_timing timing;
+    _Alignas(64) cp_timing timing; /* its first line: what a timed call reads */
 } cp_coll_tables;
 
 /* The calls x's memo counted, put into x's tables (memo_fold.c): the

@@ -40,6 +40,8 @@ typedef struct cp_hot_line {
     uint64_t start_call, max_calls; /* cfg's recording window */
     volatile sig_atomic_t signal_held; /* signals.h: a signal held back until
                                           the thread leaves collprof's tables */
+    bool clock_tsc;       /* cp_clock_tsc and cp_clock_origin (clock.h), for */
+    uint64_t clock_origin;/* the timed calls' stamps (call.h) */
 } cp_hot_line;
 extern _Alignas(64) cp_hot_line cp_hot;
 _Static_assert(CP_NCOLLECTIVES <= 64, "cp_hot.enabled has a bit per collective");
