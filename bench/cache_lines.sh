@@ -4,7 +4,11 @@
 # stores before each call) under cachegrind with a stated cache model (D1
 # 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines), 2 ranks, each family at
 # N1 and N2 calls, without collprof, with it counting only
-# (COLLPROF_TIMING=off) and with the defaults.  Per call: last-level data
+# (COLLPROF_TIMING=off), with the defaults, and with the defaults in a
+# long run: at N2 calls the timing sample still keeps every call (it keeps
+# the first 65,536 of a series, then thins), which a long run does not;
+# COLLPROF_TIMING_SAMPLE=16 makes it thin from the 17th call, as it keeps
+# one call in 2^k past its first 65,536.  Per call: last-level data
 # misses (reads + writes) of the whole program, (misses at N2 - at N1) /
 # (N2 - N1), the mean of the 2 ranks; added = with - without.  ROUNDS runs
 # of each, their median.  A Markdown table.
@@ -40,6 +44,7 @@ misses() {
     none) pre="" ;;
     counts) pre="-env LD_PRELOAD $lib -env COLLPROF_TIMING off" ;;
     defaults) pre="-env LD_PRELOAD $lib" ;;
+    long) pre="-env LD_PRELOAD $lib -env COLLPROF_TIMING_SAMPLE 16" ;;
     esac
     if ! COLLPROF_OUTPUT_DIR=$tmp/out mpiexec.mpich -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
         "$app" "$1" "$3" 16 "$comm" >"$tmp/run.log" 2>&1 || [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
@@ -57,11 +62,11 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//');
 echo "Cache model (cachegrind): D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines; 16 MiB evicted before each call  "
 echo "MPICH 4.0.2, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer; per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
 echo
-echo "| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults |"
-echo "|---|---:|---:|---:|"
+echo "| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults | added, defaults, long run |"
+echo "|---|---:|---:|---:|---:|"
 for f in $families; do
     row="| $f"
-    for s in none counts defaults; do
+    for s in none counts defaults long; do
         for r in $(seq "$rounds"); do
             a=$(misses "$f" $s "$n1")
             b=$(misses "$f" $s "$n2")
@@ -69,6 +74,7 @@ for f in $families; do
         done | median >"$tmp/per.$s"
     done
     base=$(cat "$tmp/per.none")
-    printf '| %s | %.1f | %+.1f | %+.1f |\n' "$f" "$(echo "$base - 16 * 1048576 / 64" | bc -l)" \
-        "$(echo "$(cat "$tmp/per.counts") - $base" | bc -l)" "$(echo "$(cat "$tmp/per.defaults") - $base" | bc -l)"
+    printf '| %s | %.1f | %+.1f | %+.1f | %+.1f |\n' "$f" "$(echo "$base - 16 * 1048576 / 64" | bc -l)" \
+        "$(echo "$(cat "$tmp/per.counts") - $base" | bc -l)" "$(echo "$(cat "$tmp/per.defaults") - $base" | bc -l)" \
+        "$(echo "$(cat "$tmp/per.long") - $base" | bc -l)"
 done

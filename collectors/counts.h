@@ -18,21 +18,24 @@
 
 /* One count vector as an MPI call passed it: not copied on the hot path. */
 typedef struct cp_vec_arg {
-    bool present;       /* false: this rank contributes no vector */
+    /* (In this order, 64 bytes: a call's two sides are two lines of the
+     * wrapper's frame.) */
     const void *counts; /* array of `len` counts of `width` bytes, or NULL:
                            then `single` is the only count */
-    int width;          /* sizeof(int) or sizeof(MPI_Count) */
     int64_t single;
     int64_t len;        /* row length (1 for a single count) */
     int64_t dtsize;     /* datatype size in bytes (1 when in_bytes) */
-    bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
     /* Or the counts by their non-zeros (the scale simulator, whose virtual
      * ranks would otherwise pass arrays of P counts): nnz of the len, at
      * nz_peers (ascending) with nz_counts; counts is then NULL.  A table
      * takes one form or the other for all its calls: the two hash apart. */
     const int64_t *nz_peers, *nz_counts;
     int64_t nnz;
+    int width;          /* sizeof(int) or sizeof(MPI_Count) */
+    bool present;       /* false: this rank contributes no vector */
+    bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
 } cp_vec_arg;
+_Static_assert(sizeof(cp_vec_arg) == 64, "a side of a call is one line of the frame");
 
 /* A distinct vector kept by the table.  Mostly zeros (fewer than half the
  * peers non-zero, len > 1) it keeps its non-zero counts only: a rank of

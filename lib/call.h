@@ -22,16 +22,16 @@
 #define CP_HOT static inline __attribute__((always_inline))
 
 typedef struct cp_call {
-    int coll;
+    cp_vec_arg send, recv; /* first: 64-byte lines of the frame when it is aligned */
     int64_t root;    /* communicator-local root, -1 when not rooted */
-    cp_vec_arg send, recv;
     void *ra;        /* the wrapper's return address (callsite collector) */
-    int form;        /* enum cp_form: which of the collective's functions */
-    bool timed;      /* record its times (timing on, call recorded) */
     uint64_t idx;    /* its call index */
-    uint32_t sig;    /* its signature (counts collector), CP_SEQ_NONE: none */
     cp_sample_rec *rec; /* its record when the timing sample keeps it */
     uint64_t enter, start; /* ticks (clock.h): arrival, start of the MPI call */
+    int coll;
+    int form;        /* enum cp_form: which of the collective's functions */
+    uint32_t sig;    /* its signature (counts collector), CP_SEQ_NONE: none */
+    bool timed;      /* record its times (timing on, call recorded) */
 } cp_call;
 
 #include "capture.h"
