@@ -19,7 +19,10 @@
 # on MPI_COMM_WORLD (the default) the library's own misses vary by several
 # lines from run to run (which rank arrives first, unexpected messages).
 #
-# usage: [COMM=self] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
+# LIB=PATH measures another build of libcollprof-mpich.so (an earlier
+# version) with this build's program.
+#
+# usage: [COMM=self] [LIB=PATH] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
 set -euo pipefail
 comm=${COMM:-world}
 build=$(cd "$1" && pwd)
@@ -29,7 +32,7 @@ n2=${4:-60}
 shift $(($# < 4 ? $# : 4))
 families=${*:-alltoallv alltoall allreduce bcast gatherv allgatherv reduce_scatter_block ialltoallv alltoallw barrier}
 app=$build/bench/bench_cache_lines
-lib=$build/lib/libcollprof-mpich.so
+lib=${LIB:-$build/lib/libcollprof-mpich.so}
 command -v valgrind >/dev/null || { echo "valgrind (cachegrind) is needed" >&2; exit 1; }
 [ -x "$app" ] && [ -f "$lib" ] || { echo "build $build first" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/collprof-lines.XXXXXX")
