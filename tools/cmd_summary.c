@@ -227,7 +227,8 @@ static void print_failed(const cp_profile *p)
 }
 
 /* The findings, by the time each explains: FINDINGS_SHOWN of them unless
- * all. */
+ * all; what the profile leaves out (coverage) always, since it says what
+ * the numbers above it are. */
 #define FINDINGS_SHOWN 5
 int cli_summary_findings(const cp_profile *p, bool all)
 {
@@ -240,9 +241,12 @@ int cli_summary_findings(const cp_profile *p, bool all)
     }
     if (n) {
         printf("findings, by the time each explains:\n");
-        size_t shown = all || n <= FINDINGS_SHOWN ? n : FINDINGS_SHOWN;
-        for (size_t i = 0; i < shown; i++)
-            printf("  %s\n", f[i].text);
+        size_t shown = 0;
+        for (size_t i = 0; i < n; i++)
+            if (all || i < FINDINGS_SHOWN || f[i].kind == CP_FINDING_COVERAGE) {
+                printf("  %s\n", f[i].text);
+                shown++;
+            }
         if (shown < n)
             printf("  (%zu more: --all)\n", n - shown);
         putchar('\n');
