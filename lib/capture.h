@@ -83,22 +83,6 @@ CP_HOT int64_t cp_type_size(MPI_Datatype t)
     return cp_type_size_asked(t);
 }
 
-/* Is t a datatype of the MPI library's own, whose size never changes (its
- * handle is never freed and reused)?  Off the common path: for Open MPI it
- * reads the cache that cp_type_size filled. */
-static inline bool cp_type_predefined(MPI_Datatype t)
-{
-#ifdef OPEN_MPI
-    uintptr_t h = (uintptr_t)t;
-    return cp_dt_entry_predefined(atomic_load_explicit(cp_dt_slot(h), memory_order_relaxed), h);
-#elif defined(MPICH)
-    return cp_dt_builtin(t);
-#else
-    (void)t;
-    return false;
-#endif
-}
-
 /* ------------------------------------------------------- vector builders */
 
 CP_HOT cp_vec_arg cp_one(MPI_Count count, MPI_Datatype t)
