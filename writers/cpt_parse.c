@@ -221,6 +221,72 @@ static int parse_aggregates(reader *rd, cp_cpt_aggregates *a, uint64_t world_siz
     return 0;
 }
 
+/* What only a damaged file has: a root below -1, a call site the series
+ * does not have (a series without sites gives every call site 0). */
+static int check_call(reader *rd, const cp_cpt_series *s, size_t i, uint32_t site, size_t at)
+{
+    if (s->root[i] < -1)
+        return perr(rd, at,
+                    "root %" PRId32 " of call %" PRIu64 " (expected -1 or a communicator rank)",
+                    s->root[i], s->call[i]);
+    if (site >= (s->nsites ? s->nsites : 1))
+        return perr(rd, at,
+                    "call %" PRIu64 " of call site %" PRIu32 " (the series has %" PRIu32
+                    "): the file is corrupt",
+                    s->call[i], site, s->nsites);
+    if (s->site)
+        s->site[i] = site;
+    return 0;
+}
+
+/* Versions 1 to 4: each column in call order, little-endian. */
+static int unpack_plain(reader *rd, cp_cpt_series *s, const unsigned char *raw, size_t at)
+{
+    size_t n = (size_t)s->n;
+    const unsigned char *q = raw;
+    for (size_t i = 0; i < n; i++, q += 8)
+        s->call[i] = cp_load_u64(q, false);
+    for (size_t i = 0; i < n; i++, q += 8)
+        s->enter[i] = f64_of(cp_load_u64(q, false));
+    for (size_t i = 0; i < n; i++, q += 8)
+        s->start[i] = f64_of(cp_load_u64(q, false));
+    for (size_t i = 0; i < n; i++, q += 8)
+        s->exit[i] = f64_of(cp_load_u64(q, false));
+    for (size_t i = 0; i < n; i++, q += 4)
+        s->root[i] = i32_of(cp_load_u32(q, false));
+    if (n > 0)
+        memcpy(s->flags, q, n);
+    q += n;
+    for (size_t i = 0; i < n; i++, q += 4)
+        if (check_call(rd, s, i, rd->major >= 3 ? cp_load_u32(q, false) : 0, at) != 0)
+            return -1;
+    return 0;
+}
+
+/* Version 5: differences in planes (cpt_layout.h), undone. */
+static int unpack_columns(reader *rd, cp_cpt_series *s, const unsigned char *raw, size_t at)
+{
+    size_t n = (size_t)s->n;
+    const unsigned char *call = raw, *enter = call + 8 * n, *start = enter + 8 * n,
+                        *exit = start + 8 * n, *root = exit + 8 * n, *flags = root + 4 * n,
+                        *site = flags + n;
+    uint64_t c = 0, e = 0;
+    for (size_t i = 0; i < n; i++) {
+        c += cpt_planes_get(call, n, i, 8);
+        e += cpt_planes_get(enter, n, i, 8);
+        uint64_t b = e + cpt_planes_get(start, n, i, 8);
+        s->call[i] = c;
+        s->enter[i] = f64_of(e);
+        s->start[i] = f64_of(b);
+        s->exit[i] = f64_of(b + cpt_planes_get(exit, n, i, 8));
+        s->root[i] = i32_of((uint32_t)cpt_planes_get(root, n, i, 4));
+        s->flags[i] = flags[i];
+        if (check_call(rd, s, i, (uint32_t)cpt_planes_get(site, n, i, 4), at) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Inflate a series' payload and spread it into its arrays. */
 static int parse_payload(reader *rd, cp_cpt_series *s, const unsigned char *payload,
                          uint64_t clen, uint64_t ulen, size_t at)
@@ -268,38 +334,9 @@ static int parse_payload(reader *rd, cp_cpt_series *s, const unsigned char *payl
         if (rc == 0 && rd->major >= 3 && s->nsites > 0)
             s->site = alloc_array(rd, n, sizeof *s->site, &rc);
     }
-    if (rc == 0) {
-        const unsigned char *q = raw;
-        for (size_t i = 0; i < n; i++, q += 8)
-            s->call[i] = cp_load_u64(q, false);
-        for (size_t i = 0; i < n; i++, q += 8)
-            s->enter[i] = f64_of(cp_load_u64(q, false));
-        for (size_t i = 0; i < n; i++, q += 8)
-            s->start[i] = f64_of(cp_load_u64(q, false));
-        for (size_t i = 0; i < n; i++, q += 8)
-            s->exit[i] = f64_of(cp_load_u64(q, false));
-        for (size_t i = 0; i < n && rc == 0; i++, q += 4) {
-            s->root[i] = i32_of(cp_load_u32(q, false));
-            if (s->root[i] < -1)
-                rc = perr(rd, at,
-                          "root %" PRId32 " of call %" PRIu64
-                          " (expected -1 or a communicator rank)",
-                          s->root[i], s->call[i]);
-        }
-        if (rc == 0 && n > 0)
-            memcpy(s->flags, q, n);
-        q += n;
-        for (size_t i = 0; rc == 0 && rd->major >= 3 && i < n; i++, q += 4) {
-            uint32_t site = cp_load_u32(q, false);
-            if (site >= (s->nsites ? s->nsites : 1))
-                rc = perr(rd, at,
-                          "call %" PRIu64 " of call site %" PRIu32 " (the series has %" PRIu32
-                          "): the file is corrupt",
-                          s->call[i], site, s->nsites);
-            else if (s->site)
-                s->site[i] = site;
-        }
-    }
+    if (rc == 0)
+        rc = rd->major >= CPT_PLANES_MAJOR ? unpack_columns(rd, s, raw, at)
+                                           : unpack_plain(rd, s, raw, at);
     free(raw);
     return rc;
 }

@@ -386,13 +386,15 @@ int64_t cp_manifest_file_crc(const cp_manifest *m, size_t i);
 /* Version of timings.cpt written by this collprof (major.minor.patch of the
  * layout, DESIGN §7).  profile.stat and profile.cubex follow Cube's own
  * layouts and carry no version of ours. */
-#define CP_CPT_VERSION_MAJOR 4 /* 2: per series the sample's stride, the tick and
+#define CP_CPT_VERSION_MAJOR 5 /* 2: per series the sample's stride, the tick and
                                   the histogram of every call's duration;
                                   3: per series its call sites' exact time
                                   and calls, per kept call its site (the
                                   strata of the waiting estimate);
-                                  4: each site's call path and form; 1.x to
-                                  3.x files are still read */
+                                  4: each site's call path and form;
+                                  5: the payload's columns as differences
+                                  in byte planes; 1.x to 4.x files are
+                                  still read */
 #define CP_CPT_VERSION_MINOR 0
 #define CP_CPT_VERSION_PATCH 0
 

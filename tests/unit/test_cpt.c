@@ -349,9 +349,9 @@ START_TEST(header_bytes)
     cp_bytes b;
     encode_ok(&f, &b);
     const unsigned char *p = b.p;
-    /* Tag, versions 4.0.0 as little-endian uint32. */
+    /* Tag, versions 5.0.0 as little-endian uint32. */
     ck_assert(memcmp(p, "CPROF", 5) == 0);
-    const unsigned char v[12] = {4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const unsigned char v[12] = {5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     ck_assert(memcmp(p + 5, v, 12) == 0);
     /* Git hash: 40 characters and the NUL, 41 bytes. */
     ck_assert(memcmp(p + 17, "0123456789abcdef0123456789abcdef01234567", 41) == 0);
@@ -453,9 +453,50 @@ static void hb_set64(hb *h, size_t at, uint64_t v)
         h->p[at + (size_t)i] = (unsigned char)(v >> (8 * i));
 }
 
-/* The uncompressed arrays of a series, as docs/formats.md lists them. */
-static void hb_arrays(hb *h, const cp_cpt_series *s, bool v3)
+/* Byte k of column value v of call i, among n calls: version 5's planes. */
+static void hb_plane(hb *h, size_t at, size_t n, size_t i, uint64_t v, int width)
 {
+    for (int k = 0; k < width; k++)
+        h->p[at + (size_t)k * n + i] = (unsigned char)(v >> (8 * k));
+}
+
+static uint64_t f64_bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+
+/* Version 5's uncompressed arrays, as docs/formats.md lists them: the same
+ * columns, each as differences (call from the call before, enter from the
+ * enter before, start from its enter, exit from its start, all as unsigned
+ * 64-bit integers modulo 2^64), stored plane by plane: byte 0 of every
+ * call, then byte 1, ... */
+static void hb_planes(hb *h, const cp_cpt_series *s)
+{
+    size_t n = (size_t)s->n, at = h->len;
+    for (size_t i = 0; i < n * 41; i++)
+        hb_u8(h, 0xee); /* every byte is overwritten below */
+    for (size_t i = 0; i < n; i++) {
+        hb_plane(h, at, n, i, s->call[i] - (i ? s->call[i - 1] : 0), 8);
+        hb_plane(h, at + 8 * n, n, i, f64_bits(s->enter[i]) - (i ? f64_bits(s->enter[i - 1]) : 0), 8);
+        hb_plane(h, at + 16 * n, n, i, f64_bits(s->start[i]) - f64_bits(s->enter[i]), 8);
+        hb_plane(h, at + 24 * n, n, i, f64_bits(s->exit[i]) - f64_bits(s->start[i]), 8);
+        hb_plane(h, at + 32 * n, n, i, (uint32_t)s->root[i], 4);
+        h->p[at + 36 * n + i] = s->flags[i];
+        hb_plane(h, at + 37 * n, n, i, s->nsites ? s->site[i] : 0, 4);
+    }
+}
+
+/* The uncompressed arrays of a series, as docs/formats.md lists them for
+ * `major`. */
+static void hb_arrays(hb *h, const cp_cpt_series *s, uint32_t major)
+{
+    if (major >= 5) {
+        hb_planes(h, s);
+        return;
+    }
+    bool v3 = major >= 3;
     for (size_t i = 0; i < s->n; i++)
         hb_u64(h, s->call[i]);
     for (size_t i = 0; i < s->n; i++)
@@ -471,21 +512,31 @@ static void hb_arrays(hb *h, const cp_cpt_series *s, bool v3)
         hb_u32(h, s->nsites ? s->site[i] : 0);
 }
 
-/* zlib at its fastest level, as the writer compresses. */
-static hb deflated(const hb *raw)
+/* zlib at its fastest level, as the writer compresses: version 5 with
+ * run-length matches only (Z_RLE), earlier ones as compress2 did. */
+static hb deflated(const hb *raw, uint32_t major)
 {
     hb z = {0};
     uLongf n = compressBound(raw->len);
     z.p = malloc(n);
     z.cap = n;
-    ck_assert_int_eq(compress2(z.p, &n, raw->p ? raw->p : (const Bytef *)"", raw->len, 1), Z_OK);
-    z.len = n;
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    ck_assert_int_eq(deflateInit2(&zs, 1, Z_DEFLATED, 15, 8, major >= 5 ? Z_RLE : Z_DEFAULT_STRATEGY),
+                     Z_OK);
+    zs.next_in = raw->p ? raw->p : (Bytef *)"";
+    zs.avail_in = (uInt)raw->len;
+    zs.next_out = z.p;
+    zs.avail_out = (uInt)n;
+    ck_assert_int_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+    z.len = zs.total_out;
+    deflateEnd(&zs);
     return z;
 }
 
 enum tweak {
-    T_NONE, T_GAP, T_TRAILING, T_MINOR, T_V1, T_V2, T_V3, /* accepted */
-    T_HIST_PAST, T_SITE_PAST, T_NSITES_HUGE, T_TAG, T_MAJOR0, T_MAJOR5, T_HASH_NOTERM, T_HASH_PAD, T_MODE_LEN0, T_MODE_LONG,
+    T_NONE, T_GAP, T_TRAILING, T_MINOR, T_V1, T_V2, T_V3, T_V4, /* accepted */
+    T_HIST_PAST, T_SITE_PAST, T_NSITES_HUGE, T_TAG, T_MAJOR0, T_MAJOR6, T_HASH_NOTERM, T_HASH_PAD, T_MODE_LEN0, T_MODE_LONG,
     T_MODE_NONUL, T_MODE_INNER_NUL, T_WORLD0, T_OFF0, T_OFF_CLOSE, T_OFF_BEYOND, T_OVERRUN,
     T_HOST_LONG, T_AGG_FLAG, T_SLOW_RANK, T_SLOW_NEG, T_COLL_EMPTY, T_NCOLLS_HUGE,
     T_NSERIES_HUGE, T_ULEN, T_N_HUGE, T_CLEN_PAST, T_CRC, T_STREAM_BAD, T_STREAM_CUT,
@@ -521,7 +572,9 @@ static hb hand_file(enum tweak t)
     hb h = {0};
     /* header */
     hb_put(&h, t == T_TAG ? "CPROG" : "CPROF", 5);
-    hb_u32(&h, t == T_MAJOR0 ? 0 : t == T_MAJOR5 ? 5 : t == T_V1 ? 1 : t == T_V2 ? 2 : t == T_V3 ? 3 : 4);
+    uint32_t major = t == T_MAJOR0 ? 0 : t == T_MAJOR6 ? 6 : t == T_V1 ? 1 : t == T_V2 ? 2 : t == T_V3 ? 3
+                     : t == T_V4 ? 4 : 5;
+    hb_u32(&h, major);
     hb_u32(&h, t == T_MINOR ? 7 : 0);
     hb_u32(&h, t == T_MINOR ? 3 : 0);
     char hash[41] = "0123456789abcdef0123456789abcdef01234567";
@@ -587,19 +640,20 @@ static hb hand_file(enum tweak t)
     hb raw = {0};
     bool v3 = t != T_V1 && t != T_V2;
     uint64_t cb = v3 ? 41 : 37; /* bytes per call */
-    hb_arrays(&raw, s, v3);
+    hb_arrays(&raw, s, major);
+    size_t n3 = 3; /* the series' calls */
     if (t == T_SITE_PAST) /* call 7's site 0 becomes 2: beyond the series' 2 sites */
-        memcpy(raw.p + raw.len - 4, "\x02\0\0\0", 4);
+        hb_plane(&raw, raw.len - 4 * n3, n3, 2, 2, 4);
     uint64_t n = s->n;
-    if (t == T_ROOT) /* root[1] = -2: fe ff ff ff after 4 arrays of 3 x 8 bytes */
-        memcpy(raw.p + 4 * 3 * 8 + 4 * 1, "\xfe\xff\xff\xff", 4);
+    if (t == T_ROOT) /* root[1] = -2 (fe ff ff ff), after 4 arrays of 3 x 8 bytes */
+        hb_plane(&raw, 4 * 3 * 8, n3, 1, (uint32_t)-2, 4);
     if (t == T_STREAM_MORE)
         n = 2;
     if (t == T_STREAM_LESS)
         raw.len = 2 * cb;
     if (t == T_RATIO)
         n = 1000000;
-    hb z = deflated(&raw);
+    hb z = deflated(&raw, major);
     if (t == T_STREAM_BAD)
         z.p[0] ^= 0x0f; /* not a zlib header any more */
     if (t == T_STREAM_CUT)
@@ -716,7 +770,7 @@ static const struct bad_case bad_cases[] = {
     {T_MAJOR0, "hand.cpt: header, at byte 5: version 0.0.0 does not exist"},
     {T_HIST_PAST, "series 0 (Bcast, communicator 4), at byte 295: histogram of buckets 40 to 240 "
                   "(expected within 0 to 160): the file is corrupt"},
-    {T_MAJOR5, "hand.cpt: header, at byte 5: version 5.0.0 is newer than version 4.0.0, which "
+    {T_MAJOR6, "hand.cpt: header, at byte 5: version 6.0.0 is newer than version 5.0.0, which "
                "this collprof reads"},
     {T_SITE_PAST, "call 7 of call site 2 (the series has 2): the file is corrupt"},
     {T_NSITES_HUGE, "4294967295 call sites cannot fit in the"},
@@ -844,16 +898,16 @@ START_TEST(versions)
     cp_error err;
 
     /* A newer major version is refused, naming both versions. */
-    set_u32_at(b.p + 5, 5);
+    set_u32_at(b.p + 5, 6);
     set_u32_at(b.p + 9, 5);
     set_u32_at(b.p + 13, 1);
     ck_assert_int_eq(parse_bytes(b.p, b.len, "timings.cpt", &g, &err), -1);
-    ck_assert_str_eq(err.msg, "timings.cpt: header, at byte 5: version 5.5.1 is newer than "
-                              "version 4.0.0, which this collprof reads (major version 4): "
+    ck_assert_str_eq(err.msg, "timings.cpt: header, at byte 5: version 6.5.1 is newer than "
+                              "version 5.0.0, which this collprof reads (major version 5): "
                               "upgrade collprof to read it");
     set_u32_at(b.p + 5, UINT32_MAX);
     ck_assert_int_eq(parse_bytes(b.p, b.len, "timings.cpt", &g, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "version 4294967295.5.1 is newer than version 4.0.0"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "version 4294967295.5.1 is newer than version 5.0.0"));
 
     /* Another minor or patch of this major is read, and kept in the model;
      * written again, the file says the writer's version. */
@@ -902,6 +956,18 @@ START_TEST(versions)
     ck_assert_uint_eq(s->n, 3);
     ck_assert_uint_eq(s->hist_n, 3);
     ck_assert(s->nsites == 0 && s->site == NULL && s->site_time == NULL);
+    cp_cpt_file_free(&g);
+    free(h.p);
+
+    /* Version 4 (the columns as they are, call by call) is still read: the
+     * same model as version 5's planes. */
+    h = hand_file(T_V4);
+    ck_assert_msg(parse_bytes(h.p, h.len, "hand.cpt", &g, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(g.version[0], 4);
+    g.version[0] = CP_CPT_VERSION_MAJOR;
+    cp_cpt_file hm = hand_model();
+    ck_assert(cp_cpt_file_equal(&hm, &g));
+    cp_cpt_file_free(&hm);
     cp_cpt_file_free(&g);
     free(h.p);
 
@@ -1026,8 +1092,8 @@ static size_t payload_spans(const cp_bytes *b, const cp_cpt_file *f, size_t *lo,
     for (uint64_t r = 0; r < f->world_size; r++)
         for (size_t i = 0; i < f->chunks[r].nseries; i++) {
             hb raw = {0};
-            hb_arrays(&raw, &f->chunks[r].series[i], true);
-            hb z = deflated(&raw);
+            hb_arrays(&raw, &f->chunks[r].series[i], CP_CPT_VERSION_MAJOR);
+            hb z = deflated(&raw, CP_CPT_VERSION_MAJOR);
             size_t from = k ? hi[k - 1] : 0;
             unsigned char *at = memmem(b->p + from, b->len - from, z.p, z.len);
             ck_assert_ptr_nonnull(at);
