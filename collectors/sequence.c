@@ -357,6 +357,25 @@ void cp_seq_iter_skip_reps(cp_seq_iter *it, uint64_t n)
     iter_settle(it);
 }
 
+uint32_t cp_seq_iter_seek(cp_seq_iter *it, uint64_t *at, uint64_t call)
+{
+    uint64_t left, period, reps;
+    uint32_t id = cp_seq_iter_peek(it, &left);
+    while (left != UINT64_MAX && call >= *at && call - *at >= left) {
+        if (cp_seq_iter_at_repetition(it, &period, &reps) && call - *at >= period) {
+            uint64_t n = (call - *at) / period;
+            n = n < reps ? n : reps;
+            cp_seq_iter_skip_reps(it, n);
+            *at += n * period;
+        } else {
+            cp_seq_iter_skip(it, left);
+            *at += left;
+        }
+        id = cp_seq_iter_peek(it, &left);
+    }
+    return left == UINT64_MAX ? CP_SEQ_NONE : id;
+}
+
 uint32_t *cp_seq_expand(const cp_seq *s)
 {
     uint32_t *out = malloc((s->total ? s->total : 1) * sizeof *out);

@@ -148,6 +148,11 @@ bool cp_seq_iter_at_repetition(const cp_seq_iter *it, uint64_t *period, uint64_t
 /* From the start of a repetition, skip n whole repetitions (n <= reps_left). */
 void cp_seq_iter_skip_reps(cp_seq_iter *it, uint64_t n);
 
+/* Move forward to the run that holds call index `call` (*at: the call index
+ * at the start of the iterator's run, updated), whole repetitions of a
+ * group at a time; returns that run's id (CP_SEQ_NONE past the end). */
+uint32_t cp_seq_iter_seek(cp_seq_iter *it, uint64_t *at, uint64_t call);
+
 /* Expand to one id per call (tests). Returns a malloc'ed array of s->total. */
 uint32_t *cp_seq_expand(const cp_seq *s);
 

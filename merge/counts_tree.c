@@ -310,6 +310,27 @@ static int leaf_piece(cp_tree *t, const cp_counts_view *v, const cp_sig *s, uint
     return intern_piece(t, &p, id);
 }
 
+/* The next `calls` calls of the rank's sequence into the tree's, their
+ * signatures renamed by map. */
+static int leaf_append(cp_tree *t, const cp_counts_view *v, const uint32_t *map, cp_seq_iter *it,
+                       uint64_t calls)
+{
+    while (calls > 0) {
+        uint64_t left;
+        uint32_t id = cp_seq_iter_peek(it, &left);
+        bool ended = left == UINT64_MAX; /* calls counted beyond what the
+                                            sequence kept: nothing recorded */
+        if (left > calls)
+            left = calls;
+        if (cp_seq_append(&t->seq, id < v->nsigs ? map[id] : CP_SEQ_NONE, left))
+            return -1;
+        if (!ended)
+            cp_seq_iter_skip(it, left);
+        calls -= left;
+    }
+    return 0;
+}
+
 int cp_tree_leaf(cp_tree *t, const cp_counts_view *v, int64_t rank, int64_t nranks,
                  bool relative_ok)
 {
@@ -344,15 +365,30 @@ int cp_tree_leaf(cp_tree *t, const cp_counts_view *v, int64_t rank, int64_t nran
     cp_seq_iter it;
     cp_seq_iter_init(&it, v->seq);
     for (uint64_t call = 0; call < v->seq->total;) {
+        /* A cycle: three repetitions appended, the rest counted (as the
+         * merge does), unless the tree's sequence did not fold them. */
+        uint64_t period, reps;
+        if (cp_seq_iter_at_repetition(&it, &period, &reps) && reps >= 4 &&
+            period * reps <= v->seq->total - call) {
+            if (leaf_append(t, v, map, &it, 3 * period)) {
+                free(map);
+                goto fail;
+            }
+            call += 3 * period;
+            if (cp_seq_repeat_last(&t->seq, period, reps - 3)) {
+                cp_seq_iter_skip_reps(&it, reps - 3);
+                call += (reps - 3) * period;
+            }
+            continue;
+        }
         uint64_t left;
-        uint32_t id = cp_seq_iter_peek(&it, &left);
+        cp_seq_iter_peek(&it, &left);
         if (left > v->seq->total - call)
             left = v->seq->total - call;
-        if (cp_seq_append(&t->seq, id < v->nsigs ? map[id] : CP_SEQ_NONE, left)) {
+        if (leaf_append(t, v, map, &it, left)) {
             free(map);
             goto fail;
         }
-        cp_seq_iter_skip(&it, left);
         call += left;
     }
     free(map);

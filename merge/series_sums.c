@@ -59,15 +59,8 @@ int cp_sample_make(const cp_counts *c, const cp_timing *t, const cp_time_line *t
             b = b->next;
         if (s->enter == CP_SAMPLE_UNTIMED)
             continue;
-        uint64_t call = cp_timing_chosen(j, t->level), left;
-        uint32_t id = cp_seq_iter_peek(&it, &left);
-        while (left != UINT64_MAX && call >= at + left) {
-            cp_seq_iter_skip(&it, left);
-            at += left;
-            id = cp_seq_iter_peek(&it, &left);
-        }
-        if (left == UINT64_MAX)
-            id = CP_SEQ_NONE;
+        uint64_t call = cp_timing_chosen(j, t->level);
+        uint32_t id = cp_seq_iter_seek(&it, &at, call);
         uint64_t ticks = s->enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1);
         double enter = cp_time_line_seconds(tl, (double)ticks);
         double start = enter + (double)s->late * tick, exit = start + (double)s->dur * tick;
@@ -128,23 +121,42 @@ cp_coll_sums *cp_site_list_get(cp_site_list *st, int k, uint32_t form, uint32_t 
     return &st->v[st->n++].s;
 }
 
+/* The calls of the run at the iterator, times `times`, into their site. */
+static uint64_t add_run(cp_site_list *st, const cp_counts *t, int k, uint64_t out, uint64_t in,
+                        cp_seq_iter *it, uint64_t times)
+{
+    uint64_t left;
+    uint32_t id = cp_seq_iter_peek(it, &left);
+    if (left == UINT64_MAX)
+        return 0;
+    cp_coll_sums *s = id != CP_SEQ_NONE && id < t->nsigs
+                          ? cp_site_list_get(st, k, form_of_sig(t, id), path_of_sig(t, id)) : NULL;
+    if (s) {
+        uint64_t calls = left * times;
+        s->visits += calls;
+        s->bytes_sent += calls * vec_bytes(t, t->sigs[id].send, k, out);
+        s->bytes_recv += calls * vec_bytes(t, t->sigs[id].recv, k, in);
+    }
+    cp_seq_iter_skip(it, left);
+    return left;
+}
+
+/* A group that repeats is summed once and multiplied by its repetitions:
+ * a cycle of 32 patterns called a million times is 32 runs here, not a
+ * million. */
 void cp_sums_of_counts(cp_site_list *st, const cp_counts *t, int k, uint64_t out, uint64_t in)
 {
     cp_seq_iter it;
     cp_seq_iter_init(&it, &t->seq);
     for (;;) {
-        uint64_t left;
-        uint32_t id = cp_seq_iter_peek(&it, &left);
-        if (left == UINT64_MAX)
+        uint64_t period, reps;
+        if (cp_seq_iter_at_repetition(&it, &period, &reps)) {
+            for (uint64_t done = 0; done < period;)
+                done += add_run(st, t, k, out, in, &it, reps);
+            cp_seq_iter_skip_reps(&it, reps - 1);
+        } else if (add_run(st, t, k, out, in, &it, 1) == 0) {
             break;
-        cp_coll_sums *s = id != CP_SEQ_NONE && id < t->nsigs
-                              ? cp_site_list_get(st, k, form_of_sig(t, id), path_of_sig(t, id)) : NULL;
-        if (s) {
-            s->visits += left;
-            s->bytes_sent += left * vec_bytes(t, t->sigs[id].send, k, out);
-            s->bytes_recv += left * vec_bytes(t, t->sigs[id].recv, k, in);
         }
-        cp_seq_iter_skip(&it, left);
     }
 }
 

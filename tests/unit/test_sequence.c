@@ -157,6 +157,50 @@ START_TEST(random_sequences_roundtrip)
 }
 END_TEST
 
+/* Seeking to increasing call indexes, with strides from 1 to 40, finds each
+ * call's id as the expanded sequence has it, also where it skips whole
+ * repetitions (a million calls of a 32-pattern cycle). */
+START_TEST(seek_finds_each_call)
+{
+    unsigned seed = 777;
+    for (int trial = 0; trial < 300; trial++) {
+        cp_seq s;
+        cp_seq_init(&s);
+        uint64_t p = 1 + rand_r(&seed) % 8, reps = 1 + rand_r(&seed) % 50;
+        cp_seq_append(&s, CP_SEQ_NONE, rand_r(&seed) % 3);
+        for (uint64_t r = 0; r < reps; r++)
+            for (uint64_t i = 0; i < p; i++)
+                cp_seq_append(&s, (uint32_t)i, 1 + i % 2);
+        for (int i = rand_r(&seed) % 10; i > 0; i--)
+            cp_seq_append(&s, (uint32_t)(rand_r(&seed) % 3), 1 + rand_r(&seed) % 3);
+        cp_seq_finish(&s);
+        uint32_t *ids = cp_seq_expand(&s);
+        uint64_t stride = 1 + rand_r(&seed) % 40;
+        cp_seq_iter it;
+        cp_seq_iter_init(&it, &s);
+        uint64_t at = 0;
+        for (uint64_t call = rand_r(&seed) % 5; call < s.total + 3; call += stride)
+            ck_assert_uint_eq(cp_seq_iter_seek(&it, &at, call),
+                              call < s.total ? ids[call] : CP_SEQ_NONE);
+        free(ids);
+        cp_seq_free(&s);
+    }
+    cp_seq s;
+    cp_seq_init(&s);
+    for (uint32_t r = 0; r < 31250; r++)
+        for (uint32_t i = 0; i < 32; i++)
+            cp_seq_append(&s, i, 1);
+    cp_seq_finish(&s);
+    cp_seq_iter it;
+    cp_seq_iter_init(&it, &s);
+    uint64_t at = 0;
+    ck_assert_uint_eq(cp_seq_iter_seek(&it, &at, 999999), 31);
+    ck_assert_uint_eq(at, 999999);
+    ck_assert_uint_eq(cp_seq_iter_seek(&it, &at, 1000000), CP_SEQ_NONE);
+    cp_seq_free(&s);
+}
+END_TEST
+
 START_TEST(append_counts_and_iterate_runs)
 {
     cp_seq s;
@@ -250,6 +294,7 @@ int main(void)
     tcase_add_test(tc, never_repeating_grows_per_call);
     tcase_add_test(tc, repetition_broken_at_every_point);
     tcase_add_test(tc, random_sequences_roundtrip);
+    tcase_add_test(tc, seek_finds_each_call);
     tcase_add_test(tc, append_counts_and_iterate_runs);
     tcase_add_test(tc, tail_lengthens_until_the_sequence_changes);
     suite_add_tcase(su, tc);
