@@ -57,6 +57,23 @@
  * runs of zeros.  The writer puts, the parser gets, through these two. */
 #define CPT_PLANES_MAJOR 5
 
+/* The writer's deflate settings, which the hand-made file of the tests
+ * repeats to compare bytes: a payload of at most CPT_SMALL_PAYLOAD bytes
+ * (about 25 calls) is stored in the stream as it is (level 0: deflate
+ * would build Huffman trees to save a few bytes, which 10,000 one-call
+ * series paid for in finalize), with zlib's smallest memory level (its
+ * hash table, which every stream clears, 256 entries); a larger one at the
+ * fastest level that compresses, with the usual memory level 8. */
+#define CPT_SMALL_PAYLOAD 1024
+static inline int cpt_level(size_t payload)
+{
+    return payload > CPT_SMALL_PAYLOAD ? 1 : 0;
+}
+static inline int cpt_mem_level(size_t payload)
+{
+    return payload > CPT_SMALL_PAYLOAD ? 8 : 1;
+}
+
 static inline void cpt_planes_put(unsigned char *col, size_t n, size_t i, uint64_t v, int width)
 {
     for (int k = 0; k < width; k++, v >>= 8)

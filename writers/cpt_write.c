@@ -132,24 +132,45 @@ static int check_chunk(const cp_cpt_chunk *c, uint64_t world_size, const char *n
     return 0;
 }
 
-/* compress2 with run-length matches only (Z_RLE): the planes' repeats are
+/* Deflate with run-length matches only (Z_RLE): the planes' repeats are
  * runs, and deflate's search for longer-distance matches found little more
- * in them at four times the time. */
-static int deflate_rle(Bytef *dest, uLongf *dlen, const Bytef *src, uLong slen)
+ * in them at four times the time.  A chunk's streams are made once and
+ * reset for each series (a new stream allocates and clears 256 KiB: 10,000
+ * one-call series spent most of their encoding there), the small one, which
+ * stores, for payloads of a few calls (cpt_layout.h). */
+typedef struct deflater {
+    z_stream z[2]; /* small, large */
+    bool ready[2];
+} deflater;
+
+static int deflate_rle(deflater *d, Bytef *dest, uLongf *dlen, const Bytef *src, uLong slen)
 {
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    int zr = deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15, 8, Z_RLE);
-    if (zr != Z_OK)
+    int which = slen > CPT_SMALL_PAYLOAD;
+    z_stream *z = &d->z[which];
+    int zr;
+    if (!d->ready[which]) {
+        memset(z, 0, sizeof *z);
+        zr = deflateInit2(z, cpt_level(slen), Z_DEFLATED, 15, cpt_mem_level(slen), Z_RLE);
+        if (zr != Z_OK)
+            return zr;
+        d->ready[which] = true;
+    } else if ((zr = deflateReset(z)) != Z_OK) {
         return zr;
-    z.next_in = (Bytef *)src;
-    z.avail_in = slen;
-    z.next_out = dest;
-    z.avail_out = *dlen;
-    zr = deflate(&z, Z_FINISH);
-    *dlen = z.total_out;
-    deflateEnd(&z);
+    }
+    z->next_in = (Bytef *)src;
+    z->avail_in = slen;
+    z->next_out = dest;
+    z->avail_out = *dlen;
+    zr = deflate(z, Z_FINISH);
+    *dlen = z->total_out;
     return zr == Z_STREAM_END ? Z_OK : zr == Z_OK ? Z_BUF_ERROR : zr;
+}
+
+static void deflater_end(deflater *d)
+{
+    for (int i = 0; i < 2; i++)
+        if (d->ready[i])
+            deflateEnd(&d->z[i]);
 }
 
 /* The payload's columns, version 5's way (cpt_layout.h): differences in
@@ -187,7 +208,7 @@ static int pack_columns(const cp_cpt_series *s, cp_bytes *raw)
  * writes straight into out behind the room kept for the fields (whose size
  * is known before the compressed length is).  raw is scratch. */
 static int encode_series(const cp_cpt_series *s, const char *name, const char *where,
-                         cp_bytes *out, cp_bytes *raw, cp_error *err)
+                         cp_bytes *out, cp_bytes *raw, deflater *dz, cp_error *err)
 {
     if (pack_columns(s, raw) != 0)
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
@@ -199,7 +220,7 @@ static int encode_series(const cp_cpt_series *s, const char *name, const char *w
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
     uLongf clen = bound;
     unsigned char *payload = out->p + out->len + fixed;
-    int zr = deflate_rle(payload, &clen, raw->p ? raw->p : (const Bytef *)"", (uLong)raw->len);
+    int zr = deflate_rle(dz, payload, &clen, raw->p ? raw->p : (const Bytef *)"", (uLong)raw->len);
     if (zr != Z_OK)
         return bad_model(err, name, where, "zlib cannot compress the arrays (%s)", zError(zr));
     uint32_t crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), payload, clen);
@@ -266,13 +287,15 @@ static int encode_chunk(const cp_cpt_chunk *c, uint64_t world_size, const char *
     }
     cp_bytes_le32(out, (uint32_t)c->nseries);
     cp_bytes raw = {0};
+    deflater dz = {0};
     int rc = 0;
     for (size_t i = 0; i < c->nseries && rc == 0; i++) {
         char where[160];
         cp_cpt_series_where(where, sizeof where, c->rank, i, &c->series[i]);
-        rc = encode_series(&c->series[i], name, where, out, &raw, err);
+        rc = encode_series(&c->series[i], name, where, out, &raw, &dz, err);
     }
     cp_bytes_free(&raw);
+    deflater_end(&dz);
     cp_bytes_append(out, FOOTER, FOOTER_LEN);
     if (rc == 0 && out->failed)
         rc = cp_error_set(err, "%s: chunk of rank %" PRId64 ": %s", name, c->rank,
