@@ -25,8 +25,22 @@ void cp_wseries_free(cp_wseries *s)
     cp_wlist_free(&s->own);
     cp_wlist_free(&s->up);
     cp_wlist_free(&s->down);
-    for (int r = 0; r < 64; r++)
+    for (int r = 0; s->kid && r < CP_WSERIES_ROUNDS; r++)
         cp_wlist_free(&s->kid[r]);
+    free(s->kid);
+    s->kid = NULL;
+}
+
+/* The list child `round` sent up, kept for the way down (s takes l). */
+static int keep_kid(cp_wseries *s, int round, cp_wlist l)
+{
+    if (!s->kid && !(s->kid = calloc(CP_WSERIES_ROUNDS, sizeof *s->kid))) {
+        cp_wlist_free(&l);
+        return -1;
+    }
+    cp_wlist_free(&s->kid[round]);
+    s->kid[round] = l;
+    return 0;
 }
 
 static void up_pack(void *value, int round, cp_wbuf *b)
@@ -40,18 +54,20 @@ static int up_merge(void *value, int round, cp_rbuf *rb)
 {
     cp_wseries *s = value;
     cp_wlist l;
-    if (round >= 64 || cp_wlist_unpack(rb, &l, false))
+    if (round >= CP_WSERIES_ROUNDS || cp_wlist_unpack(rb, &l, false))
         return rb->bad ? CP_GROUP_MALFORMED : CP_GROUP_NOMEM;
-    cp_wlist_free(&s->kid[round]);
-    s->kid[round] = l; /* kept for the way down */
-    return cp_wlist_merge(&s->up, &l) ? CP_GROUP_NOMEM : CP_GROUP_OK;
+    if (keep_kid(s, round, l))
+        return CP_GROUP_NOMEM;
+    return cp_wlist_merge(&s->up, &s->kid[round]) ? CP_GROUP_NOMEM : CP_GROUP_OK;
 }
 
 static void down_pack(void *value, int round, cp_wbuf *b)
 {
     cp_wseries *s = value;
     cp_wlist l = {0};
-    if (!s->have_down || cp_wlist_for_child(&l, &s->down, &s->own, s->kid, round)) {
+    static const cp_wlist no_kids[CP_WSERIES_ROUNDS];
+    if (!s->have_down || round >= CP_WSERIES_ROUNDS ||
+        cp_wlist_for_child(&l, &s->down, &s->own, s->kid ? s->kid : no_kids, round)) {
         b->failed = true; /* the engine sends the failed mark instead */
         return;
     }
@@ -155,7 +171,7 @@ static int wcomm_up_merge(void *value, int round, cp_rbuf *rb)
     cp_wcomm *w = value;
     uint32_t n = cp_get_u32(rb);
     bool got[CP_WCOMM_COLLS] = {false};
-    if (rb->bad || n > CP_WCOMM_COLLS || round >= 64)
+    if (rb->bad || n > CP_WCOMM_COLLS || round >= CP_WSERIES_ROUNDS)
         return CP_GROUP_MALFORMED;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t k = cp_get_u32(rb);
@@ -182,9 +198,7 @@ static int wcomm_up_merge(void *value, int round, cp_rbuf *rb)
             cp_wlist_free(&l);
             continue;
         }
-        cp_wlist_free(&w->s[k]->kid[round]);
-        w->s[k]->kid[round] = l; /* kept for the way down */
-        if (cp_wlist_merge(&w->s[k]->up, &l))
+        if (keep_kid(w->s[k], round, l) || cp_wlist_merge(&w->s[k]->up, &w->s[k]->kid[round]))
             return CP_GROUP_NOMEM;
     }
     /* Series below this member that the child's members never called. */

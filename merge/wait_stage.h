@@ -22,10 +22,16 @@
 #include "group_trees.h"
 #include "wait_tree.h"
 
+#define CP_WSERIES_ROUNDS 64
+
 typedef struct cp_wseries {
     cp_wlist own;      /* this member's own leaf */
     cp_wlist up;       /* own + the children's, going up */
-    cp_wlist kid[64];  /* each child's list, by round */
+    cp_wlist *kid;     /* each child's list, by round (CP_WSERIES_ROUNDS of
+                          them, allocated with the first child: most members
+                          of most communicators have none, and 10,000
+                          communicators of 1 KiB each cost finalize more in
+                          first touches of pages than in work) */
     cp_wlist down;     /* what came down (at the lead: its completed up) */
     bool have_down;
 } cp_wseries;

@@ -14,14 +14,21 @@ int cp_fin_make_samples(cp_comm *comms, const cp_time_line *tl, fin_samples *S)
     if (!S->of)
         return -1;
     S->n = n;
+    _Static_assert(CP_NCOLLECTIVES < UINT8_MAX, "a slot is a byte");
     for (cp_comm *c = comms; c; c = c->next) {
-        cp_sample *v = NULL;
+        uint8_t called = 0;
+        for (int k = 0; k < CP_NCOLLECTIVES; k++)
+            called += c->coll[k] != NULL;
+        if (called == 0)
+            continue;
+        fin_comm_samples *v = calloc(1, sizeof *v + called * sizeof v->v[0]);
+        if (!(S->of[c->reg_index] = v))
+            return -1;
         for (int k = 0; k < CP_NCOLLECTIVES; k++) {
             if (!c->coll[k])
                 continue;
-            if (!v && !(v = S->of[c->reg_index] = calloc(CP_NCOLLECTIVES, sizeof *v)))
-                return -1;
-            if (cp_sample_make(&c->coll[k]->counts, &c->coll[k]->timing, tl, &v[k]))
+            v->slot[k] = ++v->n;
+            if (cp_sample_make(&c->coll[k]->counts, &c->coll[k]->timing, tl, &v->v[v->n - 1]))
                 return -1;
         }
     }
@@ -31,15 +38,16 @@ int cp_fin_make_samples(cp_comm *comms, const cp_time_line *tl, fin_samples *S)
 const cp_sample *cp_fin_sample(const fin_samples *S, const cp_comm *c, int k)
 {
     static const cp_sample none;
-    return c->reg_index < S->n && S->of[c->reg_index] ? &S->of[c->reg_index][k] : &none;
+    const fin_comm_samples *v = c->reg_index < S->n ? S->of[c->reg_index] : NULL;
+    return v && v->slot[k] ? &v->v[v->slot[k] - 1] : &none;
 }
 
 void cp_fin_samples_free(fin_samples *S)
 {
     for (size_t i = 0; i < S->n; i++) {
-        for (int k = 0; S->of[i] && k < CP_NCOLLECTIVES; k++) {
-            free(S->of[i][k].recs);
-            free(S->of[i][k].paths);
+        for (int j = 0; S->of[i] && j < S->of[i]->n; j++) {
+            free(S->of[i]->v[j].recs);
+            free(S->of[i]->v[j].paths);
         }
         free(S->of[i]);
     }

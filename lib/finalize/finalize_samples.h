@@ -10,10 +10,20 @@
 #include "comm_registry.h"
 #include "series_sums.h"
 
-/* The samples of this rank's series: of[c->reg_index][k] (of[i] NULL: that
+/* One communicator's samples: of collective k, v[slot[k] - 1] (slot[k] 0:
+ * none).  Only the collectives it called take room: finalize after 10,000
+ * churned communicators first-touched 22 MB of pages for a slot per
+ * collective each. */
+typedef struct fin_comm_samples {
+    uint8_t slot[CP_NCOLLECTIVES];
+    uint8_t n;
+    cp_sample v[];
+} fin_comm_samples;
+
+/* The samples of this rank's series: of[c->reg_index] (NULL: that
  * communicator has none). */
 typedef struct fin_samples {
-    cp_sample **of;
+    fin_comm_samples **of;
     size_t n;
 } fin_samples;
 
