@@ -151,8 +151,15 @@ void cp_sums_of_counts(cp_site_list *st, const cp_counts *t, int k, uint64_t out
     for (;;) {
         uint64_t period, reps;
         if (cp_seq_iter_at_repetition(&it, &period, &reps)) {
-            for (uint64_t done = 0; done < period;)
-                done += add_run(st, t, k, out, in, &it, reps);
+            uint64_t done = 0;
+            while (done < period) {
+                uint64_t got = add_run(st, t, k, out, in, &it, reps);
+                if (got == 0)
+                    break;
+                done += got;
+            }
+            if (done < period)
+                break; /* the sequence ended inside a repetition: cannot be */
             cp_seq_iter_skip_reps(&it, reps - 1);
         } else if (add_run(st, t, k, out, in, &it, 1) == 0) {
             break;
