@@ -52,6 +52,17 @@ static void encode_ok(const cp_cpt_file *f, cp_bytes *out)
     ck_assert_msg(cp_cpt_encode(f, out, &err) == 0, "%s", err.msg);
 }
 
+/* The bytes parse, as file `name`, to exactly the model f. */
+static void reads_back(const unsigned char *data, size_t len, const char *name,
+                       const cp_cpt_file *f)
+{
+    cp_cpt_file g;
+    cp_error err;
+    ck_assert_msg(parse_bytes(data, len, name, &g, &err) == 0, "%s", err.msg);
+    ck_assert(cp_cpt_file_equal(f, &g));
+    cp_cpt_file_free(&g);
+}
+
 /* ------------------------------------------------------------- models */
 
 /* Version 2's sample stride, tick and histogram of a series. */
@@ -265,9 +276,7 @@ START_TEST(round_trip_file)
     /* In memory, the same bytes as in the file. */
     cp_bytes b;
     encode_ok(&f, &b);
-    ck_assert_msg(parse_bytes(b.p, b.len, "mem.cpt", &g, &err) == 0, "%s", err.msg);
-    ck_assert(cp_cpt_file_equal(&f, &g));
-    cp_cpt_file_free(&g);
+    reads_back(b.p, b.len, "mem.cpt", &f);
     FILE *fp = fopen(path, "rb");
     unsigned char *disk = malloc(b.len + 1);
     ck_assert_uint_eq(fread(disk, 1, b.len + 1, fp), b.len);
@@ -323,9 +332,7 @@ START_TEST(round_trip_limits)
     encode_ok(&f, &b);
     ck_assert_uint_eq(cp_cpt_header_size(&f), 5 + 12 + 41 + 4 + 1 + 1 + 8 + 8);
     ck_assert_uint_eq(b.len, cp_cpt_header_size(&f) + 31);
-    ck_assert_msg(parse_bytes(b.p, b.len, "min.cpt", &g, &err) == 0, "%s", err.msg);
-    ck_assert(cp_cpt_file_equal(&f, &g));
-    cp_cpt_file_free(&g);
+    reads_back(b.p, b.len, "min.cpt", &f);
     cp_bytes_free(&b);
     cp_cpt_file_free(&f);
 }
@@ -1034,14 +1041,10 @@ START_TEST(parallel_layout)
     ck_assert(memcmp(p, serial.p, len) == 0);
     free(p);
 
-    cp_cpt_file g;
-    cp_error err;
     size_t aligns[] = {8, 64, 4096};
     for (size_t i = 0; i < 3; i++) {
         p = parallel_bytes(&f, aligns[i], &len);
-        ck_assert_msg(parse_bytes(p, len, "aligned.cpt", &g, &err) == 0, "%s", err.msg);
-        ck_assert(cp_cpt_file_equal(&f, &g));
-        cp_cpt_file_free(&g);
+        reads_back(p, len, "aligned.cpt", &f);
         free(p);
     }
     cp_bytes_free(&serial);
@@ -1144,11 +1147,7 @@ START_TEST(long_series_compresses_as_documented)
     size_t lo[1], hi[1];
     ck_assert_uint_eq(payload_spans(&b, &f, lo, hi, 1), 1);
     ck_assert_uint_lt(hi[0] - lo[0], (size_t)N * 41 / 2);
-    cp_cpt_file g;
-    cp_error err;
-    ck_assert_msg(parse_bytes(b.p, b.len, "long.cpt", &g, &err) == 0, "%s", err.msg);
-    ck_assert(cp_cpt_file_equal(&f, &g));
-    cp_cpt_file_free(&g);
+    reads_back(b.p, b.len, "long.cpt", &f);
     cp_bytes_free(&b);
     cp_cpt_file_free(&f);
 }
