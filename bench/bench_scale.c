@@ -298,6 +298,7 @@ static void own_table(gen *g, const comm *c, int64_t v, cp_counts *t)
  * holds: the tree left, the block and the text so far. */
 typedef struct lead_spool {
     cp_compact_spool s[2];
+    cp_compact_store store[2];
     rank_mem *rm;
 } lead_spool;
 
@@ -321,6 +322,8 @@ static void lead_files(gen *g, const comm *c, int64_t id, cp_tree *root, const c
     int64_t n = c->n, lead = sim_world_of(c, 0);
     int64_t *pp = g->pp, *pc = g->pc;
     lead_spool ls = {.rm = rm};
+    for (int d = 0; d < 2; d++)
+        ls.s[d].store = &ls.store[d];
     char path[2][4200];
     double t0 = sim_cpu_now();
     cp_block tmpl;
@@ -341,7 +344,7 @@ static void lead_files(gen *g, const comm *c, int64_t id, cp_tree *root, const c
         cp_compact_spool *one = &ls.s[d];
         if (cp_compact_write_spools_file(path[d], false, &one, 1, &err))
             sim_die(err.msg);
-        cp_compact_spool_free(&ls.s[d]);
+        cp_compact_store_free(&ls.store[d]);
         struct stat sb;
         if (stat(path[d], &sb) == 0)
             total_output += (double)sb.st_size;
@@ -497,8 +500,9 @@ static void run_counts(const comm *cs, int64_t nc, int calls, const char *dir, b
         for (size_t i = 0; i < k; i++) {
             if (m[i].failed)
                 *exact = false;
+            const cp_hold_coll *e = cp_holding_at(&h[i], 0);
             if (at[i] == 0)
-                lead_files(&g, &cs[ids[i]], ids[i], h[i].tree[0], dir, &rm, exact);
+                lead_files(&g, &cs[ids[i]], ids[i], e ? e->tree : NULL, dir, &rm, exact);
             cp_holding_clear(&h[i]);
         }
     }

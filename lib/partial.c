@@ -96,17 +96,19 @@ static int add_series(cp_manifest *m, const fin_leads *L)
         if (j == m->ncomms)
             break;
         cp_comm_info *ci = &m->comms[j];
-        ci->series = calloc(CP_NCOLLECTIVES, sizeof *ci->series);
+        ci->series = calloc(cp_slots_count(&l->c) + 1, sizeof *ci->series);
         if (!ci->series)
             return -1;
-        for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-            if (!l->tree[k])
+        CP_SLOTS_EACH(k, &l->c)
+        {
+            const cp_led_coll *e = cp_led_at(l, k);
+            if (!e->held.tree)
                 continue;
             cp_series_info *x = &ci->series[ci->nseries++];
             snprintf(x->collective, sizeof x->collective, "%s", cp_collective_names[k]);
-            x->calls = l->calls[k];
-            x->blocks[0] = l->nblocks_of[k][0];
-            x->blocks[1] = l->nblocks_of[k][1];
+            x->calls = e->calls;
+            x->blocks[0] = e->nblocks[0];
+            x->blocks[1] = e->nblocks[1];
         }
     }
     return 0;

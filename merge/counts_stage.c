@@ -16,21 +16,24 @@ void cp_holding_init(cp_holding *h, int64_t rank, int64_t size)
 
 void cp_holding_leaf(cp_holding *h, uint32_t k, const cp_counts_view *v, bool relative_ok)
 {
-    if (k >= CP_HOLD_COLLS || h->tree[k] || !(h->tree[k] = malloc(sizeof *h->tree[k]))) {
+    cp_hold_coll *e = k < CP_HOLD_COLLS && !cp_holding_at(h, k)
+                          ? cp_slots_add(&h->c, k, sizeof *e)
+                          : NULL;
+    if (!e || !(e->tree = malloc(sizeof *e->tree))) {
         h->failed = true;
         return;
     }
-    if (cp_tree_leaf(h->tree[k], v, h->rank, h->size, relative_ok)) {
-        free(h->tree[k]);
-        h->tree[k] = NULL;
+    if (cp_tree_leaf(e->tree, v, h->rank, h->size, relative_ok)) {
+        free(e->tree);
+        e->tree = NULL;
         h->failed = true;
         return;
     }
-    if (!h->said[k] && !(h->said[k] = malloc(sizeof *h->said[k]))) {
+    if (!(e->said = malloc(sizeof *e->said))) {
         h->failed = true;
         return;
     }
-    cp_said_init(h->said[k], h->lo, h->hi, v && v->seq ? v->seq->total : 0);
+    cp_said_init(e->said, h->lo, h->hi, v && v->seq ? v->seq->total : 0);
 }
 
 static int64_t *copy_list(const int *v, int n)
@@ -59,18 +62,21 @@ void cp_holding_neighbors(cp_holding *h, const int *sources, int nsources,
         h->failed = true;
 }
 
+void cp_hold_coll_clear(cp_hold_coll *e)
+{
+    free(e->said);
+    if (e->tree) {
+        cp_tree_free(e->tree);
+        free(e->tree);
+    }
+    *e = (cp_hold_coll){NULL, NULL};
+}
+
 void cp_holding_clear(cp_holding *h)
 {
-    for (int k = 0; k < CP_HOLD_COLLS; k++) {
-        free(h->said[k]);
-        h->said[k] = NULL;
-    }
-    for (int k = 0; k < CP_HOLD_COLLS; k++)
-        if (h->tree[k]) {
-            cp_tree_free(h->tree[k]);
-            free(h->tree[k]);
-            h->tree[k] = NULL;
-        }
+    CP_SLOTS_EACH(k, &h->c)
+        cp_hold_coll_clear(cp_holding_at(h, k));
+    cp_slots_free(&h->c);
     for (size_t i = 0; i < h->nnb; i++) {
         free(h->nb[i].nb.sources);
         free(h->nb[i].nb.destinations);
@@ -93,17 +99,23 @@ void cp_holding_pack(cp_wbuf *b, const cp_holding *h)
     cp_put_i64(b, h->lo);
     cp_put_i64(b, h->hi);
     cp_put_u32(b, h->failed);
-    CP_PUT_NPRESENT(b, h->tree);
-    for (int k = 0; k < CP_HOLD_COLLS; k++)
-        if (h->tree[k]) {
+    uint32_t n[2] = {0, 0};
+    CP_SLOTS_EACH(k, &h->c)
+    {
+        n[0] += cp_holding_at(h, k)->tree != NULL;
+        n[1] += cp_holding_at(h, k)->said != NULL;
+    }
+    cp_put_u32(b, n[0]);
+    CP_SLOTS_EACH(k, &h->c)
+        if (cp_holding_at(h, k)->tree) {
             cp_put_u32(b, (uint32_t)k);
-            cp_tree_pack(b, h->tree[k]);
+            cp_tree_pack(b, cp_holding_at(h, k)->tree);
         }
-    CP_PUT_NPRESENT(b, h->said);
-    for (int k = 0; k < CP_HOLD_COLLS; k++)
-        if (h->said[k]) {
+    cp_put_u32(b, n[1]);
+    CP_SLOTS_EACH(k, &h->c)
+        if (cp_holding_at(h, k)->said) {
             cp_put_u32(b, (uint32_t)k);
-            cp_said_pack(b, h->said[k]);
+            cp_said_pack(b, cp_holding_at(h, k)->said);
         }
     cp_put_u64(b, h->nnb);
     for (size_t i = 0; i < h->nnb; i++) {
@@ -133,11 +145,12 @@ int cp_holding_unpack(cp_rbuf *b, cp_holding *x)
         return -1;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t k = cp_get_u32(b);
-        if (k >= CP_HOLD_COLLS || x->tree[k] || !(x->tree[k] = malloc(sizeof *x->tree[k])))
+        cp_hold_coll *e = k < CP_HOLD_COLLS ? cp_slots_add(&x->c, k, sizeof *e) : NULL;
+        if (!e || e->tree || !(e->tree = malloc(sizeof *e->tree)))
             return -1;
-        if (cp_tree_unpack(b, x->tree[k]) || x->tree[k]->nranks != x->size) {
-            free(x->tree[k]);
-            x->tree[k] = NULL;
+        if (cp_tree_unpack(b, e->tree) || e->tree->nranks != x->size) {
+            free(e->tree);
+            e->tree = NULL;
             return -1;
         }
     }
@@ -146,9 +159,10 @@ int cp_holding_unpack(cp_rbuf *b, cp_holding *x)
         return -1;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t k = cp_get_u32(b);
-        if (k >= CP_HOLD_COLLS || x->said[k] || !(x->said[k] = malloc(sizeof *x->said[k])))
+        cp_hold_coll *e = k < CP_HOLD_COLLS ? cp_slots_add(&x->c, k, sizeof *e) : NULL;
+        if (!e || e->said || !(e->said = malloc(sizeof *e->said)))
             return -1;
-        if (cp_said_unpack(b, x->said[k]))
+        if (cp_said_unpack(b, e->said))
             return -1;
     }
     uint64_t nnb = cp_get_u64(b);
@@ -177,18 +191,25 @@ static void probe(const cp_holding *h)
  * 0 calls of it. */
 static int absorb_said(cp_holding *h, const cp_holding *x)
 {
-    for (int k = 0; k < CP_HOLD_COLLS; k++) {
-        if (!h->said[k] && !x->said[k])
+    uint64_t either = h->c.mask | x->c.mask;
+    for (unsigned k = 0; k < CP_SLOTS_MAX; k++) {
+        if (!(either >> k & 1))
             continue;
-        if (!h->said[k]) {
-            if (!(h->said[k] = malloc(sizeof *h->said[k])))
+        const cp_hold_coll *xe = cp_holding_at(x, k);
+        cp_hold_coll *he = cp_holding_at(h, k);
+        if (!(he && he->said) && !(xe && xe->said))
+            continue;
+        if (!he && !(he = cp_slots_add(&h->c, k, sizeof *he)))
+            return -1;
+        if (!he->said) {
+            if (!(he->said = malloc(sizeof *he->said)))
                 return -1;
-            cp_said_init(h->said[k], h->lo, h->hi, 0);
+            cp_said_init(he->said, h->lo, h->hi, 0);
         }
         cp_calls_said none;
-        if (!x->said[k])
+        if (!(xe && xe->said))
             cp_said_init(&none, x->lo, x->hi, 0);
-        cp_said_merge(h->said[k], x->said[k] ? x->said[k] : &none);
+        cp_said_merge(he->said, xe && xe->said ? xe->said : &none);
     }
     return 0;
 }
@@ -201,12 +222,20 @@ int cp_holding_absorb(cp_holding *h, cp_holding *x)
         h->failed = true;
         rc = CP_GROUP_NOMEM;
     }
-    for (int k = 0; k < CP_HOLD_COLLS; k++) {
-        if (!x->tree[k])
+    CP_SLOTS_EACH(k, &x->c)
+    {
+        cp_hold_coll *xe = cp_holding_at(x, k);
+        if (!xe->tree)
             continue;
-        if (!h->tree[k]) {
-            h->tree[k] = x->tree[k];
-            x->tree[k] = NULL;
+        cp_hold_coll *he = cp_holding_at(h, k);
+        if (!he && !(he = cp_slots_add(&h->c, k, sizeof *he))) { /* x keeps it */
+            h->failed = true;
+            rc = CP_GROUP_NOMEM;
+            continue;
+        }
+        if (!he->tree) {
+            he->tree = xe->tree;
+            xe->tree = NULL;
             continue;
         }
         cp_tree *m = malloc(sizeof *m);
@@ -217,17 +246,17 @@ int cp_holding_absorb(cp_holding *h, cp_holding *x)
         }
         /* The merge takes both trees (and frees what is left of them): on
          * failure h keeps none of this collective, and says it failed. */
-        int merged = cp_tree_merge(m, h->tree[k], x->tree[k], h->probe, h->probe_ctx);
-        free(h->tree[k]);
-        free(x->tree[k]);
-        h->tree[k] = x->tree[k] = NULL;
+        int merged = cp_tree_merge(m, he->tree, xe->tree, h->probe, h->probe_ctx);
+        free(he->tree);
+        free(xe->tree);
+        he->tree = xe->tree = NULL;
         if (merged) {
             free(m);
             h->failed = true;
             rc = CP_GROUP_NOMEM;
             continue;
         }
-        h->tree[k] = m;
+        he->tree = m;
     }
     if (x->nnb) {
         cp_nb_entry *nn = realloc(h->nb, (h->nnb + x->nnb) * sizeof *nn);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "calls_said.h"
+#include "coll_slots.h"
 #include "collprof/profile.h"
 #include "counts_tree.h"
 #include "group_trees.h"
@@ -34,13 +35,19 @@ typedef struct cp_nb_entry {
     cp_neighbors nb;
 } cp_nb_entry;
 
+/* What the ranks held have of one collective. */
+typedef struct cp_hold_coll {
+    cp_tree *tree;       /* NULL: no rank held has calls of it */
+    /* How many calls of it the ranks held made (with tree; a rank without
+     * the collective made 0): the lead sees whether they agree. */
+    cp_calls_said *said;
+} cp_hold_coll;
+
 typedef struct cp_holding {
     int64_t rank, size;           /* this rank's place in the communicator */
     int64_t lo, hi;               /* communicator ranks held */
-    cp_tree *tree[CP_HOLD_COLLS]; /* NULL: no rank held has calls of it */
-    /* How many calls of each the ranks held made (with tree[k]; a rank
-     * without the collective made 0): the lead sees whether they agree. */
-    cp_calls_said *said[CP_HOLD_COLLS];
+    cp_slots c;                   /* a cp_hold_coll per collective present
+                                     (coll_slots.h) */
     cp_nb_entry *nb;              /* topology communicators: per rank held */
     size_t nnb;
     bool failed;                  /* some rank's tables are missing */
@@ -49,6 +56,12 @@ typedef struct cp_holding {
     void (*probe)(void *ctx);
     void *probe_ctx;
 } cp_holding;
+
+/* Collective k's entry, or NULL: none. */
+static inline cp_hold_coll *cp_holding_at(const cp_holding *h, uint32_t k)
+{
+    return cp_slots_at(&h->c, k, sizeof(cp_hold_coll));
+}
 
 /* An empty holding of rank `rank` of a communicator of `size`. */
 void cp_holding_init(cp_holding *h, int64_t rank, int64_t size);
@@ -59,6 +72,8 @@ void cp_holding_leaf(cp_holding *h, uint32_t k, const cp_counts_view *v, bool re
 void cp_holding_neighbors(cp_holding *h, const int *sources, int nsources,
                           const int *destinations, int ndestinations);
 void cp_holding_clear(cp_holding *h);
+/* Free what e holds (e is left empty). */
+void cp_hold_coll_clear(cp_hold_coll *e);
 
 /* A holding as sent (ranks held, failed, trees, neighbour lists), and read
  * back into x (cp_holding_init'ed with the receiver's communicator size). */

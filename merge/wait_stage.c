@@ -99,46 +99,58 @@ void cp_wcomm_init(cp_wcomm *w)
 int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *recs,
                  size_t n, int64_t rank, uint32_t level)
 {
-    if (k >= CP_WCOMM_COLLS || w->s[k] || !(w->s[k] = malloc(sizeof *w->s[k])))
+    if (k >= CP_WCOMM_COLLS || cp_wcomm_at(w, k))
         return -1;
-    if (cp_wseries_start(w->s[k], recs, n, rank)) {
-        cp_wseries_free(w->s[k]);
-        free(w->s[k]);
-        w->s[k] = NULL;
+    cp_wseries *s = malloc(sizeof *s);
+    if (!s)
+        return -1;
+    cp_wcoll *e;
+    if (cp_wseries_start(s, recs, n, rank) || !(e = cp_slots_add(&w->c, k, sizeof *e))) {
+        cp_wseries_free(s);
+        free(s);
         return -1;
     }
-    w->ncalls[k] = w->min_calls[k] = w->max_calls[k] = ncalls;
-    w->seen[k] = true;
-    w->level[k] = level;
+    *e = (cp_wcoll){.s = s, .ncalls = ncalls, .min_calls = ncalls, .max_calls = ncalls,
+                    .level = level};
     return 0;
 }
 
 void cp_wcomm_free(cp_wcomm *w)
 {
-    for (int k = 0; k < CP_WCOMM_COLLS; k++)
-        if (w->s[k]) {
-            cp_wseries_free(w->s[k]);
-            free(w->s[k]);
+    CP_SLOTS_EACH(k, &w->c)
+    {
+        cp_wcoll *e = cp_wcomm_at(w, k);
+        if (e->s) {
+            cp_wseries_free(e->s);
+            free(e->s);
         }
-    cp_wcomm_init(w);
+    }
+    cp_slots_free(&w->c);
+}
+
+const cp_wseries *cp_wcomm_series(const cp_wcomm *w, uint32_t k)
+{
+    const cp_wcoll *e = cp_wcomm_at(w, k);
+    return e ? e->s : NULL;
 }
 
 bool cp_wcomm_down(const cp_wcomm *w, uint32_t k)
 {
-    return k < CP_WCOMM_COLLS && w->s[k] && w->s[k]->have_down;
+    const cp_wseries *s = cp_wcomm_series(w, k);
+    return s && s->have_down;
 }
 
 void cp_wcomm_top(cp_wcomm *w, int64_t members, uint32_t *disagreed)
 {
     uint32_t out = 0;
-    for (int k = 0; k < CP_WCOMM_COLLS; k++) {
-        if (!w->seen[k])
-            continue;
-        if (w->min_calls[k] != w->max_calls[k] || !w->s[k]) {
+    CP_SLOTS_EACH(k, &w->c)
+    {
+        cp_wcoll *e = cp_wcomm_at(w, k);
+        if (e->min_calls != e->max_calls || !e->s) {
             out |= 1u << k; /* left out: nothing of it goes down */
             continue;
         }
-        cp_wseries_top(w->s[k], members);
+        cp_wseries_top(e->s, members);
     }
     if (disagreed)
         *disagreed = out;
@@ -150,19 +162,16 @@ static void wcomm_up_pack(void *value, int round, cp_wbuf *b)
 {
     (void)round;
     cp_wcomm *w = value;
-    uint32_t n = 0;
-    for (int k = 0; k < CP_WCOMM_COLLS; k++)
-        n += w->seen[k];
-    cp_put_u32(b, n);
-    for (uint32_t k = 0; k < CP_WCOMM_COLLS; k++) {
-        if (!w->seen[k])
-            continue;
+    cp_put_u32(b, cp_slots_count(&w->c));
+    CP_SLOTS_EACH(k, &w->c)
+    {
+        const cp_wcoll *e = cp_wcomm_at(w, k);
         cp_put_u32(b, k);
-        cp_put_u64(b, w->min_calls[k]);
-        cp_put_u64(b, w->max_calls[k]);
-        cp_put_u32(b, w->level[k]);
+        cp_put_u64(b, e->min_calls);
+        cp_put_u64(b, e->max_calls);
+        cp_put_u32(b, e->level);
         cp_wlist none = {0};
-        cp_wlist_pack(b, w->s[k] ? &w->s[k]->up : &none, false);
+        cp_wlist_pack(b, e->s ? &e->s->up : &none, false);
     }
 }
 
@@ -170,41 +179,43 @@ static int wcomm_up_merge(void *value, int round, cp_rbuf *rb)
 {
     cp_wcomm *w = value;
     uint32_t n = cp_get_u32(rb);
-    bool got[CP_WCOMM_COLLS] = {false};
+    uint64_t got = 0;
     if (rb->bad || n > CP_WCOMM_COLLS || round >= CP_WSERIES_ROUNDS)
         return CP_GROUP_MALFORMED;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t k = cp_get_u32(rb);
         uint64_t lo = cp_get_u64(rb), hi = cp_get_u64(rb);
         uint32_t level = cp_get_u32(rb);
-        if (rb->bad || k >= CP_WCOMM_COLLS || got[k] || lo > hi || level > 63)
+        if (rb->bad || k >= CP_WCOMM_COLLS || (got >> k & 1) || lo > hi || level > 63)
             return CP_GROUP_MALFORMED;
-        if (level > w->level[k])
-            w->level[k] = level; /* the coarsest sample below */
-        got[k] = true;
-        /* Members on one side without the series made 0 calls of it. */
-        if (!w->seen[k]) {
-            w->min_calls[k] = 0;
-            w->max_calls[k] = hi;
+        got |= UINT64_C(1) << k;
+        cp_wcoll *e = cp_wcomm_at(w, k);
+        if (!e) {
+            /* Members on this side without the series made 0 calls of it. */
+            if (!(e = cp_slots_add(&w->c, k, sizeof *e)))
+                return CP_GROUP_NOMEM;
+            e->min_calls = 0;
+            e->max_calls = hi;
         } else {
-            w->min_calls[k] = lo < w->min_calls[k] ? lo : w->min_calls[k];
-            w->max_calls[k] = hi > w->max_calls[k] ? hi : w->max_calls[k];
+            e->min_calls = lo < e->min_calls ? lo : e->min_calls;
+            e->max_calls = hi > e->max_calls ? hi : e->max_calls;
         }
-        w->seen[k] = true;
+        if (level > e->level)
+            e->level = level; /* the coarsest sample below */
         cp_wlist l;
         if (cp_wlist_unpack(rb, &l, false))
             return rb->bad ? CP_GROUP_MALFORMED : CP_GROUP_NOMEM;
-        if (!w->s[k]) { /* this member has none: the child's list goes no further */
+        if (!e->s) { /* this member has none: the child's list goes no further */
             cp_wlist_free(&l);
             continue;
         }
-        if (keep_kid(w->s[k], round, l) || cp_wlist_merge(&w->s[k]->up, &w->s[k]->kid[round]))
+        if (keep_kid(e->s, round, l) || cp_wlist_merge(&e->s->up, &e->s->kid[round]))
             return CP_GROUP_NOMEM;
     }
     /* Series below this member that the child's members never called. */
-    for (int k = 0; k < CP_WCOMM_COLLS; k++)
-        if (w->seen[k] && !got[k])
-            w->min_calls[k] = 0;
+    CP_SLOTS_EACH(k, &w->c)
+        if (!(got >> k & 1))
+            cp_wcomm_at(w, k)->min_calls = 0;
     return CP_GROUP_OK;
 }
 
@@ -214,15 +225,17 @@ static void wcomm_down_pack(void *value, int round, cp_wbuf *b)
 {
     cp_wcomm *w = value;
     uint32_t n = 0;
-    for (uint32_t k = 0; k < CP_WCOMM_COLLS; k++)
+    CP_SLOTS_EACH(k, &w->c)
         n += cp_wcomm_down(w, k);
     cp_put_u32(b, n);
-    for (uint32_t k = 0; k < CP_WCOMM_COLLS; k++) {
+    CP_SLOTS_EACH(k, &w->c)
+    {
         if (!cp_wcomm_down(w, k))
             continue;
+        const cp_wcoll *e = cp_wcomm_at(w, k);
         cp_put_u32(b, k);
-        cp_put_u32(b, w->level[k]);
-        cp_wseries_down_op.pack(w->s[k], round, b);
+        cp_put_u32(b, e->level);
+        cp_wseries_down_op.pack(e->s, round, b);
     }
 }
 
@@ -236,15 +249,17 @@ static int wcomm_down_merge(void *value, int round, cp_rbuf *rb)
         uint32_t k = cp_get_u32(rb), level = cp_get_u32(rb);
         if (rb->bad || k >= CP_WCOMM_COLLS || level > 63)
             return CP_GROUP_MALFORMED;
-        w->level[k] = level; /* the lead's: the coarsest of all members */
-        if (!w->s[k]) { /* the lead agreed on calls this member never made */
+        cp_wcoll *e = cp_wcomm_at(w, k);
+        if (e)
+            e->level = level; /* the lead's: the coarsest of all members */
+        if (!e || !e->s) { /* the lead agreed on calls this member never made */
             cp_wlist skip;
             if (cp_wlist_unpack(rb, &skip, true))
                 return rb->bad ? CP_GROUP_MALFORMED : CP_GROUP_NOMEM;
             cp_wlist_free(&skip);
             continue;
         }
-        int rc = cp_wseries_down_op.merge(w->s[k], round, rb);
+        int rc = cp_wseries_down_op.merge(e->s, round, rb);
         if (rc != CP_GROUP_OK)
             return rc;
     }

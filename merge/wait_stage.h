@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll_slots.h"
 #include "group_trees.h"
 #include "wait_tree.h"
 
@@ -57,19 +58,32 @@ extern const cp_group_op cp_wseries_up_op, cp_wseries_down_op;
  * lets a series come down only when every member made the same number of
  * calls of it: the call indices then name the same calls on every member.
  * A series the members disagree on is left out of the wait states. */
+/* Collectives a communicator's series can carry (a bit each in the lead's
+ * report of those left out). */
 #define CP_WCOMM_COLLS 32
 
-typedef struct cp_wcomm {
-    cp_wseries *s[CP_WCOMM_COLLS]; /* NULL: this member has no such series */
-    uint64_t ncalls[CP_WCOMM_COLLS]; /* this member's own calls of each */
+/* One collective of a communicator, as a member sees it. */
+typedef struct cp_wcoll {
+    cp_wseries *s;      /* NULL: this member has no such series */
+    uint64_t ncalls;    /* this member's own calls of it */
     /* Up: over this member and the members below it (0 where absent). */
-    uint64_t min_calls[CP_WCOMM_COLLS], max_calls[CP_WCOMM_COLLS];
-    bool seen[CP_WCOMM_COLLS];     /* some member at or below has it */
+    uint64_t min_calls, max_calls;
     /* The sample's level (timing.h): up, the coarsest at or below this
      * member; down, the coarsest of all members, whose calls are the ones
      * every member kept: each stands for 2^level calls of the run. */
-    uint32_t level[CP_WCOMM_COLLS];
+    uint32_t level;
+} cp_wcoll;
+
+/* An entry (cp_wcoll) per collective some member at or below this one has
+ * (coll_slots.h: a communicator's few, not every collective's). */
+typedef struct cp_wcomm {
+    cp_slots c;
 } cp_wcomm;
+
+static inline cp_wcoll *cp_wcomm_at(const cp_wcomm *w, uint32_t k)
+{
+    return cp_slots_at(&w->c, k, sizeof(cp_wcoll));
+}
 
 void cp_wcomm_init(cp_wcomm *w);
 /* This member's series k: its calls (numbered, recorded or not), its
@@ -80,14 +94,18 @@ int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *
 /* What each call of series k's list stands for (once down): 2^level. */
 static inline double cp_wcomm_weight(const cp_wcomm *w, uint32_t k)
 {
-    return (double)(UINT64_C(1) << (w->level[k] < 63 ? w->level[k] : 63));
+    const cp_wcoll *e = cp_wcomm_at(w, k);
+    uint32_t level = e ? e->level : 0;
+    return (double)(UINT64_C(1) << (level < 63 ? level : 63));
 }
 /* The lead, between the ways up and down: the series all `members` agree
  * on are completed (cp_wseries_top); the others are dropped from what goes
  * down.  *disagreed (may be NULL) gets a bit per collective left out. */
 void cp_wcomm_top(cp_wcomm *w, int64_t members, uint32_t *disagreed);
-/* Series k came down: its list is w->s[k]->down. */
+/* Series k came down: its list is cp_wcomm_series(w, k)->down. */
 bool cp_wcomm_down(const cp_wcomm *w, uint32_t k);
+/* This member's series k, or NULL. */
+const cp_wseries *cp_wcomm_series(const cp_wcomm *w, uint32_t k);
 void cp_wcomm_free(cp_wcomm *w);
 
 /* Values are cp_wcomm. */

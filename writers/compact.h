@@ -23,23 +23,36 @@ int cp_compact_write(cp_out *out, const cp_counts_file *f, cp_error *err);
  * nothing is left at path (nor a temporary file). */
 int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, cp_error *err);
 
-/* A lead's blocks of one communicator, written as they are made and kept
- * as text until the communicator is numbered (finalize makes the blocks
- * first): the lead of a million ranks holds the file's text, not every
- * block of the profile model at once.  Zero-initialised: empty. */
-typedef struct cp_compact_spool {
+/* The text of blocks spooled before their communicators are numbered, one
+ * buffer for every spool of a file (a lead's communicators, one
+ * direction): 10,000 churned communicators each growing a buffer of its own
+ * were 20,000 buffers allocated, regrown and freed in finalize.
+ * Zero-initialised: empty. */
+typedef struct cp_compact_store {
     cp_bytes text;     /* the blocks from their "Collective:" line on */
     size_t *ends;      /* where each block's text ends */
     size_t n, cap;
+} cp_compact_store;
+void cp_compact_store_free(cp_compact_store *st);
+
+/* A lead's blocks of one communicator, written as they are made and kept
+ * as text until the communicator is numbered (finalize makes the blocks
+ * first): the lead of a million ranks holds the file's text, not every
+ * block of the profile model at once.  Its blocks are consecutive blocks of
+ * its store.  Zero-initialised with the store set: empty. */
+typedef struct cp_compact_spool {
+    cp_compact_store *store; /* where its blocks' text is */
+    size_t first, n;   /* its blocks: the store's first .. first + n - 1 */
     int version;       /* the lowest version that carries them (0: none yet) */
     int64_t comm_id;   /* the head, set before writing: id (-1: none), */
     int64_t comm_size; /* size */
     const cp_ranges *world; /* and world ranks (may be empty, not NULL) */
 } cp_compact_spool;
-/* Add block b (checked as cp_compact_write checks; its comm_id is not
- * read: the head comes from the spool).  0, or -1 with err set. */
+/* Add block b at the end of s's store (checked as cp_compact_write checks;
+ * its comm_id is not read: the head comes from the spool); a spool's
+ * blocks come one after another, no other spool's between them.  0, or -1
+ * with err set (nothing added). */
 int cp_compact_spool_block(cp_compact_spool *s, const cp_block *b, cp_error *err);
-void cp_compact_spool_free(cp_compact_spool *s);
 /* Write the version line that carries them all, then every block of s[0],
  * s[1], ... under its spool's head: the same file as cp_compact_write of
  * those blocks. */

@@ -9,6 +9,7 @@
 
 #include "compact_grammar.h"
 #include "bytes.h"
+#include "grow.h"
 #include "mpi_names.h"
 #include "ranges.h"
 
@@ -435,32 +436,34 @@ int cp_compact_write_file(const char *path, bool gzip, const cp_counts_file *f, 
 
 int cp_compact_spool_block(cp_compact_spool *s, const cp_block *b, cp_error *err)
 {
+    cp_compact_store *st = s->store;
+    if (!st || (s->n > 0 && s->first + s->n != st->n))
+        return cp_error_set(err, "counts: a communicator's blocks spooled apart (no store, or "
+                                 "another's between them)");
     if (check_block(b, s->n, "counts", err) != 0)
         return -1;
-    if (s->n == s->cap) {
-        size_t nc = s->cap ? 2 * s->cap : 4;
-        size_t *ne = realloc(s->ends, nc * sizeof *ne);
-        if (!ne)
-            return cp_error_set(err, "counts: %s", strerror(ENOMEM));
-        s->ends = ne;
-        s->cap = nc;
-    }
-    size_t at = s->text.len;
-    if (write_body(NULL, b, &s->text, err) != 0) {
-        s->text.len = at; /* no part of a block */
+    if (cp_grow((void **)&st->ends, &st->cap, st->n + 1, sizeof *st->ends, 64))
+        return cp_error_set(err, "counts: %s", strerror(ENOMEM));
+    size_t at = st->text.len;
+    if (write_body(NULL, b, &st->text, err) != 0) {
+        st->text.len = at; /* no part of a block */
+        st->text.failed = false;
         return -1;
     }
+    if (s->n == 0)
+        s->first = st->n;
     int v = block_version(b);
     s->version = v > s->version ? v : s->version;
-    s->ends[s->n++] = s->text.len;
+    st->ends[st->n++] = st->text.len;
+    s->n++;
     return 0;
 }
 
-void cp_compact_spool_free(cp_compact_spool *s)
+void cp_compact_store_free(cp_compact_store *st)
 {
-    cp_bytes_free(&s->text);
-    free(s->ends);
-    memset(s, 0, sizeof *s);
+    cp_bytes_free(&st->text);
+    free(st->ends);
+    memset(st, 0, sizeof *st);
 }
 
 int cp_compact_write_spools(cp_out *out, cp_compact_spool *const *s, size_t n, cp_error *err)
@@ -477,11 +480,12 @@ int cp_compact_write_spools(cp_out *out, cp_compact_spool *const *s, size_t n, c
     write_version(&lb, version);
     int rc = 0;
     for (size_t j = 0; j < n && rc == 0; j++)
-        for (size_t i = 0; i < s[j]->n && rc == 0; i++) {
-            size_t at = i ? s[j]->ends[i - 1] : 0;
+        for (size_t i = s[j]->first; i < s[j]->first + s[j]->n && rc == 0; i++) {
+            const cp_compact_store *st = s[j]->store;
+            size_t at = i ? st->ends[i - 1] : 0;
             write_head(&lb, s[j]->comm_id, s[j]->comm_size, s[j]->world);
             if ((rc = lb_flush(&lb, out, true, err)) == 0 &&
-                cp_out_write(out, s[j]->text.p + at, s[j]->ends[i] - at) != 0)
+                cp_out_write(out, st->text.p + at, st->ends[i] - at) != 0)
                 rc = cp_out_status(out, err);
         }
     if (rc == 0)

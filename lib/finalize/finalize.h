@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coll_slots.h"
 #include "comm_registry.h"
 #include "config.h"
 #include "location.h"
@@ -28,29 +29,41 @@
 
 #define TAG_COUNTS 0x6370 /* on our own duplicate of MPI_COMM_WORLD */
 
+/* What a lead holds of one collective of a communicator it leads. */
+typedef struct cp_led_coll {
+    /* Every member's tables of it, merged up the members' tree
+     * (finalize_exchange.c; tree NULL: not called; emptied when its blocks
+     * are made, which take its rows, and kept as the mark), and how many
+     * calls of it each member made (said NULL: no member called it; the
+     * members may disagree: finalize_ids.c names it in the manifest). */
+    cp_hold_coll held;
+    int64_t calls, nblocks[2]; /* what it holds (the manifest's "series") */
+} cp_led_coll;
+
 /* What a lead holds of one communicator it leads, from every member. */
 typedef struct cp_led {
     cp_comm *comm;
     int64_t id; /* job-wide id (finalize_ids.c) */
-    /* tree[k]: every member's tables of collective k, merged up the
-     * members' tree (finalize_exchange.c); NULL: not called.  Emptied
-     * when its blocks are made (they take its rows), kept as the mark. */
-    struct cp_tree *tree[CP_NCOLLECTIVES];
+    /* A cp_led_coll per collective some member called or counted
+     * (coll_slots.h: 10,000 churned communicators of one collective each
+     * hold one entry each, not an array over every collective). */
+    cp_slots c;
     cp_neighbors *neighbors; /* topology communicators: per rank */
-    /* said[k]: how many calls of collective k each member made (NULL: no
-     * member called it); the members may disagree (finalize_ids.c names
-     * it in the manifest). */
-    struct cp_calls_said *said[CP_NCOLLECTIVES];
-    /* Its blocks, per direction, as the count file's text
-     * (cp_fin_make_blocks, before the ids are known: the head naming the
-     * communicator is put before each block when the file is written),
-     * and what each collective holds (the manifest's "series").  Not a
-     * cp_counts_file each: that holds a path of 4 KiB, and a job that
+    /* Its blocks, per direction, as the count file's text in the lead's
+     * store (fin_leads; cp_fin_make_blocks, before the ids are known: the
+     * head naming the communicator is put before each block when the file
+     * is written).
+     * Not a cp_counts_file each: that holds a path of 4 KiB, and a job that
      * churned 10,000 communicators has 10,000 of these (85 MB of zeroed
      * pages first touched in finalize, measured). */
     cp_compact_spool spool[2];
-    int64_t calls[CP_NCOLLECTIVES], nblocks_of[CP_NCOLLECTIVES][2];
 } cp_led;
+
+/* Collective k of l, or NULL. */
+static inline cp_led_coll *cp_led_at(const cp_led *l, uint32_t k)
+{
+    return cp_slots_at(&l->c, k, sizeof(cp_led_coll));
+}
 
 /* The context, set by the driver and read by every stage.  A stage
  * writes into it only its failures: one that spoils the whole profile
@@ -89,6 +102,7 @@ typedef struct fin_leads {
     cp_index ix;
     bool ix_ok;
     bool trees_ok;    /* every rank holds every communicator (the wait states need it) */
+    cp_compact_store store[2]; /* the blocks' text of every led communicator, per direction */
 } fin_leads;
 
 /* "numbering" (finalize_ids.c): the job-wide ids, on every rank. */

@@ -195,8 +195,8 @@ static void direct_exchange(fin *f, holdings *H)
 
 static bool holds_calls(const cp_holding *h)
 {
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        if (h->tree[k])
+    CP_SLOTS_EACH(k, &h->c)
+        if (cp_holding_at(h, k)->tree)
             return true;
     return false;
 }
@@ -220,11 +220,16 @@ void cp_fin_to_led(fin *f, fin_leads *L, const cp_membership *g, const cp_comm *
                  " ranks did not reach its lead", g->size);
         cp_fin_fail(f, msg);
     }
-    for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-        l->tree[k] = h->tree[k];
-        h->tree[k] = NULL;
-        l->said[k] = h->said[k];
-        h->said[k] = NULL;
+    CP_SLOTS_EACH(k, &h->c)
+    {
+        cp_hold_coll *e = cp_holding_at(h, k);
+        cp_led_coll *x = cp_slots_add(&l->c, k, sizeof *x);
+        if (!x) { /* the holding keeps it, and frees it */
+            cp_fin_fail(f, "out of memory while receiving counts");
+            continue;
+        }
+        x->held = *e; /* the lead takes them */
+        *e = (cp_hold_coll){NULL, NULL};
     }
     if (h->nnb && (l->neighbors = calloc((size_t)g->size, sizeof *l->neighbors))) {
         for (size_t i = 0; i < h->nnb; i++) {

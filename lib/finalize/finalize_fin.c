@@ -122,18 +122,14 @@ void cp_fin_leads_free(fin_leads *L)
     cp_index_free(&L->ix);
     for (size_t j = 0; j < L->n; j++) {
         cp_led *l = &L->led[j];
-        for (int k = 0; k < CP_NCOLLECTIVES; k++)
-            free(l->said[k]);
-        for (int d = 0; d < 2; d++)
-            cp_compact_spool_free(&l->spool[d]);
-        for (int k = 0; k < CP_NCOLLECTIVES; k++)
-            if (l->tree[k]) {
-                cp_tree_free(l->tree[k]);
-                free(l->tree[k]);
-            }
+        CP_SLOTS_EACH(k, &l->c)
+            cp_hold_coll_clear(&cp_led_at(l, k)->held);
+        cp_slots_free(&l->c);
         cp_neighbors_free(l->neighbors, l->comm->size);
     }
     free(L->led);
+    for (int d = 0; d < 2; d++)
+        cp_compact_store_free(&L->store[d]);
     memset(L, 0, sizeof *L);
 }
 

@@ -114,14 +114,16 @@ static void get_neighbours(cp_rbuf *b, desc *x)
 static void put_disagreements(const fin *f, cp_wbuf *b, const cp_led *l)
 {
     uint32_t n = 0;
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        n += l->said[k] && !cp_said_agreed(l->said[k]);
+    CP_SLOTS_EACH(k, &l->c)
+        n += cp_led_at(l, k)->held.said && !cp_said_agreed(cp_led_at(l, k)->held.said);
     cp_put_u32(b, n);
-    for (int k = 0; k < CP_NCOLLECTIVES; k++) {
-        if (!l->said[k] || cp_said_agreed(l->said[k]))
+    CP_SLOTS_EACH(k, &l->c)
+    {
+        const cp_calls_said *said = cp_led_at(l, k)->held.said;
+        if (!said || cp_said_agreed(said))
             continue;
         char who[600], text[800];
-        cp_said_text(l->said[k], who, sizeof who);
+        cp_said_text(said, who, sizeof who);
         /* The wait-state stage leaves such a series out (wait_stage.h). */
         bool waits = f->cfg->timing != CP_TIMING_OFF && !l->comm->inter &&
                      l->comm->size >= 2 &&
@@ -136,14 +138,20 @@ static void put_disagreements(const fin *f, cp_wbuf *b, const cp_led *l)
 /* Per collective called: its calls and blocks (the manifest's "series"). */
 static void put_series(cp_wbuf *b, const cp_led *l)
 {
-    CP_PUT_NPRESENT(b, l->tree);
-    for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        if (l->tree[k]) {
+    uint32_t n = 0;
+    CP_SLOTS_EACH(k, &l->c)
+        n += cp_led_at(l, k)->held.tree != NULL;
+    cp_put_u32(b, n);
+    CP_SLOTS_EACH(k, &l->c)
+    {
+        const cp_led_coll *x = cp_led_at(l, k);
+        if (x->held.tree) {
             cp_put_u32(b, (uint32_t)k);
-            cp_put_i64(b, l->calls[k]);
-            cp_put_i64(b, l->nblocks_of[k][0]);
-            cp_put_i64(b, l->nblocks_of[k][1]);
+            cp_put_i64(b, x->calls);
+            cp_put_i64(b, x->nblocks[0]);
+            cp_put_i64(b, x->nblocks[1]);
         }
+    }
 }
 
 static void get_series(cp_rbuf *b, desc *x)

@@ -41,8 +41,14 @@ void cp_fin_make_blocks(fin *f, fin_leads *L)
     for (size_t j = 0; j < L->n && !f->failed; j++) {
         cp_led *l = &L->led[j];
         const cp_comm *c = l->comm;
-        for (int k = 0; k < CP_NCOLLECTIVES && !f->failed; k++) {
-            if (!l->tree[k])
+        for (int d = 0; d < 2; d++)
+            l->spool[d].store = &L->store[d];
+        CP_SLOTS_EACH(k, &l->c)
+        {
+            cp_led_coll *x = cp_led_at(l, k);
+            if (f->failed)
+                break;
+            if (!x->held.tree)
                 continue;
             cp_block tmpl;
             memset(&tmpl, 0, sizeof tmpl);
@@ -51,14 +57,14 @@ void cp_fin_make_blocks(fin *f, fin_leads *L)
             snprintf(tmpl.collective, sizeof tmpl.collective, "%s", cp_collective_names[k]);
             cp_error err;
             size_t first[2] = {l->spool[0].n, l->spool[1].n};
-            l->calls[k] = (int64_t)l->tree[k]->seq.total;
+            x->calls = (int64_t)x->held.tree->seq.total;
             /* The blocks take the tree (it is left empty: still there, as
              * the mark that the collective was called). */
-            if (cp_counts_tree_emit(l->tree[k], &tmpl, spool_sink,
+            if (cp_counts_tree_emit(x->held.tree, &tmpl, spool_sink,
                                     &(sink){l, f->cfg->dense_rows}, &err))
                 cp_fin_fail(f, err.msg);
             for (int d = 0; d < 2; d++)
-                l->nblocks_of[k][d] = (int64_t)(l->spool[d].n - first[d]);
+                x->nblocks[d] = (int64_t)(l->spool[d].n - first[d]);
         }
     }
 }
@@ -101,8 +107,10 @@ void cp_fin_merge_and_write(fin *f, fin_leads *L, fin_count_files *cf)
         if (!cf->failed && cp_compact_write_spools_file(cf->part[d], f->cfg->gzip, s, L->n,
                                                         &cf->err))
             cf->failed = true;
-        for (size_t j = 0; j < L->n; j++) /* written: the text goes */
-            cp_compact_spool_free(s[j]);
+        /* written: the text goes */
+        for (size_t j = 0; j < L->n; j++)
+            *s[j] = (cp_compact_spool){.store = &L->store[d]};
+        cp_compact_store_free(&L->store[d]);
     }
     free(s);
 }

@@ -263,7 +263,7 @@ void cp_fin_find_waits(fin *f, const fin_samples *samples, bool trees_ok, bool t
                  * tables name it), or it has no wait states here. */
                 if (!cp_wcomm_down(&s->w, (uint32_t)k))
                     continue;
-                own_waits(f, cp_fin_sample(samples, s->c, k), fd, s->c, k, &s->w.s[k]->down);
+                own_waits(f, cp_fin_sample(samples, s->c, k), fd, s->c, k, &cp_wcomm_series(&s->w, (uint32_t)k)->down);
             }
         }
     }

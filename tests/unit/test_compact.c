@@ -1348,14 +1348,15 @@ static char *spooled_text(const cp_counts_file *f)
 {
     cp_compact_spool *sp = calloc(f->nblocks + 1, sizeof *sp);
     cp_compact_spool **ptr = calloc(f->nblocks + 1, sizeof *ptr);
+    cp_compact_store store = {0};
     size_t n = 0;
     cp_error err;
     for (size_t i = 0; i < f->nblocks; i++) {
         const cp_block *b = &f->blocks[i];
         if (n == 0 || sp[n - 1].comm_id != b->comm_id || sp[n - 1].comm_size != b->comm_size ||
             !cp_ranges_equal(sp[n - 1].world, &b->comm_world_ranks)) {
-            sp[n] = (cp_compact_spool){.comm_id = b->comm_id, .comm_size = b->comm_size,
-                                       .world = &b->comm_world_ranks};
+            sp[n] = (cp_compact_spool){.store = &store, .comm_id = b->comm_id,
+                                       .comm_size = b->comm_size, .world = &b->comm_world_ranks};
             ptr[n] = &sp[n];
             n++;
         }
@@ -1364,8 +1365,7 @@ static char *spooled_text(const cp_counts_file *f)
     char path[8192];
     snprintf(path, sizeof path, "%s/spooled.txt", tmpdir);
     ck_assert_msg(cp_compact_write_spools_file(path, false, ptr, n, &err) == 0, "%s", err.msg);
-    for (size_t j = 0; j < n; j++)
-        cp_compact_spool_free(&sp[j]);
+    cp_compact_store_free(&store);
     free(sp);
     free(ptr);
     return slurp(path);
@@ -1392,15 +1392,31 @@ START_TEST(spooled_blocks_write_the_same_file)
         free(spooled);
     }
     /* Refused, and nothing added. */
-    cp_compact_spool sp = {0};
+    cp_compact_store store = {0};
+    cp_compact_spool sp = {.store = &store}, other = {.store = &store};
     cp_block bad = halo_block(3);
     bad.rows[2].ranks.v[0].lo = bad.rows[2].ranks.v[0].hi = 3;
     cp_error err;
     ck_assert_int_eq(cp_compact_spool_block(&sp, &bad, &err), -1);
     ck_assert_msg(strstr(err.msg, "not below the number of ranks"), "%s", err.msg);
     ck_assert_uint_eq(sp.n, 0);
-    ck_assert_uint_eq(sp.text.len, 0);
-    cp_compact_spool_free(&sp);
+    ck_assert_uint_eq(store.n, 0);
+    ck_assert_uint_eq(store.text.len, 0);
+    /* A communicator's blocks are one run of the store: another's between
+     * them is refused (the writer would put the other's under its head). */
+    cp_block good = halo_block(4);
+    ck_assert_int_eq(cp_compact_spool_block(&sp, &good, &err), 0);
+    ck_assert_int_eq(cp_compact_spool_block(&other, &good, &err), 0);
+    size_t len = store.text.len;
+    ck_assert_int_eq(cp_compact_spool_block(&sp, &good, &err), -1);
+    ck_assert_msg(strstr(err.msg, "spooled apart"), "%s", err.msg);
+    ck_assert_uint_eq(sp.n, 1);
+    ck_assert_uint_eq(store.n, 2);
+    ck_assert_uint_eq(store.text.len, len);
+    cp_compact_spool none = {0};
+    ck_assert_int_eq(cp_compact_spool_block(&none, &good, &err), -1);
+    cp_compact_store_free(&store);
+    cp_block_free(&good);
     cp_block_free(&bad);
     for (int k = 0; k < 4; k++)
         cp_counts_file_free(&files[k]);

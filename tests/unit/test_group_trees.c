@@ -21,6 +21,19 @@
 #include "mailbox.h"
 #include "wait_stage.h"
 
+/* A holding's tree and calls of collective k (NULL: none). */
+static cp_tree *tree_of(const cp_holding *h, uint32_t k)
+{
+    const cp_hold_coll *e = cp_holding_at(h, k);
+    return e ? e->tree : NULL;
+}
+
+static cp_calls_said *said_of(const cp_holding *h, uint32_t k)
+{
+    const cp_hold_coll *e = cp_holding_at(h, k);
+    return e ? e->said : NULL;
+}
+
 /* Members m of a group: world rank first + m * stride. */
 typedef struct line {
     int64_t first, stride, n;
@@ -321,16 +334,16 @@ START_TEST(count_tables_reach_the_lead)
             ck_assert_int_eq(rep.malformed_from, -1);
             cp_groups_free_index(&g[r]);
             if (r)
-                ck_assert_ptr_null(h[r].tree[3]); /* sent: let go */
+                ck_assert_ptr_null(tree_of(&h[r], 3)); /* sent: let go */
         }
         ck_assert_uint_eq(tmailbox_drain(&b), 0);
         ck_assert(!m[0].failed && !h[0].failed);
         ck_assert_int_eq(h[0].lo, 0);
         ck_assert_int_eq(h[0].hi, n);
-        ck_assert_ptr_nonnull(h[0].tree[3]);
-        ck_assert_ptr_nonnull(h[0].said[3]); /* every member made 2 calls */
-        ck_assert(cp_said_agreed(h[0].said[3]));
-        ck_assert_uint_eq(h[0].said[3]->max, 2);
+        ck_assert_ptr_nonnull(tree_of(&h[0], 3));
+        ck_assert_ptr_nonnull(said_of(&h[0], 3)); /* every member made 2 calls */
+        ck_assert(cp_said_agreed(said_of(&h[0], 3)));
+        ck_assert_uint_eq(said_of(&h[0], 3)->max, 2);
         cp_block tmpl;
         memset(&tmpl, 0, sizeof tmpl);
         tmpl.comm_size = n;
@@ -339,7 +352,7 @@ START_TEST(count_tables_reach_the_lead)
         cp_counts_file out[2];
         memset(out, 0, sizeof out);
         cp_error err;
-        ck_assert_int_eq(cp_counts_tree_blocks(h[0].tree[3], &tmpl, out, &err), 0);
+        ck_assert_int_eq(cp_counts_tree_blocks(tree_of(&h[0], 3), &tmpl, out, &err), 0);
         ck_assert_uint_eq(out[0].nblocks, 1);
         for (int64_t r = 0; r < n; r++)
             for (int64_t p = 0; p < n; p++)
@@ -458,11 +471,11 @@ START_TEST(the_lead_names_members_that_disagree)
     ck_assert_uint_eq(tmailbox_drain(&b), 0);
     ck_assert(!h[0].failed);
     char text[400];
-    ck_assert(!cp_said_agreed(h[0].said[2]));
-    cp_said_text(h[0].said[2], text, sizeof text);
+    ck_assert(!cp_said_agreed(said_of(&h[0], 2)));
+    cp_said_text(said_of(&h[0], 2), text, sizeof text);
     ck_assert_str_eq(text, "rank 4: 1, ranks 0-3,5-10: 0");
-    ck_assert(!cp_said_agreed(h[0].said[5]));
-    cp_said_text(h[0].said[5], text, sizeof text);
+    ck_assert(!cp_said_agreed(said_of(&h[0], 5)));
+    cp_said_text(said_of(&h[0], 5), text, sizeof text);
     ck_assert_str_eq(text, "ranks 7-8,10: 4, ranks 0-6,9: 3");
     for (int r = 0; r < N; r++)
         cp_holding_clear(&h[r]);
@@ -494,9 +507,11 @@ START_TEST(wait_series_members_disagree_on_are_left_out)
             cp_wcomm_init(&w[r]);
             /* agreed; the members' samples at levels 0, 1, 2, 0, ... */
             ck_assert_int_eq(cp_wcomm_add(&w[r], 1, CALLS, recs, CALLS, r, (uint32_t)(r % 3)), 0);
-            ck_assert_int_eq(cp_wlist_copy(&own[r], &w[r].s[1]->own), 0);
+            ck_assert_int_eq(cp_wlist_copy(&own[r], &cp_wcomm_series(&w[r], 1)->own), 0);
             if (r == n - 1) /* only the last member */
                 ck_assert_int_eq(cp_wcomm_add(&w[r], 3, 1, recs, 1, r, 0), 0);
+            if (r == 0) /* only the lead: its children bring none of it up */
+                ck_assert_int_eq(cp_wcomm_add(&w[r], 4, 2, recs, 2, r, 0), 0);
             /* every member but the first makes one call more */
             ck_assert_int_eq(cp_wcomm_add(&w[r], 6, r ? 2 : 1, recs, r ? 2 : 1, r, 0), 0);
             m[r] = (cp_membership){.key = {5, 1, 0}, .size = n, .rank = r, .members = &world,
@@ -511,7 +526,7 @@ START_TEST(wait_series_members_disagree_on_are_left_out)
         }
         uint32_t left_out = 0;
         cp_wcomm_top(&w[0], n, &left_out);
-        ck_assert_uint_eq(left_out, 1u << 3 | 1u << 6);
+        ck_assert_uint_eq(left_out, 1u << 3 | 1u << 4 | 1u << 6);
         for (int64_t r = 0; r < n; r++) {
             b.self = r;
             cp_groups_down(&g[r], &io, &cp_wcomm_down_op, &rep);
@@ -521,11 +536,12 @@ START_TEST(wait_series_members_disagree_on_are_left_out)
         for (int64_t r = 0; r < n; r++) {
             ck_assert(!m[r].failed);
             ck_assert(cp_wcomm_down(&w[r], 1));
-            ck_assert(!cp_wcomm_down(&w[r], 3) && !cp_wcomm_down(&w[r], 6));
+            ck_assert(!cp_wcomm_down(&w[r], 3) && !cp_wcomm_down(&w[r], 4) &&
+                      !cp_wcomm_down(&w[r], 6));
             /* each call of the list stands for the coarsest member's block */
             ck_assert(cp_wcomm_weight(&w[r], 1) == (n >= 3 ? 4.0 : 2.0));
-            ck_assert_uint_eq(w[r].s[1]->down.n, local[r].n);
-            ck_assert_mem_eq(w[r].s[1]->down.v, local[r].v, local[r].n * sizeof(cp_wcall));
+            ck_assert_uint_eq(cp_wcomm_series(&w[r], 1)->down.n, local[r].n);
+            ck_assert_mem_eq(cp_wcomm_series(&w[r], 1)->down.v, local[r].v, local[r].n * sizeof(cp_wcall));
             cp_wcomm_free(&w[r]);
             cp_wlist_free(&own[r]);
             cp_wlist_free(&local[r]);
