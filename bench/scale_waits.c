@@ -90,7 +90,7 @@ static void leaf(series *x, int64_t v, cp_wseries *w)
 static size_t series_bytes(const cp_wseries *w)
 {
     size_t n = w->own.n + w->up.n + w->down.n;
-    for (int r = 0; r < 64; r++)
+    for (int r = 0; w->kid && r < CP_WSERIES_ROUNDS; r++) /* made with a first child */
         n += w->kid[r].n;
     return n * sizeof(cp_wcall);
 }
