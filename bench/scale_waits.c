@@ -241,7 +241,8 @@ void sim_waits_comm(wait_sim *s, const comm *c)
     cp_wseries top;
     up_range(&x, 0, c->n, &box, &top, true);
     double t0 = sim_cpu_now();
-    cp_wseries_top(&top, c->n);
+    if (cp_wseries_top(&top, c->n))
+        sim_die("out of memory at the top");
     note(s, sim_world_of(c, 0), 0, sim_cpu_now() - t0, 0);
     if (top.down.n != (size_t)s->calls || box.n)
         s->exact = false;

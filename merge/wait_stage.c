@@ -8,16 +8,37 @@
 int cp_wseries_start(cp_wseries *s, const cp_timing_rec *recs, size_t n, int64_t rank)
 {
     memset(s, 0, sizeof *s);
-    return cp_wlist_leaf(&s->own, recs, n, rank) || cp_wlist_copy(&s->up, &s->own) ? -1 : 0;
+    s->up_is_own = true;
+    return cp_wlist_leaf(&s->own, recs, n, rank) ? -1 : 0;
 }
 
-void cp_wseries_top(cp_wseries *s, int64_t members)
+/* What goes up from s. */
+static const cp_wlist *up_of(const cp_wseries *s)
 {
+    return s->up_is_own ? &s->own : &s->up;
+}
+
+/* s's up list as its own copy, before it changes.  0, or -1 (no memory). */
+static int up_apart(cp_wseries *s)
+{
+    if (!s->up_is_own)
+        return 0;
+    if (cp_wlist_copy(&s->up, &s->own))
+        return -1;
+    s->up_is_own = false;
+    return 0;
+}
+
+int cp_wseries_top(cp_wseries *s, int64_t members)
+{
+    if (up_apart(s))
+        return -1;
     cp_wlist_complete(&s->up, (uint64_t)members);
     cp_wlist_free(&s->down);
     s->down = s->up;
     s->up = (cp_wlist){0};
     s->have_down = true;
+    return 0;
 }
 
 void cp_wseries_free(cp_wseries *s)
@@ -47,7 +68,7 @@ static void up_pack(void *value, int round, cp_wbuf *b)
 {
     (void)round;
     cp_wseries *s = value;
-    cp_wlist_pack(b, &s->up, false);
+    cp_wlist_pack(b, up_of(s), false);
 }
 
 static int up_merge(void *value, int round, cp_rbuf *rb)
@@ -56,7 +77,7 @@ static int up_merge(void *value, int round, cp_rbuf *rb)
     cp_wlist l;
     if (round >= CP_WSERIES_ROUNDS || cp_wlist_unpack(rb, &l, false))
         return rb->bad ? CP_GROUP_MALFORMED : CP_GROUP_NOMEM;
-    if (keep_kid(s, round, l))
+    if (keep_kid(s, round, l) || up_apart(s))
         return CP_GROUP_NOMEM;
     return cp_wlist_merge(&s->up, &s->kid[round]) ? CP_GROUP_NOMEM : CP_GROUP_OK;
 }
@@ -146,11 +167,9 @@ void cp_wcomm_top(cp_wcomm *w, int64_t members, uint32_t *disagreed)
     CP_SLOTS_EACH(k, &w->c)
     {
         cp_wcoll *e = cp_wcomm_at(w, k);
-        if (e->min_calls != e->max_calls || !e->s) {
-            out |= 1u << k; /* left out: nothing of it goes down */
-            continue;
-        }
-        cp_wseries_top(e->s, members);
+        /* left out: nothing of it goes down */
+        if (e->min_calls != e->max_calls || !e->s || cp_wseries_top(e->s, members))
+            out |= 1u << k;
     }
     if (disagreed)
         *disagreed = out;
@@ -171,7 +190,7 @@ static void wcomm_up_pack(void *value, int round, cp_wbuf *b)
         cp_put_u64(b, e->max_calls);
         cp_put_u32(b, e->level);
         cp_wlist none = {0};
-        cp_wlist_pack(b, e->s ? &e->s->up : &none, false);
+        cp_wlist_pack(b, e->s ? up_of(e->s) : &none, false);
     }
 }
 
@@ -209,7 +228,8 @@ static int wcomm_up_merge(void *value, int round, cp_rbuf *rb)
             cp_wlist_free(&l);
             continue;
         }
-        if (keep_kid(e->s, round, l) || cp_wlist_merge(&e->s->up, &e->s->kid[round]))
+        if (keep_kid(e->s, round, l) || up_apart(e->s) ||
+            cp_wlist_merge(&e->s->up, &e->s->kid[round]))
             return CP_GROUP_NOMEM;
     }
     /* Series below this member that the child's members never called. */

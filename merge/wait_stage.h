@@ -28,6 +28,9 @@
 typedef struct cp_wseries {
     cp_wlist own;      /* this member's own leaf */
     cp_wlist up;       /* own + the children's, going up */
+    bool up_is_own;    /* up is own, not copied, until a child's list comes
+                          (a member without children sends its own list;
+                          65,536 sampled calls are 3.5 MB of fresh pages) */
     cp_wlist *kid;     /* each child's list, by round (CP_WSERIES_ROUNDS of
                           them, allocated with the first child: most members
                           of most communicators have none, and 10,000
@@ -41,8 +44,9 @@ typedef struct cp_wseries {
  * `rank`.  Returns 0, or -1 when out of memory. */
 int cp_wseries_start(cp_wseries *s, const cp_timing_rec *recs, size_t n, int64_t rank);
 /* The lead, between the ways up and down: the calls all `members` timed
- * become the list that goes down. */
-void cp_wseries_top(cp_wseries *s, int64_t members);
+ * become the list that goes down.  0, or -1 when out of memory (nothing
+ * goes down). */
+int cp_wseries_top(cp_wseries *s, int64_t members);
 void cp_wseries_free(cp_wseries *s);
 
 /* Up and down each series' tree (cp_groups_up / cp_groups_down; values

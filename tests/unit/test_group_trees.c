@@ -402,7 +402,7 @@ START_TEST(wait_lists_come_down_as_the_local_reduction)
             b.self = r;
             cp_groups_up(&g[r], &io, &cp_wseries_up_op, &rep);
         }
-        cp_wseries_top(&w[0], n);
+        ck_assert_int_eq(cp_wseries_top(&w[0], n), 0);
         for (int64_t r = 0; r < n; r++) {
             b.self = r;
             cp_groups_down(&g[r], &io, &cp_wseries_down_op, &rep);
