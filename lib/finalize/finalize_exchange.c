@@ -49,9 +49,18 @@ _Static_assert(CP_NCOLLECTIVES <= CP_HOLD_COLLS, "a holding carries every collec
  * counted exchange, which waits for nothing that is not promised. */
 #define FP_PRIME 2147483647ull
 
+/* x modulo the prime, for x below 2^62, without a division (a Mersenne
+ * prime: 2^31 is 1 modulo it). */
+static uint64_t fp_mod(uint64_t x)
+{
+    x = (x & FP_PRIME) + (x >> 31);
+    x = (x & FP_PRIME) + (x >> 31);
+    return x >= FP_PRIME ? x - FP_PRIME : x;
+}
+
 static uint64_t fp_mul(uint64_t a, uint64_t b)
 {
-    return (a % FP_PRIME) * (b % FP_PRIME) % FP_PRIME;
+    return fp_mod((a % FP_PRIME) * (b % FP_PRIME));
 }
 
 static uint64_t fp_inverse(uint64_t a)
@@ -66,11 +75,18 @@ static uint64_t fp_inverse(uint64_t a)
 static void fingerprints(cp_comm *comms, uint64_t out[4])
 {
     memset(out, 0, 4 * sizeof *out);
+    /* The inverse of the last size met: churned communicators share one
+     * size, and an inverse is 60 multiplications. */
+    uint64_t size = 0, inverse = 0;
     for (cp_comm *c = comms; c; c = c->next) {
+        if ((uint64_t)c->size != size || size == 0) {
+            size = (uint64_t)c->size;
+            inverse = fp_inverse(size);
+        }
         for (int j = 0; j < 2; j++) {
             uint64_t h = cp_hash_mix(cp_hash_mix(c->key_hash, c->key_ordinal),
                                      0x9E3779B97F4A7C15ull * (uint64_t)(j + 1)) % FP_PRIME;
-            out[2 * j] = (out[2 * j] + fp_mul(h, fp_inverse((uint64_t)c->size))) % FP_PRIME;
+            out[2 * j] = (out[2 * j] + fp_mul(h, inverse)) % FP_PRIME;
             if (c->rank == 0)
                 out[2 * j + 1] = (out[2 * j + 1] + h) % FP_PRIME;
         }
