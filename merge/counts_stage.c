@@ -191,10 +191,9 @@ static void probe(const cp_holding *h)
  * 0 calls of it. */
 static int absorb_said(cp_holding *h, const cp_holding *x)
 {
-    uint64_t either = h->c.mask | x->c.mask;
-    for (unsigned k = 0; k < CP_SLOTS_MAX; k++) {
-        if (!(either >> k & 1))
-            continue;
+    const cp_slots either = {h->c.mask | x->c.mask, NULL}; /* the collectives of both */
+    CP_SLOTS_EACH(k, &either)
+    {
         const cp_hold_coll *xe = cp_holding_at(x, k);
         cp_hold_coll *he = cp_holding_at(h, k);
         if (!(he && he->said) && !(xe && xe->said))

@@ -131,8 +131,7 @@ int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *
         free(s);
         return -1;
     }
-    *e = (cp_wcoll){.s = s, .ncalls = ncalls, .min_calls = ncalls, .max_calls = ncalls,
-                    .level = level};
+    *e = (cp_wcoll){.s = s, .min_calls = ncalls, .max_calls = ncalls, .level = level};
     return 0;
 }
 

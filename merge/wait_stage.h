@@ -69,8 +69,8 @@ extern const cp_group_op cp_wseries_up_op, cp_wseries_down_op;
 /* One collective of a communicator, as a member sees it. */
 typedef struct cp_wcoll {
     cp_wseries *s;      /* NULL: this member has no such series */
-    uint64_t ncalls;    /* this member's own calls of it */
-    /* Up: over this member and the members below it (0 where absent). */
+    /* Up: this member's own calls of it, then the fewest and most over it
+     * and the members below it (0 where absent). */
     uint64_t min_calls, max_calls;
     /* The sample's level (timing.h): up, the coarsest at or below this
      * member; down, the coarsest of all members, whose calls are the ones

@@ -79,7 +79,7 @@ static void fingerprints(cp_comm *comms, uint64_t out[4])
      * size, and an inverse is 60 multiplications. */
     uint64_t size = 0, inverse = 0;
     for (cp_comm *c = comms; c; c = c->next) {
-        if ((uint64_t)c->size != size || size == 0) {
+        if ((uint64_t)c->size != size) {
             size = (uint64_t)c->size;
             inverse = fp_inverse(size);
         }
