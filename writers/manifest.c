@@ -210,15 +210,16 @@ static int write_series(cp_out *o, const cp_comm_info *c)
 {
     if (!c->nseries)
         return 0;
-    bool ok = cp_out_printf(o, ", \"series\": [") >= 0;
+    bool ok = cp_out_str(o, ", \"series\": [") >= 0;
     for (size_t k = 0; ok && k < c->nseries; k++) {
         const cp_series_info *x = &c->series[k];
-        ok = cp_out_printf(o, "%s{\"collective\": ", k ? ", " : "") >= 0 &&
-             WRITE_FIELD(o, x, collective) >= 0 &&
-             cp_out_printf(o, ", \"calls\": %" PRId64 ", \"blocks\": [%" PRId64 ", %" PRId64 "]}",
-                           x->calls, x->blocks[0], x->blocks[1]) >= 0;
+        ok = cp_out_str(o, k ? ", {\"collective\": " : "{\"collective\": ") >= 0 &&
+             WRITE_FIELD(o, x, collective) >= 0 && cp_out_str(o, ", \"calls\": ") >= 0 &&
+             cp_out_i64(o, x->calls) >= 0 && cp_out_str(o, ", \"blocks\": [") >= 0 &&
+             cp_out_i64(o, x->blocks[0]) >= 0 && cp_out_str(o, ", ") >= 0 &&
+             cp_out_i64(o, x->blocks[1]) >= 0 && cp_out_str(o, "]}") >= 0;
     }
-    return ok && cp_out_printf(o, "]") >= 0 ? 0 : -1;
+    return ok && cp_out_str(o, "]") >= 0 ? 0 : -1;
 }
 
 /* ',\n  "clock": {"source": "tsc", "tsc_ranks": 4, "tsc_hz": 2894561234,
@@ -342,14 +343,16 @@ int cp_manifest_write(cp_out *o, const cp_manifest *m, cp_error *err)
             free(members);
             return cp_error_set(err, "%s: out of memory", cp_out_path(o));
         }
-        ok = cp_out_printf(o,
-                           "%s\n    {\"id\": %" PRId64 ", \"size\": %" PRId64
-                           ", \"lead\": %" PRId64 ", \"members\": \"%s\"%s%s%s",
-                           i ? "," : "", c->id, c->size, c->lead, members,
-                           remote ? ", \"remote_members\": \"" : "", remote ? remote : "",
-                           remote ? "\"" : "") >= 0;
+        /* One row per communicator: put piece by piece, not formatted. */
+        ok = cp_out_str(o, i ? ",\n    {\"id\": " : "\n    {\"id\": ") >= 0 &&
+             cp_out_i64(o, c->id) >= 0 && cp_out_str(o, ", \"size\": ") >= 0 &&
+             cp_out_i64(o, c->size) >= 0 && cp_out_str(o, ", \"lead\": ") >= 0 &&
+             cp_out_i64(o, c->lead) >= 0 && cp_out_str(o, ", \"members\": \"") >= 0 &&
+             cp_out_str(o, members) >= 0 && cp_out_str(o, "\"") >= 0 &&
+             (!remote || (cp_out_str(o, ", \"remote_members\": \"") >= 0 &&
+                          cp_out_str(o, remote) >= 0 && cp_out_str(o, "\"") >= 0));
         ok = ok && write_neighbors(o, c) >= 0 && write_series(o, c) >= 0 &&
-             cp_out_printf(o, "}") >= 0;
+             cp_out_str(o, "}") >= 0;
         free(members);
         free(remote);
     }

@@ -21,17 +21,31 @@
 
 /* ------------------------------------------------------------------ writer */
 
-/* Text of one item into buf (room for three int64, '-' and '/'). */
-static size_t format_item(char *buf, size_t size, const cp_range *x)
+/* v's decimal text at buf[n], returning the new length (no snprintf: the
+ * manifest writes one list per communicator). */
+static size_t put_i64(char *buf, size_t n, int64_t v)
 {
+    char t[24];
+    const char *d = cp_format_i64(t, v);
+    size_t len = (size_t)(t + sizeof t - d);
+    memcpy(buf + n, d, len);
+    return n + len;
+}
+
+/* Text of one item into buf (room for three int64, two separators). */
+static size_t format_item(char *buf, const cp_range *x)
+{
+    size_t n = put_i64(buf, 0, x->lo);
+    if (x->lo == x->hi)
+        return n;
     /* A progression of two values is written as two items: "4,6". */
-    int n = x->lo == x->hi ? snprintf(buf, size, "%" PRId64, x->lo)
-            : x->step > 1 && x->hi - x->lo == x->step
-                ? snprintf(buf, size, "%" PRId64 ",%" PRId64, x->lo, x->hi)
-            : x->step > 1 ? snprintf(buf, size, "%" PRId64 "-%" PRId64 "/%" PRId64, x->lo, x->hi,
-                                     x->step)
-                          : snprintf(buf, size, "%" PRId64 "-%" PRId64, x->lo, x->hi);
-    return n < 0 ? 0 : (size_t)n;
+    buf[n++] = x->step > 1 && x->hi - x->lo == x->step ? ',' : '-';
+    n = put_i64(buf, n, x->hi);
+    if (x->step > 1 && x->hi - x->lo != x->step) {
+        buf[n++] = '/';
+        n = put_i64(buf, n, x->step);
+    }
+    return n;
 }
 
 int cp_ranges_write(cp_out *out, const cp_ranges *r)
@@ -41,7 +55,7 @@ int cp_ranges_write(cp_out *out, const cp_ranges *r)
         size_t n = 0;
         if (i > 0)
             buf[n++] = ',';
-        n += format_item(buf + n, sizeof buf - n, &r->v[i]);
+        n += format_item(buf + n, &r->v[i]);
         if (cp_out_write(out, buf, n) != 0)
             return -1;
     }
@@ -60,7 +74,7 @@ char *cp_ranges_to_string(const cp_ranges *r)
     for (size_t i = 0; i < r->n; i++) {
         if (i > 0)
             s[n++] = ',';
-        n += format_item(s + n, 64, &r->v[i]);
+        n += format_item(s + n, &r->v[i]);
     }
     s[n] = '\0';
     return s;

@@ -181,6 +181,18 @@ int cp_out_write(cp_out *o, const void *data, size_t len)
     return 0;
 }
 
+int cp_out_str(cp_out *o, const char *s)
+{
+    return cp_out_write(o, s, strlen(s));
+}
+
+int cp_out_i64(cp_out *o, int64_t v)
+{
+    char buf[24];
+    const char *s = cp_format_i64(buf, v);
+    return cp_out_write(o, s, (size_t)(buf + sizeof buf - s));
+}
+
 int cp_out_printf(cp_out *o, const char *fmt, ...)
 {
     if (!o || o->failed)

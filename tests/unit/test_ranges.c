@@ -342,6 +342,40 @@ START_TEST(write_to_out)
 }
 END_TEST
 
+START_TEST(strided_and_extreme_items_written)
+{
+    /* Every form of the writer, by hand (the model holds strided items
+     * where the compact writer found them): a progression, one of two
+     * values (two items), an interval, a lone value, the extremes. */
+    cp_range items[] = {{0, 8, 2},   {10, 12, 2}, {20, 20, 0},
+                        {30, 35, 1}, {40, 49, 0}, {INT64_MIN, INT64_MAX, 3}};
+    cp_ranges r = {items, sizeof items / sizeof *items, 0};
+    assert_text(&r, "0-8/2,10,12,20,30-35,40-49,"
+                    "-9223372036854775808-9223372036854775807/3");
+    tmpdir_make();
+    char path[8192];
+    snprintf(path, sizeof path, "%s/strided.txt", tmpdir);
+    cp_error err;
+    cp_out *o = cp_out_open(path, false, &err);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_int_eq(cp_ranges_write(o, &r), 0);
+    ck_assert_int_eq(cp_out_i64(o, INT64_MIN), 0);
+    ck_assert_int_eq(cp_out_str(o, " and "), 0);
+    ck_assert_int_eq(cp_out_i64(o, 0), 0);
+    ck_assert_int_eq(cp_out_commit(o, &err), 0);
+    cp_in *in = cp_in_open(path, &err);
+    ck_assert_ptr_nonnull(in);
+    char *line;
+    size_t len;
+    ck_assert_int_eq(cp_in_getline(in, &line, &len, &err), 1);
+    ck_assert_str_eq(line, "0-8/2,10,12,20,30-35,40-49,"
+                           "-9223372036854775808-9223372036854775807/3"
+                           "-9223372036854775808 and 0");
+    cp_in_close(in);
+    tmpdir_remove();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ranges");
@@ -358,6 +392,7 @@ int main(void)
     tcase_add_test(tc, malformed);
     tcase_add_test(tc, huge_intervals);
     tcase_add_test(tc, write_to_out);
+    tcase_add_test(tc, strided_and_extreme_items_written);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
