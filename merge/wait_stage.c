@@ -46,10 +46,11 @@ void cp_wseries_free(cp_wseries *s)
     cp_wlist_free(&s->own);
     cp_wlist_free(&s->up);
     cp_wlist_free(&s->down);
-    for (int r = 0; s->kid && r < CP_WSERIES_ROUNDS; r++)
+    for (int r = 0; s->kid && r < s->nkid; r++)
         cp_wlist_free(&s->kid[r]);
     free(s->kid);
     s->kid = NULL;
+    s->nkid = 0;
 }
 
 /* The list child `round` sent up, kept for the way down (s takes l). */
@@ -61,6 +62,8 @@ static int keep_kid(cp_wseries *s, int round, cp_wlist l)
     }
     cp_wlist_free(&s->kid[round]);
     s->kid[round] = l;
+    if (round >= s->nkid)
+        s->nkid = round + 1;
     return 0;
 }
 

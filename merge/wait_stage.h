@@ -36,6 +36,8 @@ typedef struct cp_wseries {
                           of most communicators have none, and 10,000
                           communicators of 1 KiB each cost finalize more in
                           first touches of pages than in work) */
+    int nkid;          /* rounds up to the last that had a child (the
+                          lists to free) */
     cp_wlist down;     /* what came down (at the lead: its completed up) */
     bool have_down;
 } cp_wseries;
