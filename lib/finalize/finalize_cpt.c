@@ -71,7 +71,7 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, const cp_sample *sm, i
     cp_cpt_series *s = &ch->series[ch->nseries++];
     memset(s, 0, sizeof *s);
     s->comm_id = id;
-    snprintf(s->collective, sizeof s->collective, "%s", cp_collective_names[k]);
+    cp_collective_name_to(s->collective, sizeof s->collective, k);
     s->naggregated = sm->naggregated;
     s->agg_time = sm->agg_time;
     s->stride = t->stride ? t->stride : 1;
@@ -126,7 +126,7 @@ static int add_aggregates(const fin *f, cp_cpt_chunk *ch, const cp_run_times *rt
             continue;
         cp_cpt_coll_stat cs = {.calls = g->calls, .min = g->any ? g->min : 0,
                                .max = g->any ? g->max : 0};
-        snprintf(cs.collective, sizeof cs.collective, "%s", cp_collective_names[k]);
+        cp_collective_name_to(cs.collective, sizeof cs.collective, k);
         cs.avg = g->time / (double)g->calls;
         a->colls[a->ncolls++] = cs;
     }

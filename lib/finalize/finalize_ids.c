@@ -168,8 +168,7 @@ static void get_series(cp_rbuf *b, desc *x)
         s->blocks[0] = cp_get_i64(b);
         s->blocks[1] = cp_get_i64(b);
         b->bad |= k >= CP_NCOLLECTIVES;
-        snprintf(s->collective, sizeof s->collective, "%s",
-                 cp_collective_names[k < CP_NCOLLECTIVES ? k : 0]);
+        cp_collective_name_to(s->collective, sizeof s->collective, k < CP_NCOLLECTIVES ? k : 0);
     }
 }
 
