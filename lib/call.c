@@ -124,14 +124,14 @@ int32_t cp_call_error_code(int rc)
     return error_code_of(rc);
 }
 
-void cp_comm_created(int rc, const MPI_Comm *newcomm)
+void cp_comm_created(int rc, const MPI_Comm *newcomm, MPI_Comm like)
 {
     if (rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL ||
         !cp_state_recording(atomic_load_explicit(&cp_hot.state, memory_order_relaxed)))
         return;
     int saved = errno;
     cp_busy_enter();
-    cp_comm_get(*newcomm);
+    cp_comm_lookup_like(*newcomm, like);
     cp_busy_leave();
     errno = saved;
 }

@@ -109,8 +109,10 @@ CP_HOT uint64_t cp_call_count(cp_counts *t, uint32_t sig)
     return cp_counts_lengthen(t, sig) ? t->ncalls++ : cp_call_append(t, sig);
 }
 
-/* A communicator constructor returned rc: register *newcomm now. */
-void cp_comm_created(int rc, const MPI_Comm *newcomm);
+/* A communicator constructor returned rc: register *newcomm now; `like`
+ * (MPI_COMM_NULL: none) is the communicator whose groups and topology it
+ * has (a duplicate's), taken from collprof's own state when registered. */
+void cp_comm_created(int rc, const MPI_Comm *newcomm, MPI_Comm like);
 
 /* Timed calls, around the MPI call: barrier mode synchronises the
  * communicator first (blocking forms only: a barrier before a non-blocking

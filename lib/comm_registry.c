@@ -243,15 +243,38 @@ static void destroy(cp_comm *c)
     free(c);
 }
 
-static cp_comm *create(MPI_Comm comm)
+/* c := what registering asks of MPI, copied from `like` (same groups and
+ * topology); *h := its membership hash (the same groups hash the same:
+ * translate's fold over them).  0, or -1 when memory ran out. */
+static int copy_membership(cp_comm *c, const cp_comm *like, uint64_t *h)
 {
-    cp_comm *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64); /* the handle's line first */
-    if (!c)
-        return NULL;
-    memset(c, 0, sizeof *c);
-    memset(c->hot_coll, CP_COMM_HOT_NONE, sizeof c->hot_coll);
-    c->handle = comm;
-    atomic_store(&c->live, 1);
+    c->inter = like->inter;
+    c->size = like->size;
+    c->rank = like->rank;
+    c->peers = like->peers;
+    c->topology = like->topology;
+    c->indegree = like->indegree;
+    c->outdegree = like->outdegree;
+    *h = like->key_hash;
+    if (cp_ranges_copy(&c->members, &like->members) ||
+        cp_ranges_copy(&c->remote, &like->remote))
+        return -1;
+    if (like->topology == MPI_UNDEFINED)
+        return 0;
+    c->sources = malloc(((size_t)like->indegree + 1) * sizeof *c->sources);
+    c->destinations = malloc(((size_t)like->outdegree + 1) * sizeof *c->destinations);
+    if (!c->sources || !c->destinations)
+        return -1;
+    memcpy(c->sources, like->sources, (size_t)like->indegree * sizeof *c->sources);
+    memcpy(c->destinations, like->destinations,
+           (size_t)like->outdegree * sizeof *c->destinations);
+    return 0;
+}
+
+/* c := its groups, their hash *h and its topology, asked of MPI.  0, or -1
+ * when memory ran out. */
+static int ask_membership(cp_comm *c, MPI_Comm comm, uint64_t *h)
+{
     int inter = 0, size = 0, rank = 0;
     PMPI_Comm_test_inter(comm, &inter);
     PMPI_Comm_size(comm, &size);
@@ -260,22 +283,45 @@ static cp_comm *create(MPI_Comm comm)
     c->size = size;
     c->rank = rank;
     c->peers = size;
-    uint64_t h = cp_hash_mix(0x9216D5D98979FB1Bull, (uint64_t)inter);
+    *h = cp_hash_mix(0x9216D5D98979FB1Bull, (uint64_t)inter);
     MPI_Group g;
     PMPI_Comm_group(comm, &g);
-    int rc = translate(g, &c->members, &h);
+    int rc = translate(g, &c->members, h);
     PMPI_Group_free(&g);
     if (!rc && inter) {
         int rsize = 0;
         PMPI_Comm_remote_size(comm, &rsize);
         c->peers = rsize;
         PMPI_Comm_remote_group(comm, &g);
-        rc = translate(g, &c->remote, &h);
+        rc = translate(g, &c->remote, h);
         PMPI_Group_free(&g);
     }
-    if (!rc)
-        rc = neighbours(c, comm);
-    if (rc) {
+    return rc ? rc : neighbours(c, comm);
+}
+
+/* The registered state of comm, or NULL (no MPI call but the attribute's). */
+static cp_comm *registered(MPI_Comm comm)
+{
+    void *attr = NULL;
+    int flag = 0;
+    if (comm == MPI_COMM_NULL ||
+        PMPI_Comm_get_attr(comm, cp_rt.keyval, &attr, &flag) != MPI_SUCCESS || !flag)
+        return NULL;
+    return attr;
+}
+
+static cp_comm *create(MPI_Comm comm, MPI_Comm like)
+{
+    cp_comm *c = aligned_alloc(64, (sizeof *c + 63) / 64 * 64); /* the handle's line first */
+    if (!c)
+        return NULL;
+    memset(c, 0, sizeof *c);
+    memset(c->hot_coll, CP_COMM_HOT_NONE, sizeof c->hot_coll);
+    c->handle = comm;
+    atomic_store(&c->live, 1);
+    const cp_comm *model = registered(like);
+    uint64_t h = 0;
+    if (model ? copy_membership(c, model, &h) : ask_membership(c, comm, &h)) {
         destroy(c);
         return NULL;
     }
@@ -286,17 +332,21 @@ static cp_comm *create(MPI_Comm comm)
 
 cp_comm *cp_comm_lookup(MPI_Comm comm)
 {
+    return cp_comm_lookup_like(comm, MPI_COMM_NULL);
+}
+
+cp_comm *cp_comm_lookup_like(MPI_Comm comm, MPI_Comm like)
+{
     if (comm == MPI_COMM_NULL)
         return NULL;
     int saved = errno; /* on behalf of the application's call */
     cp_busy_enter();
     pthread_mutex_lock(&lock);
-    void *attr = NULL;
-    int flag = 0;
-    cp_comm *c = NULL;
-    if (PMPI_Comm_get_attr(comm, cp_rt.keyval, &attr, &flag) == MPI_SUCCESS && flag) {
-        c = attr;
-    } else if ((c = create(comm)) != NULL && next_ordinal(c->key_hash, &c->key_ordinal) == 0) {
+    cp_comm *c = registered(comm);
+    if (c) {
+        /* known already */
+    } else if ((c = create(comm, like)) != NULL &&
+               next_ordinal(c->key_hash, &c->key_ordinal) == 0) {
         c->reg_index = count++;
         if (PMPI_Comm_set_attr(comm, cp_rt.keyval, c) != MPI_SUCCESS)
             atomic_store(&c->live, 0); /* still recorded, just not found again */

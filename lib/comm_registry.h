@@ -148,6 +148,13 @@ int cp_registry_start(void);
  * when the profiler cannot register it (reported once).  Leaves errno as
  * it was; holds termination signals back while it registers (signals.h). */
 cp_comm *cp_comm_lookup(MPI_Comm comm);
+/* The same, for a communicator just made with the groups and topology of
+ * `like` (a duplicate): when like is registered, its membership is copied
+ * instead of asked of MPI (a group, its translation to world ranks, the
+ * topology: most of what registering a duplicate cost, and libraries
+ * duplicate a communicator per operation).  An unregistered `like` stays
+ * unregistered: comm is then asked of MPI as cp_comm_lookup does. */
+cp_comm *cp_comm_lookup_like(MPI_Comm comm, MPI_Comm like);
 
 /* The communicators last looked up, by handle: a read of one slot on the
  * call path (it changes nothing: no signal hold-back), cp_comm_lookup when

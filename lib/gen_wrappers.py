@@ -221,12 +221,12 @@ def forms_header(funcs, build):
     return "\n".join(out) + "\n"
 
 
-def creator(fn, params, newcomm):
+def creator(fn, params, newcomm, like):
     return f"""
 CP_EXPORT int {fn}({params})
 {{
     int rc = P{fn}({arg_names(params)});
-    cp_comm_created(rc, {newcomm});
+    cp_comm_created(rc, {newcomm}, {like or "MPI_COMM_NULL"});
     return rc;
 }}
 """
@@ -274,9 +274,9 @@ def main():
             params, capture = shapes[shape]
             for fn, form, is_large in variants(name, forms, build):
                 w.write(wrapper(fn, form, is_large, coll, params, capture))
-        for fn, params, newcomm, since in creators:
+        for fn, params, newcomm, since, like in creators:
             if build.mpi_version >= since:
-                w.write(creator(fn, params, newcomm))
+                w.write(creator(fn, params, newcomm, like))
 
     with open(out_fortran, "w", encoding="utf-8") as w:
         if build.fortran == "openmpi":

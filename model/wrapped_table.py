@@ -23,9 +23,14 @@ def parse(path):
             if line.startswith("create "):
                 if len(fields) not in (3, 4):
                     sys.exit(f"{where}: expected 'create MPI_Name | params | new communicator"
+                             " [= the communicator whose groups and topology it has]"
                              " [| MPI version that brought it]'")
                 since = version(fields[3], where) if len(fields) == 4 else (1, 0)
-                creators.append((fields[0].split()[1], fields[1], fields[2], since))
+                new, _, like = (x.strip() for x in fields[2].partition("="))
+                params = [p.split()[-1].lstrip("*") for p in fields[1].split(",")]
+                if new not in params or (like and like not in params):
+                    sys.exit(f"{where}: '{fields[2]}' must name parameters of {fields[0]}")
+                creators.append((fields[0].split()[1], fields[1], new, since, like or None))
                 continue
             if line.startswith("shape "):
                 if len(fields) != 3:

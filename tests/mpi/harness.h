@@ -37,7 +37,7 @@
 
 #define CPT_MAXRANKS 16
 #define CPT_MAXCALLS 64
-#define CPT_MAXCOMMS 16
+#define CPT_MAXCOMMS 24
 
 /* Kinds of count patterns (see cpt_count in harness.c). */
 enum cpt_kind {

@@ -14,11 +14,26 @@
  *  even2    the even split again, after freeing the first one
  *  self     MPI_COMM_SELF of each rank: one communicator per rank, each with
  *           its own lead
+ *  dups     a dup of each split (collprof copies a registered parent's
+ *           members: the reversed order must survive), and a dup of
+ *           MPI_COMM_SELF made before SELF is used (a parent collprof has
+ *           not registered: asked of MPI)
  * Each uses a different datatype, so the datatype size is checked too.
  */
 #include <stdio.h>
 
 #include "harness.h"
+
+/* Rank r's own communicator (MPI_COMM_SELF or a dup of it), as the test
+ * declares it: one member, r; handle on rank r only. */
+static cpt_comm *declare_self(const char *what, int r, MPI_Comm handle, MPI_Datatype st,
+                              MPI_Datatype rt)
+{
+    char label[48];
+    snprintf(label, sizeof label, "%s of rank %d", what, r);
+    return cpt_comm_declare(label, 1, &r, cpt_world_rank() == r ? handle : MPI_COMM_NULL, st,
+                            rt);
+}
 
 int main(int argc, char **argv)
 {
@@ -57,6 +72,23 @@ int main(int argc, char **argv)
     cpt_alltoall(od, CPT_BLOCKING, 3, false);
     cpt_alltoall(ev, CPT_BLOCKING, 2, true);
 
+    /* Duplicates of registered parents, and of one not yet registered. */
+    MPI_Comm split_dup, self_dup;
+    MPI_Comm_dup(split, &split_dup);
+    MPI_Comm_dup(MPI_COMM_SELF, &self_dup);
+    cpt_comm *evd = cpt_comm_declare("dup of even", ne, even,
+                                     me % 2 ? MPI_COMM_NULL : split_dup, MPI_INT, MPI_SHORT);
+    cpt_comm *odd_dup = cpt_comm_declare("dup of odd (reversed)", no, odd,
+                                         me % 2 ? split_dup : MPI_COMM_NULL, MPI_SHORT, MPI_INT);
+    for (int r = 0; r < n; r++)
+        cpt_alltoallv(declare_self("dup of self", r, self_dup, MPI_SHORT, MPI_SHORT),
+                      CPT_BLOCKING, CPT_VARY, 100 + r, false);
+    cpt_alltoallv(evd, CPT_BLOCKING, CPT_VARY, 35, false);
+    cpt_alltoallv(odd_dup, CPT_BLOCKING, CPT_VARY, 36, false);
+    cpt_alltoall(odd_dup, CPT_BLOCKING, 5, false);
+    MPI_Comm_free(&split_dup);
+    MPI_Comm_free(&self_dup);
+
     /* Free one communicator, create another with the same members. */
     MPI_Comm first, second;
     MPI_Comm_dup(MPI_COMM_WORLD, &first);
@@ -88,10 +120,7 @@ int main(int argc, char **argv)
     /* MPI_COMM_SELF: the same handle on every rank, a different
      * communicator on each */
     for (int r = 0; r < n; r++) {
-        char label[32];
-        snprintf(label, sizeof label, "self of rank %d", r);
-        cpt_comm *s = cpt_comm_declare(label, 1, &r, me == r ? MPI_COMM_SELF : MPI_COMM_NULL,
-                                       MPI_INT, MPI_DOUBLE);
+        cpt_comm *s = declare_self("self", r, MPI_COMM_SELF, MPI_INT, MPI_DOUBLE);
         cpt_alltoallv(s, CPT_BLOCKING, CPT_VARY, 90 + r, false);
         cpt_alltoall(s, CPT_BLOCKING, r, false);
         cpt_alltoallv(s, CPT_BLOCKING, CPT_VARY, 90 + r, false);

@@ -551,6 +551,21 @@ int main(int argc, char **argv)
     MPI_Request_free(&pb_req);
     igatherv_c(1, 0);
 
+    /* Some again on a duplicate (collprof copies its groups from the
+     * parent's: the remote group, the kind, the roots must all hold). */
+    MPI_Comm parent = inter;
+    MPI_Comm_dup(parent, &inter);
+    for (int g = 0; g < 2; g++)
+        grp[g] = cpt_comm_declare_inter(g ? "dup of group B" : "dup of group A", lsize[g],
+                                        members[g], mine == g ? inter : MPI_COMM_NULL, lsize[!g],
+                                        members[!g]);
+    bcast(0, 0, 3);
+    gather(false, 1, lsize[1] - 1, 2);
+    reduce_scatter_block(false);
+    alltoallv(false);
+    MPI_Comm_free(&inter);
+    inter = parent;
+
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
     MPI_Finalize();

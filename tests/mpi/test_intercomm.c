@@ -5,7 +5,9 @@
  * has one count per remote rank.  Checked on rank 0 with the reader library:
  * every row of every call of both groups exact (each group is found by its
  * members), rows as long as the remote group, and cp_profile_check accepts
- * the output.
+ * the output.  The same calls again on a duplicate of the intercommunicator
+ * (collprof copies a duplicate's groups from its parent): its rows must be
+ * as exact.
  *
  * Counts, for call k: lower rank r sends 1 + r + p + k elements to upper
  * rank p; upper rank r sends 10 + r + 2p + k to lower rank p.
@@ -23,12 +25,11 @@ static int64_t sends(int upper, int r, int p, int k)
     return upper ? 10 + r + 2 * p + k : 1 + r + p + k;
 }
 
-/* The manifest communicator with exactly these members (world ranks from lo
- * to hi), or -1. */
-static int64_t find_group(const cp_profile *p, int lo, int hi, int *count)
+/* The manifest communicators with exactly these members (world ranks from
+ * lo to hi): their ids (up to 2) and how many there are. */
+static int find_groups(const cp_profile *p, int lo, int hi, int64_t ids[2])
 {
-    int64_t id = -1;
-    *count = 0;
+    int count = 0;
     for (size_t i = 0; i < p->manifest.ncomms; i++) {
         const cp_comm_info *ci = &p->manifest.comms[i];
         if (cp_ranges_count(&ci->members) != hi - lo + 1)
@@ -36,31 +37,28 @@ static int64_t find_group(const cp_profile *p, int lo, int hi, int *count)
         bool same = true;
         for (int j = 0; j <= hi - lo; j++)
             same &= cp_ranges_nth(&ci->members, j) == lo + j;
-        if (same) {
-            id = ci->id;
-            (*count)++;
-        }
+        if (same && count++ < 2)
+            ids[count - 1] = ci->id;
     }
-    return id;
+    return count;
 }
 
-int main(int argc, char **argv)
+/* The manifest's communicator `id`, or NULL. */
+static const cp_comm_info *comm_of(const cp_profile *p, int64_t id)
 {
-    MPI_Init(&argc, &argv);
-    cpt_init("intercomm");
-    int n = cpt_world_size(), me = cpt_world_rank(), h = n / 2;
-    if (n < 2)
-        cpt_die("at least 2 ranks");
-    int upper = me >= h;
-    int size[2] = {h, n - h};
-    MPI_Comm local, inter;
-    MPI_Comm_split(MPI_COMM_WORLD, upper, me, &local);
-    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, upper ? 0 : h, 7, &inter);
+    for (size_t i = 0; i < p->manifest.ncomms; i++)
+        if (p->manifest.comms[i].id == id)
+            return &p->manifest.comms[i];
+    return NULL;
+}
+
+/* NCALLS calls of MPI_Alltoallv on intercommunicator `inter`, their data
+ * checked. */
+static void calls(MPI_Comm inter, int upper, int h)
+{
     int lr, rs;
     MPI_Comm_rank(inter, &lr);
     MPI_Comm_remote_size(inter, &rs);
-    if (rs != size[!upper])
-        cpt_die("remote size %d, expected %d", rs, size[!upper]);
     int sc[CPT_MAXRANKS], sd[CPT_MAXRANKS], rc[CPT_MAXRANKS], rd[CPT_MAXRANKS];
     for (int k = 0; k < NCALLS; k++) {
         int ns = 0, nr = 0;
@@ -75,7 +73,7 @@ int main(int argc, char **argv)
         int *sbuf = calloc((size_t)ns + 1, sizeof *sbuf), *rbuf = calloc((size_t)nr + 1, sizeof *rbuf);
         for (int p = 0; p < rs; p++)
             for (int i = 0; i < sc[p]; i++)
-                sbuf[sd[p] + i] = 1000 * me + p;
+                sbuf[sd[p] + i] = 1000 * cpt_world_rank() + p;
         MPI_Alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, inter);
         for (int p = 0; p < rs; p++)
             for (int i = 0; i < rc[p]; i++)
@@ -84,6 +82,29 @@ int main(int argc, char **argv)
         free(sbuf);
         free(rbuf);
     }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    cpt_init("intercomm");
+    int n = cpt_world_size(), me = cpt_world_rank(), h = n / 2;
+    if (n < 2)
+        cpt_die("at least 2 ranks");
+    int upper = me >= h;
+    int size[2] = {h, n - h};
+    MPI_Comm local, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, upper, me, &local);
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, upper ? 0 : h, 7, &inter);
+    int rs;
+    MPI_Comm_remote_size(inter, &rs);
+    if (rs != size[!upper])
+        cpt_die("remote size %d, expected %d", rs, size[!upper]);
+    calls(inter, upper, h);
+    MPI_Comm copy;
+    MPI_Comm_dup(inter, &copy);
+    calls(copy, upper, h);
+    MPI_Comm_free(&copy);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
     MPI_Finalize();
@@ -96,36 +117,46 @@ int main(int argc, char **argv)
     long problems = 0;
 #define FAIL(...) (problems++, fprintf(stderr, "FAIL: intercomm: " __VA_ARGS__), fputc('\n', stderr))
     for (int g = 0; g < 2; g++) {
-        int lo = g ? h : 0, hi = g ? n - 1 : h - 1, count;
+        int lo = g ? h : 0, hi = g ? n - 1 : h - 1;
         const char *gname = g ? "upper group" : "lower group";
-        int64_t id = find_group(&p, lo, hi, &count);
-        if (count != 1) {
-            FAIL("the manifest has %d communicators with world ranks %d-%d (the %s), expected 1",
+        int64_t ids[2];
+        int count = find_groups(&p, lo, hi, ids);
+        if (count != 2) {
+            FAIL("the manifest has %d communicators with world ranks %d-%d (the %s), expected 2 "
+                 "(the intercommunicator and its duplicate)",
                  count, lo, hi, gname);
             continue;
         }
-        for (int k = 0; k < NCALLS; k++)
-            for (int dir = CP_SEND; dir <= CP_RECV; dir++) {
-                const char *dn = dir == CP_SEND ? "send" : "recv";
-                const cp_block *b = cp_profile_find(&p, id, "Alltoallv", dir, k);
-                if (!b) {
-                    FAIL("%s (id %" PRId64 ") Alltoallv call %d %s: missing", gname, id, k, dn);
-                    continue;
-                }
-                if ((int)b->row_len != size[!g] || b->nranks != size[g])
-                    FAIL("%s (id %" PRId64 ") Alltoallv call %d %s: %" PRId64 " rows of %zu "
-                         "counts, expected %d rows of %d (one count per remote rank)",
-                         gname, id, k, dn, b->nranks, b->row_len, size[g], size[!g]);
-                for (int r = 0; r < size[g]; r++)
-                    for (int q = 0; q < size[!g]; q++) {
-                        int64_t e = dir == CP_SEND ? sends(g, r, q, k) : sends(!g, q, r, k);
-                        int64_t got = cp_block_count(b, r, (size_t)q);
-                        if (got != e)
-                            FAIL("%s (id %" PRId64 ") Alltoallv call %d %s: rank %d, remote peer "
-                                 "%d: expected %" PRId64 ", got %" PRId64,
-                                 gname, id, k, dn, r, q, e, got);
+        for (int x = 0; x < 2; x++) {
+            int64_t id = ids[x];
+            const cp_comm_info *ci = comm_of(&p, id);
+            if (!ci || cp_ranges_count(&ci->remote_members) != size[!g] ||
+                cp_ranges_nth(&ci->remote_members, 0) != (g ? 0 : h))
+                FAIL("%s (id %" PRId64 "): the remote group is not world ranks %d-%d", gname, id,
+                     g ? 0 : h, g ? h - 1 : n - 1);
+            for (int k = 0; k < NCALLS; k++)
+                for (int dir = CP_SEND; dir <= CP_RECV; dir++) {
+                    const char *dn = dir == CP_SEND ? "send" : "recv";
+                    const cp_block *b = cp_profile_find(&p, id, "Alltoallv", dir, k);
+                    if (!b) {
+                        FAIL("%s (id %" PRId64 ") Alltoallv call %d %s: missing", gname, id, k, dn);
+                        continue;
                     }
-            }
+                    if ((int)b->row_len != size[!g] || b->nranks != size[g])
+                        FAIL("%s (id %" PRId64 ") Alltoallv call %d %s: %" PRId64 " rows of %zu "
+                             "counts, expected %d rows of %d (one count per remote rank)",
+                             gname, id, k, dn, b->nranks, b->row_len, size[g], size[!g]);
+                    for (int r = 0; r < size[g]; r++)
+                        for (int q = 0; q < size[!g]; q++) {
+                            int64_t e = dir == CP_SEND ? sends(g, r, q, k) : sends(!g, q, r, k);
+                            int64_t got = cp_block_count(b, r, (size_t)q);
+                            if (got != e)
+                                FAIL("%s (id %" PRId64 ") Alltoallv call %d %s: rank %d, remote peer "
+                                     "%d: expected %" PRId64 ", got %" PRId64,
+                                     gname, id, k, dn, r, q, e, got);
+                        }
+                }
+        }
     }
     long nchk = cp_profile_check(&p, stderr);
     if (nchk)

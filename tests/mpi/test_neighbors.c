@@ -13,7 +13,9 @@
  *  - a distributed graph from MPI_Dist_graph_create, each rank giving the
  *    edges r -> r+1 and, on rank 0, also n-1 -> 1: the order of the
  *    neighbours is MPI's (MPI_Dist_graph_neighbors, gathered on every rank
- *    with PMPI_Allgather, which collprof does not see).
+ *    with PMPI_Allgather, which collprof does not see);
+ *  - duplicates of the first two (MPI_Comm_dup keeps the topology; collprof
+ *    copies a duplicate's neighbours from its parent): the same rows.
  * Rows: Neighbor_allgather / Neighbor_alltoall [sendcount] / [recvcount];
  * Neighbor_allgatherv [sendcount] / recvcounts (in-degree values);
  * Neighbor_alltoallv sendcounts (out-degree values) / recvcounts (in-degree
@@ -47,6 +49,18 @@
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include "colls.h"
 
+/* The neighbours the test expects of the dist graph g (edges above) and of
+ * the 1-D grid c (left, right; -1 past the ends), on every rank. */
+static void expect_neighbors(cpt_comm *g, cpt_comm *c, int n, const int *indeg,
+                             int src[][CPT_MAXRANKS], const int *outdeg, int dst[][CPT_MAXRANKS])
+{
+    for (int r = 0; r < n; r++) {
+        cpt_comm_set_neighbors(g, r, indeg[r], src[r], outdeg[r], dst[r]);
+        int lr[2] = {r > 0 ? r - 1 : -1, r < n - 1 ? r + 1 : -1};
+        cpt_comm_set_neighbors(c, r, 2, lr, 2, lr);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -76,11 +90,7 @@ int main(int argc, char **argv)
 
     cpt_comm *g = cpt_comm_declare("dist graph", n, all, graph, MPI_INT, MPI_INT);
     cpt_comm *c = cpt_comm_declare("cartesian 1-D", n, all, grid, MPI_INT, MPI_INT);
-    for (int r = 0; r < n; r++) {
-        cpt_comm_set_neighbors(g, r, indeg[r], src[r], outdeg[r], dst[r]);
-        int lr[2] = {r > 0 ? r - 1 : -1, r < n - 1 ? r + 1 : -1};
-        cpt_comm_set_neighbors(c, r, 2, lr, 2, lr);
-    }
+    expect_neighbors(g, c, n, indeg, src, outdeg, dst);
     /* The test's view of the neighbours must be MPI's. */
     int mi, mo, wt;
     MPI_Dist_graph_neighbors_count(graph, &mi, &mo, &wt);
@@ -150,6 +160,19 @@ int main(int argc, char **argv)
                                every[r] + 2 + every[r][0]);
     cptc_neighbor_alltoallv(gc, CPT_LARGE, 5);
     cptc_neighbor_allgatherv(gc, CPT_BLOCKING, 6);
+
+    /* Duplicates: the same neighbours, in the same order. */
+    MPI_Comm graph_dup, grid_dup;
+    MPI_Comm_dup(graph, &graph_dup);
+    MPI_Comm_dup(grid, &grid_dup);
+    cpt_comm *gd = cpt_comm_declare("dup of dist graph", n, all, graph_dup, MPI_INT, MPI_INT);
+    cpt_comm *cd = cpt_comm_declare("dup of cartesian 1-D", n, all, grid_dup, MPI_INT, MPI_INT);
+    expect_neighbors(gd, cd, n, indeg, src, outdeg, dst);
+    cptc_neighbor_alltoallv(gd, CPT_BLOCKING, 7);
+    cptc_neighbor_allgatherv(gd, CPT_BLOCKING, 8);
+    cptc_neighbor_alltoallv(cd, CPT_BLOCKING, 9);
+    MPI_Comm_free(&graph_dup);
+    MPI_Comm_free(&grid_dup);
 
     MPI_Comm_free(&dg);
     MPI_Comm_free(&star);
