@@ -38,10 +38,13 @@ static size_t format_item(char *buf, const cp_range *x)
     size_t n = put_i64(buf, 0, x->lo);
     if (x->lo == x->hi)
         return n;
-    /* A progression of two values is written as two items: "4,6". */
-    buf[n++] = x->step > 1 && x->hi - x->lo == x->step ? ',' : '-';
+    /* A progression of two values is written as two items: "4,6".  The
+     * span in unsigned arithmetic: hi - lo overflows int64 for the widest
+     * items (lo < 0 < hi). */
+    bool two = x->step > 1 && (uint64_t)x->hi - (uint64_t)x->lo == (uint64_t)x->step;
+    buf[n++] = two ? ',' : '-';
     n = put_i64(buf, n, x->hi);
-    if (x->step > 1 && x->hi - x->lo != x->step) {
+    if (x->step > 1 && !two) {
         buf[n++] = '/';
         n = put_i64(buf, n, x->step);
     }
