@@ -31,7 +31,7 @@ typedef struct cp_vec_arg {
      * takes one form or the other for all its calls: the two hash apart. */
     const int64_t *nz_peers, *nz_counts;
     int64_t nnz;
-    int width;          /* sizeof(int) or sizeof(MPI_Count) */
+    uint16_t width;     /* sizeof(int) or sizeof(MPI_Count) */
     bool present;       /* false: this rank contributes no vector */
     bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
 } cp_vec_arg;

@@ -7,6 +7,8 @@
 #define COLLPROF_CALL_H
 
 #include <errno.h>
+#include <stddef.h>
+#include <string.h>
 #include <mpi.h>
 
 #include "comm_registry.h"
@@ -28,8 +30,8 @@ typedef struct cp_call {
     uint64_t idx;    /* its call index */
     cp_sample_rec *rec; /* its record when the timing sample keeps it */
     uint64_t enter, start; /* ticks (clock.h): arrival, start of the MPI call */
-    int coll;
-    int form;        /* enum cp_form: which of the collective's functions */
+    uint16_t coll;
+    uint16_t form;   /* enum cp_form: which of the collective's functions */
     uint32_t sig;    /* its signature (counts collector), CP_SEQ_NONE: none */
     bool timed;      /* record its times (timing on, call recorded) */
 } cp_call;
@@ -59,10 +61,15 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     }
     if (!(cp_hot.enabled >> coll & 1))
         return NULL; /* not asked for: not even numbered */
-    call->coll = coll;
+    /* The collective and the form in one store of an immediate: written
+     * as two fields, the compiler makes them one constant loaded from
+     * .rodata, a memory line per call where the application's own work
+     * evicts the caches between collectives. */
+    struct { uint16_t coll, form; } what = {(uint16_t)coll, (uint16_t)form};
+    _Static_assert(offsetof(cp_call, form) == offsetof(cp_call, coll) + 2, "coll, form adjacent");
+    memcpy(&call->coll, &what, sizeof what);
     call->root = -1;
     call->ra = ra;
-    call->form = form;
     call->timed = false;
     return cp_comm_get(comm);
 }
@@ -81,10 +88,11 @@ CP_HOT bool cp_call_recording(uint64_t idx)
            idx - cp_hot.start_call < cp_hot.max_calls;
 }
 
-/* The slow parts of numbering a call (call.c): a new run of the sequence,
- * a call the timing sample keeps.  Both leave errno as they found it. */
+/* The slow part of numbering a call (call.c): a new run of the sequence.
+ * It leaves errno as it found it.  (A call the timing sample keeps goes to
+ * cp_timing_slot_kept directly: it allocates nothing and keeps errno, and
+ * while a series keeps every call, its first ones, it is every call's.) */
 uint64_t cp_call_append(cp_counts *t, uint32_t sig);
-cp_sample_rec *cp_call_sample(cp_timing *t, uint64_t idx);
 
 /* The call, numbered idx on its tables x with signature sig (CP_SEQ_NONE:
  * not recorded; rec: recorded), takes its place in the timing sample. */
@@ -97,7 +105,7 @@ CP_HOT void cp_call_numbered(cp_coll_tables *x, cp_call *call, uint64_t idx, uin
     if (cp_hot.timing != CP_TIMING_OFF) {
         /* Every numbered call, recorded or not, so that the sample's slots
          * are the same calls on every member. */
-        call->rec = call->idx < x->timing.gate ? NULL : cp_call_sample(&x->timing, call->idx);
+        call->rec = call->idx < x->timing.gate ? NULL : cp_timing_slot_kept(&x->timing, call->idx);
         call->timed = rec;
     }
 }
