@@ -42,6 +42,7 @@ typedef struct cp_hot_line {
                                           the thread leaves collprof's tables */
     bool clock_tsc;       /* cp_clock_tsc and cp_clock_origin (clock.h), for */
     uint64_t clock_origin;/* the timed calls' stamps (call.h) */
+    intptr_t busy_tpoff;  /* where cp_busy is from the thread pointer (signals.h) */
 } cp_hot_line;
 extern _Alignas(64) cp_hot_line cp_hot;
 _Static_assert(CP_NCOLLECTIVES <= 64, "cp_hot.enabled has a bit per collective");

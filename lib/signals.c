@@ -52,6 +52,16 @@ static const struct {
 
 _Thread_local int cp_busy;
 
+#ifdef CP_BUSY_BY_OFFSET
+/* cp_busy's offset from the thread pointer, for cp_busy_enter/leave: set
+ * when the library is loaded, before anything can call into it.  First
+ * among constructors. */
+__attribute__((constructor(101))) static void busy_offset(void)
+{
+    cp_hot.busy_tpoff = (char *)&cp_busy - (char *)__builtin_thread_pointer();
+}
+#endif
+
 static struct sigaction previous[65];
 static pid_t owner;
 static int request_pipe[2] = {-1, -1}, answer_pipe[2] = {-1, -1};
