@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "hash_index.h"
-#include "grow.h"
 
 
 /* The pool: one allocation at start, touched page by page, handed out block
@@ -17,32 +16,40 @@
  * kept calls and given back when a series thins: a mutex is cheap there. */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static cp_tblock *pool, *free_list;
-static uint64_t pool_blocks, blocks_out;
-static uint64_t series_cap = 2; /* 0: auto, the pool shared among the series */
-static _Atomic uint64_t nseries; /* series keeping a sample */
-static _Atomic bool pressure;    /* a series found the pool dry */
+static uint64_t blocks_out;
+/* What a kept call reads of the sampler, on one line: while a series keeps
+ * every call (its first ones), every call comes here, and in an
+ * application whose own work evicts the caches between collectives each
+ * line read is a trip to memory. */
+static _Alignas(64) struct {
+    uint64_t series_cap;    /* 0: auto, the pool shared among the series */
+    _Atomic uint64_t nseries; /* series keeping a sample */
+    uint64_t pool_blocks;
+    uint64_t run_seed;      /* COLLPROF_TIMING_SEED; the same on every rank */
+    _Atomic bool pressure;  /* a series found the pool dry */
+} sampler = {.series_cap = 2};
 
 int cp_timing_start(uint64_t max_records, uint64_t cap)
 {
     pthread_mutex_lock(&pool_lock);
-    series_cap = cap == 0 ? 0 : cap < 2 ? 2 : cap;
-    atomic_store(&nseries, 0);
-    atomic_store(&pressure, false);
+    sampler.series_cap = cap == 0 ? 0 : cap < 2 ? 2 : cap;
+    atomic_store(&sampler.nseries, 0);
+    atomic_store(&sampler.pressure, false);
     free(pool);
     pool = NULL;
     free_list = NULL;
     blocks_out = 0;
-    pool_blocks = (max_records + CP_TBLOCK_RECS - 1) / CP_TBLOCK_RECS;
+    sampler.pool_blocks = (max_records + CP_TBLOCK_RECS - 1) / CP_TBLOCK_RECS;
     int rc = 0;
-    if (pool_blocks) {
-        pool = malloc(pool_blocks * sizeof *pool);
+    if (sampler.pool_blocks) {
+        pool = malloc(sampler.pool_blocks * sizeof *pool);
         if (!pool) {
-            pool_blocks = 0;
+            sampler.pool_blocks = 0;
             rc = -1;
         } else {
             /* Touch every page now, not on the call path. */
-            memset(pool, 0, pool_blocks * sizeof *pool);
-            for (uint64_t i = pool_blocks; i-- > 0;) {
+            memset(pool, 0, sampler.pool_blocks * sizeof *pool);
+            for (uint64_t i = sampler.pool_blocks; i-- > 0;) {
                 pool[i].next = free_list;
                 free_list = &pool[i];
             }
@@ -77,17 +84,17 @@ static void give_blocks(cp_tblock *b)
         b = next;
     }
     if (some)
-        atomic_store_explicit(&pressure, false, memory_order_relaxed);
+        atomic_store_explicit(&sampler.pressure, false, memory_order_relaxed);
     pthread_mutex_unlock(&pool_lock);
 }
 
 /* Records a series may keep before it thins. */
 static uint64_t share(void)
 {
-    if (series_cap)
-        return series_cap;
-    uint64_t n = atomic_load_explicit(&nseries, memory_order_relaxed);
-    uint64_t s = pool_blocks * CP_TBLOCK_RECS / (n ? n : 1);
+    if (sampler.series_cap)
+        return sampler.series_cap;
+    uint64_t n = atomic_load_explicit(&sampler.nseries, memory_order_relaxed);
+    uint64_t s = sampler.pool_blocks * CP_TBLOCK_RECS / (n ? n : 1);
     return s < 2 * CP_TBLOCK_RECS ? 2 * CP_TBLOCK_RECS : s;
 }
 
@@ -98,17 +105,14 @@ static unsigned hbit_seeded(uint64_t b, unsigned level, uint64_t seed)
     return (unsigned)(cp_hash_mix(cp_hash_mix(0x53414D504C45ull ^ seed, level), b) >> 29) & 1u;
 }
 
-/* The run's seed (COLLPROF_TIMING_SEED; the same on every rank). */
-static uint64_t run_seed;
-
 void cp_timing_seed(uint64_t seed)
 {
-    run_seed = seed;
+    sampler.run_seed = seed;
 }
 
 static unsigned hbit(uint64_t b, unsigned level)
 {
-    return hbit_seeded(b, level, run_seed);
+    return hbit_seeded(b, level, sampler.run_seed);
 }
 
 uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed)
@@ -122,7 +126,7 @@ uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed)
 
 uint64_t cp_timing_chosen(uint64_t b, unsigned level)
 {
-    return cp_timing_chosen_seeded(b, level, run_seed);
+    return cp_timing_chosen_seeded(b, level, sampler.run_seed);
 }
 
 uint64_t cp_timing_pool_used(void)
@@ -132,7 +136,7 @@ uint64_t cp_timing_pool_used(void)
 
 uint64_t cp_timing_pool_size(void)
 {
-    return pool_blocks * CP_TBLOCK_RECS;
+    return sampler.pool_blocks * CP_TBLOCK_RECS;
 }
 
 uint64_t cp_timing_kept(const cp_timing *t)
@@ -182,7 +186,7 @@ static cp_sample_rec *push_slot(cp_timing *t)
         cp_tblock *b = take_block();
         if (!b) {
             t->starved = true;
-            atomic_store_explicit(&pressure, true, memory_order_relaxed);
+            atomic_store_explicit(&sampler.pressure, true, memory_order_relaxed);
             return NULL;
         }
         if (t->tail)
@@ -203,9 +207,9 @@ cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx)
     if (!t->registered) {
         t->registered = true;
         t->stride = UINT64_C(1) << t->level;
-        atomic_fetch_add_explicit(&nseries, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&sampler.nseries, 1, memory_order_relaxed);
     }
-    if (atomic_load_explicit(&pressure, memory_order_relaxed) && t->npos > share())
+    if (atomic_load_explicit(&sampler.pressure, memory_order_relaxed) && t->npos > share())
         thin(t); /* give the pool back to the series below their share */
     for (;;) {
         uint64_t b = t->npos; /* the block of t->next */
@@ -247,12 +251,21 @@ static cp_timing_agg *agg_grow(cp_timing *t, uint32_t sig)
         }
     }
     if (sig >= t->nagg) {
-        size_t n = t->nagg;
-        if (cp_grow((void **)&t->agg, &n, (size_t)sig + 1, sizeof *t->agg, 1) || n > UINT32_MAX) {
+        /* Doubled, on 64-byte boundaries (realloc would not keep them). */
+        size_t n = t->nagg ? t->nagg : 1;
+        while (n <= sig)
+            n *= 2;
+        void *p = NULL;
+        if (n > UINT32_MAX || posix_memalign(&p, _Alignof(cp_timing_agg), n * sizeof *t->agg)) {
             t->partial = true;
             return NULL;
         }
-        memset(t->agg + t->nagg, 0, (n - t->nagg) * sizeof *t->agg);
+        cp_timing_agg *na = p;
+        if (t->nagg)
+            memcpy(na, t->agg, t->nagg * sizeof *na);
+        memset(na + t->nagg, 0, (n - t->nagg) * sizeof *na);
+        free(t->agg);
+        t->agg = na;
         t->nagg = (uint32_t)n;
     }
     return &t->agg[sig];
@@ -295,9 +308,11 @@ void cp_timing_compact(cp_timing *t)
         if (t->agg[i].n)
             used = i + 1;
     if (used && used < t->nagg) {
-        cp_timing_agg *na = realloc(t->agg, used * sizeof *na);
-        if (na) {
-            t->agg = na;
+        void *p = NULL;
+        if (!posix_memalign(&p, _Alignof(cp_timing_agg), used * sizeof *t->agg)) {
+            memcpy(p, t->agg, used * sizeof *t->agg);
+            free(t->agg);
+            t->agg = p;
             t->nagg = used;
         }
     }
@@ -306,7 +321,7 @@ void cp_timing_compact(cp_timing *t)
 void cp_timing_free(cp_timing *t)
 {
     if (t->registered)
-        atomic_fetch_sub_explicit(&nseries, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&sampler.nseries, 1, memory_order_relaxed);
     give_blocks(t->head);
     free(t->agg);
     free(t->hist);

@@ -75,34 +75,43 @@ typedef struct cp_tblock {
 } cp_tblock;
 
 /* Exact sums of the timed calls of one signature (ticks). */
+/* One line each, on a line's boundary (agg_grow): a timed call changes one
+ * signature's aggregate, and 40 bytes packed would cross into a second line
+ * for two signatures in five. */
 typedef struct cp_timing_agg {
-    uint64_t n;
+    _Alignas(64) uint64_t n;
     uint64_t time, late;
     uint64_t min, max; /* of exit - start */
 } cp_timing_agg;
 
 typedef struct cp_timing {
-    /* First, what every timed call reads: the gate of the sample, the
-     * aggregates and the histogram (one line). */
+    /* First, on one line, what every timed call reads: the gate of the
+     * sample, the aggregates and the histogram; and what a call the sample
+     * keeps reads and changes of it (while a series keeps every call, its
+     * first ones, that is every call: no second line). */
     uint64_t gate;         /* calls below it need no look (>= next) */
     /* exact aggregates, per signature id of the counts collector */
     cp_timing_agg *agg;
-    uint32_t nagg;
     /* the series' durations: hist[i] counts bucket hist_lo + i (the whole
      * range while the communicator lives; its used part once freed) */
-    uint32_t hist_lo, hist_n;
     uint32_t *hist;
-    bool partial;         /* memory ran out for the aggregates */
+    uint32_t nagg;
+    uint32_t hist_lo, hist_n;
     /* the sample */
-    uint64_t stride;       /* 2^level: calls per block (0 before the first call) */
-    unsigned level;
+    uint8_t level;         /* blocks of 2^level calls */
+    bool registered;       /* counted among the series that share the pool */
     uint64_t npos;         /* slots used: one per block, blocks 0 .. npos-1 */
     uint64_t next;         /* the call the sample keeps next (of block npos) */
-    cp_tblock *head, *tail;
-    bool registered;       /* counted among the series that share the pool */
+    cp_tblock *tail;
+    /* Second line: first calls, thinning, finalize. */
+    cp_tblock *head;
+    uint64_t stride;       /* 2^level: calls per block (0 before the first call) */
+    bool partial;         /* memory ran out for the aggregates */
     bool starved;          /* the pool ran dry once: some calls of the sample
                               are missing (their slots untimed) */
 } cp_timing;
+_Static_assert(offsetof(cp_timing, tail) + sizeof(cp_tblock *) <= 64,
+               "a timed call, kept or not, reads one line of its series' timing");
 
 /* Set up the pool: `max_records` records per rank, allocated and touched
  * now; `cap` records per series at most before it thins (>= 2).  Returns 0,
@@ -110,6 +119,9 @@ typedef struct cp_timing {
  * only). */
 int cp_timing_start(uint64_t max_records, uint64_t cap);
 
+/* cp_timing_slot past the gate.  Leaves errno as it found it (the pool was
+ * allocated at start; its mutex sets no errno): the wrappers call it
+ * without saving errno. */
 cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx);
 cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig);
 

@@ -29,8 +29,6 @@ static SLOW_PART(uint32_t, signature_other, (cp_counts *t, const cp_call *call, 
 static SLOW_PART(cp_coll_tables *, tables_new, (cp_comm *c, int coll), cp_comm_tables(c, coll))
 SLOW_PART(uint64_t, cp_call_append, (cp_counts *t, uint32_t sig),
           cp_counts_record_append(t, sig))
-SLOW_PART(cp_sample_rec *, cp_call_sample, (cp_timing *t, uint64_t idx),
-          cp_timing_slot_kept(t, idx))
 
 /* The call path of a call on table t: at depth 1 a call from the same
  * site as the last one has the same path (no hashing, no lookup). */
