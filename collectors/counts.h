@@ -18,8 +18,8 @@
 
 /* One count vector as an MPI call passed it: not copied on the hot path. */
 typedef struct cp_vec_arg {
-    /* (In this order, 64 bytes: a call's two sides are two lines of the
-     * wrapper's frame.) */
+    /* (The wrappers describe a call's sides more compactly, cp_side in
+     * lib/call.h, and make this of them off a repeated call's path.) */
     const void *counts; /* array of `len` counts of `width` bytes, or NULL:
                            then `single` is the only count */
     int64_t single;
@@ -35,7 +35,6 @@ typedef struct cp_vec_arg {
     bool present;       /* false: this rank contributes no vector */
     bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
 } cp_vec_arg;
-_Static_assert(sizeof(cp_vec_arg) == 64, "a side of a call is one line of the frame");
 
 /* A distinct vector kept by the table.  Mostly zeros (fewer than half the
  * peers non-zero, len > 1) it keeps its non-zero counts only: a rank of

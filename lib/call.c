@@ -23,9 +23,10 @@
 
 static SLOW_PART(uint32_t, path_capture, (void *ra, bool *by_address),
                  cp_callsite_capture(ra, by_address))
-static SLOW_PART(uint32_t, signature_other, (cp_counts *t, const cp_call *call, uint32_t path),
-                 cp_counts_signature_other(t, &call->send, &call->recv, call->root, path,
-                                           call->form))
+static SLOW_PART(uint32_t, signature_other,
+                 (cp_counts *t, const cp_vec_arg *send, const cp_vec_arg *recv,
+                  const cp_call *call, uint32_t path),
+                 cp_counts_signature_other(t, send, recv, call->root, path, call->form))
 static SLOW_PART(cp_coll_tables *, tables_new, (cp_comm *c, int coll), cp_comm_tables(c, coll))
 SLOW_PART(uint64_t, cp_call_append, (cp_counts *t, uint32_t sig),
           cp_counts_record_append(t, sig))
@@ -67,9 +68,10 @@ void cp_call_record(cp_comm *c, cp_call *call)
     bool rec = cp_call_recording(t->ncalls);
     if (rec) {
         uint32_t path = callpath_of(t, call->ra);
-        sig = cp_counts_last_is(t, &call->send, &call->recv, call->root, path, call->form)
+        cp_vec_arg send = cp_side_arg(&call->send), recv = cp_side_arg(&call->recv);
+        sig = cp_counts_last_is(t, &send, &recv, call->root, path, call->form)
                   ? t->last_sig
-                  : signature_other(t, call, path);
+                  : signature_other(t, &send, &recv, call, path);
     }
     cp_call_numbered(x, call, cp_call_count(t, sig), sig, rec);
     cp_busy_leave();

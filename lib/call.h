@@ -23,17 +23,45 @@
  * sites, not the one path that runs). */
 #define CP_HOT static inline __attribute__((always_inline))
 
+/* One side of a call as its capture described it.  Half the size of the
+ * counts collector's cp_vec_arg, which is made from it off a repeated
+ * call's path (cp_side_arg): a call's two sides are one line of the
+ * wrapper's frame, and every line the frame spans is written on every
+ * call, a trip to memory where the application's work evicts the caches
+ * between collectives. */
+typedef struct cp_side {
+    const void *counts; /* n counts of `width` bytes, or NULL: n is the one count */
+    int64_t n;
+    int64_t dtsize;     /* the datatype's size in bytes (1 when in_bytes) */
+    uint16_t width;     /* sizeof(int) or sizeof(MPI_Count) */
+    bool present;       /* false: this rank contributes no vector */
+    bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
+} cp_side;
+_Static_assert(sizeof(cp_side) == 32, "a call's two sides are one line");
+
+/* The counts collector's description of side s. */
+static inline cp_vec_arg cp_side_arg(const cp_side *s)
+{
+    if (!s->present)
+        return (cp_vec_arg){0};
+    return (cp_vec_arg){.counts = s->counts, .single = s->counts ? 0 : s->n,
+                        .len = s->counts ? s->n : 1, .dtsize = s->dtsize, .width = s->width,
+                        .present = true, .in_bytes = s->in_bytes};
+}
+
+/* In the wrapper's frame.  First what every call writes, together (a
+ * repeated call counted only writes nothing else), then the timed call's. */
 typedef struct cp_call {
-    cp_vec_arg send, recv; /* first: 64-byte lines of the frame when it is aligned */
+    cp_side send, recv;
     int64_t root;    /* communicator-local root, -1 when not rooted */
     void *ra;        /* the wrapper's return address (callsite collector) */
     uint64_t idx;    /* its call index */
-    cp_sample_rec *rec; /* its record when the timing sample keeps it */
-    uint64_t enter, start; /* ticks (clock.h): arrival, start of the MPI call */
     uint16_t coll;
     uint16_t form;   /* enum cp_form: which of the collective's functions */
     uint32_t sig;    /* its signature (counts collector), CP_SEQ_NONE: none */
     bool timed;      /* record its times (timing on, call recorded) */
+    cp_sample_rec *rec; /* its record when the timing sample keeps it */
+    uint64_t enter, start; /* ticks (clock.h): arrival, start of the MPI call */
 } cp_call;
 
 #include "capture.h"

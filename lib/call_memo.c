@@ -24,32 +24,32 @@ static unsigned char *room(cp_memo *m, int64_t bytes)
 }
 
 /* Can side a be kept (its counts at most `left`)?  Its kept bytes in *bytes. */
-static bool keepable(const cp_vec_arg *a, int64_t *left, int64_t *bytes)
+static bool keepable(const cp_side *a, int64_t *left, int64_t *bytes)
 {
     int kind = cp_memo_kind_of(a);
     *bytes = 0;
     if (kind == CP_MEMO_ABSENT)
         return true;
-    if (a->nz_peers || a->dtsize < 0 || a->dtsize > INT32_MAX)
+    if (a->dtsize < 0 || a->dtsize > INT32_MAX)
         return false;
     if (kind == CP_MEMO_SINGLE)
         return true;
-    if (a->len < 0 || a->len > *left)
+    if (a->n < 0 || a->n > *left)
         return false;
-    *left -= a->len;
-    *bytes = cp_memo_side_bytes(kind, a->len);
+    *left -= a->n;
+    *bytes = cp_memo_side_bytes(kind, a->n);
     return true;
 }
 
-static void put_side(cp_memo *m, int i, const cp_vec_arg *a, unsigned char **at)
+static void put_side(cp_memo *m, int i, const cp_side *a, unsigned char **at)
 {
     int kind = cp_memo_kind_of(a);
     m->kind[i] = (uint8_t)kind;
     m->dtsize[i] = (int32_t)a->dtsize;
-    m->n[i] = kind == CP_MEMO_SINGLE ? a->single : a->len;
-    if (kind >= CP_MEMO_INTS && a->len) {
-        memcpy(*at, a->counts, (size_t)(a->len * a->width));
-        *at += cp_memo_side_bytes(kind, a->len);
+    m->n[i] = a->n;
+    if (kind >= CP_MEMO_INTS && a->n) {
+        memcpy(*at, a->counts, (size_t)(a->n * a->width));
+        *at += cp_memo_side_bytes(kind, a->n);
     }
 }
 

@@ -35,7 +35,7 @@
 
 
 /* The kind of side a describes (enum cp_memo_kind). */
-CP_HOT int cp_memo_kind_of(const cp_vec_arg *a)
+CP_HOT int cp_memo_kind_of(const cp_side *a)
 {
     if (!a->present)
         return CP_MEMO_ABSENT;
@@ -78,7 +78,7 @@ CP_HOT const unsigned char *cp_memo_kept(const cp_memo *m)
 }
 
 /* Is side i of the memo what a describes?  *kept walks the kept arrays. */
-CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_vec_arg *a,
+CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_side *a,
                             const unsigned char **kept)
 {
     int kind = m->kind[i];
@@ -89,10 +89,10 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_vec_arg *a,
     if (a->dtsize != m->dtsize[i])
         return false;
     if (kind == CP_MEMO_SINGLE)
-        return a->single == m->n[i];
-    if (a->len != m->n[i] || !cp_memo_same(*kept, a->counts, a->len, a->width))
+        return a->n == m->n[i];
+    if (a->n != m->n[i] || !cp_memo_same(*kept, a->counts, a->n, a->width))
         return false;
-    *kept += cp_memo_side_bytes(kind, a->len);
+    *kept += cp_memo_side_bytes(kind, a->n);
     return true;
 }
 

@@ -85,34 +85,34 @@ CP_HOT int64_t cp_type_size(MPI_Datatype t)
 
 /* ------------------------------------------------------- vector builders */
 
-CP_HOT cp_vec_arg cp_one(MPI_Count count, MPI_Datatype t)
+CP_HOT cp_side cp_one(MPI_Count count, MPI_Datatype t)
 {
-    return (cp_vec_arg){.present = true, .single = count, .len = 1, .dtsize = cp_type_size(t)};
+    return (cp_side){.present = true, .n = count, .dtsize = cp_type_size(t)};
 }
 
 /* An empty vector (a rank with no neighbours may pass NULL arrays). */
 static const int cp_no_counts[1];
 
-CP_HOT cp_vec_arg cp_many(const void *counts, int width, int64_t len, MPI_Datatype t)
+CP_HOT cp_side cp_many(const void *counts, int width, int64_t len, MPI_Datatype t)
 {
     if (__builtin_expect(len == 0, 0))
         counts = cp_no_counts;
-    return (cp_vec_arg){.present = counts != NULL, .counts = counts, .width = width, .len = len,
-                        .dtsize = cp_type_size(t)};
+    return (cp_side){.present = counts != NULL, .counts = counts, .width = (uint16_t)width,
+                     .n = len, .dtsize = cp_type_size(t)};
 }
 
 /* counts[i] as a single count. */
-static inline cp_vec_arg cp_nth(const void *counts, int width, int64_t i, MPI_Datatype t)
+static inline cp_side cp_nth(const void *counts, int width, int64_t i, MPI_Datatype t)
 {
     if (!counts)
-        return (cp_vec_arg){0};
+        return (cp_side){0};
     MPI_Count v = width == 4 ? ((const int *)counts)[i] : ((const MPI_Count *)counts)[i];
     return cp_one(v, t);
 }
 
 /* Per-peer datatypes: the counts in bytes, in this thread's scratch buffer
  * `which` (0 send, 1 receive), which grows only when a larger vector comes. */
-cp_vec_arg cp_bytes(int which, const void *counts, int width, int64_t len,
+cp_side cp_bytes(int which, const void *counts, int width, int64_t len,
                     const MPI_Datatype *types);
 
 /* --------------------------------------------------------------- roots */
@@ -185,7 +185,7 @@ static inline void cp_capture_gather(cp_call *call, const cp_comm *c, const void
                                      MPI_Count recvcount, const void *recvcounts,
                                      MPI_Datatype recvtype, int root, int width)
 {
-    call->send = call->recv = (cp_vec_arg){0};
+    call->send = call->recv = (cp_side){0};
     switch (cp_root_role(call, c, root)) {
     case CP_ROLE_ROOT:
         call->recv = recvcounts ? cp_many(recvcounts, width, c->peers, recvtype)
@@ -213,7 +213,7 @@ static inline void cp_capture_scatter(cp_call *call, const cp_comm *c, MPI_Count
                                       const void *recvbuf, MPI_Count recvcount,
                                       MPI_Datatype recvtype, int root, int width)
 {
-    call->send = call->recv = (cp_vec_arg){0};
+    call->send = call->recv = (cp_side){0};
     switch (cp_root_role(call, c, root)) {
     case CP_ROLE_ROOT:
         call->send = sendcounts ? cp_many(sendcounts, width, c->peers, sendtype)
@@ -238,7 +238,7 @@ static inline void cp_capture_scatter(cp_call *call, const cp_comm *c, MPI_Count
 static inline void cp_capture_bcast(cp_call *call, const cp_comm *c, MPI_Count count,
                                     MPI_Datatype type, int root)
 {
-    call->send = call->recv = (cp_vec_arg){0};
+    call->send = call->recv = (cp_side){0};
     enum cp_root_role role = cp_root_role(call, c, root);
     if (role == CP_ROLE_ROOT)
         call->send = cp_one(count, type);
@@ -250,7 +250,7 @@ static inline void cp_capture_bcast(cp_call *call, const cp_comm *c, MPI_Count c
 static inline void cp_capture_reduce(cp_call *call, const cp_comm *c, MPI_Count count,
                                      MPI_Datatype type, int root)
 {
-    call->send = call->recv = (cp_vec_arg){0};
+    call->send = call->recv = (cp_side){0};
     switch (cp_root_role(call, c, root)) {
     case CP_ROLE_ROOT:
         call->recv = cp_one(count, type);
@@ -272,7 +272,7 @@ static inline void cp_capture_reduce_scatter(cp_call *call, const cp_comm *c,
                                              const void *recvcounts, MPI_Datatype type, int width)
 {
     call->recv = cp_nth(recvcounts, width, c->rank, type);
-    call->send = c->inter ? (cp_vec_arg){0} : cp_many(recvcounts, width, c->size, type);
+    call->send = c->inter ? (cp_side){0} : cp_many(recvcounts, width, c->size, type);
 }
 
 /* Reduce_scatter_block: recvcount elements of the result go to each rank,
@@ -292,7 +292,7 @@ static inline void cp_capture_reduce_scatter_block(cp_call *call, const cp_comm 
 /* Barrier: no counts, but the call is recorded: rows of length 0. */
 static inline void cp_capture_barrier(cp_call *call)
 {
-    call->send = call->recv = (cp_vec_arg){.present = true, .counts = cp_no_counts, .width = 4};
+    call->send = call->recv = (cp_side){.present = true, .counts = cp_no_counts, .width = 4};
 }
 
 /* Neighbourhood collectives: rows address the topology's neighbours. */

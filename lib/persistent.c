@@ -57,7 +57,8 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
         /* The counts are fixed at creation: resolve the signature now. */
         /* The path of the _init call: where the request was made. */
         bool rec = rc == MPI_SUCCESS || cp_call_recording(x->counts.ncalls);
-        uint32_t sig = rec ? cp_counts_signature_form(&x->counts, &call->send, &call->recv,
+        cp_vec_arg send = cp_side_arg(&call->send), recv = cp_side_arg(&call->recv);
+        uint32_t sig = rec ? cp_counts_signature_form(&x->counts, &send, &recv,
                                                       call->root,
                                                       cp_call_path(&x->counts, call->ra),
                                                       call->form)
