@@ -19,12 +19,20 @@
 # on MPI_COMM_WORLD (the default) the library's own misses vary by several
 # lines from run to run (which rank arrives first, unexpected messages).
 #
-# LIB=PATH measures another build of libcollprof-mpich.so (an earlier
-# version) with this build's program.
+# LIB=PATH measures another build of the library (an earlier version) with
+# this build's program.  MPI=openmpi measures a build for Open MPI
+# (meson setup -Dmpi=openmpi): its launcher and libcollprof-openmpi.so.
 #
-# usage: [COMM=self] [LIB=PATH] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
+# usage: [COMM=self] [LIB=PATH] [MPI=mpich|openmpi] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
 set -euo pipefail
 comm=${COMM:-world}
+mpi=${MPI:-mpich}
+case $mpi in
+mpich) mpiexec=mpiexec.mpich mpi_name="MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')" ;;
+openmpi) mpiexec=mpiexec.openmpi mpi_name="Open MPI $(ompi_info --version 2>/dev/null | sed -n 's/.*v\([0-9.]*\).*/\1/p' | head -1)"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ;;
+*) echo "MPI: mpich or openmpi, not $mpi" >&2; exit 2 ;;
+esac
 build=$(cd "$1" && pwd)
 rounds=${2:-1}
 n1=${3:-20}
@@ -32,7 +40,7 @@ n2=${4:-60}
 shift $(($# < 4 ? $# : 4))
 families=${*:-alltoallv alltoall allreduce bcast gatherv allgatherv reduce_scatter_block ialltoallv alltoallw barrier}
 app=$build/bench/bench_cache_lines
-lib=${LIB:-$build/lib/libcollprof-mpich.so}
+lib=${LIB:-$build/lib/libcollprof-$mpi.so}
 command -v valgrind >/dev/null || { echo "valgrind (cachegrind) is needed" >&2; exit 1; }
 [ -x "$app" ] && [ -f "$lib" ] || { echo "build $build first" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/collprof-lines.XXXXXX")
@@ -40,16 +48,19 @@ trap 'rm -rf "$tmp"' EXIT
 export UCX_TLS=${UCX_TLS:-sm,self} UCX_POSIX_USE_PROC_LINK=${UCX_POSIX_USE_PROC_LINK:-n}
 cg="valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --I1=32768,8,64 --LL=8388608,16,64"
 
+# rank_env VAR VALUE: the launcher's argument that sets VAR in every rank
+rank_env() { if [ "$mpi" = openmpi ]; then echo "-x $1=$2"; else echo "-env $1 $2"; fi; }
+
 # misses FAMILY SETTING N: last-level data misses of the run, summed over ranks / 2
 misses() {
     rm -f "$tmp"/cg.*
     case $2 in
     none) pre="" ;;
-    counts) pre="-env LD_PRELOAD $lib -env COLLPROF_TIMING off" ;;
-    defaults) pre="-env LD_PRELOAD $lib" ;;
-    long) pre="-env LD_PRELOAD $lib -env COLLPROF_TIMING_SAMPLE 16" ;;
+    counts) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_TIMING off)" ;;
+    defaults) pre="$(rank_env LD_PRELOAD "$lib")" ;;
+    long) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_TIMING_SAMPLE 16)" ;;
     esac
-    if ! COLLPROF_OUTPUT_DIR=$tmp/out mpiexec.mpich -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
+    if ! COLLPROF_OUTPUT_DIR=$tmp/out $mpiexec -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
         "$app" "$1" "$3" 16 "$comm" >"$tmp/run.log" 2>&1 || [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
         echo "cache_lines.sh: the run of $1 ($2, $3 calls) failed:" >&2
         tail -20 "$tmp/run.log" >&2
@@ -63,7 +74,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); $(valgrind --version)  "
 echo "Cache model (cachegrind): D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines; 16 MiB evicted before each call  "
-echo "MPICH 4.0.2, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer; per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
+echo "$mpi_name, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer; per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
 echo
 echo "| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults | added, defaults, long run |"
 echo "|---|---:|---:|---:|---:|"
