@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash_index.h"
 
 
@@ -251,21 +252,14 @@ static cp_timing_agg *agg_grow(cp_timing *t, uint32_t sig)
         }
     }
     if (sig >= t->nagg) {
-        /* Doubled, on 64-byte boundaries (realloc would not keep them). */
-        size_t n = t->nagg ? t->nagg : 1;
-        while (n <= sig)
-            n *= 2;
-        void *p = NULL;
-        if (n > UINT32_MAX || posix_memalign(&p, _Alignof(cp_timing_agg), n * sizeof *t->agg)) {
+        size_t n = t->nagg;
+        if (cp_grow_aligned((void **)&t->agg, &n, (size_t)sig + 1, sizeof *t->agg, 1,
+                            _Alignof(cp_timing_agg)) ||
+            n > UINT32_MAX) {
             t->partial = true;
             return NULL;
         }
-        cp_timing_agg *na = p;
-        if (t->nagg)
-            memcpy(na, t->agg, t->nagg * sizeof *na);
-        memset(na + t->nagg, 0, (n - t->nagg) * sizeof *na);
-        free(t->agg);
-        t->agg = na;
+        memset(t->agg + t->nagg, 0, (n - t->nagg) * sizeof *t->agg);
         t->nagg = (uint32_t)n;
     }
     return &t->agg[sig];
@@ -308,11 +302,10 @@ void cp_timing_compact(cp_timing *t)
         if (t->agg[i].n)
             used = i + 1;
     if (used && used < t->nagg) {
-        void *p = NULL;
-        if (!posix_memalign(&p, _Alignof(cp_timing_agg), used * sizeof *t->agg)) {
-            memcpy(p, t->agg, used * sizeof *t->agg);
-            free(t->agg);
-            t->agg = p;
+        size_t bytes = used * sizeof *t->agg;
+        cp_timing_agg *na = cp_realloc_aligned(t->agg, bytes, bytes, _Alignof(cp_timing_agg));
+        if (na) {
+            t->agg = na;
             t->nagg = used;
         }
     }

@@ -15,6 +15,16 @@
  * *p and *cap unchanged when memory runs out or the size overflows. */
 int cp_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
 
+/* cp_grow for arrays whose elements must stay on `align`-byte boundaries
+ * (a power of two, a multiple of sizeof(void *)), which realloc does not
+ * keep. */
+int cp_grow_aligned(void **p, size_t *cap, size_t need, size_t elem, size_t first, size_t align);
+
+/* realloc keeping `align` (as for cp_grow_aligned): a new block of `bytes`
+ * holding the first `keep` bytes of p, p freed; NULL with p unchanged when
+ * memory runs out. */
+void *cp_realloc_aligned(void *p, size_t keep, size_t bytes, size_t align);
+
 /* Room for one more element after n in *p, an array grown only by this
  * from NULL: its room is 8 elements, then the next power of two above n
  * (so it is reallocated when n is 0, or a power of two from 8 on).  0, or

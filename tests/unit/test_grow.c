@@ -3,6 +3,8 @@
  * the first room asked for, until it holds what is needed; nothing changes
  * when the size would overflow; the implicit form reallocates only at 0
  * and at powers of two from 8, and the array holds every element appended.
+ * The aligned form grows the same way and keeps its boundary and contents,
+ * growing and shrinking.
  * Per-collective entries (model/coll_slots.h): only the collectives added
  * have one, each keeps its value whatever order they came in, and a walk
  * visits them in order of collective.
@@ -32,6 +34,35 @@ START_TEST(capacity_doubles)
     ck_assert_ptr_eq(v, before);
     ck_assert_uint_eq(cap, 16);
     free(v);
+}
+END_TEST
+
+START_TEST(aligned_growth_keeps_boundary_and_contents)
+{
+    uint64_t *v = NULL;
+    size_t cap = 0;
+    ck_assert_int_eq(cp_grow_aligned((void **)&v, &cap, 3, sizeof *v, 1, 64), 0);
+    ck_assert_uint_eq(cap, 4);
+    ck_assert_uint_eq((uintptr_t)v % 64, 0);
+    for (uint64_t i = 0; i < 4; i++)
+        v[i] = 100 + i;
+    ck_assert_int_eq(cp_grow_aligned((void **)&v, &cap, 4, sizeof *v, 1, 64), 0);
+    ck_assert_uint_eq(cap, 4); /* room enough: untouched */
+    ck_assert_int_eq(cp_grow_aligned((void **)&v, &cap, 13, sizeof *v, 1, 64), 0);
+    ck_assert_uint_eq(cap, 16);
+    ck_assert_uint_eq((uintptr_t)v % 64, 0);
+    for (uint64_t i = 0; i < 4; i++)
+        ck_assert_uint_eq(v[i], 100 + i);
+    uint64_t *before = v;
+    ck_assert_int_eq(cp_grow_aligned((void **)&v, &cap, SIZE_MAX / 2, sizeof *v, 1, 64), -1);
+    ck_assert_ptr_eq(v, before);
+    ck_assert_uint_eq(cap, 16);
+    uint64_t *shrunk = cp_realloc_aligned(v, 3 * sizeof *v, 3 * sizeof *v, 64);
+    ck_assert_ptr_nonnull(shrunk);
+    ck_assert_uint_eq((uintptr_t)shrunk % 64, 0);
+    for (uint64_t i = 0; i < 3; i++)
+        ck_assert_uint_eq(shrunk[i], 100 + i);
+    free(shrunk);
 }
 END_TEST
 
@@ -102,6 +133,7 @@ int main(void)
     Suite *s = suite_create("grow");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, capacity_doubles);
+    tcase_add_test(tc, aligned_growth_keeps_boundary_and_contents);
     tcase_add_test(tc, implicit_capacity_holds_every_append);
     tcase_add_test(tc, slots_hold_only_what_was_added);
     suite_add_tcase(s, tc);
