@@ -98,14 +98,14 @@ static int32_t error_code_of(int rc)
     return error_code(cls);
 }
 
-void cp_call_failed(cp_comm *c, const cp_call *call, int rc)
+void cp_call_failed(cp_comm *c, int coll, uint64_t idx, uint32_t sig, int rc)
 {
     int saved = errno;
     cp_busy_enter();
-    cp_coll_tables *x = cp_comm_coll(c, call->coll);
-    if (x && call->sig != CP_SEQ_NONE) {
+    cp_coll_tables *x = cp_comm_coll(c, coll);
+    if (x && sig != CP_SEQ_NONE) {
         cp_memo_fold(x); /* the call may be one the memo counted */
-        cp_counts_failed(&x->counts, call->idx, call->sig, error_code_of(rc));
+        cp_counts_failed(&x->counts, idx, sig, error_code_of(rc));
         cp_memo_settled(x);
     }
     cp_busy_leave();

@@ -89,13 +89,12 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     }
     if (!(cp_hot.enabled >> coll & 1))
         return NULL; /* not asked for: not even numbered */
-    /* The collective and the form in one store of an immediate: written
-     * as two fields, the compiler makes them one constant loaded from
-     * .rodata, a memory line per call where the application's own work
-     * evicts the caches between collectives. */
-    struct { uint16_t coll, form; } what = {(uint16_t)coll, (uint16_t)form};
-    _Static_assert(offsetof(cp_call, form) == offsetof(cp_call, coll) + 2, "coll, form adjacent");
-    memcpy(&call->coll, &what, sizeof what);
+    /* Field by field: the wrapper's record of a repeated call never leaves
+     * it, and the compiler keeps its fields in registers only when each is
+     * written as itself (one store over two fields keeps the record in the
+     * frame). */
+    call->coll = (uint16_t)coll;
+    call->form = (uint16_t)form;
     call->root = -1;
     call->ra = ra;
     call->timed = false;
@@ -177,12 +176,15 @@ CP_HOT void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
                   blocking ? 0 : CP_CPT_NONBLOCKING);
     cp_busy_leave(); /* errno: as the MPI call left it (cp_timing_add keeps it) */
 }
-/* The MPI library refused the call with rc: it stays recorded with its
+/* The MPI library refused call idx of collective coll, of signature sig
+ * (CP_SEQ_NONE: not recorded), with rc: it stays recorded with its
  * counts, marked failed with the error class (it moved nothing).  Only
  * refused calls come here: the wrapper tests rc.  Cold: the wrapper's
  * common path stays as short as it was (measured: the test costs about
- * 4 ns a call where the plain call was a tail call). */
-__attribute__((cold)) void cp_call_failed(cp_comm *c, const cp_call *call, int rc);
+ * 4 ns a call where the plain call was a tail call).  The call's fields,
+ * not the record: a record whose address is taken lives in the frame. */
+__attribute__((cold)) void cp_call_failed(cp_comm *c, int coll, uint64_t idx, uint32_t sig,
+                                          int rc);
 
 /* The call path of a call from ra on t, and the error code of a return
  * code, for calls recorded outside cp_call_record (persistent.c). */

@@ -54,7 +54,7 @@ static void put_side(cp_memo *m, int i, const cp_side *a, unsigned char **at)
 }
 
 /* Keep the call's description, if it is of the kind the memo knows. */
-static void keep(cp_memo *m, const cp_coll_tables *x, const cp_call *call)
+static void keep(cp_memo *m, const cp_coll_tables *x, const cp_call *call, void (*mpi)(void))
 {
     /* A call path other than the call site's address alone (deeper paths,
      * or one the callsite collector could not key by address) is not the
@@ -73,11 +73,12 @@ static void keep(cp_memo *m, const cp_coll_tables *x, const cp_call *call)
     m->form = (uint8_t)call->form;
     m->root = (int32_t)call->root;
     m->ra = paths ? call->ra : NULL;
+    m->mpi = mpi;
     m->sig = call->sig;
     m->tail = cp_seq_tail_of(&x->counts.seq, call->sig);
 }
 
-void cp_memo_keep(const cp_call *call, cp_comm *c)
+void cp_memo_keep(const cp_call *call, cp_comm *c, void (*mpi)(void))
 {
     cp_coll_tables *x = cp_comm_coll(c, call->coll);
     if (!x)
@@ -89,7 +90,7 @@ void cp_memo_keep(const cp_call *call, cp_comm *c)
         if (m->seen != call->sig)
             m->seen = call->sig;
         else
-            keep(m, x, call);
+            keep(m, x, call, mpi);
     }
     cp_busy_leave();
 }

@@ -96,8 +96,6 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_side *a,
     return true;
 }
 
-/* Is the call, as captured, the memo's?  Then it is numbered and recorded
- * as cp_call_record would, and true; else false and nothing changed. */
 /* Count a call in the memo: one instruction where the compiler can be told
  * so (x86-64), so that a signal sees the call counted or not, and a fold
  * in its handler (a partial profile) stays right: the call needs no busy
@@ -113,38 +111,44 @@ CP_HOT void cp_memo_count(cp_memo *m)
 #endif
 }
 
-CP_HOT bool cp_memo_hit(cp_call *call, cp_comm *c)
+/* Is the call, as captured, the memo's?  Then it is numbered and recorded
+ * as cp_call_record would, and the memo is returned: the wrapper calls the
+ * MPI library through its `mpi`, the function of the call's form; else
+ * NULL and nothing changed. */
+CP_HOT const cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
 {
     cp_coll_tables *x = cp_comm_coll(c, call->coll);
     if (__builtin_expect(!x, 0))
-        return false;
+        return NULL;
     cp_memo *m = &x->memo;
     uint64_t idx = m->next;
     if (m->sig == CP_MEMO_EMPTY || m->form != call->form || m->root != call->root ||
         (m->ra && m->ra != call->ra) || !cp_call_recording(idx))
-        return false;
+        return NULL;
     const unsigned char *kept = cp_memo_kept(m);
     if (!cp_memo_side_is(m, 0, &call->send, &kept) || !cp_memo_side_is(m, 1, &call->recv, &kept))
-        return false;
+        return NULL;
     if (cp_hot.timing == CP_TIMING_OFF) {
         cp_memo_count(m);
         call->idx = idx;
         call->sig = m->sig;
         call->timed = false;
-        return true;
+        return m;
     }
     /* The timing sample changes too: held as one change. */
     cp_busy_enter();
     m->next++;
     cp_call_numbered(x, call, idx, m->sig, true);
     cp_busy_leave();
-    return true;
+    return m;
 }
 
 /* After cp_call_record: keep the call's description when it gave the same
  * signature as the call before that missed (a cycle of patterns is not
  * copied at every call), and it is of the kind cp_memo_hit knows; and take
- * the tables' call count again (the memo counts on from it). */
-void cp_memo_keep(const cp_call *call, cp_comm *c);
+ * the tables' call count again (the memo counts on from it).  mpi is the
+ * MPI library's function the wrapper calls (PMPI_<name> of the call's
+ * form): a memo serves one form, so the repeated call finds it here. */
+void cp_memo_keep(const cp_call *call, cp_comm *c, void (*mpi)(void));
 
 #endif

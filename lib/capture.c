@@ -57,18 +57,17 @@ static _Thread_local struct {
     int64_t cap;
 } scratch[2];
 
-cp_side cp_bytes(int which, const void *counts, int width, int64_t len,
-                    const MPI_Datatype *types)
+const void *cp_counts_in_bytes(int which, const void *counts, int width, int64_t len,
+                                  const MPI_Datatype *types)
 {
     if (len == 0)
-        return (cp_side){.present = true, .counts = cp_no_counts, .width = 4, .dtsize = 1,
-                         .in_bytes = true};
+        return cp_no_counts;
     if (!counts || !types || len < 0)
-        return (cp_side){0};
+        return NULL;
     if (scratch[which].cap < len) {
         int64_t *nv = realloc(scratch[which].v, (size_t)len * sizeof *nv);
         if (!nv)
-            return (cp_side){0};
+            return NULL;
         scratch[which].v = nv;
         scratch[which].cap = len;
     }
@@ -77,6 +76,5 @@ cp_side cp_bytes(int which, const void *counts, int width, int64_t len,
         int64_t c = width == 4 ? ((const int *)counts)[i] : ((const MPI_Count *)counts)[i];
         v[i] = c * cp_type_size(types[i]);
     }
-    return (cp_side){.present = true, .counts = v, .width = 8, .n = len, .dtsize = 1,
-                     .in_bytes = true};
+    return v;
 }

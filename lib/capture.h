@@ -110,10 +110,25 @@ static inline cp_side cp_nth(const void *counts, int width, int64_t i, MPI_Datat
     return cp_one(v, t);
 }
 
-/* Per-peer datatypes: the counts in bytes, in this thread's scratch buffer
- * `which` (0 send, 1 receive), which grows only when a larger vector comes. */
-cp_side cp_bytes(int which, const void *counts, int width, int64_t len,
-                    const MPI_Datatype *types);
+/* Per-peer datatypes: the len counts in bytes, in this thread's scratch
+ * buffer `which` (0 send, 1 receive), which grows only when a larger vector
+ * comes; cp_no_counts when len is 0; NULL when there is no vector (or no
+ * memory for it). */
+const void *cp_counts_in_bytes(int which, const void *counts, int width, int64_t len,
+                                  const MPI_Datatype *types);
+
+/* The side of per-peer datatypes.  Built here, inline, from the scratch
+ * vector's address: a side returned by an out-of-line function would pass
+ * through the wrapper's frame. */
+CP_HOT cp_side cp_typed(int which, const void *counts, int width, int64_t len,
+                        const MPI_Datatype *types)
+{
+    const void *v = cp_counts_in_bytes(which, counts, width, len, types);
+    if (!v)
+        return (cp_side){0};
+    return (cp_side){.present = true, .counts = v, .width = len ? 8 : 4, .n = len, .dtsize = 1,
+                     .in_bytes = true};
+}
 
 /* --------------------------------------------------------------- roots */
 
@@ -163,9 +178,9 @@ static inline void cp_capture_typed(cp_call *call, const cp_comm *c, const void 
                                     const void *recvcounts, const MPI_Datatype *recvtypes,
                                     int width)
 {
-    call->recv = cp_bytes(1, recvcounts, width, c->peers, recvtypes);
+    call->recv = cp_typed(1, recvcounts, width, c->peers, recvtypes);
     call->send = sendbuf == MPI_IN_PLACE ? call->recv
-                                         : cp_bytes(0, sendcounts, width, c->peers, sendtypes);
+                                         : cp_typed(0, sendcounts, width, c->peers, sendtypes);
 }
 
 /* Allgatherv: one count sent to all, one count per peer received. */
@@ -320,8 +335,8 @@ static inline void cp_capture_neighbor_typed(cp_call *call, const cp_comm *c,
                                              const void *recvcounts,
                                              const MPI_Datatype *recvtypes, int width)
 {
-    call->send = cp_bytes(0, sendcounts, width, c->outdegree, sendtypes);
-    call->recv = cp_bytes(1, recvcounts, width, c->indegree, recvtypes);
+    call->send = cp_typed(0, sendcounts, width, c->outdegree, sendtypes);
+    call->recv = cp_typed(1, recvcounts, width, c->indegree, recvtypes);
 }
 
 #endif

@@ -46,7 +46,9 @@ typedef struct cp_memo {
     const void *ra;         /* the call site whose path sig holds; NULL: no paths */
     int64_t n[2];           /* a single count's value, or an array's length */
     int32_t dtsize[2];      /* the datatypes' sizes */
-    uint64_t base;          /* the tables' call count when last folded */
+    void (*mpi)(void);      /* the MPI library's function of this form, called
+                               from here rather than through the dynamic
+                               linker's table (a line of its own) */
     uint64_t next;          /* the next call's index: calls base..next-1 are sig's,
                                counted here, not yet in the tables */
     /* Second line: the kept arrays, send then receive (each 8-byte aligned),
@@ -57,8 +59,10 @@ typedef struct cp_memo {
     void *heap;             /* kept arrays longer than CP_MEMO_INLINE */
     uint32_t seen;          /* the signature of the last call that missed */
     uint32_t cap;           /* heap's room in bytes */
+    uint64_t base;          /* the tables' call count when last folded */
 } cp_memo;
-_Static_assert(offsetof(cp_memo, inline_) == 64 && offsetof(cp_memo, tail) == 128 &&
+_Static_assert(offsetof(cp_memo, next) < 64 && offsetof(cp_memo, mpi) < 64 &&
+                   offsetof(cp_memo, inline_) == 64 && offsetof(cp_memo, tail) == 128 &&
                    sizeof(cp_memo) == 192,
                "a repeated call reads the memo's first line, and its second for arrays");
 #define CP_MEMO_EMPTY (CP_SEQ_NONE - 1)

@@ -64,23 +64,18 @@ def wrapper(fn, form, is_large, coll, params, capture):
         params += ", MPI_Info info, MPI_Request *request"
     width = "sizeof(MPI_Count)" if is_large else "sizeof(int)"
     capture = capture.replace("CP_W", width)
-    # A call described as the last kept one is counted at once (call_memo.h);
-    # the general path looks its signature up, then keeps it when it repeats.
-    record = f"""{capture};
-        if (!cp_memo_hit(&call, c)) {{
-            cp_call_record(c, &call);
-            cp_memo_keep(&call, c);
-        }}"""
     args = arg_names(params)
     enum = "CP_COLL_" + coll.upper()
     # enum cp_form (writers/mpi_names.h): Cube names the region after it.
     form_code = "CP_FORM_" + form.upper() + (" + CP_FORM_LARGE" if is_large else "")
+    begin = f"cp_call_begin(&call, comm, {enum}, {form_code}, ra)"
     if form == "persistent":
         return f"""
 CP_EXPORT int {fn}({params})
 {{
     cp_call call;
-    cp_comm *c = cp_call_begin(&call, comm, {enum}, {form_code}, __builtin_return_address(0));
+    void *ra = __builtin_return_address(0);
+    cp_comm *c = {begin};
     if (c)
         {capture};
     int rc = P{fn}({args});
@@ -90,29 +85,58 @@ CP_EXPORT int {fn}({params})
 }}
 """
     blocking = "true" if form == "blocking" else "false"
+    # The MPI call and what follows it, the same for a repeated call and a
+    # new one; `mpi` is the function called.
+    def run(mpi):
+        return f"""int rc;
+        if (call.timed) {{
+            cp_call_sync(&call, comm, {blocking});
+            rc = {mpi}({args});
+            cp_call_timed(c, &call, {blocking});
+        }} else {{
+            rc = {mpi}({args});
+        }}
+        if (__builtin_expect(rc != MPI_SUCCESS, 0))
+            cp_call_failed(c, call.coll, call.idx, call.sig, rc);
+        return rc;"""
+    # A call described as the memo's last kept one is counted at once
+    # (call_memo.h) in the exported function, whose record never leaves
+    # it: the compiler keeps it in registers, and the frame is the few
+    # bytes saved around the MPI call (every line a frame spans is written
+    # on every call, a trip to memory where the application evicts the
+    # caches).  It calls the MPI function the memo holds, on the memo's
+    # line, not through the dynamic linker's table.  Any other call goes to
+    # cp_new_<fn>, out of line, which looks its signature up and keeps it
+    # when it repeats; ra is the application's call site, passed on.
     return f"""
+static __attribute__((noinline)) int cp_new_{fn}(void *ra, {params})
+{{
+    cp_call call;
+    cp_comm *c = {begin};
+    if (c) {{
+        {capture};
+        cp_call_record(c, &call);
+        cp_memo_keep(&call, c, (void (*)(void))P{fn});
+        {run("P" + fn)}
+    }}
+    return P{fn}({args});
+}}
+
 CP_EXPORT int {fn}({params})
 {{
     cp_call call;
-    cp_comm *c = cp_call_begin(&call, comm, {enum}, {form_code}, __builtin_return_address(0));
+    void *ra = __builtin_return_address(0);
+    cp_comm *c = {begin};
     if (c) {{
-        {record}
-        int rc;
-        if (call.timed) {{
-            cp_call_sync(&call, comm, {blocking});
-            rc = P{fn}({args});
-            cp_call_timed(c, &call, {blocking});
-        }} else {{
-            rc = P{fn}({args});
-        }}
-        if (__builtin_expect(rc != MPI_SUCCESS, 0))
-            cp_call_failed(c, &call, rc);
-        return rc;
+        {capture};
+        const cp_memo *m = cp_memo_hit(&call, c);
+        if (!m)
+            return cp_new_{fn}(ra, {args});
+        {run(f"((__typeof__(&P{fn}))m->mpi)")}
     }}
     return P{fn}({args});
 }}
 """
-
 
 F_HANDLES = {"MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Comm": "Comm", "MPI_Info": "Info"}
 
