@@ -194,4 +194,10 @@ void cp_front_decide(void)
 __attribute__((constructor)) static void at_load(void)
 {
     decide(false);
+    /* Decided for the core before the program runs: the stubs jump
+     * straight there (front_direct.c).  COLLPROF_FRONT_DIRECT=0 keeps the
+     * table: to compare, or where rewriting code is unwelcome. */
+    const char *direct = getenv("COLLPROF_FRONT_DIRECT");
+    if (__atomic_load_n(&cp_front_mode, __ATOMIC_ACQUIRE) == 1 && !(direct && !strcmp(direct, "0")))
+        cp_front_direct();
 }

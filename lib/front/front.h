@@ -28,14 +28,29 @@ extern CP_FRONT_HIDDEN void *cp_front_jump[];
 /* Decide (from a stub, every argument register saved around it). */
 CP_FRONT_HIDDEN void cp_front_decide(void);
 
+/* Each stub's first instruction (cp_front_at[i], 8-byte aligned): when
+ * the library decides for the core as it loads, before the program runs,
+ * it is rewritten as a direct jump into the core (front_direct.c), so that
+ * a call reads no table at all. */
+extern CP_FRONT_HIDDEN unsigned char *const cp_front_at[];
+/* Rewrite the stubs as direct jumps into the core, where the table says
+ * the core's function is (near enough for a 32-bit displacement) and the
+ * system lets the library's code be written: how many were. */
+CP_FRONT_HIDDEN size_t cp_front_direct(void);
+
 /* A stub: name NAME, number I, its slot at byte offset OFF of the table.
  * When not decided, the argument registers (integer and vector, and %al of
  * a variadic call) are saved, cp_front_decide runs, and the stub starts
- * again. */
+ * again.  The jump through the table is 6 bytes, and the 8-byte word it
+ * begins is rewritten in one store (cp_front_direct). */
 #define CP_FRONT_STUB(NAME, I, OFF)                                                       \
     __asm__(".text\n"                                                                     \
+            ".p2align 3\n"                                                                \
             ".globl " #NAME "\n"                                                          \
             ".type " #NAME ", @function\n" #NAME ":\n"                                   \
+            ".globl cp_front_at_" #I "\n"                                                 \
+            ".hidden cp_front_at_" #I "\n"                                                \
+            "cp_front_at_" #I ":\n"                                                       \
             "0:  jmp *cp_front_jump+" #OFF "(%rip)\n"                                     \
             ".globl cp_front_undecided_" #I "\n"                                          \
             ".hidden cp_front_undecided_" #I "\n"                                         \

@@ -15,6 +15,16 @@ import subprocess
 import sys
 
 
+def table(f, n, ctype, label, array):
+    """An array of the addresses of the n assembler labels label0, label1..."""
+    for i in range(n):
+        f.write(f"extern CP_FRONT_HIDDEN {ctype} {label}{i}[];\n")
+    f.write(f"{array} = {{\n")
+    for i in range(n):
+        f.write(f"    {label}{i},\n")
+    f.write("};\n")
+
+
 def main():
     nm, core, out = sys.argv[1:4]
     text = subprocess.run([nm, "-D", "--defined-only", core], check=True,
@@ -43,12 +53,12 @@ def main():
         for n in names:
             f.write(f'    "{n}",\n')
         f.write("};\n")
-        for i in range(len(names)):
-            f.write(f"extern CP_FRONT_HIDDEN char cp_front_undecided_{i}[];\n")
-        f.write("void *cp_front_jump[] = {\n")
-        for i in range(len(names)):
-            f.write(f"    cp_front_undecided_{i},\n")
-        f.write("};\n\n")
+        # Where each stub jumps until decided (its own undecided path), and
+        # where its first instruction is (rewritten by front_direct.c).
+        table(f, len(names), "char", "cp_front_undecided_", "void *cp_front_jump[]")
+        table(f, len(names), "unsigned char", "cp_front_at_",
+              "unsigned char *const cp_front_at[]")
+        f.write("\n")
         for i, n in enumerate(names):
             f.write(f"CP_FRONT_STUB({n}, {i}, {8 * i})\n")
 
