@@ -60,6 +60,8 @@ typedef struct cp_call {
     uint16_t form;   /* enum cp_form: which of the collective's functions */
     uint32_t sig;    /* its signature (counts collector), CP_SEQ_NONE: none */
     bool timed;      /* record its times (timing on, call recorded) */
+    bool quick;      /* the gate said: recording, not paused, counted only
+                        (cp_call_begin, read off the communicator cache's line) */
     cp_sample_rec *rec; /* its record when the timing sample keeps it */
     uint64_t enter, start; /* ticks (clock.h): arrival, start of the MPI call */
 } cp_call;
@@ -73,6 +75,23 @@ typedef struct cp_call {
 /* NULL when the profiler is off: the wrapper is then a plain pass-through. */
 CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, void *ra)
 {
+    call->coll = (uint16_t)coll;
+    call->form = (uint16_t)form;
+    call->root = -1;
+    call->ra = ra;
+    call->timed = false;
+    /* Recording, not paused, counted only: the gate on the line of the
+     * communicator's slot says so, and cp_hot's line is not read. */
+    _Atomic(cp_comm *) *slot;
+    cp_comm_cache_line *line = cp_comm_line(comm, &slot);
+    if (__builtin_expect(atomic_load_explicit(&line->gate, memory_order_relaxed) >> coll & 1, 1)) {
+        cp_comm *c = atomic_load_explicit(slot, memory_order_acquire);
+        if (__builtin_expect(c && c->handle == comm, 1)) {
+            call->quick = true;
+            return c;
+        }
+    }
+    call->quick = false;
     int state = atomic_load_explicit(&cp_hot.state, memory_order_relaxed);
     if (__builtin_expect(state != CP_STATE_ON, 0)) {
         if (state == CP_STATE_DONE)
@@ -89,15 +108,6 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     }
     if (!(cp_hot.enabled >> coll & 1))
         return NULL; /* not asked for: not even numbered */
-    /* Field by field: the wrapper's record of a repeated call never leaves
-     * it, and the compiler keeps its fields in registers only when each is
-     * written as itself (one store over two fields keeps the record in the
-     * frame). */
-    call->coll = (uint16_t)coll;
-    call->form = (uint16_t)form;
-    call->root = -1;
-    call->ra = ra;
-    call->timed = false;
     return cp_comm_get(comm);
 }
 

@@ -122,14 +122,18 @@ CP_HOT const cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
         return NULL;
     cp_memo *m = &x->memo;
     uint64_t idx = m->next;
+    /* The recording window is the memo's `left`; a quick call (the gate:
+     * not paused, counted only) reads nothing of cp_hot. */
     if (m->sig == CP_MEMO_EMPTY || m->form != call->form || m->root != call->root ||
-        (m->ra && m->ra != call->ra) || !cp_call_recording(idx))
+        (m->ra && m->ra != call->ra) || !m->left ||
+        (!call->quick && atomic_load_explicit(&cp_hot.paused, memory_order_relaxed)))
         return NULL;
     const unsigned char *kept = cp_memo_kept(m);
     if (!cp_memo_side_is(m, 0, &call->send, &kept) || !cp_memo_side_is(m, 1, &call->recv, &kept))
         return NULL;
-    if (cp_hot.timing == CP_TIMING_OFF) {
+    if (call->quick || cp_hot.timing == CP_TIMING_OFF) {
         cp_memo_count(m);
+        m->left--;
         call->idx = idx;
         call->sig = m->sig;
         call->timed = false;
@@ -138,6 +142,7 @@ CP_HOT const cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
     /* The timing sample changes too: held as one change. */
     cp_busy_enter();
     m->next++;
+    m->left--;
     cp_call_numbered(x, call, idx, m->sig, true);
     cp_busy_leave();
     return m;

@@ -16,7 +16,24 @@
  * member list: keep it well under 1 KiB (tables come with the first call). */
 _Static_assert(sizeof(cp_comm) <= 512, "cp_comm grew: a communicator must stay small");
 
-_Atomic(cp_comm *) cp_comm_cache[CP_COMM_CACHE_SLOTS];
+_Alignas(64) cp_comm_cache_line cp_comm_cache[CP_COMM_CACHE_LINES];
+
+void cp_comm_cache_gate(uint64_t g)
+{
+    for (size_t i = 0; i < CP_COMM_CACHE_LINES; i++)
+        atomic_store_explicit(&cp_comm_cache[i].gate, g, memory_order_relaxed);
+}
+
+void cp_hot_publish(void)
+{
+    for (;;) {
+        int s = atomic_load(&cp_hot.state), p = atomic_load(&cp_hot.paused);
+        cp_comm_cache_gate(s == CP_STATE_ON && !p && cp_hot.timing == CP_TIMING_OFF ? cp_hot.enabled
+                                                                                   : 0);
+        if (atomic_load(&cp_hot.state) == s && atomic_load(&cp_hot.paused) == p)
+            return;
+    }
+}
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cp_comm *head, *tail;
 static uint32_t count;
@@ -106,7 +123,7 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
     cp_comm *c = attr;
     atomic_store(&c->live, 0);
     cp_comm *expected = c;
-    atomic_compare_exchange_strong(&cp_comm_cache[cp_comm_slot(comm)], &expected, NULL);
+    atomic_compare_exchange_strong(cp_comm_slot(comm), &expected, NULL);
     /* Its data stays until finalize: only as much memory as it fills
      * (libraries that duplicate a communicator per operation free
      * thousands).  Persistent requests on it may still add calls: the
@@ -363,7 +380,7 @@ cp_comm *cp_comm_lookup_like(MPI_Comm comm, MPI_Comm like)
                                   "its calls are not recorded");
     }
     if (c && atomic_load(&c->live))
-        atomic_store(&cp_comm_cache[cp_comm_slot(comm)], c);
+        atomic_store(cp_comm_slot(comm), c);
     pthread_mutex_unlock(&lock);
     cp_busy_leave();
     errno = saved;

@@ -43,6 +43,9 @@ typedef struct cp_memo {
     int32_t root;           /* the call's root (cp_call) */
     uint8_t form;           /* enum cp_form */
     uint8_t kind[2];        /* send, receive: enum cp_memo_kind */
+    uint32_t left;          /* calls from `next` on inside the recording window
+                               (at most 2^32 - 1: then the general path, which
+                               settles the memo, counts on) */
     const void *ra;         /* the call site whose path sig holds; NULL: no paths */
     int64_t n[2];           /* a single count's value, or an array's length */
     int32_t dtsize[2];      /* the datatypes' sizes */
@@ -162,18 +165,43 @@ cp_comm *cp_comm_lookup_like(MPI_Comm comm, MPI_Comm like);
 
 /* The communicators last looked up, by handle: a read of one slot on the
  * call path (it changes nothing: no signal hold-back), cp_comm_lookup when
- * it holds another. */
-#define CP_COMM_CACHE_SLOTS 256
-extern _Atomic(cp_comm *) cp_comm_cache[CP_COMM_CACHE_SLOTS];
+ * it holds another.  Seven slots to a line, and in the line's first word
+ * the gate: bit k set when a call of collective k is counted only, in a
+ * recording that is on and not paused (cp_hot_publish, runtime.h).  A
+ * repeated call then reads the gate on the line of its communicator's slot
+ * instead of cp_hot: one memory line fewer where the application's work
+ * evicts the caches between collectives. */
+#define CP_COMM_CACHE_LINES 32
+#define CP_COMM_CACHE_WAYS 7
+typedef struct cp_comm_cache_line {
+    _Atomic uint64_t gate;
+    _Atomic(cp_comm *) slot[CP_COMM_CACHE_WAYS];
+} cp_comm_cache_line;
+_Static_assert(sizeof(cp_comm_cache_line) == 64, "a gate and its slots are one line");
+extern _Alignas(64) cp_comm_cache_line cp_comm_cache[CP_COMM_CACHE_LINES];
 
-static inline size_t cp_comm_slot(MPI_Comm comm)
+/* The line of comm's slot, and the slot in it. */
+static inline cp_comm_cache_line *cp_comm_line(MPI_Comm comm, _Atomic(cp_comm *) **slot)
 {
-    return cp_hash_mix(0, (uint64_t)(uintptr_t)comm) & (CP_COMM_CACHE_SLOTS - 1);
+    uint64_t h = cp_hash_mix(0, (uint64_t)(uintptr_t)comm);
+    cp_comm_cache_line *l = &cp_comm_cache[h % CP_COMM_CACHE_LINES];
+    *slot = &l->slot[h / CP_COMM_CACHE_LINES % CP_COMM_CACHE_WAYS];
+    return l;
 }
+
+static inline _Atomic(cp_comm *) *cp_comm_slot(MPI_Comm comm)
+{
+    _Atomic(cp_comm *) *slot;
+    cp_comm_line(comm, &slot);
+    return slot;
+}
+
+/* Every line's gate set to g (cp_hot_publish). */
+void cp_comm_cache_gate(uint64_t g);
 
 static inline cp_comm *cp_comm_get(MPI_Comm comm)
 {
-    cp_comm *c = atomic_load_explicit(&cp_comm_cache[cp_comm_slot(comm)], memory_order_acquire);
+    cp_comm *c = atomic_load_explicit(cp_comm_slot(comm), memory_order_acquire);
     if (__builtin_expect(c && c->handle == comm, 1)) /* never MPI_COMM_NULL's */
         return c;
     return cp_comm_lookup(comm);

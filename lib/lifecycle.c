@@ -119,6 +119,7 @@ void cp_runtime_start(bool collective)
         if (cp_rt.world_rank == 0)
             cp_log("cannot set up communicator tracking; profiling is off for this run");
         atomic_store(&cp_hot.state, CP_STATE_DONE);
+        cp_hot_publish();
     } else {
         /* World first: it is then the first of the communicators that share
          * its membership (its dups) on every rank. */
@@ -140,6 +141,7 @@ void cp_runtime_start(bool collective)
         if (collective && cp_rt.cfg.timing != CP_TIMING_OFF)
             cp_clock_measure(&cp_rt.loc, false);
         atomic_store(&cp_hot.state, CP_STATE_ON); /* last step: start recording */
+        cp_hot_publish();
         cp_signals_start(cp_rt.cfg.signals,
                          cp_config_snapshot_seconds(&cp_rt.cfg, cp_rt.world_size),
                          cp_partial_write);
@@ -197,8 +199,10 @@ CP_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 CP_EXPORT int MPI_Pcontrol(const int level, ...)
 {
     /* 0 pauses recording, 1 resumes it; calls go on being numbered. */
-    if (level == 0 || level == 1)
+    if (level == 0 || level == 1) {
         atomic_store(&cp_hot.paused, level == 0);
+        cp_hot_publish();
+    }
     return PMPI_Pcontrol(level);
 }
 
@@ -265,11 +269,13 @@ CP_EXPORT void mpi_finalize_f08_(MPI_Fint *ierror)
 CP_EXPORT void collprof_pause(void)
 {
     atomic_store(&cp_hot.paused, 1);
+    cp_hot_publish();
 }
 
 CP_EXPORT void collprof_resume(void)
 {
     atomic_store(&cp_hot.paused, 0);
+    cp_hot_publish();
 }
 
 CP_EXPORT int collprof_is_recording(void)

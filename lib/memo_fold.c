@@ -1,6 +1,7 @@
 /* The calls a call memo counted, put into its series' tables (see
  * comm_registry.h and call_memo.h). */
 #include "comm_registry.h"
+#include "runtime.h"
 
 void cp_memo_fold(cp_coll_tables *x)
 {
@@ -24,9 +25,20 @@ void cp_memo_fold(cp_coll_tables *x)
     m->base = m->next;
 }
 
+/* How many calls from index next on are inside the recording window
+ * (cp_call_recording), at most 2^32 - 1. */
+static uint32_t window_left(uint64_t next)
+{
+    if (next < cp_hot.start_call || next - cp_hot.start_call >= cp_hot.max_calls)
+        return 0;
+    uint64_t left = cp_hot.max_calls - (next - cp_hot.start_call);
+    return left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+}
+
 void cp_memo_settled(cp_coll_tables *x)
 {
     x->memo.base = x->memo.next = x->counts.ncalls;
+    x->memo.left = window_left(x->memo.next);
     if (x->counts.partial)
         x->memo.sig = CP_MEMO_EMPTY;
 }

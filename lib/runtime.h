@@ -54,14 +54,25 @@ static inline bool cp_state_recording(int s)
     return s == CP_STATE_ON || s == CP_STATE_SNAPSHOT;
 }
 
+/* After every change of cp_hot.state or cp_hot.paused: the gates of the
+ * communicator cache (comm_registry.h), which a counted-only repeated call
+ * reads instead of cp_hot, follow.  Each gate is the enabled collectives
+ * when recording is on, not paused and counting only, else 0.  Written,
+ * then the state read again and written again if it changed meanwhile
+ * (another thread, or a signal handler in this one): the gates end as the
+ * last state says.  Atomic stores only: a signal handler may call it. */
+void cp_hot_publish(void);
+
 /* Stop recording, once: true for the one caller that stopped it
  * (finalize, the destructor, MPI_Abort, a signal that ends the process). */
 static inline bool cp_state_stop(void)
 {
     int s = atomic_load(&cp_hot.state);
     while (cp_state_recording(s))
-        if (atomic_compare_exchange_weak(&cp_hot.state, &s, CP_STATE_DONE))
+        if (atomic_compare_exchange_weak(&cp_hot.state, &s, CP_STATE_DONE)) {
+            cp_hot_publish();
             return true;
+        }
     return false;
 }
 

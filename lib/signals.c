@@ -222,7 +222,8 @@ static ssize_t next_request(char *b)
             int64_t left = next_due_ms - now;
             if (left <= 0) {
                 int expected = CP_STATE_ON;
-                atomic_compare_exchange_strong(&cp_hot.state, &expected, CP_STATE_SNAPSHOT);
+                if (atomic_compare_exchange_strong(&cp_hot.state, &expected, CP_STATE_SNAPSHOT))
+                    cp_hot_publish();
                 next_due_ms = next_multiple(next_due_ms - left);
                 continue;
             }
@@ -361,8 +362,11 @@ static bool take_for_signal(void)
 void cp_signals_snapshot(void)
 {
     int expected = CP_STATE_SNAPSHOT;
-    if (!atomic_compare_exchange_strong(&cp_hot.state, &expected, CP_STATE_ON) || getpid() != owner)
-        return; /* another thread took it; or a child forked after MPI_Init */
+    if (!atomic_compare_exchange_strong(&cp_hot.state, &expected, CP_STATE_ON))
+        return; /* another thread took it */
+    cp_hot_publish();
+    if (getpid() != owner)
+        return; /* a child forked after MPI_Init */
     int saved = errno;
     cp_busy_enter(); /* a termination signal meanwhile waits for the snapshot */
     int free_ = 0;
