@@ -19,6 +19,11 @@
 # on MPI_COMM_WORLD (the default) the library's own misses vary by several
 # lines from run to run (which rank arrives first, unexpected messages).
 #
+# Periodic snapshots are off in every run (COLLPROF_SNAPSHOT=off): one every
+# 30 s is a cost per 30 s of the run, not per call, and under cachegrind's
+# slowdown it fell in some runs and not in others (single cells 10 to 35
+# lines off).
+#
 # LIB=PATH measures another build of the library (an earlier version) with
 # this build's program.  MPI=openmpi measures a build for Open MPI
 # (meson setup -Dmpi=openmpi): its launcher and libcollprof-openmpi.so.
@@ -56,9 +61,9 @@ misses() {
     rm -f "$tmp"/cg.*
     case $2 in
     none) pre="" ;;
-    counts) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_TIMING off)" ;;
-    defaults) pre="$(rank_env LD_PRELOAD "$lib")" ;;
-    long) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_TIMING_SAMPLE 16)" ;;
+    counts) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_SNAPSHOT off) $(rank_env COLLPROF_TIMING off)" ;;
+    defaults) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_SNAPSHOT off)" ;;
+    long) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_SNAPSHOT off) $(rank_env COLLPROF_TIMING_SAMPLE 16)" ;;
     esac
     if ! COLLPROF_OUTPUT_DIR=$tmp/out $mpiexec -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
         "$app" "$1" "$3" 16 "$comm" >"$tmp/run.log" 2>&1 || [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
