@@ -85,8 +85,8 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     _Atomic(cp_comm *) *slot;
     cp_comm_cache_line *line = cp_comm_line(comm, &slot);
     if (__builtin_expect(atomic_load_explicit(&line->gate, memory_order_relaxed) >> coll & 1, 1)) {
-        cp_comm *c = atomic_load_explicit(slot, memory_order_acquire);
-        if (__builtin_expect(c && c->handle == comm, 1)) {
+        cp_comm *c = cp_comm_cached(slot, comm);
+        if (__builtin_expect(c != NULL, 1)) {
             call->quick = true;
             return c;
         }
@@ -108,7 +108,7 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     }
     if (!(cp_hot.enabled >> coll & 1))
         return NULL; /* not asked for: not even numbered */
-    return cp_comm_get(comm);
+    return cp_comm_at(slot, comm); /* the slot found above: the handle hashed once */
 }
 
 /* Number the call on its (communicator, collective) and record its counts

@@ -34,6 +34,7 @@ void cp_hot_publish(void)
             return;
     }
 }
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cp_comm *head, *tail;
 static uint32_t count;

@@ -199,12 +199,23 @@ static inline _Atomic(cp_comm *) *cp_comm_slot(MPI_Comm comm)
 /* Every line's gate set to g (cp_hot_publish). */
 void cp_comm_cache_gate(uint64_t g);
 
+/* The communicator slot holds when it is comm's, else NULL. */
+static inline cp_comm *cp_comm_cached(_Atomic(cp_comm *) *slot, MPI_Comm comm)
+{
+    cp_comm *c = atomic_load_explicit(slot, memory_order_acquire);
+    return __builtin_expect(c && c->handle == comm, 1) ? c : NULL; /* never MPI_COMM_NULL's */
+}
+
+/* comm's state from its slot, else looked up (registered on first use). */
+static inline cp_comm *cp_comm_at(_Atomic(cp_comm *) *slot, MPI_Comm comm)
+{
+    cp_comm *c = cp_comm_cached(slot, comm);
+    return __builtin_expect(c != NULL, 1) ? c : cp_comm_lookup(comm);
+}
+
 static inline cp_comm *cp_comm_get(MPI_Comm comm)
 {
-    cp_comm *c = atomic_load_explicit(cp_comm_slot(comm), memory_order_acquire);
-    if (__builtin_expect(c && c->handle == comm, 1)) /* never MPI_COMM_NULL's */
-        return c;
-    return cp_comm_lookup(comm);
+    return cp_comm_at(cp_comm_slot(comm), comm);
 }
 /* Every registered communicator, in registration order. */
 cp_comm *cp_registry_first(void);
