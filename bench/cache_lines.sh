@@ -24,11 +24,18 @@
 # slowdown it fell in some runs and not in others (single cells 10 to 35
 # lines off).
 #
+# N1 is past the first ~25 calls: below that a series' kept calls are
+# stored in timings.cpt without compression, above it deflated by a stream
+# whose state (256 KiB, cleared) is made once per file.  With N1 below and
+# N2 above that step, the step's ~1,000 lines were divided among the calls
+# as if each call cost them (up to 10 lines of the defaults' column when
+# N2 - N1 = 100).
+#
 # LIB=PATH measures another build of the library (an earlier version) with
 # this build's program.  MPI=openmpi measures a build for Open MPI
 # (meson setup -Dmpi=openmpi): its launcher and libcollprof-openmpi.so.
 #
-# usage: [COMM=self] [LIB=PATH] [MPI=mpich|openmpi] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=20] [N2=60] [FAMILIES...]
+# usage: [COMM=self] [LIB=PATH] [MPI=mpich|openmpi] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=40] [N2=140] [FAMILIES...]
 set -euo pipefail
 comm=${COMM:-world}
 mpi=${MPI:-mpich}
@@ -40,8 +47,8 @@ openmpi) mpiexec=mpiexec.openmpi mpi_name="Open MPI $(ompi_info --version 2>/dev
 esac
 build=$(cd "$1" && pwd)
 rounds=${2:-1}
-n1=${3:-20}
-n2=${4:-60}
+n1=${3:-40}
+n2=${4:-140}
 shift $(($# < 4 ? $# : 4))
 families=${*:-alltoallv alltoall allreduce bcast gatherv allgatherv reduce_scatter_block ialltoallv alltoallw barrier}
 app=$build/bench/bench_cache_lines

@@ -176,15 +176,20 @@ CP_HOT void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
         call->start = call->enter;
     }
 }
-CP_HOT void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
+/* The call's times, with its end at exit, into the series' timing t. */
+CP_HOT void cp_call_timed_at(cp_timing *t, const cp_call *call, uint64_t exit, bool blocking)
 {
-    uint64_t exit = cp_clock_ticks_of(cp_hot.clock_tsc), origin = cp_hot.clock_origin;
+    uint64_t origin = cp_hot.clock_origin;
     cp_busy_enter();
     /* Enter relative to the clock's origin: the record keeps 56 bits. */
-    cp_timing_add(&cp_comm_coll(c, call->coll)->timing, call->rec, call->sig,
-                  call->enter - origin, call->start - origin, exit - origin,
-                  blocking ? 0 : CP_CPT_NONBLOCKING);
+    cp_timing_add(t, call->rec, call->sig, call->enter - origin, call->start - origin,
+                  exit - origin, blocking ? 0 : CP_CPT_NONBLOCKING);
     cp_busy_leave(); /* errno: as the MPI call left it (cp_timing_add keeps it) */
+}
+CP_HOT void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
+{
+    uint64_t exit = cp_clock_ticks_of(cp_hot.clock_tsc);
+    cp_call_timed_at(&cp_comm_coll(c, call->coll)->timing, call, exit, blocking);
 }
 /* The MPI library refused call idx of collective coll, of signature sig
  * (CP_SEQ_NONE: not recorded), with rc: it stays recorded with its

@@ -96,6 +96,11 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_side *a,
     return true;
 }
 
+/* A timed repeated call idx at or past the memo's copy of the sample's
+ * gate, counted in the memo: its record when the sample keeps it, else
+ * NULL; the copy taken again (call_memo.c). */
+__attribute__((noinline)) cp_sample_rec *cp_memo_slot(cp_coll_tables *x, uint64_t idx);
+
 /* Count a call in the memo: one instruction where the compiler can be told
  * so (x86-64), so that a signal sees the call counted or not, and a fold
  * in its handler (a partial profile) stays right: the call needs no busy
@@ -115,7 +120,7 @@ CP_HOT void cp_memo_count(cp_memo *m)
  * as cp_call_record would, and the memo is returned: the wrapper calls the
  * MPI library through its `mpi`, the function of the call's form; else
  * NULL and nothing changed. */
-CP_HOT const cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
+CP_HOT cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
 {
     cp_coll_tables *x = cp_comm_coll(c, call->coll);
     if (__builtin_expect(!x, 0))
@@ -131,21 +136,57 @@ CP_HOT const cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
     const unsigned char *kept = cp_memo_kept(m);
     if (!cp_memo_side_is(m, 0, &call->send, &kept) || !cp_memo_side_is(m, 1, &call->recv, &kept))
         return NULL;
-    if (call->quick || cp_hot.timing == CP_TIMING_OFF) {
+    call->idx = idx;
+    call->sig = m->sig;
+    call->timed = !call->quick && cp_hot.timing != CP_TIMING_OFF;
+    call->rec = NULL;
+    /* Timed: the sample's gate as the memo last read it says whether the
+     * call may be one the sample keeps; only then is the series' timing
+     * read, and the call counted with the sample's change. */
+    if (__builtin_expect(call->timed && idx >= m->times.gate, 0))
+        call->rec = cp_memo_slot(x, idx);
+    else
         cp_memo_count(m);
-        m->left--;
-        call->idx = idx;
-        call->sig = m->sig;
-        call->timed = false;
-        return m;
-    }
-    /* The timing sample changes too: held as one change. */
-    cp_busy_enter();
-    m->next++;
     m->left--;
-    cp_call_numbered(x, call, idx, m->sig, true);
-    cp_busy_leave();
     return m;
+}
+
+/* After the MPI call, a timed repeated call's times go to the memo's
+ * fourth line (cp_memo_times), folded into the series' aggregate and
+ * histogram with the calls; a kept call's record is written as
+ * cp_timing_add writes it.  As cp_call_timed, held as one change. */
+CP_HOT void cp_memo_timed(cp_memo *m, const cp_call *call, bool blocking)
+{
+    uint64_t exit = cp_clock_ticks_of(cp_hot.clock_tsc);
+    if (__builtin_expect(call->start != call->enter, 0)) { /* late arrival: barrier mode */
+        cp_call_timed_at(&((cp_coll_tables *)m)->timing, call, exit, blocking);
+        return;
+    }
+    uint64_t dur = exit > call->start ? exit - call->start : 0;
+    uint32_t b = cp_timing_hist_index(dur);
+    cp_memo_times *mt = &m->times;
+    cp_busy_enter();
+    if (mt->n == 0) { /* the first since a fold: the buckets around it */
+        mt->lo = cp_memo_hist_lo(b);
+        mt->min = dur;
+    }
+    mt->min = dur < mt->min ? dur : mt->min;
+    mt->max = dur > mt->max ? dur : mt->max;
+    mt->n++;
+    mt->time += dur;
+    uint32_t i = b - mt->lo;
+    if (__builtin_expect(i < CP_MEMO_HIST && mt->hist[i] < UINT8_MAX, 1))
+        mt->hist[i]++;
+    else
+        cp_memo_hist_spill((cp_coll_tables *)m, b);
+    if (call->rec) {
+        uint64_t enter = call->enter - cp_hot.clock_origin;
+        call->rec->enter = (enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1)) |
+                           ((uint64_t)(blocking ? 0 : CP_CPT_NONBLOCKING) << CP_SAMPLE_FLAG_SHIFT);
+        call->rec->late = 0;
+        call->rec->dur = (float)dur;
+    }
+    cp_busy_leave();
 }
 
 /* After cp_call_record: keep the call's description when it gave the same
@@ -155,5 +196,6 @@ CP_HOT const cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
  * MPI library's function the wrapper calls (PMPI_<name> of the call's
  * form): a memo serves one form, so the repeated call finds it here. */
 void cp_memo_keep(const cp_call *call, cp_comm *c, void (*mpi)(void));
+
 
 #endif

@@ -38,6 +38,28 @@ enum cp_memo_kind {
     CP_MEMO_LONGS,  /* n[] counts of 8 bytes */
     CP_MEMO_BYTES   /* n[] counts of 8 bytes, already in bytes (per-peer datatypes) */
 };
+/* Buckets of the duration histogram a memo counts, from its `lo` on: 5.5
+ * octaves of quarter-octave buckets (timing_hist.h), room for what one
+ * repeated call's durations span where the application's work evicts the
+ * caches between calls (measured: 4.7 octaves); 8-bit counts, each
+ * emptied into the series' histogram when it fills.  A duration outside
+ * goes to the series' histogram at once, and when such calls become many
+ * (a quarter of those counted) the buckets move to them. */
+#define CP_MEMO_HIST 22
+typedef struct cp_memo_times {
+    _Alignas(64) uint64_t gate; /* the sample's gate as last read (timing.h):
+                                   calls below it are not kept; it only
+                                   grows, so an old value costs a look */
+    uint64_t n, time;           /* as the signature's cp_timing_agg: late */
+    uint64_t min, max;          /* arrival is not here (a call that arrived
+                                   late, in barrier mode, goes there) */
+    uint8_t lo;                 /* the first bucket counted here */
+    uint8_t out;                /* calls outside since the buckets moved (at most 255) */
+    uint8_t hist[CP_MEMO_HIST]; /* calls of buckets lo .. lo + 21 */
+} cp_memo_times;
+_Static_assert(sizeof(cp_memo_times) == 64, "a timed repeated call's times are one line");
+_Static_assert(CP_TIMING_HIST_N <= 256, "a bucket's number is a byte");
+
 typedef struct cp_memo {
     uint32_t sig;           /* CP_MEMO_EMPTY: nothing kept */
     int32_t root;           /* the call's root (cp_call) */
@@ -63,11 +85,17 @@ typedef struct cp_memo {
     uint32_t seen;          /* the signature of the last call that missed */
     uint32_t cap;           /* heap's room in bytes */
     uint64_t base;          /* the tables' call count when last folded */
+    /* Fourth line: a timed repeated call's times (call_memo.h), added here
+     * rather than to the series' timing (its line, the signature's
+     * aggregate's, a histogram bucket's: three lines a call) and folded
+     * into it with the calls (cp_memo_fold). */
+    cp_memo_times times;
 } cp_memo;
 _Static_assert(offsetof(cp_memo, next) < 64 && offsetof(cp_memo, mpi) < 64 &&
                    offsetof(cp_memo, inline_) == 64 && offsetof(cp_memo, tail) == 128 &&
-                   sizeof(cp_memo) == 192,
-               "a repeated call reads the memo's first line, and its second for arrays");
+                   offsetof(cp_memo, times) == 192 && sizeof(cp_memo) == 256,
+               "a repeated call reads the memo's first line, its second for arrays, "
+               "its fourth when timed");
 #define CP_MEMO_EMPTY (CP_SEQ_NONE - 1)
 
 /* What a communicator holds for one collective: allocated on the first call
@@ -78,6 +106,7 @@ typedef struct cp_coll_tables {
     cp_counts counts;
     _Alignas(64) cp_timing timing; /* its first line: what a timed call reads */
 } cp_coll_tables;
+_Static_assert(offsetof(cp_coll_tables, memo) == 0, "a memo's tables are where it is");
 
 /* The calls x's memo counted, put into x's tables (memo_fold.c): the
  * call counter, the last signature, the sequence's last run.  Before
@@ -87,6 +116,16 @@ void cp_memo_fold(cp_coll_tables *x);
 /* After the tables of x changed outside the memo: the memo counts on from
  * their call count, and is dropped when they ran out of memory. */
 void cp_memo_settled(cp_coll_tables *x);
+/* A memo's timed call of histogram bucket b fell outside its buckets, or
+ * filled one: it (and the full bucket's calls) into the series' histogram
+ * now; the buckets move when such calls become many (memo_fold.c). */
+__attribute__((cold)) void cp_memo_hist_spill(cp_coll_tables *x, uint32_t b);
+/* The first of a memo's buckets when they are placed around bucket b. */
+static inline uint8_t cp_memo_hist_lo(uint32_t b)
+{
+    uint32_t lo = b < CP_MEMO_HIST / 2 ? 0 : b - CP_MEMO_HIST / 2;
+    return (uint8_t)(lo > CP_TIMING_HIST_N - CP_MEMO_HIST ? CP_TIMING_HIST_N - CP_MEMO_HIST : lo);
+}
 /* cp_memo_fold for every series of every communicator (finalize, partial
  * profiles). */
 void cp_memo_fold_all(void);

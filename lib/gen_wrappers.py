@@ -87,12 +87,12 @@ CP_EXPORT int {fn}({params})
     blocking = "true" if form == "blocking" else "false"
     # The MPI call and what follows it, the same for a repeated call and a
     # new one; `mpi` is the function called.
-    def run(mpi):
+    def run(mpi, timed):
         return f"""int rc;
         if (call.timed) {{
             cp_call_sync(&call, comm, {blocking});
             rc = {mpi}({args});
-            cp_call_timed(c, &call, {blocking});
+            {timed};
         }} else {{
             rc = {mpi}({args});
         }}
@@ -117,7 +117,7 @@ static __attribute__((noinline)) int cp_new_{fn}(void *ra, {params})
         {capture};
         cp_call_record(c, &call);
         cp_memo_keep(&call, c, (void (*)(void))P{fn});
-        {run("P" + fn)}
+        {run("P" + fn, f"cp_call_timed(c, &call, {blocking})")}
     }}
     return P{fn}({args});
 }}
@@ -129,10 +129,10 @@ CP_EXPORT int {fn}({params})
     cp_comm *c = {begin};
     if (c) {{
         {capture};
-        const cp_memo *m = cp_memo_hit(&call, c);
+        cp_memo *m = cp_memo_hit(&call, c);
         if (!m)
             return cp_new_{fn}(ra, {args});
-        {run(f"((__typeof__(&P{fn}))m->mpi)")}
+        {run(f"((__typeof__(&P{fn}))m->mpi)", f"cp_memo_timed(m, &call, {blocking})")}
     }}
     return P{fn}({args});
 }}

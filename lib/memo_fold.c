@@ -3,9 +3,76 @@
 #include "comm_registry.h"
 #include "runtime.h"
 
+#include <string.h>
+
+/* count calls of bucket b into the series' histogram (saturating, as
+ * cp_timing_add counts). */
+static void hist_add(cp_timing *t, uint32_t b, uint64_t count)
+{
+    uint32_t i = b - t->hist_lo;
+    if (!t->hist || i >= t->hist_n)
+        return;
+    uint64_t sum = t->hist[i] + count;
+    t->hist[i] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
+
+/* The memo's buckets into the series' histogram, emptied. */
+static void hist_fold(cp_timing *t, cp_memo_times *mt)
+{
+    for (uint32_t i = 0; i < CP_MEMO_HIST; i++)
+        if (mt->hist[i]) {
+            hist_add(t, mt->lo + i, mt->hist[i]);
+            mt->hist[i] = 0;
+        }
+}
+
+void cp_memo_hist_spill(cp_coll_tables *x, uint32_t b)
+{
+    cp_memo_times *mt = &x->memo.times;
+    uint32_t i = b - mt->lo;
+    if (i < CP_MEMO_HIST) { /* a full bucket: its calls and this one */
+        hist_add(&x->timing, b, (uint64_t)mt->hist[i] + 1);
+        mt->hist[i] = 0;
+        return;
+    }
+    hist_add(&x->timing, b, 1);
+    mt->out += mt->out < UINT8_MAX;
+    uint32_t in = 0;
+    for (uint32_t k = 0; k < CP_MEMO_HIST; k++)
+        in += mt->hist[k];
+    if (mt->out >= 16 && mt->out * 4u > mt->n && mt->out > in) {
+        hist_fold(&x->timing, mt); /* the durations moved: so do the buckets */
+        mt->lo = cp_memo_hist_lo(b);
+        mt->out = 0;
+    }
+}
+
+/* The times the memo's timed calls added, into the series' timing: the
+ * signature's aggregate and the histogram. */
+static void fold_times(cp_coll_tables *x)
+{
+    cp_memo_times *mt = &x->memo.times;
+    if (!mt->n)
+        return; /* every bucket counted here came with a call */
+    cp_timing *t = &x->timing;
+    uint32_t sig = x->memo.sig;
+    cp_timing_agg *a = sig < t->nagg ? &t->agg[sig] : cp_timing_agg_grow(t, sig);
+    if (a) {
+        a->min = a->n == 0 || mt->min < a->min ? mt->min : a->min;
+        a->max = mt->max > a->max ? mt->max : a->max;
+        a->n += mt->n;
+        a->time += mt->time;
+    }
+    hist_fold(t, mt);
+    uint64_t gate = mt->gate;
+    memset(mt, 0, sizeof *mt);
+    mt->gate = gate;
+}
+
 void cp_memo_fold(cp_coll_tables *x)
 {
     cp_memo *m = &x->memo;
+    fold_times(x);
     uint64_t k = m->next - m->base;
     if (!k)
         return;
@@ -37,6 +104,7 @@ static uint32_t window_left(uint64_t next)
 
 void cp_memo_settled(cp_coll_tables *x)
 {
+    fold_times(x); /* of the signature kept until now */
     x->memo.base = x->memo.next = x->counts.ncalls;
     x->memo.left = window_left(x->memo.next);
     if (x->counts.partial)

@@ -20,6 +20,19 @@
  *                waiting) and never more than its time in the calls (a
  *                weight of 16 per kept call would say 16 D).
  *
+ * Then NSELF MPI_Barrier on MPI_COMM_SELF, the same call over and over, the
+ * kind whose times the call memo adds up itself (8-bit counts per
+ * histogram bucket, emptied as they fill): every call is in the histogram
+ * and counted as kept or aggregated, and one bucket holds many times more
+ * calls than an 8-bit count (else the run did not show what it is for).
+ *
+ * Then, on MPI_COMM_WORLD, NFAST MPI_Barrier and NSLOW more before each of
+ * which rank 1 sleeps SLOW_MS: rank 0's durations move by ten octaves
+ * (further than the memo's buckets reach: they follow).  In every series
+ * of every rank, each call lies within its bucket's bounds, so the
+ * histogram brackets the exact time in the calls (timings.cpt's per-site
+ * times).
+ *
  * usage: test_sample [delay=SECONDS]
  */
 #include <math.h>
@@ -36,6 +49,11 @@
 #define NCALLS 100
 #define STRIDE 16 /* the block after 100 calls with 8 kept at most */
 #define LEVEL 4
+#define NFAST 20
+#define NSLOW 30
+#define SLOW_MS 5
+#define NSELF 20000 /* far past 255 in one bucket: a barrier alone takes
+                       about the same few ticks each time */
 
 /* The sample's seed, as the run is told it (COLLPROF_TIMING_SEED; the
  * manifest must record it). */
@@ -86,14 +104,75 @@ static bool near(double v, double want)
     return fabs(v - want) <= 0.25 * want;
 }
 
-static void check_cpt(const cp_cpt_file *f, int n)
+/* The series of collective `name` in rank r's chunk, or NULL. */
+static const cp_cpt_series *series_of(const cp_cpt_file *f, int r, const char *name)
+{
+    const cp_cpt_chunk *ch = &f->chunks[r];
+    for (size_t j = 0; j < ch->nseries; j++)
+        if (!strcmp(ch->series[j].collective, name))
+            return &ch->series[j];
+    return NULL;
+}
+
+/* Each call's duration is within its bucket's bounds (bucket 0 holds the
+ * shorter ones, the last the longer), so the histogram brackets the exact
+ * time in the calls, summed over the series' sites. */
+static void check_brackets(const cp_cpt_series *s, int r)
+{
+    double exact = 0, lo = 0, hi = 0;
+    bool open = false;
+    for (uint32_t i = 0; i < s->nsites; i++)
+        exact += s->site_time[i];
+    for (uint32_t i = 0; i < s->hist_n; i++) {
+        uint32_t b = s->hist_lo + i;
+        double l, h;
+        cp_timing_hist_bounds(b, &l, &h);
+        lo += (double)s->hist[i] * (b == 0 ? 0 : l) * s->tick;
+        hi += (double)s->hist[i] * h * s->tick;
+        open |= b == CP_TIMING_HIST_N - 1 && s->hist[i];
+    }
+    if (!s->nsites || exact < lo * (1 - 1e-9) || (!open && exact > hi * (1 + 1e-9)))
+        FAIL("timings.cpt: rank %d, comm %lld %s: %.9f s in the calls (%u sites), outside the "
+             "histogram's bounds [%.9f, %.9f] s",
+             r, (long long)s->comm_id, s->collective, exact, s->nsites, lo, hi);
+}
+
+static void check_self_barriers(const cp_cpt_file *f, int n)
 {
     for (int r = 0; r < n && r < (int)f->world_size; r++) {
         const cp_cpt_chunk *ch = &f->chunks[r];
-        const cp_cpt_series *s = NULL;
         for (size_t j = 0; j < ch->nseries; j++)
-            if (!strcmp(ch->series[j].collective, "Alltoall"))
+            check_brackets(&ch->series[j], r);
+        const cp_cpt_series *s = NULL; /* the busiest Barrier series: on self */
+        for (size_t j = 0; j < ch->nseries; j++)
+            if (!strcmp(ch->series[j].collective, "Barrier") &&
+                (!s || ch->series[j].n + ch->series[j].naggregated > s->n + s->naggregated))
                 s = &ch->series[j];
+        if (!s) {
+            FAIL("timings.cpt: rank %d has no Barrier series", r);
+            continue;
+        }
+        uint64_t hist = 0, most = 0;
+        for (uint32_t i = 0; i < s->hist_n; i++) {
+            hist += s->hist[i];
+            most = s->hist[i] > most ? s->hist[i] : most;
+        }
+        if (hist != NSELF || s->n + s->naggregated != NSELF)
+            FAIL("timings.cpt: rank %d: %llu barriers in the histogram, %llu kept and %llu "
+                 "aggregated; expected %d calls",
+                 r, (unsigned long long)hist, (unsigned long long)s->n,
+                 (unsigned long long)s->naggregated, NSELF);
+        if (most <= 4 * UINT8_MAX)
+            FAIL("timings.cpt: rank %d: no bucket holds more than %llu barriers: the run did "
+                 "not fill an 8-bit count several times", r, (unsigned long long)most);
+    }
+}
+
+static void check_cpt(const cp_cpt_file *f, int n)
+{
+    check_self_barriers(f, n);
+    for (int r = 0; r < n && r < (int)f->world_size; r++) {
+        const cp_cpt_series *s = series_of(f, r, "Alltoall");
         if (!s) {
             FAIL("timings.cpt: rank %d has no Alltoall series", r);
             continue;
@@ -180,6 +259,15 @@ int main(int argc, char **argv)
             nanosleep(&ts, NULL);
         }
         MPI_Alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, MPI_COMM_WORLD);
+    }
+    for (int i = 0; i < NSELF; i++)
+        MPI_Barrier(MPI_COMM_SELF);
+    for (int i = 0; i < NFAST + NSLOW; i++) {
+        if (rank == 1 && i >= NFAST) {
+            struct timespec ts = {0, SLOW_MS * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
     }
     free(sbuf);
     free(rbuf);
