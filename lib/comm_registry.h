@@ -27,9 +27,10 @@
  * signature it gave (call_memo.h): a call described the same again is that
  * signature again, counted in the memo's first line alone (`next`) and
  * folded into the tables when anything else reads or changes them.  The
- * first line holds everything such a call reads and writes; kept count
- * arrays of up to CP_MEMO_INLINE bytes are the second line, longer ones on
- * the heap; the third holds what only a miss or a fold reads. */
+ * first line holds everything such a call reads and writes counted only;
+ * kept count arrays of up to CP_MEMO_INLINE bytes are the second line,
+ * longer ones on the heap; the third holds what only a miss or a fold
+ * reads; the fourth a timed call's times (cp_memo_times). */
 #define CP_MEMO_INLINE 64
 enum cp_memo_kind {
     CP_MEMO_ABSENT, /* the side is not present */
