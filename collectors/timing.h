@@ -151,6 +151,28 @@ void cp_timing_seed(uint64_t seed);
  * of its standard error. */
 uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed);
 
+/* count calls of histogram bucket b into the series' histogram; a
+ * bucket's count saturates. */
+static inline void cp_timing_hist_add(cp_timing *t, uint32_t b, uint64_t count)
+{
+    uint32_t i = b - t->hist_lo;
+    if (!t->hist || i >= t->hist_n)
+        return;
+    uint64_t sum = t->hist[i] + count;
+    t->hist[i] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
+}
+
+/* A kept call's record: enter (ticks since the clock's origin, 56 bits
+ * kept), its flags, how late it started and how long it took. */
+static inline void cp_sample_put(cp_sample_rec *rec, uint64_t enter, uint64_t late,
+                                 uint64_t dur, uint8_t flags)
+{
+    rec->enter = (enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1)) |
+                 ((uint64_t)flags << CP_SAMPLE_FLAG_SHIFT);
+    rec->late = (float)late;
+    rec->dur = (float)dur;
+}
+
 /* A timed call of signature sig (CP_SEQ_NONE: none) took these stamps
  * (ticks); rec is its cp_timing_slot, or NULL.  Never fails: running out of
  * memory for a new signature's aggregates marks the table partial. */
@@ -159,11 +181,7 @@ static inline void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig,
 {
     uint64_t dur = exit > start ? exit - start : 0, late = start > enter ? start - enter : 0;
     cp_timing_agg *a = sig < t->nagg ? &t->agg[sig] : cp_timing_agg_grow(t, sig);
-    if (t->hist) {
-        uint32_t i = cp_timing_hist_index(dur) - t->hist_lo;
-        if (i < t->hist_n && t->hist[i] != UINT32_MAX)
-            t->hist[i]++;
-    }
+    cp_timing_hist_add(t, cp_timing_hist_index(dur), 1);
     if (a) {
         a->min = a->n == 0 || dur < a->min ? dur : a->min;
         a->max = dur > a->max ? dur : a->max;
@@ -171,12 +189,8 @@ static inline void cp_timing_add(cp_timing *t, cp_sample_rec *rec, uint32_t sig,
         a->time += dur;
         a->late += late;
     }
-    if (rec) {
-        rec->enter = (enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1)) |
-                     ((uint64_t)flags << CP_SAMPLE_FLAG_SHIFT);
-        rec->late = (float)late;
-        rec->dur = (float)dur;
-    }
+    if (rec)
+        cp_sample_put(rec, enter, late, dur, flags);
 }
 
 /* Shrink the aggregates and the histogram to what they hold (the

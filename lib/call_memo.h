@@ -179,13 +179,9 @@ CP_HOT void cp_memo_timed(cp_memo *m, const cp_call *call, bool blocking)
         mt->hist[i]++;
     else
         cp_memo_hist_spill((cp_coll_tables *)m, b);
-    if (call->rec) {
-        uint64_t enter = call->enter - cp_hot.clock_origin;
-        call->rec->enter = (enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1)) |
-                           ((uint64_t)(blocking ? 0 : CP_CPT_NONBLOCKING) << CP_SAMPLE_FLAG_SHIFT);
-        call->rec->late = 0;
-        call->rec->dur = (float)dur;
-    }
+    if (call->rec)
+        cp_sample_put(call->rec, call->enter - cp_hot.clock_origin, 0, dur,
+                      blocking ? 0 : CP_CPT_NONBLOCKING);
     cp_busy_leave();
 }
 
@@ -196,6 +192,5 @@ CP_HOT void cp_memo_timed(cp_memo *m, const cp_call *call, bool blocking)
  * MPI library's function the wrapper calls (PMPI_<name> of the call's
  * form): a memo serves one form, so the repeated call finds it here. */
 void cp_memo_keep(const cp_call *call, cp_comm *c, void (*mpi)(void));
-
 
 #endif

@@ -51,9 +51,10 @@ typedef struct cp_memo_times {
     _Alignas(64) uint64_t gate; /* the sample's gate as last read (timing.h):
                                    calls below it are not kept; it only
                                    grows, so an old value costs a look */
-    uint64_t n, time;           /* as the signature's cp_timing_agg: late */
-    uint64_t min, max;          /* arrival is not here (a call that arrived
-                                   late, in barrier mode, goes there) */
+    /* As the signature's cp_timing_agg, but for late arrival: a call that
+     * arrived late (barrier mode) adds to the series' timing directly. */
+    uint64_t n, time;
+    uint64_t min, max;
     uint8_t lo;                 /* the first bucket counted here */
     uint8_t out;                /* calls outside since the buckets moved (at most 255) */
     uint8_t hist[CP_MEMO_HIST]; /* calls of buckets lo .. lo + 21 */

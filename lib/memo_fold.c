@@ -5,23 +5,12 @@
 
 #include <string.h>
 
-/* count calls of bucket b into the series' histogram (saturating, as
- * cp_timing_add counts). */
-static void hist_add(cp_timing *t, uint32_t b, uint64_t count)
-{
-    uint32_t i = b - t->hist_lo;
-    if (!t->hist || i >= t->hist_n)
-        return;
-    uint64_t sum = t->hist[i] + count;
-    t->hist[i] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
-}
-
 /* The memo's buckets into the series' histogram, emptied. */
 static void hist_fold(cp_timing *t, cp_memo_times *mt)
 {
     for (uint32_t i = 0; i < CP_MEMO_HIST; i++)
         if (mt->hist[i]) {
-            hist_add(t, mt->lo + i, mt->hist[i]);
+            cp_timing_hist_add(t, mt->lo + i, mt->hist[i]);
             mt->hist[i] = 0;
         }
 }
@@ -31,11 +20,11 @@ void cp_memo_hist_spill(cp_coll_tables *x, uint32_t b)
     cp_memo_times *mt = &x->memo.times;
     uint32_t i = b - mt->lo;
     if (i < CP_MEMO_HIST) { /* a full bucket: its calls and this one */
-        hist_add(&x->timing, b, (uint64_t)mt->hist[i] + 1);
+        cp_timing_hist_add(&x->timing, b, (uint64_t)mt->hist[i] + 1);
         mt->hist[i] = 0;
         return;
     }
-    hist_add(&x->timing, b, 1);
+    cp_timing_hist_add(&x->timing, b, 1);
     mt->out += mt->out < UINT8_MAX;
     uint32_t in = 0;
     for (uint32_t k = 0; k < CP_MEMO_HIST; k++)

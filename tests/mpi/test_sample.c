@@ -141,8 +141,6 @@ static void check_self_barriers(const cp_cpt_file *f, int n)
 {
     for (int r = 0; r < n && r < (int)f->world_size; r++) {
         const cp_cpt_chunk *ch = &f->chunks[r];
-        for (size_t j = 0; j < ch->nseries; j++)
-            check_brackets(&ch->series[j], r);
         const cp_cpt_series *s = NULL; /* the busiest Barrier series: on self */
         for (size_t j = 0; j < ch->nseries; j++)
             if (!strcmp(ch->series[j].collective, "Barrier") &&
@@ -170,6 +168,9 @@ static void check_self_barriers(const cp_cpt_file *f, int n)
 
 static void check_cpt(const cp_cpt_file *f, int n)
 {
+    for (int r = 0; r < n && r < (int)f->world_size; r++)
+        for (size_t j = 0; j < f->chunks[r].nseries; j++)
+            check_brackets(&f->chunks[r].series[j], r);
     check_self_barriers(f, n);
     for (int r = 0; r < n && r < (int)f->world_size; r++) {
         const cp_cpt_series *s = series_of(f, r, "Alltoall");
