@@ -276,14 +276,28 @@ cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig)
     return a;
 }
 
+/* The used buckets [a, b) of a histogram, four buckets a step first: a
+ * communicator freed after one call scans its 160 buckets (churn). */
+static void hist_used(const uint32_t *h, uint32_t *pa, uint32_t *pb)
+{
+    uint32_t a = *pa, b = *pb;
+    while (b - a >= 4 && (h[a] | h[a + 1] | h[a + 2] | h[a + 3]) == 0)
+        a += 4;
+    while (a < b && h[a] == 0)
+        a++;
+    while (b - a >= 4 && (h[b - 1] | h[b - 2] | h[b - 3] | h[b - 4]) == 0)
+        b -= 4;
+    while (b > a && h[b - 1] == 0)
+        b--;
+    *pa = a;
+    *pb = b;
+}
+
 void cp_timing_compact(cp_timing *t)
 {
     if (t->hist) {
         uint32_t a = 0, b = t->hist_n;
-        while (a < b && t->hist[a] == 0)
-            a++;
-        while (b > a && t->hist[b - 1] == 0)
-            b--;
+        hist_used(t->hist, &a, &b);
         if (a == b) {
             free(t->hist);
             t->hist = NULL;

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The hashes and the ids share one allocation (the ids after the hashes):
+ * finalize makes and frees a few dozen small indexes per communicator. */
 void cp_index_free(cp_index *ix)
 {
     free(ix->hashes);
-    free(ix->ids);
     memset(ix, 0, sizeof *ix);
 }
 
@@ -36,12 +37,10 @@ int cp_index_put(cp_index *ix, uint64_t h, uint32_t id)
 {
     if (2 * (ix->n + 1) > ix->cap) {
         cp_index big = {.cap = ix->cap ? ix->cap * 2 : 4};
-        big.hashes = malloc(big.cap * sizeof *big.hashes);
-        big.ids = malloc(big.cap * sizeof *big.ids);
-        if (!big.hashes || !big.ids) {
-            cp_index_free(&big);
+        big.hashes = malloc(big.cap * (sizeof *big.hashes + sizeof *big.ids));
+        if (!big.hashes)
             return -1;
-        }
+        big.ids = (uint32_t *)(big.hashes + big.cap);
         memset(big.ids, 0xff, big.cap * sizeof *big.ids);
         for (size_t i = 0; i < ix->cap; i++)
             if (ix->ids[i] != CP_INDEX_EMPTY)

@@ -10,6 +10,11 @@ void cp_cpt_series_free(cp_cpt_series *s)
 {
     if (!s)
         return;
+    if (s->block) {
+        free(s->block);
+        memset(s, 0, sizeof *s);
+        return;
+    }
     free(s->call);
     free(s->enter);
     free(s->start);

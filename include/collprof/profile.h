@@ -565,6 +565,9 @@ typedef struct cp_cpt_series {
     /* Version 4 (NULL before): each site's call path (the manifest's
      * call-tree id, 0xffffffff: none) and form (enum cp_form). */
     uint32_t *site_path, *site_form;
+    /* Not NULL: every array above lies in this one allocation (the writer
+     * makes one per series); NULL: each is its own (the parser's). */
+    void *block;
 } cp_cpt_series;
 
 /* Job-wide aggregates, held in world rank 0's chunk. */

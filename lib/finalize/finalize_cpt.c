@@ -29,36 +29,83 @@
 #include "file_names.h"
 #include "grow.h"
 
-/* The series' call sites, the strata of the waiting estimate (the same
- * as finalize_waits.c's), and each kept call's. */
-static int add_sites(cp_cpt_series *s, const cp_counts *counts, const cp_timing *t,
-                     const cp_sample *sm, double tick)
+/* Carve `n` elements of `size` bytes from the block at *at (NULL: room
+ * counting only), kept aligned to `size`. */
+static void *carve(char *block, size_t *at, size_t n, size_t size)
+{
+    *at = (*at + size - 1) / size * size;
+    void *p = block ? block + *at : NULL;
+    *at += n * size;
+    return p;
+}
+
+/* Every array of a series in one allocation (s->block), largest elements
+ * first: finalize writes a series per communicator and collective, and
+ * twelve allocations each were a tenth of its time after churn.  `n` kept
+ * calls, `m` call sites. */
+static size_t series_arrays(cp_cpt_series *s, char *block, size_t n, size_t m, size_t hist_n)
+{
+    size_t at = 0;
+    s->call = carve(block, &at, n, sizeof *s->call);
+    s->enter = carve(block, &at, n, sizeof *s->enter);
+    s->start = carve(block, &at, n, sizeof *s->start);
+    s->exit = carve(block, &at, n, sizeof *s->exit);
+    s->site_time = carve(block, &at, m, sizeof *s->site_time);
+    s->site_calls = carve(block, &at, m, sizeof *s->site_calls);
+    s->hist = hist_n ? carve(block, &at, hist_n, sizeof *s->hist) : NULL;
+    s->root = carve(block, &at, n, sizeof *s->root);
+    s->site = carve(block, &at, n, sizeof *s->site);
+    s->site_path = carve(block, &at, m, sizeof *s->site_path);
+    s->site_form = carve(block, &at, m, sizeof *s->site_form);
+    s->flags = carve(block, &at, n, sizeof *s->flags);
+    return at;
+}
+
+/* The series' kept calls, its histogram, its call sites (the strata of
+ * the waiting estimate, the same as finalize_waits.c's) and each kept
+ * call's. */
+static int fill_series(cp_cpt_series *s, const cp_counts *counts, const cp_timing *t,
+                       const cp_sample *sm, double tick)
 {
     cp_wsites w = {0};
     cp_wsites_totals(&w, counts, t, tick);
-    s->site = malloc((sm->n ? sm->n : 1) * sizeof *s->site);
-    for (size_t i = 0; i < sm->n && s->site; i++) {
+    /* a kept call's site may be one no aggregate holds: all sites first */
+    for (size_t i = 0; i < sm->n; i++)
+        cp_wsites_get(&w, sm->recs[i].form, sm->paths ? sm->paths[i] : UINT32_MAX);
+    size_t n = sm->n ? sm->n : 1, m = w.n ? w.n : 1;
+    s->block = w.oom ? NULL : malloc(series_arrays(s, NULL, n, m, t->hist_n));
+    if (!s->block) {
+        cp_wsites_free(&w);
+        return -1;
+    }
+    series_arrays(s, s->block, n, m, t->hist_n);
+    if (t->hist_n) {
+        memcpy(s->hist, t->hist, t->hist_n * sizeof *s->hist);
+        s->hist_lo = t->hist_lo;
+        s->hist_n = t->hist_n;
+    }
+    s->n = sm->n;
+    for (size_t i = 0; i < sm->n; i++) {
+        const cp_timing_rec *r = &sm->recs[i];
+        s->call[i] = r->call;
+        s->enter[i] = r->enter;
+        s->start[i] = r->start;
+        s->exit[i] = r->exit;
+        s->root[i] = r->root;
+        s->flags[i] = r->flags;
         const cp_wsite *x =
             cp_wsites_get(&w, sm->recs[i].form, sm->paths ? sm->paths[i] : UINT32_MAX);
         s->site[i] = x ? (uint32_t)(x - w.v) : 0;
     }
     s->nsites = (uint32_t)w.n;
-    s->site_time = malloc((w.n ? w.n : 1) * sizeof *s->site_time);
-    s->site_calls = malloc((w.n ? w.n : 1) * sizeof *s->site_calls);
-    s->site_path = malloc((w.n ? w.n : 1) * sizeof *s->site_path);
-    s->site_form = malloc((w.n ? w.n : 1) * sizeof *s->site_form);
-    int rc = w.oom || !s->site || !s->site_time || !s->site_calls || !s->site_path ||
-                     !s->site_form
-                 ? -1
-                 : 0;
-    for (size_t j = 0; rc == 0 && j < w.n; j++) {
+    for (size_t j = 0; j < w.n; j++) {
         s->site_time[j] = w.v[j].t;
         s->site_calls[j] = w.v[j].timed;
         s->site_path[j] = w.v[j].path; /* the job's ids by now (a partial: the rank's own) */
         s->site_form[j] = w.v[j].form;
     }
     cp_wsites_free(&w);
-    return rc;
+    return 0;
 }
 
 static int add_series(cp_cpt_chunk *ch, const cp_comm *c, const cp_sample *sm, int64_t id, int k,
@@ -76,34 +123,7 @@ static int add_series(cp_cpt_chunk *ch, const cp_comm *c, const cp_sample *sm, i
     s->agg_time = sm->agg_time;
     s->stride = t->stride ? t->stride : 1;
     s->tick = tick;
-    if (t->hist_n) {
-        s->hist = malloc(t->hist_n * sizeof *s->hist);
-        if (!s->hist)
-            return -1;
-        memcpy(s->hist, t->hist, t->hist_n * sizeof *s->hist);
-        s->hist_lo = t->hist_lo;
-        s->hist_n = t->hist_n;
-    }
-    size_t n = sm->n ? sm->n : 1;
-    s->call = malloc(n * sizeof *s->call);
-    s->enter = malloc(n * sizeof *s->enter);
-    s->start = malloc(n * sizeof *s->start);
-    s->exit = malloc(n * sizeof *s->exit);
-    s->root = malloc(n * sizeof *s->root);
-    s->flags = malloc(n * sizeof *s->flags);
-    if (!s->call || !s->enter || !s->start || !s->exit || !s->root || !s->flags)
-        return -1;
-    s->n = sm->n;
-    for (size_t i = 0; i < sm->n; i++) {
-        const cp_timing_rec *r = &sm->recs[i];
-        s->call[i] = r->call;
-        s->enter[i] = r->enter;
-        s->start[i] = r->start;
-        s->exit[i] = r->exit;
-        s->root[i] = r->root;
-        s->flags[i] = r->flags;
-    }
-    return add_sites(s, &c->coll[k]->counts, t, sm, tick);
+    return fill_series(s, &c->coll[k]->counts, t, sm, tick);
 }
 
 /* Rank 0's chunk: per collective over all ranks, and the slowest calls. */

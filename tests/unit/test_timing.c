@@ -187,6 +187,20 @@ START_TEST(histogram_of_every_call)
     cp_timing_add(&t, NULL, 0, 0, 0, 1000, 0); /* still counted after shrinking */
     ck_assert_uint_eq(t.hist[23], 4);
     cp_timing_free(&t);
+    /* used buckets 7 (56 ticks) and 20 (600 ticks, [512, 640)): the lowest
+     * one past a multiple of 4, the highest one at it; the shrunk
+     * histogram holds exactly 7 to 20 */
+    cp_timing u = {0};
+    cp_timing_add(&u, NULL, 0, 0, 0, 56, 0);
+    cp_timing_add(&u, NULL, 0, 0, 0, 600, 0);
+    ck_assert_uint_eq(cp_timing_hist_index(56), 7);
+    ck_assert_uint_eq(cp_timing_hist_index(600), 20);
+    cp_timing_compact(&u);
+    ck_assert_uint_eq(u.hist_lo, 7);
+    ck_assert_uint_eq(u.hist_n, 14);
+    ck_assert_uint_eq(u.hist[0], 1);
+    ck_assert_uint_eq(u.hist[13], 1);
+    cp_timing_free(&u);
 }
 END_TEST
 
