@@ -27,16 +27,18 @@ typedef struct matrix_set {
 
 #define NO_MATRIX (CP_INDEX_EMPTY - 1)
 
+/* One allocation for the four arrays (the range lists first, for their
+ * alignment): finalize makes two sets per communicator and collective. */
 static int matrix_set_init(matrix_set *ms, uint32_t npieces)
 {
     size_t n = npieces ? npieces : 1;
     memset(ms, 0, sizeof *ms);
-    ms->of_piece = malloc(n * sizeof *ms->of_piece);
-    ms->piece = malloc(n * sizeof *ms->piece);
-    ms->calls = calloc(n, sizeof *ms->calls);
-    ms->callsites = calloc(n, sizeof *ms->callsites);
-    if (!ms->of_piece || !ms->piece || !ms->calls || !ms->callsites)
+    ms->calls = calloc(n, 2 * sizeof *ms->calls + 2 * sizeof *ms->piece);
+    if (!ms->calls)
         return -1;
+    ms->callsites = ms->calls + n;
+    ms->of_piece = (uint32_t *)(ms->callsites + n);
+    ms->piece = ms->of_piece + n;
     for (uint32_t i = 0; i < npieces; i++)
         ms->of_piece[i] = NO_MATRIX;
     return 0;
@@ -48,10 +50,7 @@ static void matrix_set_free(matrix_set *ms)
         cp_ranges_free(&ms->calls[i]);
         cp_ranges_free(&ms->callsites[i]);
     }
-    free(ms->of_piece);
-    free(ms->piece);
-    free(ms->calls);
-    free(ms->callsites);
+    free(ms->calls); /* and the other three */
     cp_ranges_free(&ms->all_calls);
 }
 
@@ -159,10 +158,11 @@ static int by_first_rank(const void *pa, const void *pb)
     return (a->ranks.v[0].lo > b->ranks.v[0].lo) - (a->ranks.v[0].lo < b->ranks.v[0].lo);
 }
 
-/* Matrix m's block.  take: no other block reads its piece, whose rows'
- * values are then freed as they are read, and whose ranks move. */
-static int build_block(cp_tree *t, const matrix_set *ms, uint32_t m, const cp_block *tmpl,
-                       bool take, cp_block *b)
+/* Matrix m's block, which takes the matrix's calls and call paths (no other
+ * block reads them).  take: no other block reads its piece either, whose
+ * rows' values are then freed as they are read, and whose ranks move. */
+static int build_block(cp_tree *t, matrix_set *ms, uint32_t m, const cp_block *tmpl, bool take,
+                       cp_block *b)
 {
     cp_piece *p = &t->pieces[ms->piece[m]];
     memset(b, 0, sizeof *b);
@@ -171,9 +171,11 @@ static int build_block(cp_tree *t, const matrix_set *ms, uint32_t m, const cp_bl
     memcpy(b->collective, tmpl->collective, sizeof b->collective);
     b->root = p->root;
     b->nranks = t->nranks;
+    b->calls = ms->calls[m];
+    b->callsites = ms->callsites[m];
+    ms->calls[m] = ms->callsites[m] = (cp_ranges){0};
     if (cp_ranges_copy(&b->comm_world_ranks, &tmpl->comm_world_ranks) ||
-        cp_ranges_copy(&b->all_calls, &ms->all_calls) || cp_ranges_copy(&b->calls, &ms->calls[m]) ||
-        cp_ranges_copy(&b->callsites, &ms->callsites[m]))
+        cp_ranges_copy(&b->all_calls, &ms->all_calls))
         return -1;
 
     /* Row length and units: element counts when every rank used one
