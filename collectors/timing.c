@@ -240,17 +240,6 @@ cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx)
  * is new (a new pattern: allocation is allowed then). */
 static cp_timing_agg *agg_grow(cp_timing *t, uint32_t sig)
 {
-    /* The series' first timed call comes here (its first signature): the
-     * histogram is made with it. */
-    if (!t->hist && !t->partial) {
-        t->hist = calloc(CP_TIMING_HIST_N, sizeof *t->hist);
-        if (t->hist) {
-            t->hist_lo = 0;
-            t->hist_n = CP_TIMING_HIST_N;
-        } else {
-            t->partial = true;
-        }
-    }
     if (sig >= t->nagg) {
         size_t n = t->nagg;
         if (cp_grow_aligned((void **)&t->agg, &n, (size_t)sig + 1, sizeof *t->agg, 1,
@@ -274,6 +263,49 @@ cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig)
     cp_timing_agg *a = agg_grow(t, sig);
     errno = saved;
     return a;
+}
+
+/* Buckets of room beyond a duration that grows the histogram: its
+ * durations wander over a few octaves (caches, the partner's arrival), and
+ * each growth is an allocation.  A series' first duration gets a window of
+ * 2 * HIST_ROOM buckets (32 bytes), where all 160 (640 bytes, zeroed) were
+ * made before: a communicator duplicated for one call paid for them. */
+#define HIST_ROOM 4
+
+void cp_timing_hist_grow(cp_timing *t, uint32_t b, uint64_t count)
+{
+    if (b >= CP_TIMING_HIST_N)
+        b = CP_TIMING_HIST_N - 1;
+    if (!t->hist && t->partial)
+        return; /* no aggregates were had: no histogram either */
+    uint32_t lo, hi; /* the new range [lo, hi) */
+    if (!t->hist) {
+        lo = b > HIST_ROOM ? b - HIST_ROOM : 0;
+        hi = b + HIST_ROOM;
+    } else if (b < t->hist_lo) {
+        lo = b > HIST_ROOM ? b - HIST_ROOM : 0;
+        hi = t->hist_lo + t->hist_n;
+    } else {
+        lo = t->hist_lo;
+        hi = b + 1 + HIST_ROOM;
+    }
+    if (hi > CP_TIMING_HIST_N)
+        hi = CP_TIMING_HIST_N;
+    int saved = errno; /* the wrappers' errno is the application's */
+    uint32_t *nh = calloc(hi - lo, sizeof *nh);
+    if (!nh) {
+        t->partial = true; /* this duration is lost */
+        errno = saved;
+        return;
+    }
+    if (t->hist)
+        memcpy(nh + (t->hist_lo - lo), t->hist, t->hist_n * sizeof *nh);
+    free(t->hist);
+    errno = saved;
+    t->hist = nh;
+    t->hist_lo = lo;
+    t->hist_n = hi - lo;
+    nh[b - lo] = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
 }
 
 /* The used buckets [a, b) of a histogram, four buckets a step first: a

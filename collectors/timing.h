@@ -92,8 +92,9 @@ typedef struct cp_timing {
     uint64_t gate;         /* calls below it need no look (>= next) */
     /* exact aggregates, per signature id of the counts collector */
     cp_timing_agg *agg;
-    /* the series' durations: hist[i] counts bucket hist_lo + i (the whole
-     * range while the communicator lives; its used part once freed) */
+    /* the series' durations: hist[i] counts bucket hist_lo + i; made with
+     * the first duration, a few buckets around it, grown as durations fall
+     * outside, trimmed to its used part once the communicator is freed */
     uint32_t *hist;
     uint32_t nagg;
     uint32_t hist_lo, hist_n;
@@ -151,13 +152,19 @@ void cp_timing_seed(uint64_t seed);
  * of its standard error. */
 uint64_t cp_timing_chosen_seeded(uint64_t b, unsigned level, uint64_t seed);
 
+/* cp_timing_hist_add for a bucket outside the histogram (or the first):
+ * made or grown to take it, then counted (cold). */
+void cp_timing_hist_grow(cp_timing *t, uint32_t b, uint64_t count);
+
 /* count calls of histogram bucket b into the series' histogram; a
  * bucket's count saturates. */
 static inline void cp_timing_hist_add(cp_timing *t, uint32_t b, uint64_t count)
 {
     uint32_t i = b - t->hist_lo;
-    if (!t->hist || i >= t->hist_n)
+    if (__builtin_expect(!t->hist || i >= t->hist_n, 0)) {
+        cp_timing_hist_grow(t, b, count);
         return;
+    }
     uint64_t sum = t->hist[i] + count;
     t->hist[i] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
 }

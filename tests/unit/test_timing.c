@@ -187,20 +187,50 @@ START_TEST(histogram_of_every_call)
     cp_timing_add(&t, NULL, 0, 0, 0, 1000, 0); /* still counted after shrinking */
     ck_assert_uint_eq(t.hist[23], 4);
     cp_timing_free(&t);
-    /* used buckets 7 (56 ticks) and 20 (600 ticks, [512, 640)): the lowest
-     * one past a multiple of 4, the highest one at it; the shrunk
+    /* the trim of a whole-range histogram with used buckets 7 and 20: the
+     * lowest one past a multiple of 4, the highest one at it; the trimmed
      * histogram holds exactly 7 to 20 */
     cp_timing u = {0};
-    cp_timing_add(&u, NULL, 0, 0, 0, 56, 0);
-    cp_timing_add(&u, NULL, 0, 0, 0, 600, 0);
-    ck_assert_uint_eq(cp_timing_hist_index(56), 7);
-    ck_assert_uint_eq(cp_timing_hist_index(600), 20);
+    u.hist = calloc(CP_TIMING_HIST_N, sizeof *u.hist);
+    ck_assert_ptr_nonnull(u.hist);
+    u.hist_n = CP_TIMING_HIST_N;
+    u.hist[7] = u.hist[20] = 1;
     cp_timing_compact(&u);
     ck_assert_uint_eq(u.hist_lo, 7);
     ck_assert_uint_eq(u.hist_n, 14);
     ck_assert_uint_eq(u.hist[0], 1);
     ck_assert_uint_eq(u.hist[13], 1);
     cp_timing_free(&u);
+}
+END_TEST
+
+/* The histogram starts as a few buckets around the first duration and
+ * grows both ways to take every later one, down to bucket 0 and up to the
+ * last: no duration is lost, and a series of one call holds 8 buckets. */
+START_TEST(histogram_grows_to_every_duration)
+{
+    ck_assert_int_eq(cp_timing_start(1024, 8), 0);
+    cp_timing t = {0};
+    const uint64_t durs[] = {1000, 1000, 700, 40000, 1, UINT64_MAX, 3, 1200, 90};
+    const size_t n = sizeof durs / sizeof *durs;
+    uint64_t want[CP_TIMING_HIST_N] = {0};
+    for (size_t i = 0; i < n; i++) {
+        cp_timing_add(&t, NULL, 0, 0, 0, durs[i], 0);
+        want[cp_timing_hist_index(durs[i])]++;
+        if (i == 0) {
+            ck_assert_uint_le(t.hist_n, 8);
+            ck_assert_uint_le(t.hist_lo, cp_timing_hist_index(1000));
+        }
+        for (uint32_t k = 0; k < CP_TIMING_HIST_N; k++) {
+            uint32_t j = k - t.hist_lo;
+            uint64_t got = j < t.hist_n ? t.hist[j] : 0;
+            ck_assert_msg(got == want[k], "after %zu calls: bucket %u holds %llu, expected %llu",
+                          i + 1, k, (unsigned long long)got, (unsigned long long)want[k]);
+        }
+    }
+    ck_assert_uint_eq(t.hist_lo, 0);
+    ck_assert_uint_eq(t.hist_n, CP_TIMING_HIST_N);
+    cp_timing_free(&t);
 }
 END_TEST
 
@@ -235,6 +265,7 @@ int main(void)
     tcase_add_test(tc, pool_runs_dry);
     tcase_add_test(tc, gaps_and_no_signature);
     tcase_add_test(tc, histogram_of_every_call);
+    tcase_add_test(tc, histogram_grows_to_every_duration);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
