@@ -1,5 +1,6 @@
 /* Recording a call: numbering, recording window, pause (see call.h). */
 #include "call.h"
+#include "capture.h"
 
 #include <stdlib.h>
 
@@ -55,6 +56,8 @@ CP_PLACEMENT_PAD(cp_pad_record, CP_PAD_RECORD)
 /* Changes collprof's tables: a termination signal waits (signals.h). */
 void cp_call_record(cp_comm *c, cp_call *call)
 {
+    cp_side_bytes(&call->send, 0); /* per-peer datatypes: the collector's bytes */
+    cp_side_bytes(&call->recv, 1);
     cp_busy_enter();
     cp_coll_tables *x = cp_comm_coll(c, call->coll);
     if (__builtin_expect(!x, 0) && !(x = tables_new(c, call->coll))) {

@@ -32,10 +32,17 @@
 typedef struct cp_side {
     const void *counts; /* n counts of `width` bytes, or NULL: n is the one count */
     int64_t n;
-    int64_t dtsize;     /* the datatype's size in bytes (1 when in_bytes) */
+    union {
+        int64_t dtsize;            /* the datatype's size in bytes (1 when in_bytes) */
+        const MPI_Datatype *types; /* typed: each peer's datatype */
+    };
     uint16_t width;     /* sizeof(int) or sizeof(MPI_Count) */
     bool present;       /* false: this rank contributes no vector */
-    bool in_bytes;      /* counts already in bytes (per-peer datatypes) */
+    bool in_bytes;      /* counts in bytes (per-peer datatypes) */
+    bool typed;         /* in bytes, but still as the program passed them: the
+                           counts with their datatypes, turned into bytes off
+                           a repeated call's path (cp_side_bytes, capture.h)
+                           and compared as they are on it (call_memo.h) */
 } cp_side;
 _Static_assert(sizeof(cp_side) == 32, "a call's two sides are one line");
 

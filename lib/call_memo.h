@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "call.h"
+#include "capture.h"
 
 /* Counts kept, send and receive together, at most. */
 #define CP_MEMO_MAX 512
@@ -86,6 +87,16 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_side *a,
         return false;
     if (kind == CP_MEMO_ABSENT)
         return true;
+    if (a->typed) { /* each count times its datatype's size, against the bytes kept */
+        if (a->n != m->n[i])
+            return false;
+        const int64_t *k = (const int64_t *)*kept;
+        for (int64_t j = 0; j < a->n; j++)
+            if (cp_typed_bytes(a, j) != k[j])
+                return false;
+        *kept += cp_memo_side_bytes(kind, a->n);
+        return true;
+    }
     if (a->dtsize != m->dtsize[i])
         return false;
     if (kind == CP_MEMO_SINGLE)

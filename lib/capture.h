@@ -117,17 +117,39 @@ static inline cp_side cp_nth(const void *counts, int width, int64_t i, MPI_Datat
 const void *cp_counts_in_bytes(int which, const void *counts, int width, int64_t len,
                                   const MPI_Datatype *types);
 
-/* The side of per-peer datatypes.  Built here, inline, from the scratch
- * vector's address: a side returned by an out-of-line function would pass
- * through the wrapper's frame. */
-CP_HOT cp_side cp_typed(int which, const void *counts, int width, int64_t len,
-                        const MPI_Datatype *types)
+/* The side of per-peer datatypes, as the program passed it: a repeated
+ * call compares it with the memo's bytes without writing them anywhere
+ * (the scratch's lines saved); the general path turns it into bytes first
+ * (cp_side_bytes).  len 0: an empty vector; no counts or no datatypes: no
+ * vector. */
+CP_HOT cp_side cp_typed(const void *counts, int width, int64_t len, const MPI_Datatype *types)
 {
-    const void *v = cp_counts_in_bytes(which, counts, width, len, types);
-    if (!v)
+    if (len == 0)
+        return (cp_side){.present = true, .counts = cp_no_counts, .width = 4, .dtsize = 1,
+                         .in_bytes = true};
+    if (!counts || !types || len < 0)
         return (cp_side){0};
-    return (cp_side){.present = true, .counts = v, .width = len ? 8 : 4, .n = len, .dtsize = 1,
-                     .in_bytes = true};
+    return (cp_side){.present = true, .counts = counts, .width = (uint16_t)width, .n = len,
+                     .types = types, .in_bytes = true, .typed = true};
+}
+
+/* count i of a typed side, in bytes */
+CP_HOT int64_t cp_typed_bytes(const cp_side *s, int64_t i)
+{
+    int64_t c = s->width == 4 ? ((const int *)s->counts)[i] : ((const MPI_Count *)s->counts)[i];
+    return c * cp_type_size(s->types[i]);
+}
+
+/* A typed side turned into bytes, in this thread's scratch buffer `which`
+ * (0 send, 1 receive), where the counts collector and the memo take it. */
+static inline void cp_side_bytes(cp_side *s, int which)
+{
+    if (!s->typed)
+        return;
+    const void *v = cp_counts_in_bytes(which, s->counts, s->width, s->n, s->types);
+    *s = v ? (cp_side){.present = true, .counts = v, .width = 8, .n = s->n, .dtsize = 1,
+                       .in_bytes = true}
+           : (cp_side){0};
 }
 
 /* --------------------------------------------------------------- roots */
@@ -178,9 +200,9 @@ static inline void cp_capture_typed(cp_call *call, const cp_comm *c, const void 
                                     const void *recvcounts, const MPI_Datatype *recvtypes,
                                     int width)
 {
-    call->recv = cp_typed(1, recvcounts, width, c->peers, recvtypes);
+    call->recv = cp_typed(recvcounts, width, c->peers, recvtypes);
     call->send = sendbuf == MPI_IN_PLACE ? call->recv
-                                         : cp_typed(0, sendcounts, width, c->peers, sendtypes);
+                                         : cp_typed(sendcounts, width, c->peers, sendtypes);
 }
 
 /* Allgatherv: one count sent to all, one count per peer received. */
@@ -335,8 +357,8 @@ static inline void cp_capture_neighbor_typed(cp_call *call, const cp_comm *c,
                                              const void *recvcounts,
                                              const MPI_Datatype *recvtypes, int width)
 {
-    call->send = cp_typed(0, sendcounts, width, c->outdegree, sendtypes);
-    call->recv = cp_typed(1, recvcounts, width, c->indegree, recvtypes);
+    call->send = cp_typed(sendcounts, width, c->outdegree, sendtypes);
+    call->recv = cp_typed(recvcounts, width, c->indegree, recvtypes);
 }
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "call.h"
+#include "capture.h"
 #include "export.h"
 #include "log.h"
 #include "runtime.h"
@@ -57,6 +58,8 @@ void cp_call_register_persistent(cp_comm *c, cp_call *call, int rc, MPI_Request 
         /* The counts are fixed at creation: resolve the signature now. */
         /* The path of the _init call: where the request was made. */
         bool rec = rc == MPI_SUCCESS || cp_call_recording(x->counts.ncalls);
+        cp_side_bytes(&call->send, 0);
+        cp_side_bytes(&call->recv, 1);
         cp_vec_arg send = cp_side_arg(&call->send), recv = cp_side_arg(&call->recv);
         uint32_t sig = rec ? cp_counts_signature_form(&x->counts, &send, &recv,
                                                       call->root,

@@ -209,9 +209,10 @@ static void bcast_derived(cpt_comm *w, int ints)
 }
 
 /* Alltoallw of one element to every peer, MPI_INT, but of datatype t to
- * rank 0: the others' send rows (in bytes, 8 each) differ in their first
- * count alone from one datatype to the other. */
-static void alltoallw_first(cpt_comm *w, MPI_Datatype t)
+ * rank `peer`: the others' send rows (in bytes) differ in that one count
+ * alone from one datatype to the other (the first peer's, or the last's:
+ * a repeated call compares every peer's datatype, not the first's). */
+static void alltoallw_to(cpt_comm *w, MPI_Datatype t, int peer)
 {
     tally("Alltoallw", CPT_BLOCKING);
     int n = w->n, me = w->rank, tsize;
@@ -221,8 +222,8 @@ static void alltoallw_first(cpt_comm *w, MPI_Datatype t)
         for (int r = 0; r < n; r++) {
             int64_t s[CPT_MAXRANKS], v[CPT_MAXRANKS];
             for (int p = 0; p < n; p++) {
-                s[p] = p == 0 ? tsize : (int64_t)sizeof(int);
-                v[p] = r == 0 ? tsize : (int64_t)sizeof(int);
+                s[p] = p == peer ? tsize : (int64_t)sizeof(int);
+                v[p] = r == peer ? tsize : (int64_t)sizeof(int);
             }
             cpt_plan_row(w, "Alltoallw", k, CP_SEND, r, CPT_DT_BYTES, n, s);
             cpt_plan_row(w, "Alltoallw", k, CP_RECV, r, CPT_DT_BYTES, n, v);
@@ -233,8 +234,8 @@ static void alltoallw_first(cpt_comm *w, MPI_Datatype t)
         for (int p = 0; p < n; p++) {
             one[p] = 1;
             displs[p] = p * (int)sizeof(double);
-            st[p] = p == 0 ? t : MPI_INT;
-            rt[p] = me == 0 ? t : MPI_INT;
+            st[p] = p == peer ? t : MPI_INT;
+            rt[p] = me == peer ? t : MPI_INT;
             int v = cptc_value(me, p, 0, k);
             if (st[p] == MPI_DOUBLE)
                 sbuf[p] = v;
@@ -292,9 +293,11 @@ int main(int argc, char **argv)
     bcast_derived(w, 2);
     bcast_derived(w, 5);
     bcast_derived(w, 2);
-    alltoallw_first(w, MPI_INT);
-    alltoallw_first(w, MPI_DOUBLE);
-    alltoallw_first(w, MPI_INT);
+    alltoallw_to(w, MPI_INT, 0);
+    alltoallw_to(w, MPI_DOUBLE, 0);
+    alltoallw_to(w, MPI_INT, 0);
+    alltoallw_to(w, MPI_DOUBLE, w->n - 1);
+    alltoallw_to(w, MPI_INT, w->n - 1);
     MPI_Finalize();
     int rc = cpt_verify();
     /* Cube holds the recorded calls' visits: with a recording window the
