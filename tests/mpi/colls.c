@@ -568,12 +568,9 @@ void cptc_allgather(cpt_comm *c, int form, int count, bool in_place, bool mixed)
     free(sbuf), free(rbuf);
 }
 
-int cptc_plan_allgatherv(cpt_comm *c, int seed, int64_t dt)
+static int plan_allgatherv_of(cpt_comm *c, const int64_t *v, int64_t dt)
 {
     int k = cpt_plan(c, "Allgatherv", -1);
-    int64_t v[CPT_MAXRANKS];
-    for (int r = 0; r < c->n; r++)
-        v[r] = cptc_vcount(r, seed);
     for (int r = 0; r < c->n; r++) {
         cpt_plan_row1(c, "Allgatherv", k, CP_SEND, r, dt, v[r]);
         cpt_plan_row(c, "Allgatherv", k, CP_RECV, r, dt, c->n, v);
@@ -581,15 +578,34 @@ int cptc_plan_allgatherv(cpt_comm *c, int seed, int64_t dt)
     return k;
 }
 
+int cptc_plan_allgatherv(cpt_comm *c, int seed, int64_t dt)
+{
+    int64_t v[CPT_MAXRANKS];
+    for (int r = 0; r < c->n; r++)
+        v[r] = cptc_vcount(r, seed);
+    return plan_allgatherv_of(c, v, dt);
+}
+
 void cptc_allgatherv(cpt_comm *c, int form, int seed, bool in_place)
 {
-    int k = cptc_plan_allgatherv(c, seed, sizeof(int));
+    int v[CPT_MAXRANKS];
+    for (int p = 0; p < c->n; p++)
+        v[p] = (int)cptc_vcount(p, seed);
+    cptc_allgatherv_of(c, form, v, in_place);
+}
+
+void cptc_allgatherv_of(cpt_comm *c, int form, const int *counts, bool in_place)
+{
+    int64_t v[CPT_MAXRANKS];
+    for (int p = 0; p < c->n; p++)
+        v[p] = counts[p];
+    int k = plan_allgatherv_of(c, v, sizeof(int));
     if (c->comm == MPI_COMM_NULL)
         return;
     int n = c->n, me = c->rank, rc, tot = 0;
     int rcnt[CPT_MAXRANKS], displs[CPT_MAXRANKS];
     for (int p = 0; p < n; p++) {
-        rcnt[p] = (int)cptc_vcount(p, seed);
+        rcnt[p] = counts[p];
         displs[p] = tot;
         tot += rcnt[p] + 1;
     }

@@ -88,6 +88,8 @@ int cptc_plan_allgatherv(cpt_comm *c, int seed, int64_t dt); /* rank r sends vco
 int cptc_plan_alltoallw(cpt_comm *c, int seed, bool in_place);
 void cptc_allgather(cpt_comm *c, int form, int count, bool in_place, bool mixed);
 void cptc_allgatherv(cpt_comm *c, int form, int seed, bool in_place);
+/* the same with rank r contributing counts[r] */
+void cptc_allgatherv_of(cpt_comm *c, int form, const int *counts, bool in_place);
 void cptc_alltoallw(cpt_comm *c, int form, int seed, bool in_place);
 
 /* ------------------------------------------------------ neighbourhood */

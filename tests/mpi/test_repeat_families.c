@@ -179,6 +179,15 @@ static void all_to_all(cpt_comm *w)
     REPEAT_AS("Allgatherv", CPT_BLOCKING, cptc_allgatherv(w, CPT_BLOCKING, 1, false));
     REPEAT_AS("Allgatherv", CPT_BLOCKING, cptc_allgatherv(w, CPT_BLOCKING, 1, true));
     REPEAT_AS("Allgatherv", CPT_NONBLOCKING_LARGE, cptc_allgatherv(w, CPT_NONBLOCKING_LARGE, 1, true));
+    /* Large counts (8 bytes each) where runs differ in rank 0's count
+     * alone: the first of the array every other rank receives. */
+    int first[CPT_MAXRANKS];
+    for (int p = 0; p < w->n; p++)
+        first[p] = 1;
+    for (int c0 = 1; c0 <= 3; c0++) {
+        first[0] = c0 % 2 + 1;
+        REPEAT_AS("Allgatherv", CPT_LARGE, cptc_allgatherv_of(w, CPT_LARGE, first, false));
+    }
     REPEAT_AS("Alltoallw", CPT_BLOCKING, cptc_alltoallw(w, CPT_BLOCKING, 0, false));
     REPEAT_AS("Alltoallw", CPT_BLOCKING, cptc_alltoallw(w, CPT_BLOCKING, 1, false));
     REPEAT_AS("Alltoallw", CPT_BLOCKING, cptc_alltoallw(w, CPT_BLOCKING, 1, true));
