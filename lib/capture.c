@@ -57,24 +57,17 @@ static _Thread_local struct {
     int64_t cap;
 } scratch[2];
 
-const void *cp_counts_in_bytes(int which, const void *counts, int width, int64_t len,
-                                  const MPI_Datatype *types)
+const int64_t *cp_typed_in_bytes(int which, const cp_side *s)
 {
-    if (len == 0)
-        return cp_no_counts;
-    if (!counts || !types || len < 0)
-        return NULL;
-    if (scratch[which].cap < len) {
-        int64_t *nv = realloc(scratch[which].v, (size_t)len * sizeof *nv);
+    if (scratch[which].cap < s->n) {
+        int64_t *nv = realloc(scratch[which].v, (size_t)s->n * sizeof *nv);
         if (!nv)
             return NULL;
         scratch[which].v = nv;
-        scratch[which].cap = len;
+        scratch[which].cap = s->n;
     }
     int64_t *v = scratch[which].v;
-    for (int64_t i = 0; i < len; i++) {
-        int64_t c = width == 4 ? ((const int *)counts)[i] : ((const MPI_Count *)counts)[i];
-        v[i] = c * cp_type_size(types[i]);
-    }
+    for (int64_t i = 0; i < s->n; i++)
+        v[i] = cp_typed_bytes(s, i);
     return v;
 }

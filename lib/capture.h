@@ -101,21 +101,19 @@ CP_HOT cp_side cp_many(const void *counts, int width, int64_t len, MPI_Datatype 
                      .n = len, .dtsize = cp_type_size(t)};
 }
 
+/* counts[i] of an array of ints (width 4) or of MPI_Counts */
+CP_HOT int64_t cp_count_at(const void *counts, int width, int64_t i)
+{
+    return width == 4 ? ((const int *)counts)[i] : ((const MPI_Count *)counts)[i];
+}
+
 /* counts[i] as a single count. */
 static inline cp_side cp_nth(const void *counts, int width, int64_t i, MPI_Datatype t)
 {
     if (!counts)
         return (cp_side){0};
-    MPI_Count v = width == 4 ? ((const int *)counts)[i] : ((const MPI_Count *)counts)[i];
-    return cp_one(v, t);
+    return cp_one(cp_count_at(counts, width, i), t);
 }
-
-/* Per-peer datatypes: the len counts in bytes, in this thread's scratch
- * buffer `which` (0 send, 1 receive), which grows only when a larger vector
- * comes; cp_no_counts when len is 0; NULL when there is no vector (or no
- * memory for it). */
-const void *cp_counts_in_bytes(int which, const void *counts, int width, int64_t len,
-                                  const MPI_Datatype *types);
 
 /* The side of per-peer datatypes, as the program passed it: a repeated
  * call compares it with the memo's bytes without writing them anywhere
@@ -136,17 +134,21 @@ CP_HOT cp_side cp_typed(const void *counts, int width, int64_t len, const MPI_Da
 /* count i of a typed side, in bytes */
 CP_HOT int64_t cp_typed_bytes(const cp_side *s, int64_t i)
 {
-    int64_t c = s->width == 4 ? ((const int *)s->counts)[i] : ((const MPI_Count *)s->counts)[i];
-    return c * cp_type_size(s->types[i]);
+    return cp_count_at(s->counts, s->width, i) * cp_type_size(s->types[i]);
 }
 
-/* A typed side turned into bytes, in this thread's scratch buffer `which`
- * (0 send, 1 receive), where the counts collector and the memo take it. */
+/* A typed side's counts in bytes, in this thread's scratch buffer `which`
+ * (0 send, 1 receive), which grows only when a larger vector comes; NULL
+ * when memory ran out. */
+const int64_t *cp_typed_in_bytes(int which, const cp_side *s);
+
+/* A typed side turned into bytes (cp_typed_in_bytes), where the counts
+ * collector and the memo take it. */
 static inline void cp_side_bytes(cp_side *s, int which)
 {
     if (!s->typed)
         return;
-    const void *v = cp_counts_in_bytes(which, s->counts, s->width, s->n, s->types);
+    const int64_t *v = cp_typed_in_bytes(which, s);
     *s = v ? (cp_side){.present = true, .counts = v, .width = 8, .n = s->n, .dtsize = 1,
                        .in_bytes = true}
            : (cp_side){0};
