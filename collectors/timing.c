@@ -236,6 +236,28 @@ cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx)
     }
 }
 
+uint32_t cp_timing_reserve(cp_timing *t, cp_sample_rec **first)
+{
+    uint64_t used = t->npos % CP_TBLOCK_RECS; /* of the tail block */
+    if (t->level != 0 || used == 0 || atomic_load_explicit(&sampler.pressure, memory_order_relaxed))
+        return 0;
+    uint64_t n = CP_TBLOCK_RECS - used, cap = share();
+    if (t->npos >= cap)
+        return 0;
+    if (n > cap - t->npos)
+        n = cap - t->npos;
+    *first = &t->tail->r[used];
+    t->npos += n;
+    t->next = t->gate = t->npos; /* level 0: call k is block k's */
+    return (uint32_t)n;
+}
+
+void cp_timing_unreserve(cp_timing *t, uint32_t n)
+{
+    t->npos -= n;
+    t->next = t->gate = t->npos;
+}
+
 /* The aggregates of signature sig beyond the array: made when the signature
  * is new (a new pattern: allocation is allowed then). */
 static cp_timing_agg *agg_grow(cp_timing *t, uint32_t sig)

@@ -126,6 +126,20 @@ int cp_timing_start(uint64_t max_records, uint64_t cap);
 cp_sample_rec *cp_timing_slot_kept(cp_timing *t, uint64_t idx);
 cp_timing_agg *cp_timing_agg_grow(cp_timing *t, uint32_t sig);
 
+/* Right after cp_timing_slot gave call idx its slot: while the series keeps
+ * every call (level 0), the slots of the calls after it up to the end of
+ * the slot's block (and within the series' share), taken now, so that a
+ * repeated call can be handed its slot without reading this series' line
+ * or the sampler's (call_memo.h: one look here per block of
+ * CP_TBLOCK_RECS calls).  *first is the first of them, for call idx + 1;
+ * they are not marked untimed: each is marked when handed out.  Returns
+ * how many (0: none, the state unchanged).  Before anything else reads or
+ * changes the sample, the ones not handed out are given back
+ * (cp_timing_unreserve). */
+uint32_t cp_timing_reserve(cp_timing *t, cp_sample_rec **first);
+/* The last n slots reserved, not handed out, given back. */
+void cp_timing_unreserve(cp_timing *t, uint32_t n);
+
 /* Where a call's times go: the record of call idx when it belongs to the
  * sample (marked untimed until cp_timing_add fills it), else NULL.  Called
  * for every numbered call of the series, in call order, by one thread at a

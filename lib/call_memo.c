@@ -97,11 +97,20 @@ void cp_memo_keep(const cp_call *call, cp_comm *c, void (*mpi)(void))
 
 cp_sample_rec *cp_memo_slot(cp_coll_tables *x, uint64_t idx)
 {
+    cp_memo_times *mt = &x->memo.times;
     /* The sample changes: held as one change (signals.h). */
     cp_busy_enter();
+    if (mt->rsv) { /* a reservation the calls left (idx is not its next) */
+        cp_timing_unreserve(&x->timing, mt->rsv);
+        mt->rsv = 0;
+    }
     x->memo.next++;
     cp_sample_rec *r = cp_timing_slot(&x->timing, idx);
-    x->memo.times.gate = x->timing.gate;
+    /* The slots of the next calls of r's block, while every call is kept:
+     * the next fifteen repeated calls read neither the series' timing nor
+     * the sampler. */
+    mt->rsv = r ? (uint8_t)cp_timing_reserve(&x->timing, &mt->slot) : 0;
+    mt->gate = mt->rsv ? idx + 1 : x->timing.gate;
     cp_busy_leave();
     return r;
 }

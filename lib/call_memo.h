@@ -109,8 +109,29 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_side *a,
 
 /* A timed repeated call idx at or past the memo's copy of the sample's
  * gate, counted in the memo: its record when the sample keeps it, else
- * NULL; the copy taken again (call_memo.c). */
+ * NULL; the copy taken again, and while the series keeps every call the
+ * slots of the rest of the record's block reserved (call_memo.c). */
 __attribute__((noinline)) cp_sample_rec *cp_memo_slot(cp_coll_tables *x, uint64_t idx);
+
+/* As cp_memo_slot: the next reserved slot when the call is the one it was
+ * reserved for, taken on the memo's fourth line alone, marked untimed
+ * until cp_memo_timed fills it (a profile written from a signal meanwhile
+ * sees it so). */
+CP_HOT cp_sample_rec *cp_memo_take(cp_coll_tables *x, uint64_t idx)
+{
+    cp_memo_times *mt = &x->memo.times;
+    if (__builtin_expect(!mt->rsv || idx != mt->gate, 0))
+        return cp_memo_slot(x, idx);
+    cp_busy_enter();
+    cp_sample_rec *r = mt->slot++;
+    r->enter = CP_SAMPLE_UNTIMED;
+    r->late = r->dur = 0;
+    mt->rsv--;
+    mt->gate = idx + 1;
+    x->memo.next++;
+    cp_busy_leave();
+    return r;
+}
 
 /* Count a call in the memo: one instruction where the compiler can be told
  * so (x86-64), so that a signal sees the call counted or not, and a fold
@@ -155,7 +176,7 @@ CP_HOT cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
      * call may be one the sample keeps; only then is the series' timing
      * read, and the call counted with the sample's change. */
     if (__builtin_expect(call->timed && idx >= m->times.gate, 0))
-        call->rec = cp_memo_slot(x, idx);
+        call->rec = cp_memo_take(x, idx);
     else
         cp_memo_count(m);
     m->left--;
@@ -169,20 +190,21 @@ CP_HOT cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
 CP_HOT void cp_memo_timed(cp_memo *m, const cp_call *call, bool blocking)
 {
     uint64_t exit = cp_clock_ticks_of(cp_hot.clock_tsc);
-    if (__builtin_expect(call->start != call->enter, 0)) { /* late arrival: barrier mode */
+    uint64_t dur = exit > call->start ? exit - call->start : 0;
+    cp_memo_times *mt = &m->times;
+    /* Late arrival (barrier mode), or beyond the line's 32-bit fields. */
+    if (__builtin_expect(call->start != call->enter || dur > UINT32_MAX || mt->n == UINT32_MAX, 0)) {
         cp_call_timed_at(&((cp_coll_tables *)m)->timing, call, exit, blocking);
         return;
     }
-    uint64_t dur = exit > call->start ? exit - call->start : 0;
     uint32_t b = cp_timing_hist_index(dur);
-    cp_memo_times *mt = &m->times;
     cp_busy_enter();
     if (mt->n == 0) { /* the first since a fold: the buckets around it */
         mt->lo = cp_memo_hist_lo(b);
-        mt->min = dur;
+        mt->min = (uint32_t)dur;
     }
-    mt->min = dur < mt->min ? dur : mt->min;
-    mt->max = dur > mt->max ? dur : mt->max;
+    mt->min = dur < mt->min ? (uint32_t)dur : mt->min;
+    mt->max = dur > mt->max ? (uint32_t)dur : mt->max;
     mt->n++;
     mt->time += dur;
     uint32_t i = b - mt->lo;

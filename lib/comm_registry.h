@@ -51,10 +51,18 @@ typedef struct cp_memo_times {
     _Alignas(64) uint64_t gate; /* the sample's gate as last read (timing.h):
                                    calls below it are not kept; it only
                                    grows, so an old value costs a look */
+    /* While the series keeps every call: the sample's slots reserved for
+     * calls gate, gate + 1, ... (cp_timing_reserve), rsv of them from
+     * `slot` on, handed out here one per call; given back at every fold. */
+    cp_sample_rec *slot;
     /* As the signature's cp_timing_agg, but for late arrival: a call that
-     * arrived late (barrier mode) adds to the series' timing directly. */
-    uint64_t n, time;
-    uint64_t min, max;
+     * arrived late (barrier mode), one of 2^32 ticks or more, or one past
+     * 2^32 - 1 calls since the last fold adds to the series' timing
+     * directly. */
+    uint64_t time;
+    uint32_t n;
+    uint32_t min, max;
+    uint8_t rsv;
     uint8_t lo;                 /* the first bucket counted here */
     uint8_t out;                /* calls outside since the buckets moved (at most 255) */
     uint8_t hist[CP_MEMO_HIST]; /* calls of buckets lo .. lo + 21 */

@@ -41,6 +41,11 @@ void cp_memo_hist_spill(cp_coll_tables *x, uint32_t b)
 static void fold_times(cp_coll_tables *x)
 {
     cp_memo_times *mt = &x->memo.times;
+    if (mt->rsv) { /* slots not handed out: the sample holds only numbered calls */
+        cp_timing_unreserve(&x->timing, mt->rsv);
+        mt->rsv = 0;
+        mt->gate = x->timing.gate;
+    }
     if (!mt->n)
         return; /* every bucket counted here came with a call */
     cp_timing *t = &x->timing;

@@ -33,6 +33,13 @@
  * histogram brackets the exact time in the calls (timings.cpt's per-site
  * times).
  *
+ * Then NFEW MPI_Allreduce on MPI_COMM_WORLD, rank 1 sleeping FEW_MS
+ * before call FEW_LATE: a series with fewer calls than its share keeps
+ * every one, the repeated ones in slots the call memo took for them ahead
+ * of the calls (call_memo.h) and gave back at finalize.  Every rank keeps
+ * each call once, in its own place, and no more; rank 0's record of call
+ * FEW_LATE holds that call's own time.
+ *
  * usage: test_sample [delay=SECONDS]
  */
 #include <math.h>
@@ -52,6 +59,9 @@
 #define NFAST 20
 #define NSLOW 30
 #define SLOW_MS 5
+#define NFEW 6   /* fewer than the 8 kept at most */
+#define FEW_LATE 4
+#define FEW_MS 60
 #define NSELF 20000 /* far past 255 in one bucket: a barrier alone takes
                        about the same few ticks each time */
 
@@ -166,8 +176,43 @@ static void check_self_barriers(const cp_cpt_file *f, int n)
     }
 }
 
+/* The short Allreduce series: every call kept once, in order, each record
+ * its own call's (rank 0 waits out rank 1's sleep in call FEW_LATE: the
+ * longest of its calls). */
+static void check_few(const cp_cpt_file *f, int n)
+{
+    for (int r = 0; r < n && r < (int)f->world_size; r++) {
+        const cp_cpt_series *s = series_of(f, r, "Allreduce");
+        if (!s || s->n != NFEW || s->naggregated != 0 || s->stride != 1) {
+            FAIL("timings.cpt: rank %d keeps %llu Allreduce calls, aggregates %llu, stride "
+                 "%llu; expected all %d, none, 1",
+                 r, s ? (unsigned long long)s->n : 0ULL,
+                 s ? (unsigned long long)s->naggregated : 0ULL,
+                 s ? (unsigned long long)s->stride : 0ULL, NFEW);
+            continue;
+        }
+        uint64_t longest = 0;
+        for (uint64_t i = 0; i < NFEW; i++) {
+            if (s->call[i] != i || !(s->exit[i] >= s->start[i] && s->start[i] >= s->enter[i]) ||
+                (i > 0 && !(s->enter[i] > s->exit[i - 1])))
+                FAIL("timings.cpt: rank %d's Allreduce record %llu: call %llu, enter %.9f, exit "
+                     "%.9f (the call before left at %.9f)",
+                     r, (unsigned long long)i, (unsigned long long)s->call[i], s->enter[i],
+                     s->exit[i], i > 0 ? s->exit[i - 1] : 0.0);
+            if (s->exit[i] - s->start[i] > s->exit[longest] - s->start[longest])
+                longest = i;
+        }
+        double took = s->exit[FEW_LATE] - s->start[FEW_LATE];
+        if (r == 0 && (longest != FEW_LATE || took < 0.75 * FEW_MS / 1e3))
+            FAIL("timings.cpt: rank 0's Allreduce call %d took %.4f s, expected the longest "
+                 "and at least %.3f s (call %llu is the longest)",
+                 FEW_LATE, took, 0.75 * FEW_MS / 1e3, (unsigned long long)longest);
+    }
+}
+
 static void check_cpt(const cp_cpt_file *f, int n)
 {
+    check_few(f, n);
     for (int r = 0; r < n && r < (int)f->world_size; r++)
         for (size_t j = 0; j < f->chunks[r].nseries; j++)
             check_brackets(&f->chunks[r].series[j], r);
@@ -269,6 +314,13 @@ int main(int argc, char **argv)
             nanosleep(&ts, NULL);
         }
         MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (int i = 0; i < NFEW; i++) {
+        if (rank == 1 && i == FEW_LATE) {
+            struct timespec ts = {0, FEW_MS * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        MPI_Allreduce(MPI_IN_PLACE, sbuf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     }
     free(sbuf);
     free(rbuf);

@@ -254,6 +254,62 @@ START_TEST(gaps_and_no_signature)
 }
 END_TEST
 
+/* Slots reserved for the calls after a kept one (what a repeated call is
+ * handed by the call memo while every call is kept), given back at folds
+ * that come at any call, make the same sample as slots taken call by call:
+ * the same calls kept at the same levels, the same records, the same
+ * blocks out of the pool. */
+START_TEST(reserved_slots_are_the_calls_own)
+{
+    ck_assert_int_eq(cp_timing_start(4096, 40), 0);
+    cp_timing ref = {0}, t = {0};
+    cp_sample_rec *slot = NULL;
+    uint32_t rsv = 0, handed = 0;
+    uint64_t gate = 0; /* the call the next reserved slot is for */
+    for (uint64_t i = 0; i < 300; i++) {
+        if (rsv && (i % 11 == 5 || i == 150)) { /* a fold: what is left goes back */
+            cp_timing_unreserve(&t, rsv);
+            rsv = 0;
+        }
+        cp_sample_rec *r;
+        if (rsv && i == gate) {
+            r = slot++;
+            rsv--;
+            gate = i + 1;
+            handed++;
+        } else {
+            if (rsv)
+                cp_timing_unreserve(&t, rsv);
+            r = cp_timing_slot(&t, i);
+            rsv = r ? cp_timing_reserve(&t, &slot) : 0;
+            gate = i + 1;
+        }
+        uint64_t enter = 10 * i;
+        cp_timing_add(&t, r, 0, enter, enter, enter + i % 7 + 1, 0);
+        feed(&ref, i, i + 1, -1, 0);
+        /* after every call: the calls kept so far, at the same level */
+        ck_assert_uint_eq(t.npos - rsv, ref.npos);
+        ck_assert_uint_eq(t.level, ref.level);
+        for (uint64_t j = 0; j < ref.npos; j++) {
+            ck_assert_uint_eq(kept(&t, j)->enter, kept(&ref, j)->enter);
+            ck_assert(kept(&t, j)->dur == kept(&ref, j)->dur);
+        }
+    }
+    if (rsv)
+        cp_timing_unreserve(&t, rsv);
+    ck_assert_uint_gt(handed, 20); /* the first 40 calls are all kept */
+    ck_assert_uint_eq(t.level, ref.level);
+    ck_assert_uint_eq(t.npos, ref.npos);
+    ck_assert_uint_eq(t.next, ref.next);
+    ck_assert_uint_eq(t.gate, ref.gate);
+    /* no block more than the slots kept need */
+    uint64_t need = (ref.npos + CP_TBLOCK_RECS - 1) / CP_TBLOCK_RECS;
+    cp_timing_free(&ref);
+    ck_assert_uint_eq(cp_timing_pool_used(), need * CP_TBLOCK_RECS);
+    cp_timing_free(&t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("timing");
@@ -266,6 +322,7 @@ int main(void)
     tcase_add_test(tc, gaps_and_no_signature);
     tcase_add_test(tc, histogram_of_every_call);
     tcase_add_test(tc, histogram_grows_to_every_duration);
+    tcase_add_test(tc, reserved_slots_are_the_calls_own);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
