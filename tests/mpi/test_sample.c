@@ -40,7 +40,13 @@
  * each call once, in its own place, and no more; rank 0's record of call
  * FEW_LATE holds that call's own time.
  *
- * usage: test_sample [delay=SECONDS]
+ * With `long`: then NLONG MPI_Allgather on MPI_COMM_WORLD, rank 1 sleeping
+ * LONG_S before the last, a call the memo counts that lasts more than
+ * 2^32 ticks on rank 0 (whatever its clock: ns, or a counter of
+ * 0.96 GHz or more): beyond the memo's 32-bit fields, its time goes
+ * to the series' timing, and the job's longest Allgather is that call.
+ *
+ * usage: test_sample [delay=SECONDS] [long]
  */
 #include <math.h>
 #include <stdio.h>
@@ -62,6 +68,8 @@
 #define NFEW 6   /* fewer than the 8 kept at most */
 #define FEW_LATE 4
 #define FEW_MS 60
+#define NLONG 4
+#define LONG_S 4.5 /* > 2^32 ns, and > 2^32 ticks of any counter of 0.96 GHz or more */
 #define NSELF 20000 /* far past 255 in one bucket: a barrier alone takes
                        about the same few ticks each time */
 
@@ -210,9 +218,27 @@ static void check_few(const cp_cpt_file *f, int n)
     }
 }
 
-static void check_cpt(const cp_cpt_file *f, int n)
+/* The job's longest Allgather: the long call, kept whole. */
+static void check_long(const cp_cpt_file *f)
+{
+    const cp_cpt_aggregates *a = &f->chunks[0].agg;
+    for (size_t i = 0; i < a->ncolls; i++)
+        if (!strcmp(a->colls[i].collective, "Allgather")) {
+            if (a->colls[i].calls != 2 * NLONG || !(a->colls[i].max >= 0.95 * LONG_S))
+                FAIL("timings.cpt: %llu Allgather calls timed, the longest %.4f s; expected %d, "
+                     "at least %.3f s (rank 0 waits out rank 1's sleep)",
+                     (unsigned long long)a->colls[i].calls, a->colls[i].max, 2 * NLONG,
+                     0.95 * LONG_S);
+            return;
+        }
+    FAIL("timings.cpt: no job-wide figures for Allgather");
+}
+
+static void check_cpt(const cp_cpt_file *f, int n, bool long_call)
 {
     check_few(f, n);
+    if (long_call)
+        check_long(f);
     for (int r = 0; r < n && r < (int)f->world_size; r++)
         for (size_t j = 0; j < f->chunks[r].nseries; j++)
             check_brackets(&f->chunks[r].series[j], r);
@@ -296,8 +322,12 @@ int main(int argc, char **argv)
     int rank, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    if (argc > 1 && !strncmp(argv[1], "delay=", 6))
-        delay = atof(argv[1] + 6);
+    bool long_call = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "delay=", 6))
+            delay = atof(argv[i] + 6);
+        long_call |= !strcmp(argv[i], "long");
+    }
     int *sbuf = calloc((size_t)n, sizeof *sbuf), *rbuf = calloc((size_t)n, sizeof *rbuf);
     for (int i = 0; i < NCALLS; i++) {
         if (rank == 1 && ((uint64_t)i == delayed_kept() || (uint64_t)i == delayed_other())) {
@@ -322,6 +352,13 @@ int main(int argc, char **argv)
         }
         MPI_Allreduce(MPI_IN_PLACE, sbuf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     }
+    for (int i = 0; long_call && i < NLONG; i++) {
+        if (rank == 1 && i == NLONG - 1) {
+            struct timespec ts = {(time_t)LONG_S, (long)((LONG_S - (double)(time_t)LONG_S) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+        MPI_Allgather(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, MPI_COMM_WORLD);
+    }
     free(sbuf);
     free(rbuf);
     MPI_Finalize();
@@ -335,7 +372,7 @@ int main(int argc, char **argv)
     if (cp_cpt_read(path, &cpt, &err)) {
         FAIL("%s", err.msg);
     } else {
-        check_cpt(&cpt, n);
+        check_cpt(&cpt, n, long_call);
         cp_cpt_file_free(&cpt);
     }
     /* The manifest records the seed the run used. */
