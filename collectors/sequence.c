@@ -357,23 +357,60 @@ void cp_seq_iter_skip_reps(cp_seq_iter *it, uint64_t n)
     iter_settle(it);
 }
 
+/* The calls of one repetition of the iterator's group. */
+static uint64_t iter_period(cp_seq_iter *it)
+{
+    if (it->period_of != it->g + 1) {
+        const cp_group *g = &it->s->groups[it->g];
+        uint64_t t = 0;
+        for (uint32_t k = 0; k < g->nruns; k++)
+            t += it->s->runs[g->first + k].len;
+        it->period = t;
+        it->period_of = it->g + 1;
+    }
+    return it->period;
+}
+
+/* Whole repetitions at a time from the start of one (while two or more are
+ * left), else run by run in a tight loop within the repetition: a sample
+ * of a million calls of a 32-pattern cycle seeks 16 runs ahead 62,500
+ * times at finalize, and the general step (peek, skip, settle, the
+ * repetition test) cost ~900 instructions a seek. */
 uint32_t cp_seq_iter_seek(cp_seq_iter *it, uint64_t *at, uint64_t call)
 {
-    uint64_t left, period, reps;
-    uint32_t id = cp_seq_iter_peek(it, &left);
-    while (left != UINT64_MAX && call >= *at && call - *at >= left) {
-        if (cp_seq_iter_at_repetition(it, &period, &reps) && call - *at >= period) {
-            uint64_t n = (call - *at) / period;
-            n = n < reps ? n : reps;
-            cp_seq_iter_skip_reps(it, n);
-            *at += n * period;
-        } else {
-            cp_seq_iter_skip(it, left);
-            *at += left;
+    const cp_seq *s = it->s;
+    while (it->g < s->ngroups) {
+        const cp_group *g = &s->groups[it->g];
+        const cp_run *r = &s->runs[g->first];
+        if (call < *at || call - *at < it->left)
+            return r[it->k].id;
+        uint64_t d = call - *at;
+        if (it->k == 0 && it->left == r[0].len && g->reps - it->rep >= 2) {
+            uint64_t period = iter_period(it);
+            if (d >= period) {
+                uint64_t n = d / period, reps_left = g->reps - it->rep;
+                n = n < reps_left ? n : reps_left;
+                cp_seq_iter_skip_reps(it, n);
+                *at += n * period;
+                continue;
+            }
         }
-        id = cp_seq_iter_peek(it, &left);
+        while (d >= it->left && it->k + 1 < g->nruns) {
+            d -= it->left;
+            *at += it->left;
+            it->left = r[++it->k].len;
+        }
+        if (d >= it->left) { /* past the repetition's last run */
+            *at += it->left;
+            it->k = 0;
+            if (++it->rep == g->reps) {
+                it->rep = 0;
+                it->g++;
+            }
+            iter_settle(it);
+        }
     }
-    return left == UINT64_MAX ? CP_SEQ_NONE : id;
+    return CP_SEQ_NONE;
 }
 
 uint32_t *cp_seq_expand(const cp_seq *s)

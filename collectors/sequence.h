@@ -133,6 +133,11 @@ typedef struct cp_seq_iter {
     uint64_t rep;  /* repetition within the group */
     uint32_t k;    /* run within the group */
     uint64_t left; /* calls left in the current run */
+    /* cp_seq_iter_seek's: the calls of one repetition of group period_of - 1
+     * (0: none yet), so that a seek does not add up a group's runs again
+     * at each of its repetitions. */
+    size_t period_of;
+    uint64_t period;
 } cp_seq_iter;
 
 void cp_seq_iter_init(cp_seq_iter *it, const cp_seq *s);

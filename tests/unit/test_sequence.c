@@ -198,6 +198,28 @@ START_TEST(seek_finds_each_call)
     ck_assert_uint_eq(at, 999999);
     ck_assert_uint_eq(cp_seq_iter_seek(&it, &at, 1000000), CP_SEQ_NONE);
     cp_seq_free(&s);
+    /* Two cycles of different periods in a row (each group's own period),
+     * every stride from 1 to 30. */
+    cp_seq_init(&s);
+    for (uint32_t r = 0; r < 40; r++)
+        for (uint32_t i = 0; i < 3; i++)
+            cp_seq_append(&s, i, 1 + i);
+    cp_seq_append(&s, 99, 5);
+    for (uint32_t r = 0; r < 40; r++)
+        for (uint32_t i = 0; i < 5; i++)
+            cp_seq_append(&s, 10 + i, 2);
+    cp_seq_finish(&s);
+    ck_assert_uint_ge(s.ngroups, 2);
+    uint32_t *ids = cp_seq_expand(&s);
+    for (uint64_t stride = 1; stride <= 30; stride++) {
+        cp_seq_iter_init(&it, &s);
+        at = 0;
+        for (uint64_t call = 0; call < s.total + 3; call += stride)
+            ck_assert_uint_eq(cp_seq_iter_seek(&it, &at, call),
+                              call < s.total ? ids[call] : CP_SEQ_NONE);
+    }
+    free(ids);
+    cp_seq_free(&s);
 }
 END_TEST
 
