@@ -185,8 +185,9 @@ static void check_self_barriers(const cp_cpt_file *f, int n)
 }
 
 /* The short Allreduce series: every call kept once, in order, each record
- * its own call's (rank 0 waits out rank 1's sleep in call FEW_LATE: the
- * longest of its calls). */
+ * its own call's (rank 0 waits out rank 1's sleep in call FEW_LATE; on a
+ * loaded machine another call may take as long, so only that one's
+ * length is asserted). */
 static void check_few(const cp_cpt_file *f, int n)
 {
     for (int r = 0; r < n && r < (int)f->world_size; r++) {
@@ -199,7 +200,6 @@ static void check_few(const cp_cpt_file *f, int n)
                  s ? (unsigned long long)s->stride : 0ULL, NFEW);
             continue;
         }
-        uint64_t longest = 0;
         for (uint64_t i = 0; i < NFEW; i++) {
             if (s->call[i] != i || !(s->exit[i] >= s->start[i] && s->start[i] >= s->enter[i]) ||
                 (i > 0 && !(s->enter[i] > s->exit[i - 1])))
@@ -207,14 +207,11 @@ static void check_few(const cp_cpt_file *f, int n)
                      "%.9f (the call before left at %.9f)",
                      r, (unsigned long long)i, (unsigned long long)s->call[i], s->enter[i],
                      s->exit[i], i > 0 ? s->exit[i - 1] : 0.0);
-            if (s->exit[i] - s->start[i] > s->exit[longest] - s->start[longest])
-                longest = i;
         }
         double took = s->exit[FEW_LATE] - s->start[FEW_LATE];
-        if (r == 0 && (longest != FEW_LATE || took < 0.75 * FEW_MS / 1e3))
-            FAIL("timings.cpt: rank 0's Allreduce call %d took %.4f s, expected the longest "
-                 "and at least %.3f s (call %llu is the longest)",
-                 FEW_LATE, took, 0.75 * FEW_MS / 1e3, (unsigned long long)longest);
+        if (r == 0 && took < 0.75 * FEW_MS / 1e3)
+            FAIL("timings.cpt: rank 0's Allreduce call %d took %.4f s, expected at least %.3f s",
+                 FEW_LATE, took, 0.75 * FEW_MS / 1e3);
     }
 }
 
