@@ -267,15 +267,22 @@ int cp_seq_finish(cp_seq *s)
     return 0;
 }
 
+/* The calls of one repetition of group g. */
+static uint64_t group_calls(const cp_seq *s, const cp_group *g)
+{
+    uint64_t t = 0;
+    for (uint32_t k = 0; k < g->nruns; k++)
+        t += s->runs[g->first + k].len;
+    return t;
+}
+
 int cp_seq_repeat_last(cp_seq *s, uint64_t period, uint64_t more)
 {
     changed(s);
     if (s->failed || !s->repeating || s->rk != 0 || s->ro != 0 || s->ngroups == 0 || more == 0)
         return 0;
     cp_group *g = &s->groups[s->ngroups - 1];
-    uint64_t calls = 0;
-    for (uint32_t k = 0; k < g->nruns; k++)
-        calls += s->runs[g->first + k].len;
+    uint64_t calls = group_calls(s, g);
     /* The last `period` calls are whole repetitions of the group: more of
      * them are more repetitions. */
     if (calls == 0 || period % calls != 0 || g->reps * calls < period)
@@ -329,18 +336,23 @@ void cp_seq_iter_skip(cp_seq_iter *it, uint64_t n)
     iter_settle(it);
 }
 
-bool cp_seq_iter_at_repetition(const cp_seq_iter *it, uint64_t *period, uint64_t *reps_left)
+/* Is the iterator at the start of a repetition of its group, with that
+ * one and at least one more left? */
+static bool at_repetition_start(const cp_seq_iter *it)
 {
     const cp_seq *s = it->s;
     if (it->g >= s->ngroups || it->k != 0)
         return false;
     const cp_group *g = &s->groups[it->g];
-    if (g->reps - it->rep < 2 || it->left != s->runs[g->first].len)
+    return g->reps - it->rep >= 2 && it->left == s->runs[g->first].len;
+}
+
+bool cp_seq_iter_at_repetition(const cp_seq_iter *it, uint64_t *period, uint64_t *reps_left)
+{
+    if (!at_repetition_start(it))
         return false;
-    uint64_t t = 0;
-    for (uint32_t k = 0; k < g->nruns; k++)
-        t += s->runs[g->first + k].len;
-    *period = t;
+    const cp_group *g = &it->s->groups[it->g];
+    *period = group_calls(it->s, g);
     *reps_left = g->reps - it->rep;
     return true;
 }
@@ -361,11 +373,7 @@ void cp_seq_iter_skip_reps(cp_seq_iter *it, uint64_t n)
 static uint64_t iter_period(cp_seq_iter *it)
 {
     if (it->period_of != it->g + 1) {
-        const cp_group *g = &it->s->groups[it->g];
-        uint64_t t = 0;
-        for (uint32_t k = 0; k < g->nruns; k++)
-            t += it->s->runs[g->first + k].len;
-        it->period = t;
+        it->period = group_calls(it->s, &it->s->groups[it->g]);
         it->period_of = it->g + 1;
     }
     return it->period;
@@ -385,7 +393,7 @@ uint32_t cp_seq_iter_seek(cp_seq_iter *it, uint64_t *at, uint64_t call)
         if (call < *at || call - *at < it->left)
             return r[it->k].id;
         uint64_t d = call - *at;
-        if (it->k == 0 && it->left == r[0].len && g->reps - it->rep >= 2) {
+        if (at_repetition_start(it)) {
             uint64_t period = iter_period(it);
             if (d >= period) {
                 uint64_t n = d / period, reps_left = g->reps - it->rep;
