@@ -197,8 +197,7 @@ static cp_sample_rec *push_slot(cp_timing *t)
         t->tail = b;
     }
     cp_sample_rec *r = &t->tail->r[t->npos % CP_TBLOCK_RECS];
-    r->enter = CP_SAMPLE_UNTIMED;
-    r->late = r->dur = 0;
+    cp_sample_untimed(r);
     t->npos++;
     return r;
 }

@@ -183,6 +183,14 @@ static inline void cp_timing_hist_add(cp_timing *t, uint32_t b, uint64_t count)
     t->hist[i] = sum > UINT32_MAX ? UINT32_MAX : (uint32_t)sum;
 }
 
+/* A slot of the sample whose call has not been timed (yet): what a profile
+ * written meanwhile reads, and what stays when the call is never timed. */
+static inline void cp_sample_untimed(cp_sample_rec *rec)
+{
+    rec->enter = CP_SAMPLE_UNTIMED;
+    rec->late = rec->dur = 0;
+}
+
 /* A kept call's record: enter (ticks since the clock's origin, 56 bits
  * kept), its flags, how late it started and how long it took. */
 static inline void cp_sample_put(cp_sample_rec *rec, uint64_t enter, uint64_t late,

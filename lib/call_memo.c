@@ -100,10 +100,7 @@ cp_sample_rec *cp_memo_slot(cp_coll_tables *x, uint64_t idx)
     cp_memo_times *mt = &x->memo.times;
     /* The sample changes: held as one change (signals.h). */
     cp_busy_enter();
-    if (mt->rsv) { /* a reservation the calls left (idx is not its next) */
-        cp_timing_unreserve(&x->timing, mt->rsv);
-        mt->rsv = 0;
-    }
+    cp_memo_unreserve(x); /* a reservation the calls left (idx is not its next) */
     x->memo.next++;
     cp_sample_rec *r = cp_timing_slot(&x->timing, idx);
     /* The slots of the next calls of r's block, while every call is kept:

@@ -124,8 +124,7 @@ CP_HOT cp_sample_rec *cp_memo_take(cp_coll_tables *x, uint64_t idx)
         return cp_memo_slot(x, idx);
     cp_busy_enter();
     cp_sample_rec *r = mt->slot++;
-    r->enter = CP_SAMPLE_UNTIMED;
-    r->late = r->dur = 0;
+    cp_sample_untimed(r);
     mt->rsv--;
     mt->gate = idx + 1;
     x->memo.next++;

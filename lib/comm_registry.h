@@ -123,6 +123,10 @@ _Static_assert(offsetof(cp_coll_tables, memo) == 0, "a memo's tables are where i
  * anything else reads or changes the tables; the caller holds them (busy,
  * signals.h).  Then cp_memo_settled once it changed them. */
 void cp_memo_fold(cp_coll_tables *x);
+/* The sample's slots the memo reserved and did not hand out, given back
+ * (cp_timing_unreserve): before the sample is read or changed otherwise,
+ * so that it holds numbered calls only. */
+void cp_memo_unreserve(cp_coll_tables *x);
 /* After the tables of x changed outside the memo: the memo counts on from
  * their call count, and is dropped when they ran out of memory. */
 void cp_memo_settled(cp_coll_tables *x);

@@ -38,14 +38,20 @@ void cp_memo_hist_spill(cp_coll_tables *x, uint32_t b)
 
 /* The times the memo's timed calls added, into the series' timing: the
  * signature's aggregate and the histogram. */
-static void fold_times(cp_coll_tables *x)
+void cp_memo_unreserve(cp_coll_tables *x)
 {
     cp_memo_times *mt = &x->memo.times;
-    if (mt->rsv) { /* slots not handed out: the sample holds only numbered calls */
+    if (mt->rsv) {
         cp_timing_unreserve(&x->timing, mt->rsv);
         mt->rsv = 0;
         mt->gate = x->timing.gate;
     }
+}
+
+static void fold_times(cp_coll_tables *x)
+{
+    cp_memo_times *mt = &x->memo.times;
+    cp_memo_unreserve(x);
     if (!mt->n)
         return; /* every bucket counted here came with a call */
     cp_timing *t = &x->timing;
