@@ -58,8 +58,9 @@ typedef struct cp_timing_rec {
 
 /* A kept call as the collector stores it: 16 bytes. */
 typedef struct cp_sample_rec {
-    uint64_t enter; /* ticks since the rank's clock started (low 56 bits),
-                       flags in the top byte; CP_SAMPLE_UNTIMED: a call of the
+    uint64_t enter; /* the clock's stamp (clock.h; its low 56 bits: finalize
+                       counts them from the clock's origin), flags in the
+                       top byte; CP_SAMPLE_UNTIMED: a call of the
                        sample this rank did not time (paused, say) */
     float late;     /* start - enter, ticks */
     float dur;      /* exit - start, ticks */
@@ -191,8 +192,8 @@ static inline void cp_sample_untimed(cp_sample_rec *rec)
     rec->late = rec->dur = 0;
 }
 
-/* A kept call's record: enter (ticks since the clock's origin, 56 bits
- * kept), its flags, how late it started and how long it took. */
+/* A kept call's record: enter (the clock's stamp, 56 bits kept), its
+ * flags, how late it started and how long it took. */
 static inline void cp_sample_put(cp_sample_rec *rec, uint64_t enter, uint64_t late,
                                  uint64_t dur, uint8_t flags)
 {

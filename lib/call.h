@@ -67,8 +67,10 @@ typedef struct cp_call {
     uint16_t form;   /* enum cp_form: which of the collective's functions */
     uint32_t sig;    /* its signature (counts collector), CP_SEQ_NONE: none */
     bool timed;      /* record its times (timing on, call recorded) */
-    bool quick;      /* the gate said: recording, not paused, counted only
-                        (cp_call_begin, read off the communicator cache's line) */
+    bool quick;      /* the gate said: recording, not paused, and counted
+                        only, or (timed) timed passively, stamped by the
+                        time-stamp counter (cp_call_begin, read off the
+                        communicator cache's line): cp_hot is not read */
     cp_sample_rec *rec; /* its record when the timing sample keeps it */
     uint64_t enter, start; /* ticks (clock.h): arrival, start of the MPI call */
 } cp_call;
@@ -87,14 +89,17 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     call->root = -1;
     call->ra = ra;
     call->timed = false;
-    /* Recording, not paused, counted only: the gate on the line of the
-     * communicator's slot says so, and cp_hot's line is not read. */
+    /* Recording, not paused, counted only or timed passively by the
+     * counter: the gate on the line of the communicator's slot says so,
+     * and cp_hot's line is not read. */
     _Atomic(cp_comm *) *slot;
     cp_comm_cache_line *line = cp_comm_line(comm, &slot);
-    if (__builtin_expect(atomic_load_explicit(&line->gate, memory_order_relaxed) >> coll & 1, 1)) {
+    uint64_t gate = atomic_load_explicit(&line->gate, memory_order_relaxed) >> coll;
+    if (__builtin_expect((gate | gate >> CP_GATE_TIMED) & 1, 1)) {
         cp_comm *c = cp_comm_cached(slot, comm);
         if (__builtin_expect(c != NULL, 1)) {
             call->quick = true;
+            call->timed = gate >> CP_GATE_TIMED & 1;
             return c;
         }
     }
@@ -169,12 +174,19 @@ void cp_comm_created(int rc, const MPI_Comm *newcomm, MPI_Comm like);
 /* Timed calls, around the MPI call: barrier mode synchronises the
  * communicator first (blocking forms only: a barrier before a non-blocking
  * call could deadlock a correct program); then the end of the call. */
+/* The clock a timed call is stamped by: the counter when the gate said so
+ * (cp_call_begin), else as cp_hot says. */
+CP_HOT bool cp_call_tsc(const cp_call *call)
+{
+    return call->quick || cp_hot.clock_tsc;
+}
 CP_HOT void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
 {
     /* Arrival is stamped here, after collprof's own counting, so that the
      * times are the MPI library's. */
-    call->enter = cp_clock_ticks_of(cp_hot.clock_tsc);
-    if (cp_hot.timing == CP_TIMING_BARRIER && blocking && call->coll != CP_COLL_BARRIER) {
+    call->enter = cp_clock_ticks_of(cp_call_tsc(call));
+    if (!call->quick && cp_hot.timing == CP_TIMING_BARRIER && blocking &&
+        call->coll != CP_COLL_BARRIER) {
         int saved = errno;
         PMPI_Barrier(comm);
         call->start = cp_clock_ticks_of(cp_hot.clock_tsc);
@@ -183,19 +195,20 @@ CP_HOT void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
         call->start = call->enter;
     }
 }
-/* The call's times, with its end at exit, into the series' timing t. */
+/* The call's times, with its end at exit, into the series' timing t.  The
+ * stamps are the clock's own: the record keeps enter's low 56 bits, and
+ * finalize takes the clock's origin off (merge/series_sums.c), so that
+ * no call reads it. */
 CP_HOT void cp_call_timed_at(cp_timing *t, const cp_call *call, uint64_t exit, bool blocking)
 {
-    uint64_t origin = cp_hot.clock_origin;
     cp_busy_enter();
-    /* Enter relative to the clock's origin: the record keeps 56 bits. */
-    cp_timing_add(t, call->rec, call->sig, call->enter - origin, call->start - origin,
-                  exit - origin, blocking ? 0 : CP_CPT_NONBLOCKING);
+    cp_timing_add(t, call->rec, call->sig, call->enter, call->start, exit,
+                  blocking ? 0 : CP_CPT_NONBLOCKING);
     cp_busy_leave(); /* errno: as the MPI call left it (cp_timing_add keeps it) */
 }
 CP_HOT void cp_call_timed(cp_comm *c, const cp_call *call, bool blocking)
 {
-    uint64_t exit = cp_clock_ticks_of(cp_hot.clock_tsc);
+    uint64_t exit = cp_clock_ticks_of(cp_call_tsc(call));
     cp_call_timed_at(&cp_comm_coll(c, call->coll)->timing, call, exit, blocking);
 }
 /* The MPI library refused call idx of collective coll, of signature sig

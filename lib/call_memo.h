@@ -122,13 +122,13 @@ CP_HOT cp_sample_rec *cp_memo_take(cp_coll_tables *x, uint64_t idx)
     cp_memo_times *mt = &x->memo.times;
     if (__builtin_expect(!mt->rsv || idx != mt->gate, 0))
         return cp_memo_slot(x, idx);
-    cp_busy_enter();
+    cp_busy_enter_at(mt->tpoff);
     cp_sample_rec *r = mt->slot++;
     cp_sample_untimed(r);
     mt->rsv--;
     mt->gate = idx + 1;
     x->memo.next++;
-    cp_busy_leave();
+    cp_busy_leave_at(mt->tpoff);
     return r;
 }
 
@@ -159,7 +159,8 @@ CP_HOT cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
     cp_memo *m = &x->memo;
     uint64_t idx = m->next;
     /* The recording window is the memo's `left`; a quick call (the gate:
-     * not paused, counted only) reads nothing of cp_hot. */
+     * not paused; counted only, or timed passively) reads nothing of
+     * cp_hot. */
     if (m->sig == CP_MEMO_EMPTY || m->form != call->form || m->root != call->root ||
         (m->ra && m->ra != call->ra) || !m->left ||
         (!call->quick && atomic_load_explicit(&cp_hot.paused, memory_order_relaxed)))
@@ -169,7 +170,8 @@ CP_HOT cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
         return NULL;
     call->idx = idx;
     call->sig = m->sig;
-    call->timed = !call->quick && cp_hot.timing != CP_TIMING_OFF;
+    if (!call->quick) /* else the gate said */
+        call->timed = cp_hot.timing != CP_TIMING_OFF;
     call->rec = NULL;
     /* Timed: the sample's gate as the memo last read it says whether the
      * call may be one the sample keeps; only then is the series' timing
@@ -188,7 +190,7 @@ CP_HOT cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
  * cp_timing_add writes it.  As cp_call_timed, held as one change. */
 CP_HOT void cp_memo_timed(cp_memo *m, const cp_call *call, bool blocking)
 {
-    uint64_t exit = cp_clock_ticks_of(cp_hot.clock_tsc);
+    uint64_t exit = cp_clock_ticks_of(cp_call_tsc(call));
     uint64_t dur = exit > call->start ? exit - call->start : 0;
     cp_memo_times *mt = &m->times;
     /* Late arrival (barrier mode), or beyond the line's 32-bit fields. */
@@ -197,7 +199,7 @@ CP_HOT void cp_memo_timed(cp_memo *m, const cp_call *call, bool blocking)
         return;
     }
     uint32_t b = cp_timing_hist_index(dur);
-    cp_busy_enter();
+    cp_busy_enter_at(mt->tpoff);
     if (mt->n == 0) { /* the first since a fold: the buckets around it */
         mt->lo = cp_memo_hist_lo(b);
         mt->min = (uint32_t)dur;
@@ -212,9 +214,8 @@ CP_HOT void cp_memo_timed(cp_memo *m, const cp_call *call, bool blocking)
     else
         cp_memo_hist_spill((cp_coll_tables *)m, b);
     if (call->rec)
-        cp_sample_put(call->rec, call->enter - cp_hot.clock_origin, 0, dur,
-                      blocking ? 0 : CP_CPT_NONBLOCKING);
-    cp_busy_leave();
+        cp_sample_put(call->rec, call->enter, 0, dur, blocking ? 0 : CP_CPT_NONBLOCKING);
+    cp_busy_leave_at(mt->tpoff);
 }
 
 /* After cp_call_record: keep the call's description when it gave the same

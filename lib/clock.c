@@ -231,7 +231,8 @@ int cp_clock_measure(cp_location *loc, bool final)
 
 void cp_clock_read(double end, cp_time_line *out)
 {
-    *out = (cp_time_line){.tick = 1 / run_hz(), .clock0 = clock0, .start = start, .end = end,
+    *out = (cp_time_line){.tick = 1 / run_hz(), .origin = cp_clock_origin, .clock0 = clock0,
+                          .start = start, .end = end,
                           .tsc = cp_clock_tsc, .tsc_hz = tsc_hz, .drift_ppm = drift_ppm};
     out->to_rank0[0] = sample[0];
     out->to_rank0[1] = sample[1];

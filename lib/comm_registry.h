@@ -39,14 +39,14 @@ enum cp_memo_kind {
     CP_MEMO_LONGS,  /* n[] counts of 8 bytes */
     CP_MEMO_BYTES   /* n[] counts of 8 bytes, already in bytes (per-peer datatypes) */
 };
-/* Buckets of the duration histogram a memo counts, from its `lo` on: 5.5
+/* Buckets of the duration histogram a memo counts, from its `lo` on: 5.25
  * octaves of quarter-octave buckets (timing_hist.h), room for what one
  * repeated call's durations span where the application's work evicts the
  * caches between calls (measured: 4.7 octaves); 8-bit counts, each
  * emptied into the series' histogram when it fills.  A duration outside
  * goes to the series' histogram at once, and when such calls become many
  * (a quarter of those counted) the buckets move to them. */
-#define CP_MEMO_HIST 22
+#define CP_MEMO_HIST 21
 typedef struct cp_memo_times {
     _Alignas(64) uint64_t gate; /* the sample's gate as last read (timing.h):
                                    calls below it are not kept; it only
@@ -65,7 +65,9 @@ typedef struct cp_memo_times {
     uint8_t rsv;
     uint8_t lo;                 /* the first bucket counted here */
     uint8_t out;                /* calls outside since the buckets moved (at most 255) */
-    uint8_t hist[CP_MEMO_HIST]; /* calls of buckets lo .. lo + 21 */
+    uint8_t hist[CP_MEMO_HIST]; /* calls of buckets lo .. lo + 20 */
+    int32_t tpoff;              /* cp_hot.busy_tpoff (signals.h): the timed
+                                   call's busy mark reads no more than this line */
 } cp_memo_times;
 _Static_assert(sizeof(cp_memo_times) == 64, "a timed repeated call's times are one line");
 _Static_assert(CP_TIMING_HIST_N <= 256, "a bucket's number is a byte");
@@ -219,11 +221,14 @@ cp_comm *cp_comm_lookup_like(MPI_Comm comm, MPI_Comm like);
 /* The communicators last looked up, by handle: a read of one slot on the
  * call path (it changes nothing: no signal hold-back), cp_comm_lookup when
  * it holds another.  Seven slots to a line, and in the line's first word
- * the gate: bit k set when a call of collective k is counted only, in a
- * recording that is on and not paused (cp_hot_publish, runtime.h).  A
- * repeated call then reads the gate on the line of its communicator's slot
- * instead of cp_hot: one memory line fewer where the application's work
- * evicts the caches between collectives. */
+ * the gate, for a recording that is on and not paused (cp_hot_publish,
+ * runtime.h): bit k set when a call of collective k is counted only, bit
+ * CP_GATE_TIMED + k when it is timed passively, stamped by the time-stamp
+ * counter.  A repeated call then reads the gate on the line of its
+ * communicator's slot instead of cp_hot: one memory line fewer where the
+ * application's work evicts the caches between collectives. */
+#define CP_GATE_TIMED 32
+_Static_assert(CP_NCOLLECTIVES <= CP_GATE_TIMED, "a gate has two bits per collective");
 #define CP_COMM_CACHE_LINES 32
 #define CP_COMM_CACHE_WAYS 7
 typedef struct cp_comm_cache_line {

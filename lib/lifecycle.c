@@ -126,7 +126,6 @@ void cp_runtime_start(bool collective)
         cp_comm_get(MPI_COMM_WORLD);
         cp_clock_start(cp_rt.cfg.clock);
         cp_hot.clock_tsc = cp_clock_tsc;
-        cp_hot.clock_origin = cp_clock_origin;
         cp_location_capture(&cp_rt.loc, cp_rt.cfg.hostname);
         if (cp_rt.cfg.timing != CP_TIMING_OFF &&
             cp_timing_start(cp_rt.cfg.timing_max_calls, cp_rt.cfg.timing_sample) &&

@@ -9,7 +9,6 @@
 #ifndef COLLPROF_RUNTIME_H
 #define COLLPROF_RUNTIME_H
 
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,10 +37,7 @@ typedef struct cp_hot_line {
     int timing;           /* cfg.timing */
     uint64_t enabled;     /* bit k: collective k is recorded (cfg.enabled) */
     uint64_t start_call, max_calls; /* cfg's recording window */
-    volatile sig_atomic_t signal_held; /* signals.h: a signal held back until
-                                          the thread leaves collprof's tables */
-    bool clock_tsc;       /* cp_clock_tsc and cp_clock_origin (clock.h), for */
-    uint64_t clock_origin;/* the timed calls' stamps (call.h) */
+    bool clock_tsc;       /* cp_clock_tsc (clock.h), for the timed calls' stamps */
     intptr_t busy_tpoff;  /* where cp_busy is from the thread pointer (signals.h) */
 } cp_hot_line;
 extern _Alignas(64) cp_hot_line cp_hot;
@@ -55,9 +51,11 @@ static inline bool cp_state_recording(int s)
 }
 
 /* After every change of cp_hot.state or cp_hot.paused: the gates of the
- * communicator cache (comm_registry.h), which a counted-only repeated call
- * reads instead of cp_hot, follow.  Each gate is the enabled collectives
- * when recording is on, not paused and counting only, else 0.  Written,
+ * communicator cache (comm_registry.h), which a repeated call reads
+ * instead of cp_hot, follow.  While recording is on and not paused, each
+ * gate holds the enabled collectives, as counted only when timing is off,
+ * as timed passively by the time-stamp counter when that is the timing;
+ * else 0 (the call reads cp_hot).  Written,
  * then the state read again and written again if it changed meanwhile
  * (another thread, or a signal handler in this one): the gates end as the
  * last state says.  Atomic stores only: a signal handler may call it. */

@@ -50,7 +50,10 @@ static const struct {
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
-_Thread_local int cp_busy;
+_Thread_local unsigned cp_busy;
+/* The signal this thread holds back (cp_signal_hold), delivered by its
+ * last leave. */
+static _Thread_local volatile sig_atomic_t signal_held;
 
 #ifdef CP_BUSY_BY_OFFSET
 /* cp_busy's offset from the thread pointer, for cp_busy_enter/leave: set
@@ -382,12 +385,11 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
     if (getpid() == owner && cp_state_recording(atomic_load(&cp_hot.state))) {
-        if (cp_busy > 0 && !is_fatal(sig)) {
-            cp_hot.signal_held = sig; /* delivered again by cp_busy_leave */
+        if (!is_fatal(sig) && cp_signal_hold(sig)) {
             errno = saved;
             return;
         }
-        if (cp_busy > 0) {
+        if (cp_busy & ~CP_BUSY_HELD) {
             say("collprof: a fatal signal inside collprof's own code: no partial profile\n");
         } else {
             if (take_for_signal()) {
@@ -401,10 +403,22 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     errno = saved;
 }
 
+bool cp_signal_hold(int sig)
+{
+    if (!(cp_busy & ~CP_BUSY_HELD))
+        return false;
+    signal_held = sig;
+    cp_busy |= CP_BUSY_HELD; /* the thread is stopped here: no change of its own is lost */
+    return true;
+}
+
 void cp_signal_release(void)
 {
-    int sig = cp_hot.signal_held;
-    cp_hot.signal_held = 0;
+    if (cp_busy != CP_BUSY_HELD)
+        return; /* still inside an outer mark: its leave delivers */
+    int sig = signal_held;
+    signal_held = 0;
+    cp_busy = 0; /* a signal from here on is handled as it comes */
     if (sig)
         raise(sig);
 }

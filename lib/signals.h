@@ -48,42 +48,64 @@ __attribute__((cold, noinline)) void cp_signals_snapshot(void);
 
 /* Collprof's tables are being changed by this thread: a termination
  * signal arriving now is held back until cp_busy_leave, so the watcher
- * never reads a table half-way through a change. */
-extern _Thread_local int cp_busy;
+ * never reads a table half-way through a change.  The counter's top bit
+ * (CP_BUSY_HELD) says that this thread holds a signal back: its last
+ * leave delivers it.  The thread's own counter: the signal came to the
+ * thread that was busy, and leaving needs to read nothing else. */
+extern _Thread_local unsigned cp_busy;
+#define CP_BUSY_HELD 0x80000000u
+/* The signal handler, in a thread inside collprof's tables: hold sig back
+ * (true), else false (signals.c). */
+bool cp_signal_hold(int sig);
+/* A leave found CP_BUSY_HELD: when it was the last, deliver the signal. */
 void cp_signal_release(void);
 
 /* On x86-64 the counter is reached at its offset from the thread pointer,
- * kept in cp_hot's line, which every call reads anyway: the compiler's own
- * access loads that offset from the GOT, one more memory line per timed
- * call where the application's work evicts the caches between
- * collectives.  The offset is the same in every thread (the static TLS
- * block) and is set by the library's constructor, before any call
- * (signals.c).  One instruction each way, which a signal cannot split. */
+ * kept in cp_hot's line, and a copy of it in each call memo's line of
+ * times (call_memo.h), which the lines a call reads anyway: the
+ * compiler's own access loads that offset from the GOT, one more memory
+ * line per timed call where the application's work evicts the caches
+ * between collectives.  The offset is the same in every thread (the
+ * static TLS block) and is set by the library's constructor, before any
+ * call (signals.c).  One instruction each way, which a signal cannot
+ * split; leaving tests the instruction's sign: the held bit. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CP_BUSY_BY_OFFSET 1
 #endif
 
-static inline __attribute__((always_inline)) void cp_busy_enter(void)
+static inline __attribute__((always_inline)) void cp_busy_enter_at(intptr_t tpoff)
 {
 #ifdef CP_BUSY_BY_OFFSET
-    __asm__ volatile("addl $1, %%fs:(%0)" : : "r"(cp_hot.busy_tpoff) : "memory");
+    __asm__ volatile("addl $1, %%fs:(%0)" : : "r"(tpoff) : "memory");
 #else
+    (void)tpoff;
     cp_busy++;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #endif
 }
 
-static inline __attribute__((always_inline)) void cp_busy_leave(void)
+static inline __attribute__((always_inline)) void cp_busy_leave_at(intptr_t tpoff)
 {
 #ifdef CP_BUSY_BY_OFFSET
-    bool zero;
-    __asm__ volatile("subl $1, %%fs:(%1)" : "=@ccz"(zero) : "r"(cp_hot.busy_tpoff) : "memory");
+    bool held;
+    __asm__ volatile("subl $1, %%fs:(%1)" : "=@ccs"(held) : "r"(tpoff) : "memory");
 #else
+    (void)tpoff;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    bool zero = --cp_busy == 0;
+    bool held = --cp_busy & CP_BUSY_HELD;
 #endif
-    if (zero && __builtin_expect(cp_hot.signal_held != 0, 0))
+    if (__builtin_expect(held, 0))
         cp_signal_release();
+}
+
+static inline __attribute__((always_inline)) void cp_busy_enter(void)
+{
+    cp_busy_enter_at(cp_hot.busy_tpoff);
+}
+
+static inline __attribute__((always_inline)) void cp_busy_leave(void)
+{
+    cp_busy_leave_at(cp_hot.busy_tpoff);
 }
 
 #endif

@@ -61,7 +61,10 @@ int cp_sample_make(const cp_counts *c, const cp_timing *t, const cp_time_line *t
             continue;
         uint64_t call = cp_timing_chosen(j, t->level);
         uint32_t id = cp_seq_iter_seek(&it, &at, call);
-        uint64_t ticks = s->enter & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1);
+        /* The record holds the clock's stamp (56 bits): ticks since the
+         * origin, modulo 2^56 (a run shorter than 2^56 ticks: 278 days at
+         * 3 GHz). */
+        uint64_t ticks = (s->enter - tl->origin) & ((UINT64_C(1) << CP_SAMPLE_FLAG_SHIFT) - 1);
         double enter = cp_time_line_seconds(tl, (double)ticks);
         double start = enter + (double)s->late * tick, exit = start + (double)s->dur * tick;
         sampled_time += exit - start;

@@ -20,6 +20,9 @@ typedef struct cp_clock_offset {
 typedef struct cp_time_line {
     double tick;    /* seconds of one tick: over the run when it was long
                        enough to know the rate better, else the calibration */
+    uint64_t origin;/* the clock's own count at tick 0: calls keep the low
+                       56 bits of their stamps as the clock gave them, and
+                       ticks are counted from here modulo 2^56 */
     double clock0;  /* this rank's clock (seconds) at tick 0 */
     double start;   /* this rank's clock when collprof started */
     double end;     /* ... when it stopped recording (finalize, or the

@@ -46,6 +46,10 @@
  * 0.96 GHz or more): beyond the memo's 32-bit fields, its time goes
  * to the series' timing, and the job's longest Allgather is that call.
  *
+ * Every kept call of every series of every rank lies within the run, on
+ * world rank 0's time line (seconds from its start): from before MPI_Init
+ * to MPI_Finalize as the program measured it on rank 0.
+ *
  * usage: test_sample [delay=SECONDS] [long]
  */
 #include <math.h>
@@ -231,8 +235,35 @@ static void check_long(const cp_cpt_file *f)
     FAIL("timings.cpt: no job-wide figures for Allgather");
 }
 
-static void check_cpt(const cp_cpt_file *f, int n, bool long_call)
+/* Seconds on CLOCK_MONOTONIC. */
+static double now(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Every kept call between 0 and span seconds (with 10 ms for the clocks'
+ * alignment between ranks). */
+static void check_within(const cp_cpt_file *f, int n, double span)
+{
+    for (int r = 0; r < n && r < (int)f->world_size; r++)
+        for (size_t j = 0; j < f->chunks[r].nseries; j++) {
+            const cp_cpt_series *s = &f->chunks[r].series[j];
+            for (uint64_t i = 0; i < s->n; i++)
+                if (!(s->enter[i] >= -0.01 && s->exit[i] <= span + 0.01)) {
+                    FAIL("timings.cpt: rank %d's %s call %llu from %.6f s to %.6f s, outside "
+                         "the run (0 to %.6f s)",
+                         r, s->collective, (unsigned long long)s->call[i], s->enter[i],
+                         s->exit[i], span);
+                    break;
+                }
+        }
+}
+
+static void check_cpt(const cp_cpt_file *f, int n, bool long_call, double span)
+{
+    check_within(f, n, span);
     check_few(f, n);
     if (long_call)
         check_long(f);
@@ -315,6 +346,7 @@ static void check_cube(const cp_cube *c, int n)
 
 int main(int argc, char **argv)
 {
+    double before_init = now();
     MPI_Init(&argc, &argv);
     int rank, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -358,6 +390,7 @@ int main(int argc, char **argv)
     }
     free(sbuf);
     free(rbuf);
+    double span = now() - before_init;
     MPI_Finalize();
     if (rank != 0)
         return 0;
@@ -369,7 +402,7 @@ int main(int argc, char **argv)
     if (cp_cpt_read(path, &cpt, &err)) {
         FAIL("%s", err.msg);
     } else {
-        check_cpt(&cpt, n, long_call);
+        check_cpt(&cpt, n, long_call, span);
         cp_cpt_file_free(&cpt);
     }
     /* The manifest records the seed the run used. */
