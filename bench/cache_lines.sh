@@ -31,13 +31,18 @@
 # as if each call cost them (up to 10 lines of the defaults' column when
 # N2 - N1 = 100).
 #
+# DEGREE=N gives neighbor_alltoallv (a family of its own, not in the
+# default list) N edges a rank: count arrays of N counts, as a communicator
+# of N ranks passes them, on 2 ranks.
+#
 # LIB=PATH measures another build of the library (an earlier version) with
 # this build's program.  MPI=openmpi measures a build for Open MPI
 # (meson setup -Dmpi=openmpi): its launcher and libcollprof-openmpi.so.
 #
-# usage: [COMM=self] [LIB=PATH] [MPI=mpich|openmpi] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=40] [N2=140] [FAMILIES...]
+# usage: [COMM=self] [LIB=PATH] [MPI=mpich|openmpi] [DEGREE=N] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=40] [N2=140] [FAMILIES...]
 set -euo pipefail
 comm=${COMM:-world}
+degree=${DEGREE:-1}
 mpi=${MPI:-mpich}
 case $mpi in
 mpich) mpiexec=mpiexec.mpich mpi_name="MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')" ;;
@@ -73,7 +78,7 @@ misses() {
     long) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_SNAPSHOT off) $(rank_env COLLPROF_TIMING_SAMPLE 16)" ;;
     esac
     if ! COLLPROF_OUTPUT_DIR=$tmp/out $mpiexec -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
-        "$app" "$1" "$3" 16 "$comm" >"$tmp/run.log" 2>&1 || [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
+        "$app" "$1" "$3" 16 "$comm" "$degree" >"$tmp/run.log" 2>&1 || [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
         echo "cache_lines.sh: the run of $1 ($2, $3 calls) failed:" >&2
         tail -20 "$tmp/run.log" >&2
         exit 1
@@ -86,7 +91,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); $(valgrind --version)  "
 echo "Cache model (cachegrind): D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines; 16 MiB evicted before each call  "
-echo "$mpi_name, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer; per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
+echo "$mpi_name, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer (neighbor_alltoallv: $degree edges a rank); per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
 echo
 echo "| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults | added, defaults, long run |"
 echo "|---|---:|---:|---:|---:|"

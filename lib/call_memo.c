@@ -23,31 +23,41 @@ static unsigned char *room(cp_memo *m, int64_t bytes)
     return m->heap;
 }
 
-/* Can side a be kept (its counts at most `left`)?  Its kept bytes in *bytes. */
-static bool keepable(const cp_side *a, int64_t *left, int64_t *bytes)
+/* How side a is kept (enum cp_memo_kind, CP_MEMO_HASHED added for a
+ * digest), -1 when it cannot be (its counts kept as they are at most
+ * `left`).  Its kept bytes in *bytes. */
+static int keepable(const cp_side *a, int64_t *left, int64_t *bytes)
 {
     int kind = cp_memo_kind_of(a);
     *bytes = 0;
     if (kind == CP_MEMO_ABSENT)
-        return true;
+        return kind;
     if (a->dtsize < 0 || a->dtsize > INT32_MAX)
-        return false;
+        return -1;
     if (kind == CP_MEMO_SINGLE)
-        return true;
-    if (a->n < 0 || a->n > *left)
-        return false;
-    *left -= a->n;
+        return kind;
+    if (a->n < 0)
+        return -1;
+    if (!a->typed && (kind == CP_MEMO_INTS || kind == CP_MEMO_LONGS) && a->n > CP_MEMO_WHOLE)
+        kind |= CP_MEMO_HASHED;
+    else if (a->n > *left)
+        return -1;
+    else
+        *left -= a->n;
     *bytes = cp_memo_side_bytes(kind, a->n);
-    return true;
+    return kind;
 }
 
-static void put_side(cp_memo *m, int i, const cp_side *a, unsigned char **at)
+static void put_side(cp_memo *m, int i, const cp_side *a, int kind, unsigned char **at)
 {
-    int kind = cp_memo_kind_of(a);
     m->kind[i] = (uint8_t)kind;
     m->dtsize[i] = (int32_t)a->dtsize;
     m->n[i] = a->n;
-    if (kind >= CP_MEMO_INTS && a->n) {
+    if (kind & CP_MEMO_HASHED) {
+        uint64_t d = cp_memo_digest(a->counts, a->n, a->width);
+        memcpy(*at, &d, sizeof d);
+        *at += sizeof d;
+    } else if (kind >= CP_MEMO_INTS && a->n) {
         memcpy(*at, a->counts, (size_t)(a->n * a->width));
         *at += cp_memo_side_bytes(kind, a->n);
     }
@@ -61,15 +71,17 @@ static void keep(cp_memo *m, const cp_coll_tables *x, const cp_call *call, void 
      * call's own: cp_call_record then did not keep the site as the last. */
     bool paths = cp_rt.cfg.callsite_depth != 0;
     int64_t left = CP_MEMO_MAX, bytes[2];
-    if ((paths && x->counts.last_ra != call->ra) || !keepable(&call->send, &left, &bytes[0]) ||
-        !keepable(&call->recv, &left, &bytes[1]))
+    int kind[2] = {-1, -1};
+    if ((paths && x->counts.last_ra != call->ra) ||
+        (kind[0] = keepable(&call->send, &left, &bytes[0])) < 0 ||
+        (kind[1] = keepable(&call->recv, &left, &bytes[1])) < 0)
         return;
     m->sig = CP_MEMO_EMPTY;
     unsigned char *at = room(m, bytes[0] + bytes[1]);
     if (!at)
         return;
-    put_side(m, 0, &call->send, &at);
-    put_side(m, 1, &call->recv, &at);
+    put_side(m, 0, &call->send, kind[0], &at);
+    put_side(m, 1, &call->recv, kind[1], &at);
     m->form = (uint8_t)call->form;
     m->root = (int32_t)call->root;
     m->ra = paths ? call->ra : NULL;

@@ -19,7 +19,11 @@
  * The memo holds exactly what a signature is made of (cp_sig_is), so it
  * serves every shape: single and vector counts, int and large counts, the
  * per-peer datatypes' bytes (Alltoallw), rooted collectives.  Arrays of up
- * to CP_MEMO_MAX counts, send and receive together, are kept; a call
+ * to CP_MEMO_WHOLE counts a side are kept as they are; a longer int or
+ * MPI_Count array (a communicator of more ranks) as its digest, so that a
+ * repeated call reads the program's array alone, which the MPI library
+ * reads next anyway, not a copy of it as long.  Per-peer datatypes' bytes
+ * of up to CP_MEMO_MAX counts, send and receive together, are kept; a call
  * outside the recording window, and every call of a series whose memory
  * ran out, takes the general path (cp_call_record).
  */
@@ -31,9 +35,49 @@
 #include "call.h"
 #include "capture.h"
 
-/* Counts kept, send and receive together, at most. */
+/* Counts kept as they are, send and receive together, at most; and of
+ * one side, beyond which an int or MPI_Count array is kept as its digest. */
 #define CP_MEMO_MAX 512
+#define CP_MEMO_WHOLE 256
 
+/* The digest of n counts of `width` bytes (4 or 8): four chains of
+ * cp_hash_mix over the array's 8-byte words (a count of 8 bytes, or two of
+ * 4), word k to chain k mod 4 (they run side by side), the words past the
+ * last whole group of four to the first chain; then the chains joined.
+ * Each step of a chain, and each join, is a one-to-one function of the
+ * state for a given word, so two arrays of the same length that differ in
+ * one count never have the same digest; arrays that differ in several
+ * have the same one by chance, about once in 2^64 (docs/internals.md). */
+CP_HOT uint64_t cp_memo_digest(const void *counts, int64_t n, int width)
+{
+    uint64_t h0 = 0x243F6A8885A308D3ull, h1 = 0x13198A2E03707344ull, h2 = 0xA4093822299F31D0ull,
+             h3 = 0x082EFA98EC4E6C89ull;
+    int64_t i = 0;
+    if (width == 4) {
+        const uint32_t *c = counts;
+#define CP_WORD(k) ((uint64_t)c[i + 2 * (k)] | (uint64_t)c[i + 2 * (k) + 1] << 32)
+        for (; i + 8 <= n; i += 8) {
+            h0 = cp_hash_mix(h0, CP_WORD(0));
+            h1 = cp_hash_mix(h1, CP_WORD(1));
+            h2 = cp_hash_mix(h2, CP_WORD(2));
+            h3 = cp_hash_mix(h3, CP_WORD(3));
+        }
+#undef CP_WORD
+        for (; i < n; i += 2)
+            h0 = cp_hash_mix(h0, (uint64_t)c[i] | (i + 1 < n ? (uint64_t)c[i + 1] << 32 : 0));
+    } else {
+        const uint64_t *c = counts;
+        for (; i + 4 <= n; i += 4) {
+            h0 = cp_hash_mix(h0, c[i]);
+            h1 = cp_hash_mix(h1, c[i + 1]);
+            h2 = cp_hash_mix(h2, c[i + 2]);
+            h3 = cp_hash_mix(h3, c[i + 3]);
+        }
+        for (; i < n; i++)
+            h0 = cp_hash_mix(h0, c[i]);
+    }
+    return cp_hash_mix(cp_hash_mix(cp_hash_mix(h0, h1), h2), h3);
+}
 
 /* The kind of side a describes (enum cp_memo_kind). */
 CP_HOT int cp_memo_kind_of(const cp_side *a)
@@ -66,6 +110,8 @@ CP_HOT bool cp_memo_same(const void *k, const void *a, int64_t n, int width)
  * count or an absent side. */
 static inline int64_t cp_memo_side_bytes(int kind, int64_t n)
 {
+    if (kind & CP_MEMO_HASHED)
+        return 8;
     if (kind == CP_MEMO_INTS)
         return (n * 4 + 7) / 8 * 8;
     return kind >= CP_MEMO_LONGS ? n * 8 : 0;
@@ -83,7 +129,7 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_side *a,
                             const unsigned char **kept)
 {
     int kind = m->kind[i];
-    if (kind != cp_memo_kind_of(a))
+    if ((kind & ~CP_MEMO_HASHED) != cp_memo_kind_of(a))
         return false;
     if (kind == CP_MEMO_ABSENT)
         return true;
@@ -101,8 +147,16 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_side *a,
         return false;
     if (kind == CP_MEMO_SINGLE)
         return a->n == m->n[i];
-    if (a->n != m->n[i] || !cp_memo_same(*kept, a->counts, a->n, a->width))
+    if (a->n != m->n[i])
         return false;
+    if (kind & CP_MEMO_HASHED) {
+        uint64_t d;
+        memcpy(&d, *kept, sizeof d);
+        if (cp_memo_digest(a->counts, a->n, a->width) != d)
+            return false;
+    } else if (!cp_memo_same(*kept, a->counts, a->n, a->width)) {
+        return false;
+    }
     *kept += cp_memo_side_bytes(kind, a->n);
     return true;
 }

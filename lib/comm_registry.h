@@ -37,7 +37,10 @@ enum cp_memo_kind {
     CP_MEMO_SINGLE, /* one count, n[] is its value */
     CP_MEMO_INTS,   /* n[] counts of 4 bytes */
     CP_MEMO_LONGS,  /* n[] counts of 8 bytes */
-    CP_MEMO_BYTES   /* n[] counts of 8 bytes, already in bytes (per-peer datatypes) */
+    CP_MEMO_BYTES,  /* n[] counts of 8 bytes, already in bytes (per-peer datatypes) */
+    /* With CP_MEMO_INTS or CP_MEMO_LONGS: more counts than CP_MEMO_WHOLE,
+     * kept as their 8-byte digest (cp_memo_digest, call_memo.h). */
+    CP_MEMO_HASHED = 8
 };
 /* Buckets of the duration histogram a memo counts, from its `lo` on: 5.25
  * octaves of quarter-octave buckets (timing_hist.h), room for what one
