@@ -171,15 +171,15 @@ CP_HOT uint64_t cp_call_count(cp_counts *t, uint32_t sig)
  * has (a duplicate's), taken from collprof's own state when registered. */
 void cp_comm_created(int rc, const MPI_Comm *newcomm, MPI_Comm like);
 
-/* Timed calls, around the MPI call: barrier mode synchronises the
- * communicator first (blocking forms only: a barrier before a non-blocking
- * call could deadlock a correct program); then the end of the call. */
 /* The clock a timed call is stamped by: the counter when the gate said so
  * (cp_call_begin), else as cp_hot says. */
 CP_HOT bool cp_call_tsc(const cp_call *call)
 {
     return call->quick || cp_hot.clock_tsc;
 }
+/* Timed calls, around the MPI call: barrier mode synchronises the
+ * communicator first (blocking forms only: a barrier before a non-blocking
+ * call could deadlock a correct program); then the end of the call. */
 CP_HOT void cp_call_sync(cp_call *call, MPI_Comm comm, bool blocking)
 {
     /* Arrival is stamped here, after collprof's own counting, so that the

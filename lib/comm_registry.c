@@ -29,10 +29,12 @@ void cp_hot_publish(void)
     for (;;) {
         int s = atomic_load(&cp_hot.state), p = atomic_load(&cp_hot.paused);
         uint64_t g = 0;
-        if (s == CP_STATE_ON && !p && cp_hot.timing == CP_TIMING_OFF)
-            g = cp_hot.enabled;
-        else if (s == CP_STATE_ON && !p && cp_hot.timing == CP_TIMING_PASSIVE && cp_hot.clock_tsc)
-            g = cp_hot.enabled << CP_GATE_TIMED;
+        if (s == CP_STATE_ON && !p) {
+            if (cp_hot.timing == CP_TIMING_OFF)
+                g = cp_hot.enabled;
+            else if (cp_hot.timing == CP_TIMING_PASSIVE && cp_hot.clock_tsc)
+                g = cp_hot.enabled << CP_GATE_TIMED;
+        }
         cp_comm_cache_gate(g);
         if (atomic_load(&cp_hot.state) == s && atomic_load(&cp_hot.paused) == p)
             return;

@@ -36,8 +36,6 @@ void cp_memo_hist_spill(cp_coll_tables *x, uint32_t b)
     }
 }
 
-/* The times the memo's timed calls added, into the series' timing: the
- * signature's aggregate and the histogram. */
 void cp_memo_unreserve(cp_coll_tables *x)
 {
     cp_memo_times *mt = &x->memo.times;
@@ -48,6 +46,9 @@ void cp_memo_unreserve(cp_coll_tables *x)
     }
 }
 
+/* The times the memo's timed calls added, into the series' timing: the
+ * signature's aggregate and the histogram (the slots reserved and not
+ * handed out given back first). */
 static void fold_times(cp_coll_tables *x)
 {
     cp_memo_times *mt = &x->memo.times;

@@ -55,6 +55,12 @@ _Thread_local unsigned cp_busy;
  * last leave. */
 static _Thread_local volatile sig_atomic_t signal_held;
 
+/* Is this thread inside collprof's tables (a mark not left)? */
+static bool busy(void)
+{
+    return cp_busy & ~CP_BUSY_HELD;
+}
+
 #ifdef CP_BUSY_BY_OFFSET
 /* cp_busy's offset from the thread pointer, for cp_busy_enter/leave: set
  * when the library is loaded, before anything can call into it.  First
@@ -389,7 +395,7 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
             errno = saved;
             return;
         }
-        if (cp_busy & ~CP_BUSY_HELD) {
+        if (busy()) {
             say("collprof: a fatal signal inside collprof's own code: no partial profile\n");
         } else {
             if (take_for_signal()) {
@@ -405,7 +411,7 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 
 bool cp_signal_hold(int sig)
 {
-    if (!(cp_busy & ~CP_BUSY_HELD))
+    if (!busy())
         return false;
     signal_held = sig;
     cp_busy |= CP_BUSY_HELD; /* the thread is stopped here: no change of its own is lost */

@@ -30,18 +30,14 @@
 #include "stat.h"
 
 #define DELAY 0.2
-static int nerrors;
+#define TEST_NAME "test_callsites"
+#include "fail.h"
+
 static int line_one, line_two, line_three, line_four_a, line_four_b;
 /* Loop bounds the compiler cannot see: an unrolled loop would be several
  * call sites (which collprof rightly tells apart). */
 static volatile int two = 2, three = 3, four = 4;
 
-#define FAIL(...)                                                                                 \
-    do {                                                                                          \
-        fprintf(stderr, "test_callsites: " __VA_ARGS__);                                          \
-        fputc('\n', stderr);                                                                      \
-        nerrors++;                                                                                \
-    } while (0)
 
 __attribute__((noinline)) void f_one(void)
 {

@@ -61,13 +61,8 @@ static int count_of(int k, int i)
     return c;
 }
 
-static int nerrors;
-#define FAIL(...)                                                                                 \
-    do {                                                                                          \
-        fprintf(stderr, "repeats_many: " __VA_ARGS__);                                            \
-        fputc('\n', stderr);                                                                      \
-        nerrors++;                                                                                \
-    } while (0)
+#define TEST_NAME "repeats_many"
+#include "fail.h"
 
 #define NCALLS ((int64_t)NRUNS * RUN) /* of each form */
 

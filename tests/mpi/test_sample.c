@@ -112,14 +112,8 @@ static int blocks_kept(void)
 }
 
 static double delay = 0.2;
-static int nerrors;
-
-#define FAIL(...)                                                                                 \
-    do {                                                                                          \
-        fprintf(stderr, "test_sample: " __VA_ARGS__);                                             \
-        fputc('\n', stderr);                                                                      \
-        nerrors++;                                                                                \
-    } while (0)
+#define TEST_NAME "test_sample"
+#include "fail.h"
 
 static bool near(double v, double want)
 {

@@ -33,14 +33,8 @@
 #include "stat.h"
 
 static double delay = 0.2;
-static int nerrors;
-
-#define FAIL(...)                                                                                 \
-    do {                                                                                          \
-        fprintf(stderr, "test_waits: " __VA_ARGS__);                                              \
-        fputc('\n', stderr);                                                                      \
-        nerrors++;                                                                                \
-    } while (0)
+#define TEST_NAME "test_waits"
+#include "fail.h"
 
 static void sleep_for(double s)
 {
