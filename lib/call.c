@@ -1,5 +1,6 @@
 /* Recording a call: numbering, recording window, pause (see call.h). */
 #include "call.h"
+#include "call_memo.h"
 #include "capture.h"
 
 #include <stdlib.h>
@@ -101,18 +102,57 @@ static int32_t error_code_of(int rc)
     return error_code(cls);
 }
 
-void cp_call_failed(cp_comm *c, int coll, uint64_t idx, uint32_t sig, int rc)
+/* Call idx of x, of signature sig, failed with rc (held busy). */
+static void tables_failed(cp_coll_tables *x, uint64_t idx, uint32_t sig, int rc)
 {
-    int saved = errno;
-    cp_busy_enter();
-    cp_coll_tables *x = cp_comm_coll(c, coll);
     if (x && sig != CP_SEQ_NONE) {
         cp_memo_fold(x); /* the call may be one the memo counted */
         cp_counts_failed(&x->counts, idx, sig, error_code_of(rc));
         cp_memo_settled(x);
     }
+}
+
+void cp_call_failed(cp_comm *c, int coll, uint64_t idx, uint32_t sig, int rc)
+{
+    int saved = errno;
+    cp_busy_enter();
+    tables_failed(cp_comm_coll(c, coll), idx, sig, rc);
     cp_busy_leave();
     errno = saved;
+}
+
+/* The memo's last call: the one it numbered last (next - 1), for no other
+ * call of the same communicator's collective can come between it and its
+ * return (MPI orders them). */
+int cp_memo_failed(cp_memo *m, int rc)
+{
+    int saved = errno;
+    cp_busy_enter();
+    tables_failed((cp_coll_tables *)m, m->next - 1, m->sig, rc);
+    cp_busy_leave();
+    errno = saved;
+    return rc;
+}
+
+static inline int after(cp_memo *m, cp_sample_rec *rec, uint64_t enter, int rc, bool blocking)
+{
+    cp_memo_time(m, rec, enter, enter, cp_clock_ticks_of(true), blocking);
+    return __builtin_expect(rc != MPI_SUCCESS, 0) ? cp_memo_failed(m, rc) : rc;
+}
+int cp_memo_after_blocking(cp_memo *m, cp_sample_rec *rec, uint64_t enter, int rc)
+{
+    return after(m, rec, enter, rc, true);
+}
+int cp_memo_after_nonblocking(cp_memo *m, cp_sample_rec *rec, uint64_t enter, int rc)
+{
+    return after(m, rec, enter, rc, false);
+}
+
+void cp_memo_time_far(cp_memo *m, cp_sample_rec *rec, uint64_t enter, uint64_t start,
+                      uint64_t exit, bool blocking)
+{
+    cp_call call = {.rec = rec, .sig = m->sig, .enter = enter, .start = start};
+    cp_call_timed_at(&((cp_coll_tables *)m)->timing, &call, exit, blocking);
 }
 
 /* The call path and the error code of a call, for the calls recorded

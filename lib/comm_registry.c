@@ -146,10 +146,8 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
         }
     /* No call comes through the handle again: the memos go. */
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
-        if (c->coll[k]) {
-            free(c->coll[k]->memo.heap);
+        if (c->coll[k])
             c->coll[k]->memo = memo_empty;
-        }
     cp_busy_leave();
     return MPI_SUCCESS;
 }

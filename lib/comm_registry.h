@@ -27,20 +27,15 @@
  * signature it gave (call_memo.h): a call described the same again is that
  * signature again, counted in the memo's first line alone (`next`) and
  * folded into the tables when anything else reads or changes them.  The
- * first line holds everything such a call reads and writes counted only;
- * kept count arrays of up to CP_MEMO_INLINE bytes are the second line,
- * longer ones on the heap; the third holds what only a miss or a fold
- * reads; the fourth a timed call's times (cp_memo_times). */
-#define CP_MEMO_INLINE 64
+ * first line holds everything such a call reads and writes counted only
+ * (each side's count arrays as one key, cp_memo_key); the second what only
+ * a miss or a fold reads; the third a timed call's times (cp_memo_times). */
 enum cp_memo_kind {
     CP_MEMO_ABSENT, /* the side is not present */
     CP_MEMO_SINGLE, /* one count, n[] is its value */
-    CP_MEMO_INTS,   /* n[] counts of 4 bytes */
-    CP_MEMO_LONGS,  /* n[] counts of 8 bytes */
-    CP_MEMO_BYTES,  /* n[] counts of 8 bytes, already in bytes (per-peer datatypes) */
-    /* With CP_MEMO_INTS or CP_MEMO_LONGS: more counts than CP_MEMO_WHOLE,
-     * kept as their 8-byte digest (cp_memo_digest, call_memo.h). */
-    CP_MEMO_HASHED = 8
+    CP_MEMO_INTS,   /* counts of 4 bytes, n[] is their key */
+    CP_MEMO_LONGS,  /* counts of 8 bytes, n[] is their key */
+    CP_MEMO_BYTES   /* counts of 8 bytes, already in bytes (per-peer datatypes) */
 };
 /* Buckets of the duration histogram a memo counts, from its `lo` on: 5.25
  * octaves of quarter-octave buckets (timing_hist.h), room for what one
@@ -84,33 +79,28 @@ typedef struct cp_memo {
                                (at most 2^32 - 1: then the general path, which
                                settles the memo, counts on) */
     const void *ra;         /* the call site whose path sig holds; NULL: no paths */
-    int64_t n[2];           /* a single count's value, or an array's length */
+    int64_t n[2];           /* a single count's value, or an array's key
+                               (cp_memo_key: the counts, or their digest) */
     int32_t dtsize[2];      /* the datatypes' sizes */
     void (*mpi)(void);      /* the MPI library's function of this form, called
                                from here rather than through the dynamic
                                linker's table (a line of its own) */
     uint64_t next;          /* the next call's index: calls base..next-1 are sig's,
                                counted here, not yet in the tables */
-    /* Second line: the kept arrays, send then receive (each 8-byte aligned),
-     * when they fit. */
-    unsigned char inline_[CP_MEMO_INLINE] __attribute__((aligned(64)));
-    /* Third line: for misses and folds. */
-    cp_seq_tail tail;       /* where calls of sig lengthen the sequence */
-    void *heap;             /* kept arrays longer than CP_MEMO_INLINE */
+    /* Second line: for misses and folds. */
+    _Alignas(64) cp_seq_tail tail; /* where calls of sig lengthen the sequence */
     uint32_t seen;          /* the signature of the last call that missed */
-    uint32_t cap;           /* heap's room in bytes */
     uint64_t base;          /* the tables' call count when last folded */
-    /* Fourth line: a timed repeated call's times (call_memo.h), added here
+    /* Third line: a timed repeated call's times (call_memo.h), added here
      * rather than to the series' timing (its line, the signature's
      * aggregate's, a histogram bucket's: three lines a call) and folded
      * into it with the calls (cp_memo_fold). */
     cp_memo_times times;
 } cp_memo;
 _Static_assert(offsetof(cp_memo, next) < 64 && offsetof(cp_memo, mpi) < 64 &&
-                   offsetof(cp_memo, inline_) == 64 && offsetof(cp_memo, tail) == 128 &&
-                   offsetof(cp_memo, times) == 192 && sizeof(cp_memo) == 256,
-               "a repeated call reads the memo's first line, its second for arrays, "
-               "its fourth when timed");
+                   offsetof(cp_memo, tail) == 64 && offsetof(cp_memo, times) == 128 &&
+                   sizeof(cp_memo) == 192,
+               "a repeated call reads the memo's first line, its third when timed");
 #define CP_MEMO_EMPTY (CP_SEQ_NONE - 1)
 
 /* What a communicator holds for one collective: allocated on the first call

@@ -65,6 +65,7 @@ def wrapper(fn, form, is_large, coll, params, capture):
     width = "sizeof(MPI_Count)" if is_large else "sizeof(int)"
     capture = capture.replace("CP_W", width)
     args = arg_names(params)
+    unused = " ".join(f"(void){a};" for a in args.split(", "))
     enum = "CP_COLL_" + coll.upper()
     # enum cp_form (writers/mpi_names.h): Cube names the region after it.
     form_code = "CP_FORM_" + form.upper() + (" + CP_FORM_LARGE" if is_large else "")
@@ -100,16 +101,40 @@ CP_EXPORT int {fn}({params})
             cp_call_failed(c, call.coll, call.idx, call.sig, rc);
         return rc;"""
     # A call described as the memo's last kept one is counted at once
-    # (call_memo.h) in the exported function, whose record never leaves
-    # it: the compiler keeps it in registers, and the frame is the few
-    # bytes saved around the MPI call (every line a frame spans is written
-    # on every call, a trip to memory where the application evicts the
-    # caches).  It calls the MPI function the memo holds, on the memo's
-    # line, not through the dynamic linker's table.  Any other call goes to
-    # cp_new_<fn>, out of line, which looks its signature up and keeps it
-    # when it repeats; ra is the application's call site, passed on.
+    # (call_memo.h) by the wrapper's front, cp_quick_<fn>, out of line.  On
+    # x86-64 the exported function is a few instructions of assembly
+    # (wrapper_asm): the call's record lives in the front's frame, gone
+    # before the MPI call, and the wrapper's own frame around the MPI call
+    # is the memo's address (and a timed call's record and arrival), with
+    # the arguments the MPI function takes on the stack: every line a frame
+    # spans is written on every call, below the application's frame, a
+    # trip to memory where the application evicts the caches (the front's
+    # lines are below, where the MPI library's own frames are written
+    # next).  The wrapper calls the MPI function the memo holds, on the
+    # memo's line, not through the dynamic linker's table.  A call the gate
+    # does not call quick (barrier mode, the system clock, a pause) goes to
+    # cp_slow_<fn>, the same steps with the record kept; any call that is
+    # not the memo's to cp_new_<fn>, which looks its signature up and keeps
+    # it when it repeats.  Both are jumped to, the application's call site
+    # their return address.  Elsewhere the exported function is
+    # cp_slow_<fn>'s body.
+    slow_body = f"""
+{{
+    cp_call call;
+    void *ra = __builtin_return_address(0);
+    cp_comm *c = {begin};
+    if (c) {{
+        {capture};
+        cp_memo *m = cp_memo_hit(&call, c);
+        if (!m)
+            return cp_new_{fn}({args}, ra);
+        {run(f"((__typeof__(&P{fn}))m->mpi)", f"cp_memo_timed(m, &call, {blocking})")}
+    }}
+    return P{fn}({args});
+}}
+"""
     return f"""
-static __attribute__((noinline)) int cp_new_{fn}(void *ra, {params})
+static __attribute__((noinline)) int cp_new_{fn}({params}, void *ra)
 {{
     cp_call call;
     cp_comm *c = {begin};
@@ -122,21 +147,133 @@ static __attribute__((noinline)) int cp_new_{fn}(void *ra, {params})
     return P{fn}({args});
 }}
 
-CP_EXPORT int {fn}({params})
+#if defined(__x86_64__)
+static CP_WRAPPER_PART int cp_newj_{fn}({params})
 {{
-    cp_call call;
-    void *ra = __builtin_return_address(0);
-    cp_comm *c = {begin};
-    if (c) {{
-        {capture};
-        cp_memo *m = cp_memo_hit(&call, c);
-        if (!m)
-            return cp_new_{fn}(ra, {args});
-        {run(f"((__typeof__(&P{fn}))m->mpi)", f"cp_memo_timed(m, &call, {blocking})")}
-    }}
-    return P{fn}({args});
+    return cp_new_{fn}({args}, __builtin_return_address(0));
 }}
+
+static CP_WRAPPER_PART int cp_slow_{fn}({params})
+{slow_body}
+static CP_WRAPPER_PART cp_quick cp_quick_{fn}({params}, void *ra)
+{{
+    {unused} /* the front reads what the capture needs */
+    cp_call call;
+    cp_comm *c = {begin};
+    if (!c)
+        return (cp_quick){{CP_QUICK_OFF, NULL}};
+    if (!call.quick)
+        return (cp_quick){{CP_QUICK_SLOW, NULL}};
+    {capture};
+    return cp_memo_quick(&call, c);
+}}
+
+{wrapper_asm(fn, len(args.split(", ")), blocking == "true")}
+#else
+CP_EXPORT int {fn}({params})
+{slow_body}#endif
 """
+
+
+# The argument registers of x86-64 (System V), in order.
+ARG_REGS = ["%rdi", "%rsi", "%rdx", "%rcx", "%r8", "%r9"]
+
+
+def wrapper_asm(fn, nparams, blocking):
+    """The exported function of a wrapper on x86-64: save the argument
+    registers, ask the front (cp_quick_<fn>, the application's call site
+    its last argument), take them back; then call the memo's MPI function
+    with the memo's address (and a timed call's record and arrival) kept
+    on the stack, the stack arguments pushed again, or jump (frame gone)
+    to the MPI library, cp_slow_<fn> or cp_newj_<fn>.  Each path ends at
+    the entry's stack level, so that the unwinding table stays simple."""
+    k = max(0, nparams - 6)  # the arguments on the caller's stack
+    out = []
+    depth = 0  # bytes pushed since the entry (the return address at depth)
+
+    def op(line, delta=0):
+        nonlocal depth
+        if line.startswith("addq $0,"):
+            return
+        out.append(line)
+        if delta:
+            depth += delta
+            out.append(f".cfi_adjust_cfa_offset {delta}")
+
+    # At a call the stack is 16-byte aligned: the entry's is 8 off, so an
+    # odd number of words is pushed in all.
+    def push_stack_args():
+        for i in reversed(range(k)):
+            op(f"pushq {depth + 8 + 8 * i}(%rsp)", 8)
+
+    # The memo's MPI function (its address in %r11), `kept` words of ours
+    # on the stack (an odd number), the stack arguments pushed again.
+    def call_mpi(kept):
+        if k % 2:
+            op("subq $8, %rsp", 8)
+        push_stack_args()
+        assert depth % 16 == 8, fn
+        op("call *CP_MEMO_MPI_AT(%r11)")
+        op(f"addq ${depth - 8 * kept}, %rsp", -(depth - 8 * kept))
+
+    for r in ARG_REGS:
+        op(f"pushq {r}", 8)
+    words = 0 if nparams < 6 else k + 1
+    if (words % 2) == 0:
+        op("subq $8, %rsp", 8)
+    if nparams < 6:
+        op(f"movq {depth}(%rsp), {ARG_REGS[nparams]}")
+    else:
+        op(f"pushq {depth}(%rsp)", 8)  # ra, after the stack arguments
+        push_stack_args()
+    assert depth % 16 == 8, fn
+    op(f"call cp_quick_{fn}")
+    op(f"addq ${depth - 48}, %rsp", -(depth - 48))
+    op("movq %rax, %r11")
+    op("movq %rdx, %r10")
+    for r in reversed(ARG_REGS):
+        op(f"popq {r}", -8)
+    op("cmpq $63, %r11")
+    op("jbe 3f")
+    op("testb $1, %r11b")
+    op("jnz 2f")
+    # Counted only: the memo kept across the MPI call.
+    op("pushq %r11", 8)
+    call_mpi(1)
+    op("popq %rdi", -8)
+    op("testl %eax, %eax")
+    op("jnz 1f")
+    op("ret")
+    op("1: movl %eax, %esi")
+    op("jmp cp_memo_failed")
+    # Timed: the memo, the record, the arrival.
+    op("2: andq $-2, %r11")
+    op("pushq %r11", 8)
+    op("pushq %r10", 8)
+    op("movq %rdx, %r10")
+    op("rdtsc")
+    op("shlq $32, %rdx")
+    op("orq %rdx, %rax")
+    op("movq %r10, %rdx")
+    op("pushq %rax", 8)
+    call_mpi(3)
+    op("popq %rdx", -8)
+    op("popq %rsi", -8)
+    op("popq %rdi", -8)
+    op("movl %eax, %ecx")
+    op(f"jmp cp_memo_after_{'blocking' if blocking else 'nonblocking'}")
+    # Not the memo's: the frame is gone, the arguments where they came.
+    op("3: testq %r11, %r11")
+    op(f"jz P{fn}@PLT")
+    op("cmpq $1, %r11")
+    op(f"je cp_slow_{fn}")
+    op(f"jmp cp_newj_{fn}")
+    assert depth == 0, fn
+    body = "".join(f'    "{line}\\n"\n' for line in out).replace(
+        "CP_MEMO_MPI_AT", '" CP_STRING(CP_MEMO_MPI_AT) "')
+    return (f'__asm__(".text\\n"\n    ".p2align 4\\n"\n    ".globl {fn}\\n"\n'
+            f'    ".type {fn}, @function\\n"\n    "{fn}:\\n"\n    ".cfi_startproc\\n"\n'
+            f'{body}    ".cfi_endproc\\n"\n    ".size {fn}, .-{fn}\\n");')
 
 F_HANDLES = {"MPI_Datatype": "Type", "MPI_Op": "Op", "MPI_Comm": "Comm", "MPI_Info": "Info"}
 
@@ -292,8 +429,12 @@ def main():
 
     with open(out_c, "w", encoding="utf-8") as w:
         w.write(c_head('#include "call_memo.h"\n#include "export.h"\n#include "code_padding.h"\n#include "persistent.h"\n'))
-        w.write("#ifdef CP_PAD_WRAPPERS\n"
-                "CP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n#endif\n")
+        # The wrappers' assembly goes out before the C functions, in order
+        # with other top-level assembly: its padding is of that kind too.
+        w.write("#ifdef CP_PAD_WRAPPERS\n#if defined(__x86_64__)\n"
+                "__asm__(\".text\\n.skip \" CP_PLACEMENT_STR(CP_PAD_WRAPPERS) \"\\n\");\n"
+                "#else\nCP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n"
+                "#endif\n#endif\n")
         for name, coll, shape, forms, _ in funcs:
             params, capture = shapes[shape]
             for fn, form, is_large in variants(name, forms, build):

@@ -38,7 +38,8 @@
 #                       rank and on every rank (blocking, non-blocking,
 #                       persistent), and a collective one rank starts on a
 #                       sub-communicator whose peers never call it, and
-#                       (Open MPI) NULL counts after repeated calls: the
+#                       (Open MPI) NULL counts after repeated calls, a
+#                       refused call the call memo counted: the
 #                       program ends as without collprof, the profile is
 #                       written, the refused calls and the disagreement named
 #   foreign-dir ... APP : output directories another user could have
@@ -295,8 +296,10 @@ invalid-call)
     ;;
 refused-calls)
     app=$1 collprof=$2
+    # op: a refused call the call memo counted, timed (the defaults) and
+    # counted only
     cases="one:blocking one:nonblocking one:persistent all:blocking all:nonblocking \
-           all:persistent extra:blocking"
+           all:persistent extra:blocking op:timed op:counted"
     # NULL receive counts after repeated calls: Open MPI refuses the call,
     # MPICH reads the NULL array itself (the program dies without collprof).
     [ "$LAUNCH_FLAVOR" = openmpi ] && cases="$cases null:blocking"
@@ -306,7 +309,9 @@ refused-calls)
         out=$work/out-$cn
         run baseline 4 no "$app" "$who" "$form"
         rm -rf "$out"
-        COLLPROF_OUTPUT_DIR=$out run "$cn" 4 yes "$app" "$who" "$form"
+        timing=on
+        [ "$form" = counted ] && timing=off
+        COLLPROF_TIMING=$timing COLLPROF_OUTPUT_DIR=$out run "$cn" 4 yes "$app" "$who" "$form"
         # UCX warns of the never completed Ibcast's message on both runs, with
         # times and addresses of its own.
         for f in baseline.out "$cn.out"; do
@@ -327,6 +332,9 @@ refused-calls)
         null)
             refused="call 3: refused with MPI_ERR_ARG on ranks 0-3 "
             disagree= ;;
+        op)
+            refused="call 3: refused with MPI_ERR_OP on ranks 0-3 "
+            disagree= ;;
         extra)
             refused=
             disagree="communicator 1, Bcast: ranks disagree on the number of calls (rank 1: 1, ranks 0,2: 0); wait states left out for it" ;;
@@ -334,6 +342,7 @@ refused-calls)
         if [ -n "$refused" ]; then
             coll=Gather
             [ $who = null ] && coll=Alltoallv
+            [ $who = op ] && coll=Allreduce
             grep -qF "failed calls: communicator 0, $coll, $refused" "$cn.summary" ||
                 { fail "$cn: summary does not name the refused call:"; show "$cn.summary"; }
             grep -q "^Failed: " "$out/send-counters.rank0.txt" ||

@@ -15,6 +15,10 @@
  *              it: MPI_ERR_ARG; MPICH reads the NULL array itself, so the
  *              case is Open MPI's): collprof, which knows the repeated
  *              arguments by then, must not read the NULL array either
+ *         op:  every rank calls MPI_Allreduce four times from one call site,
+ *              the fourth with MPI_OP_NULL (MPI_ERR_OP): the call memo,
+ *              which does not compare operations, has counted it when the
+ *              library refuses it
  *         extra: the rank of world rank 2 on a communicator of world ranks
  *              1.. starts an MPI_Ibcast that its peers never call (an
  *              erroneous program the library does not notice)
@@ -39,6 +43,7 @@ static const char *class_name(int rc)
     return cls == MPI_SUCCESS ? "success" : cls == MPI_ERR_TYPE ? "MPI_ERR_TYPE"
                                           : cls == MPI_ERR_ROOT ? "MPI_ERR_ROOT"
                                           : cls == MPI_ERR_ARG  ? "MPI_ERR_ARG"
+                                          : cls == MPI_ERR_OP   ? "MPI_ERR_OP"
                                                                 : "another error";
 }
 
@@ -94,6 +99,12 @@ int main(int argc, char **argv)
             int *volatile rcounts = i < 3 ? counts : NULL;
             said = class_name(MPI_Alltoallv(buf, counts, displs, MPI_INT, other, rcounts,
                                             displs, MPI_INT, MPI_COMM_WORLD));
+        }
+    } else if (strcmp(who, "op") == 0) {
+        int y = 1, z = 0;
+        for (int i = 0; i < four; i++) {
+            MPI_Op op = i < 3 ? MPI_SUM : MPI_OP_NULL;
+            said = class_name(MPI_Allreduce(&y, &z, 1, MPI_INT, op, MPI_COMM_WORLD));
         }
     } else {
         MPI_Comm_split(MPI_COMM_WORLD, rank >= 1, rank, &sub);

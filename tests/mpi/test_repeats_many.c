@@ -1,22 +1,24 @@
 /*
- * Repeated calls whose count arrays are longer than the call memo keeps as
- * they are (CP_MEMO_WHOLE counts a side, lib/call_memo.h): the memo keeps
- * their digest, and a call must still be told apart from the one before
- * whenever one count differs.  A communicator of more than 256 ranks does
- * not fit on a test machine; a distributed graph whose every rank has DEG
- * edges (many to the same neighbour, which MPI allows) gives
- * Neighbor_alltoallv arrays of DEG counts on 2 or 3 ranks.
+ * Repeated calls must be told apart from the one before whenever one count
+ * differs.  The call memo keeps a side's count array as one 8-byte key: the
+ * counts themselves when they fit (two int counts, one MPI_Count), else
+ * their digest (cp_memo_key, lib/call_memo.h).  A distributed graph whose
+ * every rank has DEG edges (argument; many to the same neighbour, which MPI
+ * allows) gives Neighbor_alltoallv arrays of DEG counts on 2 or 3 ranks:
+ * 300 (the digest's groups of four words, as a communicator of 300 ranks
+ * passes them), 5 (a digest of its tail alone), 2 (the counts as they are;
+ * the large-count form's digest of two words).
  *
  * Runs of RUN calls (the second keeps the description, the third is
  * counted by the memo), the same arrays changed in place between runs:
- *   A, then B (one count changed), A again, then C (two counts changed,
- *   +1 and -1: the same total, in two of the digest's four chains), then
- *   D (two counts of one chain swapped), A, E (the last count changed: the
- *   digest's words past its groups of four), F (count 10 changed: the
- *   second word of a group), then A.
+ *   A, then B (one count changed), A again, then C (two counts changed, +2
+ *   and -2: the same total), then D (two counts eight apart swapped: one
+ *   chain of the digest), A, E (the last count changed: the digest's words
+ *   past its groups of four), F (count 10 changed: the second word of a
+ *   group), then A.
  * Where the library has MPI 4.0's large-count forms, the same sequence
- * again through MPI_Neighbor_alltoallv_c (8-byte counts, digested a count
- * a word).  Checked on rank 0 after MPI_Finalize with the reader: every call is in
+ * again through MPI_Neighbor_alltoallv_c (8-byte counts, a count a word).
+ * Checked on rank 0 after MPI_Finalize with the reader: every call is in
  * the send block of its pattern, the blocks of different patterns are
  * different blocks, and each rank's row holds exactly the counts it passed.
  */
@@ -32,7 +34,8 @@
 
 #include "collprof/reader.h"
 
-#define DEG 300 /* > CP_MEMO_WHOLE */
+#define MAXDEG 1024
+static int DEG = 300; /* edges a rank: argv[1], 2 to MAXDEG */
 #define RUN 3
 
 enum { A, B, C, D, E, F, NPATTERNS };
@@ -44,20 +47,22 @@ static const int sequence[] = {A, B, A, C, D, A, E, F, A};
 static int count_of(int k, int i)
 {
     int c = 1 + i % 5;
-    if (k == B && i == 200)
+    int d1 = DEG / 4, d2 = d1 + 8 < DEG ? d1 + 8 : DEG - 1; /* D: 1 + d % 5 differ */
+    int f = DEG > 10 ? 10 : DEG - 1;
+    if (k == B && i == DEG * 2 / 3)
         c += 1;
-    if (k == C && i == 100)
-        c += 1;
-    if (k == C && i == 101)
-        c -= 1;
-    if (k == D && i == 40)
-        c = 1 + 44 % 5; /* edges 40 and 44: one chain (i mod 4), values swapped */
-    if (k == D && i == 44)
-        c = 1 + 40 % 5;
+    if (k == C && i == DEG / 3)
+        c += 2;
+    if (k == C && i == DEG / 3 + 1)
+        c -= 2;
+    if (k == D && i == d1)
+        c = 1 + d2 % 5;
+    if (k == D && i == d2)
+        c = 1 + d1 % 5;
     if (k == E && i == DEG - 1)
-        c += 1;
-    if (k == F && i == 10)
-        c += 1;
+        c += 2;
+    if (k == F && i == f)
+        c += 3;
     return c;
 }
 
@@ -107,7 +112,7 @@ static void check(int nranks, int forms)
         for (size_t r = 0; r < b->nrows; r++) {
             const cp_row *row = &b->rows[r];
             size_t n = cp_row_nitems(row);
-            for (size_t i = 0; i < n && n == DEG; i++) {
+            for (size_t i = 0; i < n && n == (size_t)DEG; i++) {
                 int64_t count;
                 cp_row_item(row, 0, i, &count);
                 if (count != count_of(pat, (int)i)) {
@@ -116,7 +121,7 @@ static void check(int nranks, int forms)
                     break;
                 }
             }
-            if (n != DEG)
+            if (n != (size_t)DEG)
                 FAIL("call %lld: a row of %zu counts, %d were passed", (long long)k, n, DEG);
             seen += cp_ranges_count(&row->ranks);
         }
@@ -131,11 +136,17 @@ static void check(int nranks, int forms)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    if (argc > 1)
+        DEG = atoi(argv[1]);
+    if (DEG < 2 || DEG > MAXDEG) {
+        fprintf(stderr, "repeats_many: DEG %d, expected 2 to %d\n", DEG, MAXDEG);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     int me, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     /* Every edge to the next rank, every edge from the one before. */
-    static int to[DEG], from[DEG], scounts[DEG], rcounts[DEG], displs[DEG];
+    static int to[MAXDEG], from[MAXDEG], scounts[MAXDEG], rcounts[MAXDEG], displs[MAXDEG];
     for (int i = 0; i < DEG; i++) {
         to[i] = (me + 1) % n;
         from[i] = (me + n - 1) % n;
@@ -157,8 +168,8 @@ int main(int argc, char **argv)
     }
     int forms = 1;
 #if MPI_VERSION >= 4
-    static MPI_Count lcounts[DEG];
-    static MPI_Aint ldispls[DEG];
+    static MPI_Count lcounts[MAXDEG];
+    static MPI_Aint ldispls[MAXDEG];
     for (int run = 0; run < NRUNS; run++) {
         MPI_Aint at = 0;
         for (int i = 0; i < DEG; i++) {
