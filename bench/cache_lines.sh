@@ -36,10 +36,13 @@
 # of N ranks passes them, on 2 ranks.
 #
 # LIB=PATH measures another build of the library (an earlier version) with
-# this build's program.  MPI=openmpi measures a build for Open MPI
+# this build's program.  PEER="NAME|PATH|VAR=VALUE" adds a column for
+# another profiler preloaded from PATH, with its setting VAR=VALUE: mpiP 3.5
+# built from its public source for this MPI, "mpiP -k 0|.../libmpiP.so|MPIP=-k 0"
+# (call sites without a stack walk, the lightest setting).  MPI=openmpi measures a build for Open MPI
 # (meson setup -Dmpi=openmpi): its launcher and libcollprof-openmpi.so.
 #
-# usage: [COMM=self] [LIB=PATH] [MPI=mpich|openmpi] [DEGREE=N] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=40] [N2=140] [FAMILIES...]
+# usage: [COMM=self] [LIB=PATH] [PEER=...] [MPI=mpich|openmpi] [DEGREE=N] bench/cache_lines.sh BUILDDIR [ROUNDS=1] [N1=40] [N2=140] [FAMILIES...]
 set -euo pipefail
 comm=${COMM:-world}
 degree=${DEGREE:-1}
@@ -58,6 +61,10 @@ shift $(($# < 4 ? $# : 4))
 families=${*:-alltoallv alltoall allreduce bcast gatherv allgatherv reduce_scatter_block ialltoallv alltoallw barrier}
 app=$build/bench/bench_cache_lines
 lib=${LIB:-$build/lib/libcollprof-$mpi.so}
+# PEER="NAME|PATH|VAR=VALUE": one more column, another profiler preloaded
+# from PATH with its setting VAR=VALUE (optional), the same program
+IFS='|' read -r peer_name peer_lib peer_set <<<"${PEER:-}"
+[ -z "$peer_lib" ] || [ -f "$peer_lib" ] || { echo "PEER: no $peer_lib" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "valgrind (cachegrind) is needed" >&2; exit 1; }
 [ -x "$app" ] && [ -f "$lib" ] || { echo "build $build first" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/collprof-lines.XXXXXX")
@@ -65,20 +72,25 @@ trap 'rm -rf "$tmp"' EXIT
 export UCX_TLS=${UCX_TLS:-sm,self} UCX_POSIX_USE_PROC_LINK=${UCX_POSIX_USE_PROC_LINK:-n}
 cg="valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --I1=32768,8,64 --LL=8388608,16,64"
 
-# rank_env VAR VALUE: the launcher's argument that sets VAR in every rank
-rank_env() { if [ "$mpi" = openmpi ]; then echo "-x $1=$2"; else echo "-env $1 $2"; fi; }
+# rank_env VAR VALUE: the launcher's arguments that set VAR in every rank,
+# added to the array pre
+rank_env() { if [ "$mpi" = openmpi ]; then pre+=(-x "$1=$2"); else pre+=(-env "$1" "$2"); fi; }
 
 # misses FAMILY SETTING N: last-level data misses of the run, summed over ranks / 2
 misses() {
     rm -f "$tmp"/cg.*
+    pre=()
     case $2 in
-    none) pre="" ;;
-    counts) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_SNAPSHOT off) $(rank_env COLLPROF_TIMING off)" ;;
-    defaults) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_SNAPSHOT off)" ;;
-    long) pre="$(rank_env LD_PRELOAD "$lib") $(rank_env COLLPROF_SNAPSHOT off) $(rank_env COLLPROF_TIMING_SAMPLE 16)" ;;
+    none) ;;
+    counts) rank_env LD_PRELOAD "$lib"; rank_env COLLPROF_SNAPSHOT off; rank_env COLLPROF_TIMING off ;;
+    defaults) rank_env LD_PRELOAD "$lib"; rank_env COLLPROF_SNAPSHOT off ;;
+    long) rank_env LD_PRELOAD "$lib"; rank_env COLLPROF_SNAPSHOT off; rank_env COLLPROF_TIMING_SAMPLE 16 ;;
+    peer) rank_env LD_PRELOAD "$peer_lib"; [ -z "$peer_set" ] || rank_env "${peer_set%%=*}" "${peer_set#*=}" ;;
     esac
-    if ! COLLPROF_OUTPUT_DIR=$tmp/out $mpiexec -n 2 $pre $cg --cachegrind-out-file="$tmp/cg.%p" \
-        "$app" "$1" "$3" 16 "$comm" "$degree" >"$tmp/run.log" 2>&1 || [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
+    # in the scratch directory: a peer writes its report where it runs
+    if ! (cd "$tmp" && COLLPROF_OUTPUT_DIR=$tmp/out $mpiexec -n 2 "${pre[@]}" $cg \
+        --cachegrind-out-file="$tmp/cg.%p" "$app" "$1" "$3" 16 "$comm" "$degree" >"$tmp/run.log" 2>&1) ||
+        [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
         echo "cache_lines.sh: the run of $1 ($2, $3 calls) failed:" >&2
         tail -20 "$tmp/run.log" >&2
         exit 1
@@ -93,11 +105,18 @@ echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//');
 echo "Cache model (cachegrind): D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines; 16 MiB evicted before each call  "
 echo "$mpi_name, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer (neighbor_alltoallv: $degree edges a rank); per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
 echo
-echo "| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults | added, defaults, long run |"
-echo "|---|---:|---:|---:|---:|"
+settings="none counts defaults long"
+header="| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults | added, defaults, long run |"
+rule="|---|---:|---:|---:|---:|"
+if [ -n "$peer_lib" ]; then
+    settings="$settings peer"
+    header="$header added, $peer_name |"
+    rule="$rule---:|"
+fi
+echo "$header"
+echo "$rule"
 for f in $families; do
-    row="| $f"
-    for s in none counts defaults long; do
+    for s in $settings; do
         for r in $(seq "$rounds"); do
             a=$(misses "$f" $s "$n1")
             b=$(misses "$f" $s "$n2")
@@ -105,7 +124,9 @@ for f in $families; do
         done | median >"$tmp/per.$s"
     done
     base=$(cat "$tmp/per.none")
-    printf '| %s | %.1f | %+.1f | %+.1f | %+.1f |\n' "$f" "$(echo "$base - 16 * 1048576 / 64" | bc -l)" \
-        "$(echo "$(cat "$tmp/per.counts") - $base" | bc -l)" "$(echo "$(cat "$tmp/per.defaults") - $base" | bc -l)" \
-        "$(echo "$(cat "$tmp/per.long") - $base" | bc -l)"
+    printf '| %s | %.1f |' "$f" "$(echo "$base - 16 * 1048576 / 64" | bc -l)"
+    for s in $settings; do
+        [ "$s" = none ] || printf ' %+.1f |' "$(echo "$(cat "$tmp/per.$s") - $base" | bc -l)"
+    done
+    echo
 done

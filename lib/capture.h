@@ -108,7 +108,7 @@ CP_HOT int64_t cp_count_at(const void *counts, int width, int64_t i)
 }
 
 /* counts[i] as a single count. */
-static inline cp_side cp_nth(const void *counts, int width, int64_t i, MPI_Datatype t)
+CP_HOT cp_side cp_nth(const void *counts, int width, int64_t i, MPI_Datatype t)
 {
     if (!counts)
         return (cp_side){0};
@@ -158,7 +158,7 @@ static inline void cp_side_bytes(cp_side *s, int which)
 
 enum cp_root_role { CP_ROLE_ROOT, CP_ROLE_LEAF, CP_ROLE_NONE };
 
-static inline enum cp_root_role cp_root_role(cp_call *call, const cp_comm *c, int root)
+CP_HOT enum cp_root_role cp_root_role(cp_call *call, const cp_comm *c, int root)
 {
     if (!c->inter) {
         call->root = root;
@@ -175,12 +175,18 @@ static inline enum cp_root_role cp_root_role(cp_call *call, const cp_comm *c, in
 }
 
 /* ------------------------------------------------------------- shapes */
+/* Each shape, and what it calls, is always inlined (CP_HOT) into the
+ * wrapper's front: one the compiler left out of line (-O2 split Gatherv's)
+ * took the call's record by address, so that the record lived in the
+ * front's frame, two more memory lines a call where the application evicts
+ * the caches (Open MPI's Gatherv, counting only: 9.0 lines a call added,
+ * 4.0 inlined). */
 
 /* One count each way (Alltoall, Allgather, Allreduce, Scan, Neighbor_alltoall
  * ...).  sendbuf MPI_IN_PLACE: the receive arguments describe the data sent. */
 CP_HOT void cp_capture_single(cp_call *call, const void *sendbuf, MPI_Count sendcount,
-                                     MPI_Datatype sendtype, MPI_Count recvcount,
-                                     MPI_Datatype recvtype)
+                              MPI_Datatype sendtype, MPI_Count recvcount,
+                              MPI_Datatype recvtype)
 {
     call->recv = cp_one(recvcount, recvtype);
     call->send = sendbuf == MPI_IN_PLACE ? call->recv : cp_one(sendcount, sendtype);
@@ -188,8 +194,8 @@ CP_HOT void cp_capture_single(cp_call *call, const void *sendbuf, MPI_Count send
 
 /* One count per peer each way (Alltoallv). */
 CP_HOT void cp_capture_vector(cp_call *call, const cp_comm *c, const void *sendbuf,
-                                     const void *sendcounts, MPI_Datatype sendtype,
-                                     const void *recvcounts, MPI_Datatype recvtype, int width)
+                              const void *sendcounts, MPI_Datatype sendtype,
+                              const void *recvcounts, MPI_Datatype recvtype, int width)
 {
     call->recv = cp_many(recvcounts, width, c->peers, recvtype);
     call->send = sendbuf == MPI_IN_PLACE ? call->recv
@@ -197,10 +203,10 @@ CP_HOT void cp_capture_vector(cp_call *call, const cp_comm *c, const void *sendb
 }
 
 /* Per-peer datatypes (Alltoallw): bytes. */
-static inline void cp_capture_typed(cp_call *call, const cp_comm *c, const void *sendbuf,
-                                    const void *sendcounts, const MPI_Datatype *sendtypes,
-                                    const void *recvcounts, const MPI_Datatype *recvtypes,
-                                    int width)
+CP_HOT void cp_capture_typed(cp_call *call, const cp_comm *c, const void *sendbuf,
+                             const void *sendcounts, const MPI_Datatype *sendtypes,
+                             const void *recvcounts, const MPI_Datatype *recvtypes,
+                             int width)
 {
     call->recv = cp_typed(recvcounts, width, c->peers, recvtypes);
     call->send = sendbuf == MPI_IN_PLACE ? call->recv
@@ -208,9 +214,9 @@ static inline void cp_capture_typed(cp_call *call, const cp_comm *c, const void 
 }
 
 /* Allgatherv: one count sent to all, one count per peer received. */
-static inline void cp_capture_allgatherv(cp_call *call, const cp_comm *c, const void *sendbuf,
-                                         MPI_Count sendcount, MPI_Datatype sendtype,
-                                         const void *recvcounts, MPI_Datatype recvtype, int width)
+CP_HOT void cp_capture_allgatherv(cp_call *call, const cp_comm *c, const void *sendbuf,
+                                  MPI_Count sendcount, MPI_Datatype sendtype,
+                                  const void *recvcounts, MPI_Datatype recvtype, int width)
 {
     call->recv = cp_many(recvcounts, width, c->peers, recvtype);
     call->send = sendbuf == MPI_IN_PLACE ? cp_nth(recvcounts, width, c->rank, recvtype)
@@ -219,10 +225,10 @@ static inline void cp_capture_allgatherv(cp_call *call, const cp_comm *c, const 
 
 /* Gather (recvcounts NULL: recvcount) and Gatherv: everyone sends one count
  * to the root, the root receives. */
-static inline void cp_capture_gather(cp_call *call, const cp_comm *c, const void *sendbuf,
-                                     MPI_Count sendcount, MPI_Datatype sendtype,
-                                     MPI_Count recvcount, const void *recvcounts,
-                                     MPI_Datatype recvtype, int root, int width)
+CP_HOT void cp_capture_gather(cp_call *call, const cp_comm *c, const void *sendbuf,
+                              MPI_Count sendcount, MPI_Datatype sendtype,
+                              MPI_Count recvcount, const void *recvcounts,
+                              MPI_Datatype recvtype, int root, int width)
 {
     call->send = call->recv = (cp_side){0};
     switch (cp_root_role(call, c, root)) {
@@ -247,10 +253,10 @@ static inline void cp_capture_gather(cp_call *call, const cp_comm *c, const void
 
 /* Scatter (sendcounts NULL: sendcount) and Scatterv: the root sends,
  * everyone receives one count. */
-static inline void cp_capture_scatter(cp_call *call, const cp_comm *c, MPI_Count sendcount,
-                                      const void *sendcounts, MPI_Datatype sendtype,
-                                      const void *recvbuf, MPI_Count recvcount,
-                                      MPI_Datatype recvtype, int root, int width)
+CP_HOT void cp_capture_scatter(cp_call *call, const cp_comm *c, MPI_Count sendcount,
+                               const void *sendcounts, MPI_Datatype sendtype,
+                               const void *recvbuf, MPI_Count recvcount,
+                               MPI_Datatype recvtype, int root, int width)
 {
     call->send = call->recv = (cp_side){0};
     switch (cp_root_role(call, c, root)) {
@@ -274,8 +280,8 @@ static inline void cp_capture_scatter(cp_call *call, const cp_comm *c, MPI_Count
 }
 
 /* Bcast: the root sends the buffer, the others receive it. */
-static inline void cp_capture_bcast(cp_call *call, const cp_comm *c, MPI_Count count,
-                                    MPI_Datatype type, int root)
+CP_HOT void cp_capture_bcast(cp_call *call, const cp_comm *c, MPI_Count count,
+                             MPI_Datatype type, int root)
 {
     call->send = call->recv = (cp_side){0};
     enum cp_root_role role = cp_root_role(call, c, root);
@@ -286,8 +292,8 @@ static inline void cp_capture_bcast(cp_call *call, const cp_comm *c, MPI_Count c
 }
 
 /* Reduce: everyone contributes count elements, the root receives them. */
-static inline void cp_capture_reduce(cp_call *call, const cp_comm *c, MPI_Count count,
-                                     MPI_Datatype type, int root)
+CP_HOT void cp_capture_reduce(cp_call *call, const cp_comm *c, MPI_Count count,
+                              MPI_Datatype type, int root)
 {
     call->send = call->recv = (cp_side){0};
     switch (cp_root_role(call, c, root)) {
@@ -307,8 +313,8 @@ static inline void cp_capture_reduce(cp_call *call, const cp_comm *c, MPI_Count 
 /* Reduce_scatter: recvcounts[i] elements of the result go to rank i.  On an
  * intercommunicator the send side depends on the remote group's counts,
  * which this process does not see: only the receive side is recorded. */
-static inline void cp_capture_reduce_scatter(cp_call *call, const cp_comm *c,
-                                             const void *recvcounts, MPI_Datatype type, int width)
+CP_HOT void cp_capture_reduce_scatter(cp_call *call, const cp_comm *c,
+                                      const void *recvcounts, MPI_Datatype type, int width)
 {
     call->recv = cp_nth(recvcounts, width, c->rank, type);
     call->send = c->inter ? (cp_side){0} : cp_many(recvcounts, width, c->size, type);
@@ -320,8 +326,8 @@ static inline void cp_capture_reduce_scatter(cp_call *call, const cp_comm *c,
  * other group, so each remote rank gets size x recvcount / remote size of
  * every vector (the standard makes that the remote group's recvcount; a
  * program whose totals do not divide is erroneous, and gets the quotient). */
-static inline void cp_capture_reduce_scatter_block(cp_call *call, const cp_comm *c,
-                                                   MPI_Count recvcount, MPI_Datatype type)
+CP_HOT void cp_capture_reduce_scatter_block(cp_call *call, const cp_comm *c,
+                                            MPI_Count recvcount, MPI_Datatype type)
 {
     call->recv = cp_one(recvcount, type);
     call->send = c->inter && c->peers > 0 ? cp_one(recvcount * c->size / c->peers, type)
@@ -329,35 +335,35 @@ static inline void cp_capture_reduce_scatter_block(cp_call *call, const cp_comm 
 }
 
 /* Barrier: no counts, but the call is recorded: rows of length 0. */
-static inline void cp_capture_barrier(cp_call *call)
+CP_HOT void cp_capture_barrier(cp_call *call)
 {
     call->send = call->recv = (cp_side){.present = true, .counts = cp_no_counts, .width = 4};
 }
 
 /* Neighbourhood collectives: rows address the topology's neighbours. */
-static inline void cp_capture_neighbor_allgatherv(cp_call *call, const cp_comm *c,
-                                                  MPI_Count sendcount, MPI_Datatype sendtype,
-                                                  const void *recvcounts, MPI_Datatype recvtype,
-                                                  int width)
+CP_HOT void cp_capture_neighbor_allgatherv(cp_call *call, const cp_comm *c,
+                                           MPI_Count sendcount, MPI_Datatype sendtype,
+                                           const void *recvcounts, MPI_Datatype recvtype,
+                                           int width)
 {
     call->send = cp_one(sendcount, sendtype);
     call->recv = cp_many(recvcounts, width, c->indegree, recvtype);
 }
 
-static inline void cp_capture_neighbor_vector(cp_call *call, const cp_comm *c,
-                                              const void *sendcounts, MPI_Datatype sendtype,
-                                              const void *recvcounts, MPI_Datatype recvtype,
-                                              int width)
+CP_HOT void cp_capture_neighbor_vector(cp_call *call, const cp_comm *c,
+                                       const void *sendcounts, MPI_Datatype sendtype,
+                                       const void *recvcounts, MPI_Datatype recvtype,
+                                       int width)
 {
     call->send = cp_many(sendcounts, width, c->outdegree, sendtype);
     call->recv = cp_many(recvcounts, width, c->indegree, recvtype);
 }
 
-static inline void cp_capture_neighbor_typed(cp_call *call, const cp_comm *c,
-                                             const void *sendcounts,
-                                             const MPI_Datatype *sendtypes,
-                                             const void *recvcounts,
-                                             const MPI_Datatype *recvtypes, int width)
+CP_HOT void cp_capture_neighbor_typed(cp_call *call, const cp_comm *c,
+                                      const void *sendcounts,
+                                      const MPI_Datatype *sendtypes,
+                                      const void *recvcounts,
+                                      const MPI_Datatype *recvtypes, int width)
 {
     call->send = cp_typed(sendcounts, width, c->outdegree, sendtypes);
     call->recv = cp_typed(recvcounts, width, c->indegree, recvtypes);
