@@ -114,10 +114,13 @@ CP_EXPORT int {fn}({params})
     # memo's line, not through the dynamic linker's table.  A call the gate
     # does not call quick (barrier mode, the system clock, a pause) goes to
     # cp_slow_<fn>, the same steps with the record kept; any call that is
-    # not the memo's to cp_new_<fn>, which looks its signature up and keeps
-    # it when it repeats.  Both are jumped to, the application's call site
-    # their return address.  Elsewhere the exported function is
-    # cp_slow_<fn>'s body.
+    # not the memo's to cp_newj_<fn> and so to cp_new_<fn>, which describes
+    # it again, looks its signature up and keeps it when it repeats.  Both
+    # are jumped to, the application's call site their return address.
+    # (The front taking the general path itself, with the call as it
+    # described it, kept the arguments live across the front and made
+    # every repeated call slower: docs/performance.md.)  Elsewhere the
+    # exported function is cp_slow_<fn>'s body.
     slow_body = f"""
 {{
     cp_call call;
