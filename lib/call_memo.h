@@ -301,8 +301,6 @@ int cp_memo_after_nonblocking(cp_memo *m, cp_sample_rec *rec, uint64_t enter, in
 /* A wrapper's parts its assembly calls or jumps to (gen_wrappers.py):
  * emitted under their own names, whole. */
 #define CP_WRAPPER_PART __attribute__((used, noinline, noclone))
-#define CP_STRING2(x) #x
-#define CP_STRING(x) CP_STRING2(x)
 
 /* Where the wrapper finds the MPI function on the memo's first line. */
 #define CP_MEMO_MPI_AT 48

@@ -9,12 +9,14 @@
 #ifndef COLLPROF_CODE_PADDING_H
 #define COLLPROF_CODE_PADDING_H
 
-#define CP_PLACEMENT_STR2(x) #x
-#define CP_PLACEMENT_STR(x) CP_PLACEMENT_STR2(x)
+/* A macro's value as a string, for assembly text (this padding, and the
+ * wrappers' assembly, gen_wrappers.py). */
+#define CP_STRING2(x) #x
+#define CP_STRING(x) CP_STRING2(x)
 #define CP_PLACEMENT_PAD(name, bytes)                                                     \
     __attribute__((used, noinline)) static void name(void)                               \
     {                                                                                     \
-        __asm__ volatile(".skip " CP_PLACEMENT_STR(bytes));                               \
+        __asm__ volatile(".skip " CP_STRING(bytes));                                      \
     }
 
 #endif

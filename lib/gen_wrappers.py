@@ -273,7 +273,7 @@ def wrapper_asm(fn, nparams, blocking):
     op(f"jmp cp_newj_{fn}")
     assert depth == 0, fn
     body = "".join(f'    "{line}\\n"\n' for line in out).replace(
-        "CP_MEMO_MPI_AT", '" CP_STRING(CP_MEMO_MPI_AT) "')
+        "CP_MEMO_MPI_AT", '" CP_STRING(CP_MEMO_MPI_AT) "')  # code_padding.h
     return (f'__asm__(".text\\n"\n    ".p2align 4\\n"\n    ".globl {fn}\\n"\n'
             f'    ".type {fn}, @function\\n"\n    "{fn}:\\n"\n    ".cfi_startproc\\n"\n'
             f'{body}    ".cfi_endproc\\n"\n    ".size {fn}, .-{fn}\\n");')
@@ -435,7 +435,7 @@ def main():
         # The wrappers' assembly goes out before the C functions, in order
         # with other top-level assembly: its padding is of that kind too.
         w.write("#ifdef CP_PAD_WRAPPERS\n#if defined(__x86_64__)\n"
-                "__asm__(\".text\\n.skip \" CP_PLACEMENT_STR(CP_PAD_WRAPPERS) \"\\n\");\n"
+                "__asm__(\".text\\n.skip \" CP_STRING(CP_PAD_WRAPPERS) \"\\n\");\n"
                 "#else\nCP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n"
                 "#endif\n#endif\n")
         for name, coll, shape, forms, _ in funcs:
