@@ -309,7 +309,7 @@ refused-calls)
         out=$work/out-$cn
         run baseline 4 no "$app" "$who" "$form"
         rm -rf "$out"
-        timing=on
+        timing=passive # the default
         [ "$form" = counted ] && timing=off
         COLLPROF_TIMING=$timing COLLPROF_OUTPUT_DIR=$out run "$cn" 4 yes "$app" "$who" "$form"
         # UCX warns of the never completed Ibcast's message on both runs, with
