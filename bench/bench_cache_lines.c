@@ -7,7 +7,7 @@
  * the profiler, at two call counts, so that start-up and finalize cancel
  * and the difference is the last-level misses one call costs.
  *
- * usage: bench_cache_lines FAMILY CALLS [EVICT_MIB=16] [COMM=world] [DEGREE=1]
+ * usage: bench_cache_lines FAMILY CALLS [EVICT_MIB=16] [COMM=world] [DEGREE=1] [ALIGN=-1]
  *   FAMILY: alltoallv alltoall allreduce bcast gatherv allgatherv
  *           reduce_scatter_block ialltoallv alltoallw barrier
  *           neighbor_alltoallv: on a distributed graph of COMM in which
@@ -18,6 +18,11 @@
  *         library's own path is the same at every call (no peer to be
  *         early or late: no unexpected message, no waiting), so that what
  *         the profiler adds is measured without the library's noise
+ *   ALIGN: 0-3, the calls are made with the stack at one of the four
+ *         offsets a 16-byte aligned frame can take in a 64-byte line
+ *         (each ALIGN a different one, the same whatever the environment
+ *         and address-space randomisation): the lines the frames of the
+ *         call's path span depend on it, by a line or two; -1: as it comes
  *   (1 int per peer, communicators of up to 64 ranks)
  */
 /* Open MPI's MPI_UNWEIGHTED points to an empty object: gcc takes it for an
@@ -26,6 +31,7 @@
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +44,24 @@ static const char *const families[] = {"alltoallv", "alltoall",  "allreduce",
                                        "alltoallw", "barrier", "neighbor_alltoallv"};
 #define NFAMILIES (sizeof families / sizeof families[0])
 
+static int run(int argc, char **argv, volatile char *pad);
+
 int main(int argc, char **argv)
 {
+    int align = argc >= 7 ? atoi(argv[6]) : -1;
+    /* Every frame below is moved by pad bytes: the stack's offset in a
+     * line at the calls is main's own plus 16 * align, modulo 64. */
+    size_t pad = 0;
+    if (align >= 0)
+        pad = ((uintptr_t)__builtin_frame_address(0) - 16 * (uintptr_t)align) % 64;
+    volatile char *p = __builtin_alloca(pad + 1);
+    p[0] = 0;
+    return run(argc, argv, p);
+}
+
+static __attribute__((noinline)) int run(int argc, char **argv, volatile char *pad)
+{
+    (void)pad;
     MPI_Init(&argc, &argv);
     int rank, size, f = -1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -10,8 +10,16 @@
 # COLLPROF_TIMING_SAMPLE=16 makes it thin from the 17th call, as it keeps
 # one call in 2^k past its first 65,536.  Per call: last-level data
 # misses (reads + writes) of the whole program, (misses at N2 - at N1) /
-# (N2 - N1), the mean of the 2 ranks; added = with - without.  ROUNDS runs
-# of each, their median.  A Markdown table.
+# (N2 - N1), the mean of the 2 ranks; added = with - without.
+#
+# The stack's offset in a 64-byte line at the calls decides how many lines
+# the frames of the call's path span, by a line or two, and address-space
+# randomisation (and the environment's size) sets it differently at every
+# run.  So each setting runs at each of the four offsets a 16-byte aligned
+# frame can take (bench_cache_lines ALIGN 0-3, the same offset with and
+# without collprof), ROUNDS runs of each, their median; a cell is the mean
+# over the four offsets, what an application calling from anywhere sees,
+# and the smallest and largest of them.  A Markdown table.
 #
 # With COMM=self in the environment the calls go to MPI_COMM_SELF (each
 # rank alone): the MPI library's path is then the same at every call, so
@@ -76,7 +84,7 @@ cg="valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --I1=32768,8,64 -
 # added to the array pre
 rank_env() { if [ "$mpi" = openmpi ]; then pre+=(-x "$1=$2"); else pre+=(-env "$1" "$2"); fi; }
 
-# misses FAMILY SETTING N: last-level data misses of the run, summed over ranks / 2
+# misses FAMILY SETTING N ALIGN: last-level data misses of the run, summed over ranks / 2
 misses() {
     rm -f "$tmp"/cg.*
     pre=()
@@ -89,7 +97,7 @@ misses() {
     esac
     # in the scratch directory: a peer writes its report where it runs
     if ! (cd "$tmp" && COLLPROF_OUTPUT_DIR=$tmp/out $mpiexec -n 2 "${pre[@]}" $cg \
-        --cachegrind-out-file="$tmp/cg.%p" "$app" "$1" "$3" 16 "$comm" "$degree" >"$tmp/run.log" 2>&1) ||
+        --cachegrind-out-file="$tmp/cg.%p" "$app" "$1" "$3" 16 "$comm" "$degree" "$4" >"$tmp/run.log" 2>&1) ||
         [ "$(ls "$tmp"/cg.* 2>/dev/null | wc -l)" != 2 ]; then
         echo "cache_lines.sh: the run of $1 ($2, $3 calls) failed:" >&2
         tail -20 "$tmp/run.log" >&2
@@ -103,7 +111,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'); $(valgrind --version)  "
 echo "Cache model (cachegrind): D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines; 16 MiB evicted before each call  "
-echo "$mpi_name, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer (neighbor_alltoallv: $degree edges a rank); per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s)"
+echo "$mpi_name, 2 ranks, calls on MPI_COMM_${comm^^}, 1 int per peer (neighbor_alltoallv: $degree edges a rank); per call: (misses at $n2 calls - at $n1) / $((n2 - n1)), mean of the ranks; median of $rounds run(s) at each of the 4 stack offsets in a line; mean over the offsets (smallest–largest)"
 echo
 settings="none counts defaults long"
 header="| collective | without collprof (beyond the evicting stores) | added, counting only | added, defaults | added, defaults, long run |"
@@ -115,18 +123,24 @@ if [ -n "$peer_lib" ]; then
 fi
 echo "$header"
 echo "$rule"
+aligns="0 1 2 3"
 for f in $families; do
     for s in $settings; do
-        for r in $(seq "$rounds"); do
-            a=$(misses "$f" $s "$n1")
-            b=$(misses "$f" $s "$n2")
-            echo "($b - $a) / ($n2 - $n1)" | bc -l
-        done | median >"$tmp/per.$s"
+        for a in $aligns; do
+            for r in $(seq "$rounds"); do
+                x=$(misses "$f" $s "$n1" $a)
+                y=$(misses "$f" $s "$n2" $a)
+                echo "($y - $x) / ($n2 - $n1)" | bc -l
+            done | median >"$tmp/per.$s.$a"
+        done
     done
-    base=$(cat "$tmp/per.none")
+    base=$(for a in $aligns; do cat "$tmp/per.none.$a"; done | awk '{ s += $1 } END { print s / NR }')
     printf '| %s | %.1f |' "$f" "$(echo "$base - 16 * 1048576 / 64" | bc -l)"
     for s in $settings; do
-        [ "$s" = none ] || printf ' %+.1f |' "$(echo "$(cat "$tmp/per.$s") - $base" | bc -l)"
+        [ "$s" = none ] || for a in $aligns; do
+            echo "$(cat "$tmp/per.$s.$a") - $(cat "$tmp/per.none.$a")" | bc -l
+        done | awk '{ s += $1; lo = NR == 1 || $1 < lo ? $1 : lo; hi = NR == 1 || $1 > hi ? $1 : hi }
+                    END { printf " %+.1f (%+.1f to %+.1f) |", s / NR, lo, hi }'
     done
     echo
 done

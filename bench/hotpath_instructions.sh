@@ -55,7 +55,7 @@ echo "(code inlined from a header counts under the header)"
 echo
 echo "| source: function | instructions per call |"
 echo "|---|---:|"
-core='wrappers_[a-z]+\.c|lib/(call|call_memo|capture|comm_registry|signals)\.[ch]'
+core='wrappers_[a-z]+\.c|lib/(call|call_memo|capture|comm_cache|comm_registry|signals)\.[ch]'
 grep -E "($core|collectors/counts\.[ch]):" \
     "$tmp/self.counts" |
     awk -v n="$calls" '{ x = $1; gsub(",", "", x); if (x / n >= 1) {

@@ -70,7 +70,7 @@ typedef struct cp_call {
     bool quick;      /* the gate said: recording, not paused, and counted
                         only, or (timed) timed passively, stamped by the
                         time-stamp counter (cp_call_begin, read off the
-                        communicator cache's line): cp_hot is not read */
+                        communicator's cache entry): cp_hot is not read */
     cp_sample_rec *rec; /* its record when the timing sample keeps it */
     uint64_t enter, start; /* ticks (clock.h): arrival, start of the MPI call */
 } cp_call;
@@ -81,8 +81,10 @@ typedef struct cp_call {
  * nothing that sets it, and every function off that path (allocation, the
  * registry's slow look-up, unwinding) keeps it itself. */
 
-/* NULL when the profiler is off: the wrapper is then a plain pass-through. */
-CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, void *ra)
+/* What the call reads of its communicator, in v; NULL when the profiler is
+ * off: the wrapper is then a plain pass-through. */
+CP_HOT cp_comm_view *cp_call_begin(cp_call *call, cp_comm_view *v, MPI_Comm comm, int coll,
+                                   int form, void *ra)
 {
     call->coll = (uint16_t)coll;
     call->form = (uint16_t)form;
@@ -90,18 +92,16 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     call->ra = ra;
     call->timed = false;
     /* Recording, not paused, counted only or timed passively by the
-     * counter: the gate on the line of the communicator's slot says so,
-     * and cp_hot's line is not read. */
-    _Atomic(cp_comm *) *slot;
-    cp_comm_cache_line *line = cp_comm_line(comm, &slot);
-    uint64_t gate = atomic_load_explicit(&line->gate, memory_order_relaxed) >> coll;
-    if (__builtin_expect((gate | gate >> CP_GATE_TIMED) & 1, 1)) {
-        cp_comm *c = cp_comm_cached(slot, comm);
-        if (__builtin_expect(c != NULL, 1)) {
-            call->quick = true;
-            call->timed = gate >> CP_GATE_TIMED & 1;
-            return c;
-        }
+     * counter: the gate on the communicator's cache entry says so, and
+     * cp_hot's line is not read; the entry's line is all the call reads
+     * of its communicator (comm_cache.h). */
+    uint64_t bits = cp_comm_bits(comm), h = cp_comm_place_hash(bits);
+    uint64_t gate = atomic_load_explicit(&cp_comm_first(h)->gate, memory_order_relaxed) >> coll;
+    if (__builtin_expect((gate | gate >> CP_GATE_TIMED) & 1, 1) &&
+        __builtin_expect(cp_comm_view_cached(bits, h, coll, v), 1)) {
+        call->quick = true;
+        call->timed = gate >> CP_GATE_TIMED & 1;
+        return v;
     }
     call->quick = false;
     int state = atomic_load_explicit(&cp_hot.state, memory_order_relaxed);
@@ -120,7 +120,10 @@ CP_HOT cp_comm *cp_call_begin(cp_call *call, MPI_Comm comm, int coll, int form, 
     }
     if (!(cp_hot.enabled >> coll & 1))
         return NULL; /* not asked for: not even numbered */
-    return cp_comm_at(slot, comm); /* the slot found above: the handle hashed once */
+    if (cp_comm_view_cached(bits, h, coll, v))
+        return v;
+    cp_comm *c = cp_comm_lookup(comm);
+    return c ? cp_comm_view_of(c, coll, v) : NULL;
 }
 
 /* Number the call on its (communicator, collective) and record its counts

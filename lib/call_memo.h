@@ -175,9 +175,9 @@ CP_HOT void cp_memo_count(cp_memo *m)
  * as cp_call_record would, and the memo is returned: the wrapper calls the
  * MPI library through its `mpi`, the function of the call's form; else
  * NULL and nothing changed. */
-CP_HOT cp_memo *cp_memo_hit(cp_call *call, cp_comm *c)
+CP_HOT cp_memo *cp_memo_hit(cp_call *call, const cp_comm_view *c)
 {
-    cp_coll_tables *x = cp_comm_coll(c, call->coll);
+    cp_coll_tables *x = c->x;
     if (__builtin_expect(!x, 0))
         return NULL;
     cp_memo *m = &x->memo;
@@ -274,7 +274,7 @@ _Static_assert(_Alignof(cp_memo) >= CP_QUICK_MEMO, "a memo's address is above th
                                                     "low bit free");
 
 /* The front's answer for a call the gate said is quick, as captured. */
-CP_HOT cp_quick cp_memo_quick(cp_call *call, cp_comm *c)
+CP_HOT cp_quick cp_memo_quick(cp_call *call, const cp_comm_view *c)
 {
     cp_memo *m = cp_memo_hit(call, c);
     if (!m)

@@ -158,7 +158,7 @@ static inline void cp_side_bytes(cp_side *s, int which)
 
 enum cp_root_role { CP_ROLE_ROOT, CP_ROLE_LEAF, CP_ROLE_NONE };
 
-CP_HOT enum cp_root_role cp_root_role(cp_call *call, const cp_comm *c, int root)
+CP_HOT enum cp_root_role cp_root_role(cp_call *call, const cp_comm_view *c, int root)
 {
     if (!c->inter) {
         call->root = root;
@@ -193,7 +193,7 @@ CP_HOT void cp_capture_single(cp_call *call, const void *sendbuf, MPI_Count send
 }
 
 /* One count per peer each way (Alltoallv). */
-CP_HOT void cp_capture_vector(cp_call *call, const cp_comm *c, const void *sendbuf,
+CP_HOT void cp_capture_vector(cp_call *call, const cp_comm_view *c, const void *sendbuf,
                               const void *sendcounts, MPI_Datatype sendtype,
                               const void *recvcounts, MPI_Datatype recvtype, int width)
 {
@@ -203,7 +203,7 @@ CP_HOT void cp_capture_vector(cp_call *call, const cp_comm *c, const void *sendb
 }
 
 /* Per-peer datatypes (Alltoallw): bytes. */
-CP_HOT void cp_capture_typed(cp_call *call, const cp_comm *c, const void *sendbuf,
+CP_HOT void cp_capture_typed(cp_call *call, const cp_comm_view *c, const void *sendbuf,
                              const void *sendcounts, const MPI_Datatype *sendtypes,
                              const void *recvcounts, const MPI_Datatype *recvtypes,
                              int width)
@@ -214,7 +214,7 @@ CP_HOT void cp_capture_typed(cp_call *call, const cp_comm *c, const void *sendbu
 }
 
 /* Allgatherv: one count sent to all, one count per peer received. */
-CP_HOT void cp_capture_allgatherv(cp_call *call, const cp_comm *c, const void *sendbuf,
+CP_HOT void cp_capture_allgatherv(cp_call *call, const cp_comm_view *c, const void *sendbuf,
                                   MPI_Count sendcount, MPI_Datatype sendtype,
                                   const void *recvcounts, MPI_Datatype recvtype, int width)
 {
@@ -225,7 +225,7 @@ CP_HOT void cp_capture_allgatherv(cp_call *call, const cp_comm *c, const void *s
 
 /* Gather (recvcounts NULL: recvcount) and Gatherv: everyone sends one count
  * to the root, the root receives. */
-CP_HOT void cp_capture_gather(cp_call *call, const cp_comm *c, const void *sendbuf,
+CP_HOT void cp_capture_gather(cp_call *call, const cp_comm_view *c, const void *sendbuf,
                               MPI_Count sendcount, MPI_Datatype sendtype,
                               MPI_Count recvcount, const void *recvcounts,
                               MPI_Datatype recvtype, int root, int width)
@@ -253,7 +253,7 @@ CP_HOT void cp_capture_gather(cp_call *call, const cp_comm *c, const void *sendb
 
 /* Scatter (sendcounts NULL: sendcount) and Scatterv: the root sends,
  * everyone receives one count. */
-CP_HOT void cp_capture_scatter(cp_call *call, const cp_comm *c, MPI_Count sendcount,
+CP_HOT void cp_capture_scatter(cp_call *call, const cp_comm_view *c, MPI_Count sendcount,
                                const void *sendcounts, MPI_Datatype sendtype,
                                const void *recvbuf, MPI_Count recvcount,
                                MPI_Datatype recvtype, int root, int width)
@@ -280,7 +280,7 @@ CP_HOT void cp_capture_scatter(cp_call *call, const cp_comm *c, MPI_Count sendco
 }
 
 /* Bcast: the root sends the buffer, the others receive it. */
-CP_HOT void cp_capture_bcast(cp_call *call, const cp_comm *c, MPI_Count count,
+CP_HOT void cp_capture_bcast(cp_call *call, const cp_comm_view *c, MPI_Count count,
                              MPI_Datatype type, int root)
 {
     call->send = call->recv = (cp_side){0};
@@ -292,7 +292,7 @@ CP_HOT void cp_capture_bcast(cp_call *call, const cp_comm *c, MPI_Count count,
 }
 
 /* Reduce: everyone contributes count elements, the root receives them. */
-CP_HOT void cp_capture_reduce(cp_call *call, const cp_comm *c, MPI_Count count,
+CP_HOT void cp_capture_reduce(cp_call *call, const cp_comm_view *c, MPI_Count count,
                               MPI_Datatype type, int root)
 {
     call->send = call->recv = (cp_side){0};
@@ -313,7 +313,7 @@ CP_HOT void cp_capture_reduce(cp_call *call, const cp_comm *c, MPI_Count count,
 /* Reduce_scatter: recvcounts[i] elements of the result go to rank i.  On an
  * intercommunicator the send side depends on the remote group's counts,
  * which this process does not see: only the receive side is recorded. */
-CP_HOT void cp_capture_reduce_scatter(cp_call *call, const cp_comm *c,
+CP_HOT void cp_capture_reduce_scatter(cp_call *call, const cp_comm_view *c,
                                       const void *recvcounts, MPI_Datatype type, int width)
 {
     call->recv = cp_nth(recvcounts, width, c->rank, type);
@@ -326,7 +326,7 @@ CP_HOT void cp_capture_reduce_scatter(cp_call *call, const cp_comm *c,
  * other group, so each remote rank gets size x recvcount / remote size of
  * every vector (the standard makes that the remote group's recvcount; a
  * program whose totals do not divide is erroneous, and gets the quotient). */
-CP_HOT void cp_capture_reduce_scatter_block(cp_call *call, const cp_comm *c,
+CP_HOT void cp_capture_reduce_scatter_block(cp_call *call, const cp_comm_view *c,
                                             MPI_Count recvcount, MPI_Datatype type)
 {
     call->recv = cp_one(recvcount, type);
@@ -341,32 +341,32 @@ CP_HOT void cp_capture_barrier(cp_call *call)
 }
 
 /* Neighbourhood collectives: rows address the topology's neighbours. */
-CP_HOT void cp_capture_neighbor_allgatherv(cp_call *call, const cp_comm *c,
+CP_HOT void cp_capture_neighbor_allgatherv(cp_call *call, const cp_comm_view *c,
                                            MPI_Count sendcount, MPI_Datatype sendtype,
                                            const void *recvcounts, MPI_Datatype recvtype,
                                            int width)
 {
     call->send = cp_one(sendcount, sendtype);
-    call->recv = cp_many(recvcounts, width, c->indegree, recvtype);
+    call->recv = cp_many(recvcounts, width, c->comm->indegree, recvtype);
 }
 
-CP_HOT void cp_capture_neighbor_vector(cp_call *call, const cp_comm *c,
+CP_HOT void cp_capture_neighbor_vector(cp_call *call, const cp_comm_view *c,
                                        const void *sendcounts, MPI_Datatype sendtype,
                                        const void *recvcounts, MPI_Datatype recvtype,
                                        int width)
 {
-    call->send = cp_many(sendcounts, width, c->outdegree, sendtype);
-    call->recv = cp_many(recvcounts, width, c->indegree, recvtype);
+    call->send = cp_many(sendcounts, width, c->comm->outdegree, sendtype);
+    call->recv = cp_many(recvcounts, width, c->comm->indegree, recvtype);
 }
 
-CP_HOT void cp_capture_neighbor_typed(cp_call *call, const cp_comm *c,
+CP_HOT void cp_capture_neighbor_typed(cp_call *call, const cp_comm_view *c,
                                       const void *sendcounts,
                                       const MPI_Datatype *sendtypes,
                                       const void *recvcounts,
                                       const MPI_Datatype *recvtypes, int width)
 {
-    call->send = cp_typed(sendcounts, width, c->outdegree, sendtypes);
-    call->recv = cp_typed(recvcounts, width, c->indegree, recvtypes);
+    call->send = cp_typed(sendcounts, width, c->comm->outdegree, sendtypes);
+    call->recv = cp_typed(recvcounts, width, c->comm->indegree, recvtypes);
 }
 
 #endif

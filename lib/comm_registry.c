@@ -16,14 +16,6 @@
  * member list: keep it well under 1 KiB (tables come with the first call). */
 _Static_assert(sizeof(cp_comm) <= 512, "cp_comm grew: a communicator must stay small");
 
-_Alignas(64) cp_comm_cache_line cp_comm_cache[CP_COMM_CACHE_LINES];
-
-void cp_comm_cache_gate(uint64_t g)
-{
-    for (size_t i = 0; i < CP_COMM_CACHE_LINES; i++)
-        atomic_store_explicit(&cp_comm_cache[i].gate, g, memory_order_relaxed);
-}
-
 void cp_hot_publish(void)
 {
     for (;;) {
@@ -92,6 +84,17 @@ bool cp_registry_complete(void)
     return !failed_once && !tables_failed_once;
 }
 
+/* c's entry in the communicator cache written (comm_cache.h): put there
+ * when it is looked up, written again where it is when it makes tables. */
+static void cache_put(const cp_comm *c, bool only_update)
+{
+    cp_comm_entry e = {.comm = (cp_comm *)c, .peers = c->peers, .size = c->size,
+                       .rank = c->rank, .tags = cp_comm_tags(c->inter != 0, c->hot_coll)};
+    for (int i = 0; i < CP_COMM_HOT; i++)
+        e.hot[i] = c->hot_coll[i] == CP_COMM_HOT_NONE ? NULL : c->coll[c->hot_coll[i]];
+    cp_comm_cache_put(cp_comm_bits(c->handle), &e, only_update);
+}
+
 static const cp_memo memo_empty = {.sig = CP_MEMO_EMPTY, .seen = CP_MEMO_EMPTY};
 
 cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
@@ -114,8 +117,10 @@ cp_coll_tables *cp_comm_tables(cp_comm *c, int k)
     c->coll[k] = x;
     for (int i = 0; i < CP_COMM_HOT; i++)
         if (c->hot_coll[i] == CP_COMM_HOT_NONE) {
-            c->hot[i] = x;
             c->hot_coll[i] = (uint8_t)k;
+            /* Its handle may be another communicator's once it was freed. */
+            if (atomic_load(&c->live))
+                cache_put(c, true);
             break;
         }
     return x;
@@ -129,8 +134,7 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)extra;
     cp_comm *c = attr;
     atomic_store(&c->live, 0);
-    cp_comm *expected = c;
-    atomic_compare_exchange_strong(cp_comm_slot(comm), &expected, NULL);
+    cp_comm_cache_drop(cp_comm_bits(comm), c);
     /* Its data stays until finalize: only as much memory as it fills
      * (libraries that duplicate a communicator per operation free
      * thousands).  Persistent requests on it may still add calls: the
@@ -385,7 +389,7 @@ cp_comm *cp_comm_lookup_like(MPI_Comm comm, MPI_Comm like)
                                   "its calls are not recorded");
     }
     if (c && atomic_load(&c->live))
-        atomic_store(cp_comm_slot(comm), c);
+        cache_put(c, false);
     pthread_mutex_unlock(&lock);
     cp_busy_leave();
     errno = saved;

@@ -20,6 +20,7 @@
 
 #include "collectives.h"
 #include "collprof/profile.h"
+#include "comm_cache.h"
 #include "counts.h"
 #include "timing.h"
 
@@ -139,23 +140,17 @@ static inline uint8_t cp_memo_hist_lo(uint32_t b)
  * profiles). */
 void cp_memo_fold_all(void);
 
-/* Collectives whose tables a communicator's first line points to: the
- * first ones it calls. */
-#define CP_COMM_HOT 4
-#define CP_COMM_HOT_NONE 0xff
-
 typedef struct cp_comm {
-    /* The first line: what a call reads (cp_comm_get, the capture,
-     * cp_comm_coll): its handle, the sizes of its count vectors, the tables
-     * of the first CP_COMM_HOT collectives it called. */
-    MPI_Comm handle;     /* as registered; compared by the cache */
+    /* What a call reads of it is copied into its entry in the communicator
+     * cache (comm_cache.h): a repeated call reads that entry, not this. */
+    MPI_Comm handle;     /* as registered */
     int32_t peers;       /* processes a count vector addresses: remote group
                             size on an intercommunicator, else size */
     int32_t size;        /* local group size */
     int32_t rank;        /* this process's rank in the local group */
     int32_t inter;       /* intercommunicator */
-    uint8_t hot_coll[CP_COMM_HOT]; /* their collectives, CP_COMM_HOT_NONE: free */
-    cp_coll_tables *hot[CP_COMM_HOT];
+    uint8_t hot_coll[CP_COMM_HOT]; /* the first collectives it called (their
+                                      tables in its cache entry), CP_COMM_HOT_NONE: free */
     /* Every collective's tables, NULL: not called. */
     cp_coll_tables *coll[CP_NCOLLECTIVES];
     _Atomic int live;    /* cleared when MPI frees the communicator */
@@ -174,16 +169,11 @@ typedef struct cp_comm {
                                 may outlive the handle: never compacted) */
     struct cp_comm *next;
 } cp_comm;
-_Static_assert(offsetof(cp_comm, coll) <= 64, "a call reads the communicator's first line");
 _Static_assert(CP_NCOLLECTIVES < CP_COMM_HOT_NONE, "hot_coll holds a collective in a byte");
 
-/* The tables of collective k of c (NULL: not called yet), from its first
- * line when k is one of the first collectives c called. */
+/* The tables of collective k of c (NULL: not called yet). */
 static inline cp_coll_tables *cp_comm_coll(const cp_comm *c, int k)
 {
-    for (int i = 0; i < CP_COMM_HOT; i++)
-        if (c->hot_coll[i] == k)
-            return c->hot[i];
     return c->coll[k];
 }
 
@@ -211,62 +201,35 @@ cp_comm *cp_comm_lookup(MPI_Comm comm);
  * unregistered: comm is then asked of MPI as cp_comm_lookup does. */
 cp_comm *cp_comm_lookup_like(MPI_Comm comm, MPI_Comm like);
 
-/* The communicators last looked up, by handle: a read of one slot on the
- * call path (it changes nothing: no signal hold-back), cp_comm_lookup when
- * it holds another.  Seven slots to a line, and in the line's first word
- * the gate, for a recording that is on and not paused (cp_hot_publish,
- * runtime.h): bit k set when a call of collective k is counted only, bit
- * CP_GATE_TIMED + k when it is timed passively, stamped by the time-stamp
- * counter.  A repeated call then reads the gate on the line of its
- * communicator's slot instead of cp_hot: one memory line fewer where the
- * application's work evicts the caches between collectives. */
-#define CP_GATE_TIMED 32
-_Static_assert(CP_NCOLLECTIVES <= CP_GATE_TIMED, "a gate has two bits per collective");
-#define CP_COMM_CACHE_LINES 32
-#define CP_COMM_CACHE_WAYS 7
-typedef struct cp_comm_cache_line {
-    _Atomic uint64_t gate;
-    _Atomic(cp_comm *) slot[CP_COMM_CACHE_WAYS];
-} cp_comm_cache_line;
-_Static_assert(sizeof(cp_comm_cache_line) == 64, "a gate and its slots are one line");
-extern _Alignas(64) cp_comm_cache_line cp_comm_cache[CP_COMM_CACHE_LINES];
-
-/* The line of comm's slot, and the slot in it. */
-static inline cp_comm_cache_line *cp_comm_line(MPI_Comm comm, _Atomic(cp_comm *) **slot)
+/* What a call of collective k reads of c, off the repeated call's path. */
+static inline cp_comm_view *cp_comm_view_of(cp_comm *c, int k, cp_comm_view *v)
 {
-    uint64_t h = cp_hash_mix(0, (uint64_t)(uintptr_t)comm);
-    cp_comm_cache_line *l = &cp_comm_cache[h % CP_COMM_CACHE_LINES];
-    *slot = &l->slot[h / CP_COMM_CACHE_LINES % CP_COMM_CACHE_WAYS];
-    return l;
+    *v = (cp_comm_view){.comm = c, .x = c->coll[k], .peers = c->peers, .size = c->size,
+                        .rank = c->rank, .inter = c->inter != 0};
+    return v;
 }
 
-static inline _Atomic(cp_comm *) *cp_comm_slot(MPI_Comm comm)
+/* What a call of collective k reads of the communicator whose handle has
+ * these bits (cp_comm_bits) and place hash h, copied from its cache entry
+ * into v: false when neither of its places holds it. */
+static inline __attribute__((always_inline)) bool cp_comm_view_cached(uint64_t bits, uint64_t h,
+                                                                      int k, cp_comm_view *v)
 {
-    _Atomic(cp_comm *) *slot;
-    cp_comm_line(comm, &slot);
-    return slot;
+    if (!cp_comm_entry_read(cp_comm_first(h), bits, k, v) &&
+        !cp_comm_entry_read(cp_comm_second(h), bits, k, v))
+        return false;
+    if (!v->x) /* not among the entry's collectives */
+        v->x = v->comm->coll[k];
+    return true;
 }
 
-/* Every line's gate set to g (cp_hot_publish). */
-void cp_comm_cache_gate(uint64_t g);
-
-/* The communicator slot holds when it is comm's, else NULL. */
-static inline cp_comm *cp_comm_cached(_Atomic(cp_comm *) *slot, MPI_Comm comm)
-{
-    cp_comm *c = atomic_load_explicit(slot, memory_order_acquire);
-    return __builtin_expect(c && c->handle == comm, 1) ? c : NULL; /* never MPI_COMM_NULL's */
-}
-
-/* comm's state from its slot, else looked up (registered on first use). */
-static inline cp_comm *cp_comm_at(_Atomic(cp_comm *) *slot, MPI_Comm comm)
-{
-    cp_comm *c = cp_comm_cached(slot, comm);
-    return __builtin_expect(c != NULL, 1) ? c : cp_comm_lookup(comm);
-}
-
+/* comm's state, from the cache, else looked up (registered on first use). */
 static inline cp_comm *cp_comm_get(MPI_Comm comm)
 {
-    return cp_comm_at(cp_comm_slot(comm), comm);
+    cp_comm_view v;
+    uint64_t bits = cp_comm_bits(comm);
+    return cp_comm_view_cached(bits, cp_comm_place_hash(bits), 0, &v) ? v.comm
+                                                                       : cp_comm_lookup(comm);
 }
 /* Every registered communicator, in registration order. */
 cp_comm *cp_registry_first(void);

@@ -69,19 +69,20 @@ def wrapper(fn, form, is_large, coll, params, capture):
     enum = "CP_COLL_" + coll.upper()
     # enum cp_form (writers/mpi_names.h): Cube names the region after it.
     form_code = "CP_FORM_" + form.upper() + (" + CP_FORM_LARGE" if is_large else "")
-    begin = f"cp_call_begin(&call, comm, {enum}, {form_code}, ra)"
+    begin = f"cp_call_begin(&call, &view, comm, {enum}, {form_code}, ra)"
     if form == "persistent":
         return f"""
 CP_EXPORT int {fn}({params})
 {{
     cp_call call;
+    cp_comm_view view;
     void *ra = __builtin_return_address(0);
-    cp_comm *c = {begin};
+    const cp_comm_view *c = {begin};
     if (c)
         {capture};
     int rc = P{fn}({args});
     if (c)
-        cp_call_register_persistent(c, &call, rc, request);
+        cp_call_register_persistent(c->comm, &call, rc, request);
     return rc;
 }}
 """
@@ -98,7 +99,7 @@ CP_EXPORT int {fn}({params})
             rc = {mpi}({args});
         }}
         if (__builtin_expect(rc != MPI_SUCCESS, 0))
-            cp_call_failed(c, call.coll, call.idx, call.sig, rc);
+            cp_call_failed(c->comm, call.coll, call.idx, call.sig, rc);
         return rc;"""
     # A call described as the memo's last kept one is counted at once
     # (call_memo.h) by the wrapper's front, cp_quick_<fn>, out of line.  On
@@ -124,8 +125,9 @@ CP_EXPORT int {fn}({params})
     slow_body = f"""
 {{
     cp_call call;
+    cp_comm_view view;
     void *ra = __builtin_return_address(0);
-    cp_comm *c = {begin};
+    const cp_comm_view *c = {begin};
     if (c) {{
         {capture};
         cp_memo *m = cp_memo_hit(&call, c);
@@ -140,12 +142,13 @@ CP_EXPORT int {fn}({params})
 static __attribute__((noinline)) int cp_new_{fn}({params}, void *ra)
 {{
     cp_call call;
-    cp_comm *c = {begin};
+    cp_comm_view view;
+    const cp_comm_view *c = {begin};
     if (c) {{
         {capture};
-        cp_call_record(c, &call);
-        cp_memo_keep(&call, c, (void (*)(void))P{fn});
-        {run("P" + fn, f"cp_call_timed(c, &call, {blocking})")}
+        cp_call_record(c->comm, &call);
+        cp_memo_keep(&call, c->comm, (void (*)(void))P{fn});
+        {run("P" + fn, f"cp_call_timed(c->comm, &call, {blocking})")}
     }}
     return P{fn}({args});
 }}
@@ -162,7 +165,8 @@ static CP_WRAPPER_PART cp_quick cp_quick_{fn}({params}, void *ra)
 {{
     {unused} /* the front reads what the capture needs */
     cp_call call;
-    cp_comm *c = {begin};
+    cp_comm_view view;
+    const cp_comm_view *c = {begin};
     if (!c)
         return (cp_quick){{CP_QUICK_OFF, NULL}};
     if (!call.quick)

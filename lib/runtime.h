@@ -51,7 +51,7 @@ static inline bool cp_state_recording(int s)
 }
 
 /* After every change of cp_hot.state or cp_hot.paused: the gates of the
- * communicator cache (comm_registry.h), which a repeated call reads
+ * communicator cache (comm_cache.h), which a repeated call reads
  * instead of cp_hot, follow.  While recording is on and not paused, each
  * gate holds the enabled collectives, as counted only when timing is off,
  * as timed passively by the time-stamp counter when that is the timing;
