@@ -134,12 +134,14 @@ static int delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)extra;
     cp_comm *c = attr;
     atomic_store(&c->live, 0);
-    cp_comm_cache_drop(cp_comm_bits(comm), c);
     /* Its data stays until finalize: only as much memory as it fills
      * (libraries that duplicate a communicator per operation free
      * thousands).  Persistent requests on it may still add calls: the
-     * tables grow again if they must. */
+     * tables grow again if they must.  Busy from here: a termination
+     * signal waits while the cache's entry changes, as for every other
+     * change of collprof's state. */
     cp_busy_enter();
+    cp_comm_cache_drop(cp_comm_bits(comm), c);
     for (int k = 0; k < CP_NCOLLECTIVES; k++)
         if (c->coll[k])
             cp_memo_fold(c->coll[k]); /* the calls it counted, before it goes */

@@ -291,7 +291,7 @@ bad-collectives)
     # is profiled, which the program (test_select, whose plan applies the
     # same rule) checks itself.
     app=$1
-    COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_COLLECTIVES=alltoallz run bad 2 yes "$app"
+    INVALID_SETTING=yes COLLPROF_OUTPUT_DIR="$work/out" COLLPROF_COLLECTIVES=alltoallz run bad 2 yes "$app"
     if [ "$(cat bad.status)" != 0 ]; then
         fail "COLLPROF_COLLECTIVES=alltoallz: the run or its check failed (status $(cat bad.status)); everything must be profiled:"
         show bad.err

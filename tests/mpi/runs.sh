@@ -53,6 +53,15 @@ run() {
         { [ "$(cat "$name.status")" = 137 ] && [ $(($(date +%s) - started)) -ge "$limit" ]; }; then
         fail "$name: timed out after $limit s"
     fi
+    # A setting the test itself gives collprof must be one it takes: a
+    # rejected one runs the default instead, and the case tests something
+    # else than it says.  (INVALID_SETTING=yes: the case gives a wrong one
+    # on purpose.)
+    if [ "$preload" = yes ] && [ "${INVALID_SETTING:-}" != yes ] &&
+        grep -q "is not valid (accepted:" "$name.err"; then
+        fail "$name: collprof rejected a setting of the test's own:"
+        show "$name.err"
+    fi
 }
 
 show() { # a file, indented, for the log
