@@ -157,6 +157,7 @@ void cp_runtime_lazy_start(void)
 
 CP_EXPORT int MPI_Init(int *argc, char ***argv)
 {
+    cp_signals_prepare(); /* before the MPI library's own allocations (signals.h) */
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         cp_runtime_start(true);
@@ -165,6 +166,7 @@ CP_EXPORT int MPI_Init(int *argc, char ***argv)
 
 CP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    cp_signals_prepare();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         cp_runtime_start(true);
@@ -218,6 +220,7 @@ typedef void (*f_init_thread_fn)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
 void cp_fortran_init(const char *name, MPI_Fint *ierror)
 {
     f_init_fn real = (f_init_fn)dlsym(RTLD_NEXT, name);
+    cp_signals_prepare();
     if (real)
         real(ierror);
     else
@@ -229,6 +232,7 @@ void cp_fortran_init_thread(const char *name, MPI_Fint *required, MPI_Fint *prov
                             MPI_Fint *ierror)
 {
     f_init_thread_fn real = (f_init_thread_fn)dlsym(RTLD_NEXT, name);
+    cp_signals_prepare();
     if (real)
         real(required, provided, ierror);
     else

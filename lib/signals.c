@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -74,6 +75,8 @@ __attribute__((constructor(101))) static void busy_offset(void)
 static struct sigaction previous[65];
 static pid_t owner;
 static int request_pipe[2] = {-1, -1}, answer_pipe[2] = {-1, -1};
+/* A request byte: 1 from a handler or a snapshot, CP_WAKE from cp_signals_start. */
+#define CP_WAKE 2
 static cp_signal_writer writer;
 static atomic_int taken; /* 1: a handler is waiting for the watcher; 2: a snapshot */
 static struct {
@@ -258,6 +261,8 @@ static void *watcher(void *arg)
         char b;
         if (next_request(&b) <= 0)
             return NULL;
+        if (b == CP_WAKE)
+            continue; /* the snapshots' period changed: next_request takes it */
         if (request.sig == 0) { /* a snapshot, its thread waiting between calls */
             int64_t t0 = now_ms();
             if (cp_state_recording(atomic_load(&cp_hot.state)))
@@ -431,22 +436,22 @@ void cp_signal_release(void)
 
 /* ------------------------------------------------------------ start */
 
-void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer write)
+/* The watcher and its pipes, made once (cp_signals_prepare or start): 0,
+ * or the system's reason why not (said by cp_signals_start, on rank 0). */
+static bool prepared;
+static int prepare_error;
+static const char *prepare_what;
+
+static void prepare(void)
 {
-    if ((!mask && !snapshot_s) || !write)
+    if (prepared)
         return;
-    if (snapshot_s) {
-        snapshot_ms = (int64_t)(snapshot_s > INT64_MAX / 1000 ? INT64_MAX / 1000 : snapshot_s) * 1000;
-        next_due_ms = next_multiple(now_ms());
-    }
-    writer = write;
+    prepared = true;
     if (pipe2(request_pipe, O_CLOEXEC) || pipe2(answer_pipe, O_CLOEXEC | O_NONBLOCK)) {
-        if (cp_rt.world_rank == 0)
-            cp_log("cannot set up signal handling (%s): no partial profile on a signal",
-                   strerror(errno));
+        prepare_error = errno;
+        prepare_what = "cannot set up signal handling";
         return;
     }
-    owner = getpid();
     /* The watcher takes no signal: they go to the application's threads. */
     sigset_t all, old;
     sigfillset(&all);
@@ -460,10 +465,46 @@ void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer write
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
-        if (cp_rt.world_rank == 0)
-            cp_log("cannot start the signal watcher (%s): no partial profile on a signal",
-                   strerror(rc));
+        prepare_error = rc;
+        prepare_what = "cannot start the signal watcher";
+    }
+}
+
+void cp_signals_prepare(void)
+{
+    uint64_t mask = cp_signals_default();
+    const char *v = getenv("COLLPROF_SIGNALS"), *snap = getenv("COLLPROF_SNAPSHOT");
+    if (v && cp_signals_parse(v, &mask))
+        mask = cp_signals_default(); /* as the configuration will take it */
+    if (!mask && snap && !strcasecmp(snap, "off"))
+        return; /* nothing for a watcher to do */
+    owner = getpid();
+    prepare();
+}
+
+void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer w)
+{
+    if ((!mask && !snapshot_s) || !w)
         return;
+    writer = w;
+    bool waiting = prepared && !prepare_error; /* an idle watcher, made before MPI_Init */
+    if (snapshot_s) {
+        snapshot_ms = (int64_t)(snapshot_s > INT64_MAX / 1000 ? INT64_MAX / 1000 : snapshot_s) * 1000;
+        next_due_ms = next_multiple(now_ms());
+    }
+    owner = getpid();
+    prepare();
+    if (prepare_error) {
+        if (cp_rt.world_rank == 0)
+            cp_log("%s (%s): no partial profile on a signal", prepare_what, strerror(prepare_error));
+        return;
+    }
+    /* The idle watcher waits without a time limit: woken, it takes the
+     * snapshots' period (a request of its own, CP_WAKE, answered by nothing). */
+    if (waiting && snapshot_s) {
+        char b = CP_WAKE;
+        while (write(request_pipe[1], &b, 1) < 0 && errno == EINTR)
+            ;
     }
     for (size_t i = 0; i < NKNOWN; i++) {
         int sig = known[i].sig;

@@ -37,8 +37,18 @@ typedef void (*cp_signal_writer)(const char *reason, bool always_say);
  * multiple of snapshot_s seconds of the wall clock (on every rank at once,
  * and never more often than keeps a rank's snapshots to 1 % of its time);
  * the next wrapper takes it (cp_signals_snapshot).  After recording has
- * started. */
+ * started.  The watcher is made here unless cp_signals_prepare made it. */
 void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer write);
+
+/* Make the watcher and its pipes now, idle until cp_signals_start: before
+ * the MPI library sets itself up (MPI_Init), so that the thread's own
+ * allocations come before the library's and leave its heap as without
+ * collprof.  Made after, they changed where MPICH's per-call buffers of
+ * MPI_Alltoall(v) fall, which then merged with a free neighbour at every
+ * call: 2 to 3 memory lines a call (docs/performance.md).  Not when the
+ * environment asks for no signal and no snapshot.  Failures are said by
+ * cp_signals_start, on rank 0. */
+void cp_signals_prepare(void);
 
 /* A snapshot is due (cp_hot.state is CP_STATE_SNAPSHOT): the calling thread,
  * between calls, has the watcher write the partial profile of the state so
