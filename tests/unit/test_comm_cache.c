@@ -8,6 +8,7 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "comm_cache.h"
 
@@ -156,14 +157,22 @@ START_TEST(the_gate_is_every_entrys_and_writes_leave_it)
 END_TEST
 
 /* A writer rewrites one handle's entry, its fields all 1 or all 2 in turn,
- * while this thread reads it: every copy a read keeps is one write's. */
+ * while this thread reads it: every copy a read keeps is one write's.  A
+ * read can only mix two writes when a write runs while it reads; on a
+ * loaded machine the two threads seldom run side by side, so the test
+ * reads until it has seen OVERLAPS reads during which the writer's count
+ * moved (or fails saying it could not), rather than a fixed number. */
+#define OVERLAPS 200000
 static atomic_bool stop;
+static _Atomic unsigned long writes;
 static void *rewrite(void *arg)
 {
     (void)arg;
     cp_comm_entry e[2] = {fields(1), fields(2)};
-    for (unsigned i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++)
+    for (unsigned i = 0; !atomic_load_explicit(&stop, memory_order_relaxed); i++) {
         cp_comm_cache_put(0x84000020, &e[i % 2], false);
+        atomic_fetch_add_explicit(&writes, 1, memory_order_release);
+    }
     return NULL;
 }
 
@@ -175,10 +184,20 @@ START_TEST(a_read_never_mixes_two_writes)
     atomic_store(&stop, false);
     pthread_t t;
     ck_assert_int_eq(pthread_create(&t, NULL, rewrite, NULL), 0);
-    long kept = 0, mixed = 0;
-    for (long i = 0; i < 4000000; i++) {
+    long kept = 0, mixed = 0, overlapped = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (long i = 0; overlapped < OVERLAPS; i++) {
+        if (i % 65536 == 0) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (now.tv_sec - t0.tv_sec > 40)
+                break;
+        }
+        unsigned long w0 = atomic_load_explicit(&writes, memory_order_acquire);
         cp_comm_view v;
-        if (!read_bits(0x84000020, 5, &v))
+        bool got = read_bits(0x84000020, 5, &v);
+        overlapped += atomic_load_explicit(&writes, memory_order_acquire) != w0;
+        if (!got)
             continue;
         kept++;
         int n = v.peers;
@@ -188,6 +207,10 @@ START_TEST(a_read_never_mixes_two_writes)
     }
     atomic_store(&stop, true);
     pthread_join(t, NULL);
+    ck_assert_msg(overlapped >= OVERLAPS,
+                  "the writer ran during only %ld reads in 40 s (%d needed): the test proves "
+                  "nothing on a machine this loaded",
+                  overlapped, OVERLAPS);
     ck_assert_int_gt(kept, 0);
     ck_assert_int_eq(mixed, 0);
 }
