@@ -153,11 +153,23 @@ void cp_runtime_lazy_start(void)
     cp_runtime_start(false);
 }
 
+/* The signal watcher made before the MPI library sets itself up
+ * (cp_signals_prepare), as the configuration asks; its problems are said
+ * when the configuration is read again at start. */
+static void prepare_watcher(void)
+{
+    cp_config cfg;
+    static cp_config_entry entries[CP_CONFIG_NENTRIES];
+    char problems[4096];
+    cp_config_load(&cfg, entries, problems, sizeof problems);
+    cp_signals_prepare(cfg.signals, cfg.snapshot_s);
+}
+
 /* ------------------------------------------------------------ C bindings */
 
 CP_EXPORT int MPI_Init(int *argc, char ***argv)
 {
-    cp_signals_prepare(); /* before the MPI library's own allocations (signals.h) */
+    prepare_watcher();
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         cp_runtime_start(true);
@@ -166,7 +178,7 @@ CP_EXPORT int MPI_Init(int *argc, char ***argv)
 
 CP_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    cp_signals_prepare();
+    prepare_watcher();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         cp_runtime_start(true);
@@ -220,7 +232,7 @@ typedef void (*f_init_thread_fn)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
 void cp_fortran_init(const char *name, MPI_Fint *ierror)
 {
     f_init_fn real = (f_init_fn)dlsym(RTLD_NEXT, name);
-    cp_signals_prepare();
+    prepare_watcher();
     if (real)
         real(ierror);
     else
@@ -232,7 +244,7 @@ void cp_fortran_init_thread(const char *name, MPI_Fint *required, MPI_Fint *prov
                             MPI_Fint *ierror)
 {
     f_init_thread_fn real = (f_init_thread_fn)dlsym(RTLD_NEXT, name);
-    cp_signals_prepare();
+    prepare_watcher();
     if (real)
         real(required, provided, ierror);
     else

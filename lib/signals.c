@@ -447,6 +447,7 @@ static void prepare(void)
     if (prepared)
         return;
     prepared = true;
+    owner = getpid();
     if (pipe2(request_pipe, O_CLOEXEC) || pipe2(answer_pipe, O_CLOEXEC | O_NONBLOCK)) {
         prepare_error = errno;
         prepare_what = "cannot set up signal handling";
@@ -470,15 +471,10 @@ static void prepare(void)
     }
 }
 
-void cp_signals_prepare(void)
+void cp_signals_prepare(uint64_t mask, uint64_t snapshot_s)
 {
-    uint64_t mask = cp_signals_default();
-    const char *v = getenv("COLLPROF_SIGNALS"), *snap = getenv("COLLPROF_SNAPSHOT");
-    if (v && cp_signals_parse(v, &mask))
-        mask = cp_signals_default(); /* as the configuration will take it */
-    if (!mask && snap && !strcasecmp(snap, "off"))
+    if (!mask && !snapshot_s)
         return; /* nothing for a watcher to do */
-    owner = getpid();
     prepare();
 }
 
@@ -492,7 +488,6 @@ void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer w)
         snapshot_ms = (int64_t)(snapshot_s > INT64_MAX / 1000 ? INT64_MAX / 1000 : snapshot_s) * 1000;
         next_due_ms = next_multiple(now_ms());
     }
-    owner = getpid();
     prepare();
     if (prepare_error) {
         if (cp_rt.world_rank == 0)

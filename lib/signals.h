@@ -45,10 +45,10 @@ void cp_signals_start(uint64_t mask, uint64_t snapshot_s, cp_signal_writer write
  * allocations come before the library's and leave its heap as without
  * collprof.  Made after, they changed where MPICH's per-call buffers of
  * MPI_Alltoall(v) fall, which then merged with a free neighbour at every
- * call: 2 to 3 memory lines a call (docs/performance.md).  Not when the
- * environment asks for no signal and no snapshot.  Failures are said by
- * cp_signals_start, on rank 0. */
-void cp_signals_prepare(void);
+ * call: 2 to 3 memory lines a call (docs/performance.md).  mask and
+ * snapshot_s as the configuration has them (cp_config: no signal and no
+ * snapshot, no watcher).  Failures are said by cp_signals_start, on rank 0. */
+void cp_signals_prepare(uint64_t mask, uint64_t snapshot_s);
 
 /* A snapshot is due (cp_hot.state is CP_STATE_SNAPSHOT): the calling thread,
  * between calls, has the watcher write the partial profile of the state so
