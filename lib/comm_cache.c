@@ -37,6 +37,13 @@ static bool holds(const cp_comm_entry *e, uint64_t bits)
     return (atomic_load_explicit(&e->key, memory_order_relaxed) & CP_KEY_MATCH) == bits;
 }
 
+/* The place that holds the handle of these bits (at most one does: an
+ * entry is put in the other place only when neither holds it), or NULL. */
+static cp_comm_entry *held_at(cp_comm_entry *a, cp_comm_entry *b, uint64_t bits)
+{
+    return holds(a, bits) ? a : holds(b, bits) ? b : NULL;
+}
+
 static bool is_free(const cp_comm_entry *e)
 {
     return (atomic_load_explicit(&e->key, memory_order_relaxed) & CP_KEY_HANDLE) == 0;
@@ -47,12 +54,9 @@ void cp_comm_cache_put(uint64_t bits, const cp_comm_entry *src, bool only_update
     if (bits == CP_KEY_NEVER)
         return;
     uint64_t h = cp_comm_place_hash(bits);
-    cp_comm_entry *a = cp_comm_first(h), *b = cp_comm_second(h), *e = NULL;
+    cp_comm_entry *a = cp_comm_first(h), *b = cp_comm_second(h);
     pthread_mutex_lock(&writers);
-    if (holds(a, bits))
-        e = a;
-    else if (holds(b, bits))
-        e = b;
+    cp_comm_entry *e = held_at(a, b, bits);
     if (e && only_update && e->comm != src->comm)
         e = NULL; /* the handle is another communicator's now */
     else if (!e && !only_update)
@@ -67,15 +71,12 @@ void cp_comm_cache_drop(uint64_t bits, const struct cp_comm *comm)
     if (bits == CP_KEY_NEVER)
         return;
     uint64_t h = cp_comm_place_hash(bits);
-    cp_comm_entry *places[2] = {cp_comm_first(h), cp_comm_second(h)};
     pthread_mutex_lock(&writers);
-    for (int i = 0; i < 2; i++) {
-        cp_comm_entry *e = places[i];
-        if (holds(e, bits) && e->comm == comm)
-            atomic_store_explicit(&e->key,
-                                  version_after(atomic_load_explicit(&e->key, memory_order_relaxed)),
-                                  memory_order_release);
-    }
+    cp_comm_entry *e = held_at(cp_comm_first(h), cp_comm_second(h), bits);
+    if (e && e->comm == comm)
+        atomic_store_explicit(&e->key,
+                              version_after(atomic_load_explicit(&e->key, memory_order_relaxed)),
+                              memory_order_release);
     pthread_mutex_unlock(&writers);
 }
 
