@@ -139,11 +139,11 @@ static inline int after(cp_memo *m, cp_sample_rec *rec, uint64_t enter, int rc, 
     cp_memo_time(m, rec, enter, enter, cp_clock_ticks_of(true), blocking);
     return __builtin_expect(rc != MPI_SUCCESS, 0) ? cp_memo_failed(m, rc) : rc;
 }
-int cp_memo_after_blocking(cp_memo *m, cp_sample_rec *rec, uint64_t enter, int rc)
+CP_QUIET int cp_memo_after_blocking(cp_memo *m, cp_sample_rec *rec, uint64_t enter, int rc)
 {
     return after(m, rec, enter, rc, true);
 }
-int cp_memo_after_nonblocking(cp_memo *m, cp_sample_rec *rec, uint64_t enter, int rc)
+CP_QUIET int cp_memo_after_nonblocking(cp_memo *m, cp_sample_rec *rec, uint64_t enter, int rc)
 {
     return after(m, rec, enter, rc, false);
 }

@@ -37,7 +37,6 @@ static void keep(cp_memo *m, const cp_coll_tables *x, const cp_call *call, void 
     m->root = (int32_t)call->root;
     m->ra = paths ? call->ra : NULL;
     m->mpi = mpi;
-    m->times.tpoff = (int32_t)cp_hot.busy_tpoff;
     m->sig = call->sig;
     m->tail = cp_seq_tail_of(&x->counts.seq, call->sig);
 }

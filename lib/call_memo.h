@@ -138,28 +138,28 @@ CP_HOT bool cp_memo_side_is(const cp_memo *m, int i, const cp_side *a)
 __attribute__((noinline)) cp_sample_rec *cp_memo_slot(cp_coll_tables *x, uint64_t idx);
 
 /* As cp_memo_slot: the next reserved slot when the call is the one it was
- * reserved for, taken on the memo's third line alone, marked untimed
- * until cp_memo_timed fills it (a profile written from a signal meanwhile
- * sees it so). */
+ * reserved for, taken on the memo's third line alone (a quiet mark,
+ * signals.h), marked untimed until cp_memo_timed fills it (a profile
+ * written from a signal meanwhile sees it so). */
 CP_HOT cp_sample_rec *cp_memo_take(cp_coll_tables *x, uint64_t idx)
 {
     cp_memo_times *mt = &x->memo.times;
     if (__builtin_expect(!mt->rsv || idx != mt->gate, 0))
         return cp_memo_slot(x, idx);
-    cp_busy_enter_at(mt->tpoff);
+    cp_quiet_enter();
     cp_sample_rec *r = mt->slot++;
     cp_sample_untimed(r);
     mt->rsv--;
     mt->gate = idx + 1;
     x->memo.next++;
-    cp_busy_leave_at(mt->tpoff);
+    cp_quiet_leave();
     return r;
 }
 
 /* Count a call in the memo: one instruction where the compiler can be told
  * so (x86-64), so that a signal sees the call counted or not, and a fold
  * in its handler (a partial profile) stays right: the call needs no busy
- * mark (signals.h), whose thread-local counter is two more memory lines. */
+ * mark (signals.h), whose thread-local counter is another memory line. */
 CP_HOT void cp_memo_count(cp_memo *m)
 {
 #if defined(__x86_64__)
@@ -214,11 +214,22 @@ __attribute__((cold, noinline)) void cp_memo_time_far(cp_memo *m, cp_sample_rec 
                                                       uint64_t enter, uint64_t start,
                                                       uint64_t exit, bool blocking);
 
+/* A bucket that filled, or a duration outside the memo's buckets, into the
+ * series' histogram (memo_fold.c), inside a busy mark: the quiet section
+ * (signals.h) covers the code in it, not the function it calls. */
+static inline __attribute__((always_inline)) void cp_memo_spill_marked(cp_memo *m, uint32_t b)
+{
+    cp_busy_enter();
+    cp_memo_hist_spill((cp_coll_tables *)m, b);
+    cp_busy_leave();
+}
+
 /* After the MPI call, a timed repeated call's times (its record rec when
  * the sample keeps it, arrival, start and end of the MPI call) go to the
  * memo's third line (cp_memo_times), folded into the series' aggregate and
  * histogram with the calls; a kept call's record is written as
- * cp_timing_add writes it.  As cp_call_timed, held as one change. */
+ * cp_timing_add writes it.  As cp_call_timed, held as one change: a quiet
+ * mark (signals.h), so the functions that inline it are CP_QUIET. */
 CP_HOT void cp_memo_time(cp_memo *m, cp_sample_rec *rec, uint64_t enter, uint64_t start,
                          uint64_t exit, bool blocking)
 {
@@ -229,7 +240,7 @@ CP_HOT void cp_memo_time(cp_memo *m, cp_sample_rec *rec, uint64_t enter, uint64_
         return;
     }
     uint32_t b = cp_timing_hist_index(dur);
-    cp_busy_enter_at(mt->tpoff);
+    cp_quiet_enter();
     if (mt->n == 0) { /* the first since a fold: the buckets around it */
         mt->lo = cp_memo_hist_lo(b);
         mt->min = (uint32_t)dur;
@@ -242,10 +253,10 @@ CP_HOT void cp_memo_time(cp_memo *m, cp_sample_rec *rec, uint64_t enter, uint64_
     if (__builtin_expect(i < CP_MEMO_HIST && mt->hist[i] < UINT8_MAX, 1))
         mt->hist[i]++;
     else
-        cp_memo_hist_spill((cp_coll_tables *)m, b);
+        cp_memo_spill_marked(m, b);
     if (rec)
         cp_sample_put(rec, enter, 0, dur, blocking ? 0 : CP_CPT_NONBLOCKING);
-    cp_busy_leave_at(mt->tpoff);
+    cp_quiet_leave();
 }
 
 /* The same for a call whose record is `call` (the wrapper's slow half). */

@@ -65,8 +65,6 @@ typedef struct cp_memo_times {
     uint8_t lo;                 /* the first bucket counted here */
     uint8_t out;                /* calls outside since the buckets moved (at most 255) */
     uint8_t hist[CP_MEMO_HIST]; /* calls of buckets lo .. lo + 20 */
-    int32_t tpoff;              /* cp_hot.busy_tpoff (signals.h): the timed
-                                   call's busy mark reads no more than this line */
 } cp_memo_times;
 _Static_assert(sizeof(cp_memo_times) == 64, "a timed repeated call's times are one line");
 _Static_assert(CP_TIMING_HIST_N <= 256, "a bucket's number is a byte");

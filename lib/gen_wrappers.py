@@ -159,9 +159,9 @@ static CP_WRAPPER_PART int cp_newj_{fn}({params})
     return cp_new_{fn}({args}, __builtin_return_address(0));
 }}
 
-static CP_WRAPPER_PART int cp_slow_{fn}({params})
+static CP_WRAPPER_PART CP_QUIET int cp_slow_{fn}({params})
 {slow_body}
-static CP_WRAPPER_PART cp_quick cp_quick_{fn}({params}, void *ra)
+static CP_WRAPPER_PART CP_QUIET cp_quick cp_quick_{fn}({params}, void *ra)
 {{
     {unused} /* the front reads what the capture needs */
     cp_call call;

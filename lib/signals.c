@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
+#include <limits.h>
+#include <ucontext.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,8 +78,17 @@ __attribute__((constructor(101))) static void busy_offset(void)
 static struct sigaction previous[65];
 static pid_t owner;
 static int request_pipe[2] = {-1, -1}, answer_pipe[2] = {-1, -1};
-/* A request byte: 1 from a handler or a snapshot, CP_WAKE from cp_signals_start. */
+/* A request byte: 1 from a handler or a snapshot, CP_WAKE from
+ * cp_signals_start, CP_AGAIN from a handler that found its thread in the
+ * quiet section, followed in the same write by a cp_again. */
 #define CP_WAKE 2
+#define CP_AGAIN 3
+typedef struct cp_again {
+    char kind; /* CP_AGAIN */
+    pid_t tid;
+    siginfo_t info;
+} cp_again;
+_Static_assert(sizeof(cp_again) <= PIPE_BUF, "a request is written whole");
 static cp_signal_writer writer;
 static atomic_int taken; /* 1: a handler is waiting for the watcher; 2: a snapshot */
 static struct {
@@ -254,6 +266,55 @@ static ssize_t next_request(char *b)
     }
 }
 
+/* Signals the watcher sent again (CP_AGAIN): the original's information,
+ * found by the handler through the number the new one carries (its value:
+ * AGAIN_MARK + the slot).  The kernel lets a thread send another thread a
+ * signal that claims to come from kill() only in its own name, so the
+ * handler takes sender and cause from here. */
+#define AGAIN_SLOTS 16
+#define AGAIN_MARK 0x63700000 /* "cp" */
+static siginfo_t again_info[AGAIN_SLOTS];
+static unsigned again_next;
+
+/* The original of a signal the watcher sent again, else si itself. */
+static siginfo_t *original(siginfo_t *si)
+{
+    if (si && si->si_code == SI_QUEUE && si->si_pid == owner &&
+        (si->si_value.sival_int & ~(AGAIN_SLOTS - 1)) == AGAIN_MARK)
+        return &again_info[si->si_value.sival_int & (AGAIN_SLOTS - 1)];
+    return si;
+}
+
+/* A handler found its thread in the quiet section: a moment later (the
+ * section is a few dozen instructions; the pause keeps a thread that was
+ * descheduled there from a storm of signals), the signal to the same
+ * thread again, or, when the thread has ended, to the process. */
+static void send_again(int fd)
+{
+    cp_again a;
+    char *rest = (char *)&a + 1;
+    size_t want = sizeof a - 1, got = 0;
+    while (got < want) {
+        ssize_t n = read(fd, rest + got, want - got);
+        if (n <= 0 && !(n < 0 && errno == EINTR))
+            return;
+        got += n > 0 ? (size_t)n : 0;
+    }
+    struct timespec t = {0, 20000};
+    nanosleep(&t, NULL);
+    unsigned slot = again_next++ % AGAIN_SLOTS;
+    again_info[slot] = a.info;
+    siginfo_t q;
+    memset(&q, 0, sizeof q);
+    q.si_signo = a.info.si_signo;
+    q.si_code = SI_QUEUE;
+    q.si_pid = owner;
+    q.si_uid = getuid();
+    q.si_value.sival_int = (int)(AGAIN_MARK | slot);
+    if (syscall(SYS_rt_tgsigqueueinfo, owner, a.tid, q.si_signo, &q))
+        syscall(SYS_rt_sigqueueinfo, owner, q.si_signo, &q);
+}
+
 static void *watcher(void *arg)
 {
     (void)arg;
@@ -263,6 +324,10 @@ static void *watcher(void *arg)
             return NULL;
         if (b == CP_WAKE)
             continue; /* the snapshots' period changed: next_request takes it */
+        if (b == CP_AGAIN) {
+            send_again(request_pipe[0]);
+            continue;
+        }
         if (request.sig == 0) { /* a snapshot, its thread waiting between calls */
             int64_t t0 = now_ms();
             if (cp_state_recording(atomic_load(&cp_hot.state)))
@@ -392,15 +457,58 @@ void cp_signals_snapshot(void)
     errno = saved;
 }
 
+extern const char __start_cp_quiet[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_cp_quiet[] __attribute__((weak, visibility("hidden")));
+
+bool cp_signal_in_quiet(const void *pc)
+{
+    const char *p = pc;
+    return __start_cp_quiet && p >= __start_cp_quiet && p < __stop_cp_quiet;
+}
+
+/* The instruction the signal interrupted. */
+static const void *interrupted_at(const void *ctx)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    return ctx ? (const void *)((const ucontext_t *)ctx)->uc_mcontext.gregs[REG_RIP] : NULL;
+#else
+    (void)ctx;
+    return NULL;
+#endif
+}
+
+/* The thread was in the quiet section (signals.h): the watcher sends the
+ * signal again.  False when it cannot be asked: then the signal is
+ * handled now. */
+static bool hold_quiet(int sig, const siginfo_t *si, const void *ctx)
+{
+    if (!cp_signal_in_quiet(interrupted_at(ctx)))
+        return false;
+    cp_again a;
+    memset(&a, 0, sizeof a);
+    a.kind = CP_AGAIN;
+    a.tid = (pid_t)syscall(SYS_gettid);
+    if (si)
+        a.info = *si;
+    else
+        a.info.si_code = SI_USER;
+    a.info.si_signo = sig;
+    ssize_t n;
+    while ((n = write(request_pipe[1], &a, sizeof a)) < 0 && errno == EINTR)
+        ;
+    return n == (ssize_t)sizeof a;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
+    si = original(si);
     if (getpid() == owner && cp_state_recording(atomic_load(&cp_hot.state))) {
-        if (!is_fatal(sig) && cp_signal_hold(sig)) {
+        if (!is_fatal(sig) && (cp_signal_hold(sig) || hold_quiet(sig, si, ctx))) {
             errno = saved;
             return;
         }
-        if (busy()) {
+        if (busy() || cp_signal_in_quiet(interrupted_at(ctx))) {
             say("collprof: a fatal signal inside collprof's own code: no partial profile\n");
         } else {
             if (take_for_signal()) {

@@ -71,8 +71,7 @@ bool cp_signal_hold(int sig);
 void cp_signal_release(void);
 
 /* On x86-64 the counter is reached at its offset from the thread pointer,
- * kept in cp_hot's line, and a copy of it in each call memo's line of
- * times (call_memo.h), which the lines a call reads anyway: the
+ * kept in cp_hot's line: the
  * compiler's own access loads that offset from the GOT, one more memory
  * line per timed call where the application's work evicts the caches
  * between collectives.  The offset is the same in every thread (the
@@ -107,6 +106,30 @@ static inline __attribute__((always_inline)) void cp_busy_leave_at(intptr_t tpof
     if (__builtin_expect(held, 0))
         cp_signal_release();
 }
+
+/* The quiet section: on x86-64 the code of a repeated call that changes
+ * its memo (the front, call_memo.h, and what the wrapper runs after the
+ * MPI call) is placed in a section of its own, and that is its busy mark:
+ * a termination signal whose handler finds the interrupted instruction
+ * there is sent again by the watcher a moment later (signals.c), when the
+ * thread has left it.  The thread-local counter is another memory line a
+ * call, where the application's work evicts the caches between
+ * collectives; the section costs the call nothing.  It covers the code
+ * placed in it, not what that code calls: a quiet function calls out only
+ * before its first change or inside a busy mark (cp_busy_enter).
+ * Elsewhere CP_QUIET is nothing and the quiet marks are busy marks. */
+#ifdef CP_BUSY_BY_OFFSET
+#define CP_QUIET_SECTION 1
+#define CP_QUIET __attribute__((section("cp_quiet")))
+#define cp_quiet_enter() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#define cp_quiet_leave() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+#else
+#define CP_QUIET
+#define cp_quiet_enter() cp_busy_enter()
+#define cp_quiet_leave() cp_busy_leave()
+#endif
+/* Is the interrupted instruction pc in the quiet section? */
+bool cp_signal_in_quiet(const void *pc);
 
 static inline __attribute__((always_inline)) void cp_busy_enter(void)
 {

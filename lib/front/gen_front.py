@@ -39,6 +39,10 @@ def main():
         # mpix_bcast_init_, MPI_BCAST), and the control API.
         if (name.lower().startswith("mpi") or name.startswith("collprof_")) and name not in names:
             names.append(name)
+        elif name.startswith(("__start_", "__stop_")):
+            # the bounds of a section (the quiet section, lib/signals.h),
+            # which the linker exports whatever the code declares: not code
+            continue
         elif name not in ("_init", "_fini") and not name.lower().startswith("mpi"):
             # A function the core exports and the front would not: a
             # program would bypass collprof, or reach the core in a program
