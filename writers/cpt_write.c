@@ -159,27 +159,22 @@ typedef struct deflater {
     bool ready[2];
 } deflater;
 
-static int deflate_rle(deflater *d, Bytef *dest, uLongf *dlen, const Bytef *src, uLong slen)
+/* The stream for a payload of slen bytes, made once per chunk, reset for
+ * each series. */
+static z_stream *deflater_for(deflater *d, uLong slen, int *zr)
 {
     int which = slen > CPT_SMALL_PAYLOAD;
     z_stream *z = &d->z[which];
-    int zr;
     if (!d->ready[which]) {
         memset(z, 0, sizeof *z);
-        zr = deflateInit2(z, cpt_level(slen), Z_DEFLATED, 15, cpt_mem_level(slen), Z_RLE);
-        if (zr != Z_OK)
-            return zr;
+        *zr = deflateInit2(z, cpt_level(slen), Z_DEFLATED, 15, cpt_mem_level(slen), Z_RLE);
+        if (*zr != Z_OK)
+            return NULL;
         d->ready[which] = true;
-    } else if ((zr = deflateReset(z)) != Z_OK) {
-        return zr;
+    } else if ((*zr = deflateReset(z)) != Z_OK) {
+        return NULL;
     }
-    z->next_in = (Bytef *)src;
-    z->avail_in = slen;
-    z->next_out = dest;
-    z->avail_out = *dlen;
-    zr = deflate(z, Z_FINISH);
-    *dlen = z->total_out;
-    return zr == Z_STREAM_END ? Z_OK : zr == Z_OK ? Z_BUF_ERROR : zr;
+    return z;
 }
 
 static void deflater_end(deflater *d)
@@ -190,53 +185,83 @@ static void deflater_end(deflater *d)
 }
 
 /* The payload's columns, version 5's way (cpt_layout.h): differences in
- * planes, into raw (41 n bytes). */
-static int pack_columns(const cp_cpt_series *s, cp_bytes *raw)
+ * byte planes, 41 n bytes.  Value i of column col, before its planes. */
+enum { COL_CALL, COL_ENTER, COL_START, COL_EXIT, COL_ROOT, COL_FLAGS, COL_SITE, NCOLS };
+static const int col_width[NCOLS] = {8, 8, 8, 8, 4, 1, 4};
+_Static_assert(8 + 8 + 8 + 8 + 4 + 1 + 4 == CALL_BYTES, "the columns make a call's bytes");
+
+static uint64_t column_value(const cp_cpt_series *s, int col, size_t i)
+{
+    switch (col) {
+    case COL_CALL:
+        return s->call[i] - (i ? s->call[i - 1] : 0);
+    case COL_ENTER:
+        return bits_of(s->enter[i]) - (i ? bits_of(s->enter[i - 1]) : 0);
+    case COL_START:
+        return bits_of(s->start[i]) - bits_of(s->enter[i]);
+    case COL_EXIT:
+        return bits_of(s->exit[i]) - bits_of(s->start[i]);
+    case COL_ROOT:
+        return (uint32_t)s->root[i];
+    case COL_FLAGS:
+        return s->flags[i];
+    default:
+        return s->nsites ? s->site[i] : 0;
+    }
+}
+
+/* The planes are made one at a time into a small buffer and deflated as
+ * they come: the payload's 41 bytes a call are never in memory at once.
+ * At finalize they were fresh memory, written once and read once: a
+ * memory line every 1.5 kept calls, where the application's work evicts
+ * the caches (docs/performance.md).  zlib's output does not depend on
+ * how its input is cut. */
+#define PLANE_BUF 1024
+static int deflate_planes(const cp_cpt_series *s, deflater *d, Bytef *dest, uLongf *dlen)
 {
     size_t n = (size_t)s->n;
-    raw->len = 0;
-    if (n == 0)
-        return 0;
-    if (!cp_bytes_reserve(raw, n * CALL_BYTES))
-        return -1;
-    unsigned char *call = raw->p, *enter = call + 8 * n, *start = enter + 8 * n,
-                  *exit = start + 8 * n, *root = exit + 8 * n, *flags = root + 4 * n,
-                  *site = flags + n;
-    uint64_t prev_call = 0, prev_enter = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t e = bits_of(s->enter[i]), b = bits_of(s->start[i]);
-        cpt_planes_put(call, n, i, s->call[i] - prev_call, 8);
-        cpt_planes_put(enter, n, i, e - prev_enter, 8);
-        cpt_planes_put(start, n, i, b - e, 8);
-        cpt_planes_put(exit, n, i, bits_of(s->exit[i]) - b, 8);
-        cpt_planes_put(root, n, i, (uint32_t)s->root[i], 4);
-        cpt_planes_put(site, n, i, s->nsites ? s->site[i] : 0, 4);
-        prev_call = s->call[i];
-        prev_enter = e;
-    }
-    if (n > 0)
-        memcpy(flags, s->flags, n);
-    raw->len = n * CALL_BYTES;
-    return 0;
+    int zr;
+    z_stream *z = deflater_for(d, (uLong)(n * CALL_BYTES), &zr);
+    if (!z)
+        return zr;
+    unsigned char buf[PLANE_BUF];
+    size_t used = 0;
+    z->next_out = dest;
+    z->avail_out = *dlen;
+    for (int col = 0; col < NCOLS; col++)
+        for (int k = 0; k < col_width[col]; k++)
+            for (size_t i = 0; i < n; i++) {
+                buf[used++] = (unsigned char)(column_value(s, col, i) >> (8 * k));
+                if (used < PLANE_BUF)
+                    continue;
+                z->next_in = buf;
+                z->avail_in = (uInt)used;
+                if ((zr = deflate(z, Z_NO_FLUSH)) != Z_OK)
+                    return zr;
+                used = 0;
+            }
+    z->next_in = buf;
+    z->avail_in = (uInt)used;
+    zr = deflate(z, Z_FINISH);
+    *dlen = z->total_out;
+    return zr == Z_STREAM_END ? Z_OK : zr == Z_OK ? Z_BUF_ERROR : zr;
 }
 
 /* One series: the fixed fields, then the compressed arrays, which zlib
  * writes straight into out behind the room kept for the fields (whose size
- * is known before the compressed length is).  raw is scratch. */
+ * is known before the compressed length is). */
 static int encode_series(const cp_cpt_series *s, const char *name, const spot *where,
-                         cp_bytes *out, cp_bytes *raw, deflater *dz, cp_error *err)
+                         cp_bytes *out, deflater *dz, cp_error *err)
 {
-    if (pack_columns(s, raw) != 0)
-        return bad_model(err, name, where, "%s", strerror(ENOMEM));
-
+    size_t raw_len = (size_t)s->n * CALL_BYTES;
     size_t fixed = 8 + 4 + strlen(s->collective) + 1 + 8 + 8 + (8 + 8 + 4 + 4 + 4 * (size_t)s->hist_n) +
                    (4 + 24 * (size_t)s->nsites) + 8 + 8 + 8 + 4;
-    uLong bound = compressBound((uLong)raw->len);
+    uLong bound = compressBound((uLong)raw_len);
     if (bound > SIZE_MAX - fixed || !cp_bytes_reserve(out, fixed + bound))
         return bad_model(err, name, where, "%s", strerror(ENOMEM));
     uLongf clen = bound;
     unsigned char *payload = out->p + out->len + fixed;
-    int zr = deflate_rle(dz, payload, &clen, raw->p ? raw->p : (const Bytef *)"", (uLong)raw->len);
+    int zr = deflate_planes(s, dz, payload, &clen);
     if (zr != Z_OK)
         return bad_model(err, name, where, "zlib cannot compress the arrays (%s)", zError(zr));
     uint32_t crc = (uint32_t)crc32_z(crc32(0L, Z_NULL, 0), payload, clen);
@@ -261,7 +286,7 @@ static int encode_series(const cp_cpt_series *s, const char *name, const spot *w
         cp_bytes_le32(out, s->site_form ? s->site_form[i] : 0);
     }
     cp_bytes_le64(out, s->n);
-    cp_bytes_le64(out, (uint64_t)raw->len);
+    cp_bytes_le64(out, (uint64_t)raw_len);
     cp_bytes_le64(out, (uint64_t)clen);
     cp_bytes_le32(out, crc);
     out->len += clen;
@@ -302,14 +327,12 @@ static int encode_chunk(const cp_cpt_chunk *c, uint64_t world_size, const char *
         }
     }
     cp_bytes_le32(out, (uint32_t)c->nseries);
-    cp_bytes raw = {0};
     deflater dz = {0};
     int rc = 0;
     for (size_t i = 0; i < c->nseries && rc == 0; i++) {
-        rc = encode_series(&c->series[i], name, &(spot){NULL, c->rank, i, &c->series[i]}, out, &raw,
-                           &dz, err);
+        rc = encode_series(&c->series[i], name, &(spot){NULL, c->rank, i, &c->series[i]}, out, &dz,
+                           err);
     }
-    cp_bytes_free(&raw);
     deflater_end(&dz);
     cp_bytes_append(out, FOOTER, FOOTER_LEN);
     if (rc == 0 && out->failed)
