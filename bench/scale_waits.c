@@ -38,6 +38,7 @@
 #include "wait_stage.h"
 #include "wait_states.h"
 #include "wait_stats.h"
+#include "series_sums.h"
 #include "wait_tree.h"
 
 typedef struct series {
@@ -45,7 +46,7 @@ typedef struct series {
     const comm *c;
     uint64_t salt;
     const double *max_enter, *min_exit; /* the generator's, per call */
-    cp_timing_rec *recs;                /* scratch: one member's records */
+    cp_sample recs;                     /* scratch: one member's records */
 } series;
 
 static void times(uint64_t salt, int64_t w, int j, double *enter, double *exit)
@@ -72,10 +73,10 @@ static void note(wait_sim *s, int64_t w, double recv, double cpu, size_t held)
 static void gen_records(series *x, int64_t w)
 {
     for (int j = 0; j < x->s->calls; j++) {
-        cp_timing_rec *r = &x->recs[j];
-        *r = (cp_timing_rec){.call = (uint64_t)j, .root = -1};
-        times(x->salt, w, j, &r->enter, &r->exit);
-        r->start = r->enter;
+        cp_timing_rec r = {.call = (uint64_t)j, .root = -1};
+        times(x->salt, w, j, &r.enter, &r.exit);
+        r.start = r.enter;
+        cp_timing_cols_put(&x->recs.cols, (size_t)j, r);
     }
 }
 
@@ -83,7 +84,7 @@ static void gen_records(series *x, int64_t w)
 static void leaf(series *x, int64_t v, cp_wseries *w)
 {
     gen_records(x, sim_world_of(x->c, v));
-    if (cp_wseries_start(w, x->recs, (size_t)x->s->calls, v))
+    if (cp_wseries_start(w, &x->recs.cols, (size_t)x->s->calls, v))
         sim_die("out of memory for a leaf");
 }
 
@@ -151,9 +152,9 @@ static void check_own(void *vctx, int p, size_t i, double sev)
     if (p == CP_WAIT_ANALYSED)
         return;
     series *x = ctx[0];
-    const cp_timing_rec *r = &x->recs[i];
-    double want = p == CP_WAIT_NXN ? x->max_enter[r->call] - r->enter
-                                   : r->exit - x->min_exit[r->call];
+    cp_timing_rec r = cp_timing_cols_get(&x->recs.cols, i);
+    double want = p == CP_WAIT_NXN ? x->max_enter[r.call] - r.enter
+                                   : r.exit - x->min_exit[r.call];
     if (sev != want)
         x->s->exact = false;
     (*(uint64_t *)ctx[1])++;
@@ -172,12 +173,12 @@ static void down(series *x, int64_t v, cp_wseries *w, sim_mailbox *box)
     void *ctx[2] = {x, &found};
     if (!w->have_down)
         x->s->exact = false;
-    cp_wait_own(CP_FAMILY_NXN, &w->down, x->recs, (size_t)x->s->calls, v, check_own, ctx);
+    cp_wait_own(CP_FAMILY_NXN, &w->down, &x->recs.cols, (size_t)x->s->calls, v, check_own, ctx);
     note(x->s, sim_world_of(x->c, v), 0, sim_cpu_now() - t0, 0);
     /* Every wait the generator made was found. */
     uint64_t want = 0;
     for (int j = 0; j < x->s->calls; j++)
-        want += (x->max_enter[j] > x->recs[j].enter) + (x->recs[j].exit > x->min_exit[j]);
+        want += (x->max_enter[j] > x->recs.cols.enter[j]) + (x->recs.cols.exit[j] > x->min_exit[j]);
     if (found != want)
         x->s->exact = false;
     for (int r = cp_tree_rounds(x->c->n) - 1; r >= 0; r--) {
@@ -217,8 +218,8 @@ void sim_waits_comm(wait_sim *s, const comm *c)
     t->max_enter = malloc((size_t)s->calls * sizeof(double));
     t->min_exit = malloc((size_t)s->calls * sizeof(double));
     series x = {.s = s, .c = c, .salt = t->salt, .max_enter = t->max_enter,
-                .min_exit = t->min_exit, .recs = malloc((size_t)s->calls * sizeof *x.recs)};
-    if (!t->max_enter || !t->min_exit || !x.recs)
+                .min_exit = t->min_exit};
+    if (!t->max_enter || !t->min_exit || cp_sample_alloc(&x.recs, (size_t)s->calls))
         sim_die("out of memory");
     /* The generator's truth: latest enter and first exit of each call. */
     for (int j = 0; j < s->calls; j++) {
@@ -251,7 +252,7 @@ void sim_waits_comm(wait_sim *s, const comm *c)
         s->exact = false; /* a list nobody asked for */
     cp_wseries_free(&top);
     sim_mailbox_free(&box);
-    free(x.recs);
+    cp_sample_free(&x.recs);
 }
 
 /* World rank r's own instances (what cp_wait_own found in each of its

@@ -39,12 +39,42 @@ static int32_t root_of_sig(const cp_counts *t, uint32_t id)
  * line, each with its call index, root and path (from the call sequence:
  * both are in call order); the calls timed but not kept, and their time,
  * from the exact aggregates.  Returns 0, or -1 when memory ran out. */
+int cp_sample_alloc(cp_sample *out, size_t n)
+{
+    n = n ? n : 1;
+    /* largest elements first: each column stays aligned */
+    size_t sizes[] = {sizeof *out->cols.call, sizeof *out->cols.enter, sizeof *out->cols.start,
+                      sizeof *out->cols.exit, sizeof *out->cols.root, sizeof *out->paths,
+                      sizeof *out->cols.flags, sizeof *out->cols.form};
+    size_t per = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        per += sizes[i];
+    if (n > SIZE_MAX / per || !(out->block = malloc(n * per)))
+        return -1;
+    char *p = out->block;
+    out->cols.call = (uint64_t *)p;
+    out->cols.enter = (double *)(p += n * sizeof *out->cols.call);
+    out->cols.start = (double *)(p += n * sizeof *out->cols.enter);
+    out->cols.exit = (double *)(p += n * sizeof *out->cols.start);
+    out->cols.root = (int32_t *)(p += n * sizeof *out->cols.exit);
+    out->paths = (uint32_t *)(p += n * sizeof *out->cols.root);
+    out->cols.flags = (uint8_t *)(p += n * sizeof *out->paths);
+    out->cols.form = (uint8_t *)(p + n * sizeof *out->cols.flags);
+    return 0;
+}
+
+void cp_sample_free(cp_sample *s)
+{
+    free(s->block);
+    s->block = NULL;
+    s->cols = (cp_timing_cols){0};
+    s->paths = NULL;
+}
+
 int cp_sample_make(const cp_counts *c, const cp_timing *t, const cp_time_line *tl, cp_sample *out)
 {
     uint64_t kept = cp_timing_kept(t);
-    out->recs = malloc((kept ? kept : 1) * sizeof *out->recs);
-    out->paths = malloc((kept ? kept : 1) * sizeof *out->paths);
-    if (!out->recs || !out->paths)
+    if (kept > SIZE_MAX || cp_sample_alloc(out, (size_t)kept))
         return -1;
     double tick = tl->tick;
     cp_seq_iter it;
@@ -70,7 +100,7 @@ int cp_sample_make(const cp_counts *c, const cp_timing *t, const cp_time_line *t
         sampled_time += exit - start;
         sampled_late += start - enter;
         out->paths[out->n] = path_of_sig(c, id);
-        out->recs[out->n++] = (cp_timing_rec){.call = call,
+        cp_timing_cols_put(&out->cols, out->n++, (cp_timing_rec){.call = call,
                                           .enter = cp_time_line_align(tl, enter),
                                           .start = cp_time_line_align(tl, start),
                                           .exit = cp_time_line_align(tl, exit),
@@ -78,7 +108,7 @@ int cp_sample_make(const cp_counts *c, const cp_timing *t, const cp_time_line *t
                                           .form = form_of_sig(c, id),
                                           .flags = (uint8_t)(s->enter >> CP_SAMPLE_FLAG_SHIFT |
                                                              (failed_sig(c, id) ? CP_CPT_FAILED
-                                                                                : 0))};
+                                                                                : 0))});
     }
     uint64_t timed = 0;
     double time = 0, late = 0;
@@ -192,8 +222,7 @@ void cp_sums_of_timing(cp_site_list *st, const cp_counts *cn, const cp_timing *t
         s->late += (double)a->late * tick;
     }
     for (size_t i = 0; i < sm->n; i++) {
-        const cp_timing_rec *r = &sm->recs[i];
-        cp_coll_sums *s = cp_site_list_get(st, k, r->form, sm->paths[i]);
+        cp_coll_sums *s = cp_site_list_get(st, k, sm->cols.form[i], sm->paths[i]);
         if (!s)
             return; /* st->oom is set */
         s->nrecords++;

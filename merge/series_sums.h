@@ -20,8 +20,9 @@
  * the timed calls that are in the aggregates only.  The collector's state
  * is only read. */
 typedef struct cp_sample {
-    cp_timing_rec *recs;
+    cp_timing_cols cols;
     uint32_t *paths;
+    void *block; /* the columns and the paths, one allocation */
     size_t n;
     uint64_t naggregated;
     double agg_time, agg_late; /* seconds, of the calls in the aggregates only */
@@ -31,6 +32,10 @@ typedef struct cp_sample {
  * -1 when memory ran out (what was allocated is in *out, to free). */
 int cp_sample_make(const cp_counts *c, const cp_timing *t, const cp_time_line *tl,
                    cp_sample *out);
+/* Room for n kept calls in out's columns and paths (n = 0: one), in one
+ * allocation (out->block, to free).  Returns 0, or -1 when memory ran out. */
+int cp_sample_alloc(cp_sample *out, size_t n);
+void cp_sample_free(cp_sample *s);
 
 /* This rank's sites, a short list. */
 typedef struct cp_site_list {

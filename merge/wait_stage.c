@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cp_wseries_start(cp_wseries *s, const cp_timing_rec *recs, size_t n, int64_t rank)
+int cp_wseries_start(cp_wseries *s, const cp_timing_cols *recs, size_t n, int64_t rank)
 {
     memset(s, 0, sizeof *s);
     s->up_is_own = true;
@@ -120,7 +120,7 @@ void cp_wcomm_init(cp_wcomm *w)
     memset(w, 0, sizeof *w);
 }
 
-int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *recs,
+int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_cols *recs,
                  size_t n, int64_t rank, uint32_t level)
 {
     if (k >= CP_WCOMM_COLLS || cp_wcomm_at(w, k))

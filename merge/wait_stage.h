@@ -44,7 +44,7 @@ typedef struct cp_wseries {
 
 /* A member's series from its records (call order) as communicator rank
  * `rank`.  Returns 0, or -1 when out of memory. */
-int cp_wseries_start(cp_wseries *s, const cp_timing_rec *recs, size_t n, int64_t rank);
+int cp_wseries_start(cp_wseries *s, const cp_timing_cols *recs, size_t n, int64_t rank);
 /* The lead, between the ways up and down: the calls all `members` timed
  * become the list that goes down.  0, or -1 when out of memory (nothing
  * goes down). */
@@ -95,7 +95,7 @@ void cp_wcomm_init(cp_wcomm *w);
 /* This member's series k: its calls (numbered, recorded or not), its
  * records, and the level of its sample.  Returns 0, or -1 when out of
  * memory. */
-int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_rec *recs,
+int cp_wcomm_add(cp_wcomm *w, uint32_t k, uint64_t ncalls, const cp_timing_cols *recs,
                  size_t n, int64_t rank, uint32_t level);
 /* What each call of series k's list stands for (once down): 2^level. */
 static inline double cp_wcomm_weight(const cp_wcomm *w, uint32_t k)

@@ -11,27 +11,27 @@
 #include "wait_states.h"
 
 /* Calls with wait states: blocking ones that the MPI library carried out. */
-static bool blocking(const cp_timing_rec *r)
+static bool blocking(const cp_timing_cols *r, size_t i)
 {
-    return !(r->flags & (CP_CPT_NONBLOCKING | CP_CPT_FAILED));
+    return !(r->flags[i] & (CP_CPT_NONBLOCKING | CP_CPT_FAILED));
 }
 
-int cp_wlist_leaf(cp_wlist *l, const cp_timing_rec *r, size_t n, int64_t crank)
+int cp_wlist_leaf(cp_wlist *l, const cp_timing_cols *r, size_t n, int64_t crank)
 {
     l->n = 0;
     l->v = malloc((n ? n : 1) * sizeof *l->v);
     if (!l->v)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        if (!blocking(&r[i]) || (l->n && r[i].call <= l->v[l->n - 1].call))
+        if (!blocking(r, i) || (l->n && r->call[i] <= l->v[l->n - 1].call))
             continue; /* records are in call order; a repeat would be a bug */
-        bool root = r[i].root >= 0 && r[i].root == crank;
-        l->v[l->n++] = (cp_wcall){.call = r[i].call,
+        bool root = r->root[i] >= 0 && r->root[i] == crank;
+        l->v[l->n++] = (cp_wcall){.call = r->call[i],
                                   .have = 1,
-                                  .max_enter = r[i].enter,
-                                  .min_exit = r[i].exit,
-                                  .root_enter = root ? r[i].enter : -INFINITY,
-                                  .other_enter = root ? -INFINITY : r[i].enter,
+                                  .max_enter = r->enter[i],
+                                  .min_exit = r->exit[i],
+                                  .root_enter = root ? r->enter[i] : -INFINITY,
+                                  .other_enter = root ? -INFINITY : r->enter[i],
                                   .before = -INFINITY};
     }
     return 0;
@@ -217,7 +217,7 @@ int cp_wlist_unpack(cp_rbuf *b, cp_wlist *l, bool down)
     return b->bad ? -1 : 0;
 }
 
-void cp_wait_own(int family, const cp_wlist *down, const cp_timing_rec *r, size_t n,
+void cp_wait_own(int family, const cp_wlist *down, const cp_timing_cols *r, size_t n,
                  int64_t crank, cp_wait_own_sink sink, void *ctx)
 {
     int pats[2];
@@ -225,18 +225,18 @@ void cp_wait_own(int family, const cp_wlist *down, const cp_timing_rec *r, size_
     if (pats[0] < 0)
         return;
     for (size_t i = 0, j = 0; i < n; i++) {
-        if (!blocking(&r[i]))
+        if (!blocking(r, i))
             continue;
-        while (j < down->n && down->v[j].call < r[i].call)
+        while (j < down->n && down->v[j].call < r->call[i])
             j++;
         if (j == down->n)
             break;
         const cp_wcall *c = &down->v[j];
-        if (c->call != r[i].call)
+        if (c->call != r->call[i])
             continue;
-        double e = r[i].enter, x = r[i].exit, s0 = 0, s1 = 0;
-        sink(ctx, CP_WAIT_ANALYSED, i, x - r[i].start);
-        bool root = r[i].root >= 0 && r[i].root == crank;
+        double e = r->enter[i], x = r->exit[i], s0 = 0, s1 = 0;
+        sink(ctx, CP_WAIT_ANALYSED, i, x - r->start[i]);
+        bool root = r->root[i] >= 0 && r->root[i] == crank;
         switch (family) {
         case CP_FAMILY_NXN:
         case CP_FAMILY_BARRIER:

@@ -53,7 +53,7 @@ typedef struct cp_wlist {
 
 /* A member's own list: its blocking timed calls (records in call order),
  * as communicator rank crank.  Returns 0, or -1 when out of memory. */
-int cp_wlist_leaf(cp_wlist *l, const cp_timing_rec *r, size_t n, int64_t crank);
+int cp_wlist_leaf(cp_wlist *l, const cp_timing_cols *r, size_t n, int64_t crank);
 
 /* into := the union of into and from, per call the combined values.
  * Returns 0, or -1 when out of memory (into unchanged). */
@@ -99,7 +99,7 @@ typedef void (*cp_wait_own_sink)(void *ctx, int pattern, size_t rec, double seve
 /* This member's waiting times in the calls of `down` (what came down to
  * it), from its own records r[0..n) (call order; non-blocking ones have
  * no wait states), as communicator rank crank of the collective's family. */
-void cp_wait_own(int family, const cp_wlist *down, const cp_timing_rec *r, size_t n,
+void cp_wait_own(int family, const cp_wlist *down, const cp_timing_cols *r, size_t n,
                  int64_t crank, cp_wait_own_sink sink, void *ctx);
 
 #endif

@@ -39,31 +39,28 @@ static void *carve(char *block, size_t *at, size_t n, size_t size)
     return p;
 }
 
-/* Every array of a series in one allocation (s->block), largest elements
- * first: finalize writes a series per communicator and collective, and
- * twelve allocations each were a tenth of its time after churn.  `n` kept
- * calls, `m` call sites. */
+/* The arrays of a series finalize makes, in one allocation (s->block),
+ * largest elements first: finalize writes a series per communicator and
+ * collective, and twelve allocations each were a tenth of its time after
+ * churn.  The kept calls' own columns are the sample's (fill_series).  `n`
+ * kept calls, `m` call sites. */
 static size_t series_arrays(cp_cpt_series *s, char *block, size_t n, size_t m, size_t hist_n)
 {
     size_t at = 0;
-    s->call = carve(block, &at, n, sizeof *s->call);
-    s->enter = carve(block, &at, n, sizeof *s->enter);
-    s->start = carve(block, &at, n, sizeof *s->start);
-    s->exit = carve(block, &at, n, sizeof *s->exit);
     s->site_time = carve(block, &at, m, sizeof *s->site_time);
     s->site_calls = carve(block, &at, m, sizeof *s->site_calls);
     s->hist = hist_n ? carve(block, &at, hist_n, sizeof *s->hist) : NULL;
-    s->root = carve(block, &at, n, sizeof *s->root);
     s->site = carve(block, &at, n, sizeof *s->site);
     s->site_path = carve(block, &at, m, sizeof *s->site_path);
     s->site_form = carve(block, &at, m, sizeof *s->site_form);
-    s->flags = carve(block, &at, n, sizeof *s->flags);
     return at;
 }
 
 /* The series' kept calls, its histogram, its call sites (the strata of
  * the waiting estimate, the same as finalize_waits.c's) and each kept
- * call's. */
+ * call's.  The kept calls' columns are the sample's own, lent (the chunk
+ * frees s->block only, and is freed before the samples): copied, they
+ * were fresh memory, a memory line every 1.6 kept calls at finalize. */
 static int fill_series(cp_cpt_series *s, const cp_counts *counts, const cp_timing *t,
                        const cp_sample *sm, double tick)
 {
@@ -71,7 +68,7 @@ static int fill_series(cp_cpt_series *s, const cp_counts *counts, const cp_timin
     cp_wsites_totals(&w, counts, t, tick);
     /* a kept call's site may be one no aggregate holds: all sites first */
     for (size_t i = 0; i < sm->n; i++)
-        cp_wsites_get(&w, sm->recs[i].form, sm->paths ? sm->paths[i] : UINT32_MAX);
+        cp_wsites_get(&w, sm->cols.form[i], sm->paths ? sm->paths[i] : UINT32_MAX);
     size_t n = sm->n ? sm->n : 1, m = w.n ? w.n : 1;
     s->block = w.oom ? NULL : malloc(series_arrays(s, NULL, n, m, t->hist_n));
     if (!s->block) {
@@ -85,16 +82,15 @@ static int fill_series(cp_cpt_series *s, const cp_counts *counts, const cp_timin
         s->hist_n = t->hist_n;
     }
     s->n = sm->n;
+    s->call = sm->cols.call;
+    s->enter = sm->cols.enter;
+    s->start = sm->cols.start;
+    s->exit = sm->cols.exit;
+    s->root = sm->cols.root;
+    s->flags = sm->cols.flags;
     for (size_t i = 0; i < sm->n; i++) {
-        const cp_timing_rec *r = &sm->recs[i];
-        s->call[i] = r->call;
-        s->enter[i] = r->enter;
-        s->start[i] = r->start;
-        s->exit[i] = r->exit;
-        s->root[i] = r->root;
-        s->flags[i] = r->flags;
         const cp_wsite *x =
-            cp_wsites_get(&w, sm->recs[i].form, sm->paths ? sm->paths[i] : UINT32_MAX);
+            cp_wsites_get(&w, sm->cols.form[i], sm->paths ? sm->paths[i] : UINT32_MAX);
         s->site[i] = x ? (uint32_t)(x - w.v) : 0;
     }
     s->nsites = (uint32_t)w.n;

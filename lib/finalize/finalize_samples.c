@@ -46,8 +46,7 @@ void cp_fin_samples_free(fin_samples *S)
 {
     for (size_t i = 0; i < S->n; i++) {
         for (int j = 0; S->of[i] && j < S->of[i]->n; j++) {
-            free(S->of[i]->v[j].recs);
-            free(S->of[i]->v[j].paths);
+            cp_sample_free(&S->of[i]->v[j]);
         }
         free(S->of[i]);
     }

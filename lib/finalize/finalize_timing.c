@@ -27,11 +27,10 @@ static void offer_slowest(const cp_sample *sm, int k, int64_t comm_id, int64_t r
                           cp_cpt_slow *slow, size_t *nslow)
 {
     for (size_t i = 0; i < sm->n; i++) {
-        const cp_timing_rec *r = &sm->recs[i];
-        double d = r->exit - r->start;
+        double d = sm->cols.exit[i] - sm->cols.start[i];
         if (*nslow == CP_SLOWEST && !(d > slow[CP_SLOWEST - 1].duration))
             continue; /* not among the slowest: spare the name */
-        cp_cpt_slow cand = {.comm_id = comm_id, .call = r->call, .rank = rank, .duration = d};
+        cp_cpt_slow cand = {.comm_id = comm_id, .call = sm->cols.call[i], .rank = rank, .duration = d};
         snprintf(cand.collective, sizeof cand.collective, "%s", cp_collective_names[k]);
         cp_cpt_slow_offer(slow, nslow, CP_SLOWEST, &cand);
     }

@@ -97,7 +97,7 @@ static void up_and_down(fin *f, all_series *S, cp_found *fd)
 
 typedef struct own_ctx {
     cp_found *fd;
-    const cp_sample *t; /* this rank's records of the series (recs, paths) */
+    const cp_sample *t; /* this rank's records of the series (columns, paths) */
     int k;
     cp_wsites sites;    /* the series' strata (merge/wait_sites.h) */
     int64_t rank;       /* this rank's world rank */
@@ -133,9 +133,9 @@ static void add_own(cp_found *fd, uint32_t k, uint32_t form, uint32_t path, uint
 static void on_own(void *vctx, int p, size_t i, double sev)
 {
     own_ctx *x = vctx;
-    const cp_timing_rec *r = &x->t->recs[i];
-    uint32_t path = x->t->paths[i];
-    cp_wsite *w = cp_wsites_get(&x->sites, r->form, path);
+    const cp_timing_cols *r = &x->t->cols;
+    uint32_t path = x->t->paths[i], form = r->form[i];
+    cp_wsite *w = cp_wsites_get(&x->sites, form, path);
     if (!w)
         return;
     if (!x->weigh) {
@@ -147,10 +147,10 @@ static void on_own(void *vctx, int p, size_t i, double sev)
     }
     if (p == CP_WAIT_ANALYSED)
         return;
-    add_own(x->fd, (uint32_t)x->k, r->form, path, (uint32_t)p, sev * w->factor);
+    add_own(x->fd, (uint32_t)x->k, form, path, (uint32_t)p, sev * w->factor);
     cp_wstat_add_weighted(&x->fd->job.stat[p], sev, w->factor);
-    cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->k, r->form, path), .enter = r->enter,
-                       .exit = r->exit, .duration = sev, .rank = x->rank};
+    cp_stat_event e = {.cnode = cp_site_key((uint32_t)x->k, form, path), .enter = r->enter[i],
+                       .exit = r->exit[i], .duration = sev, .rank = x->rank};
     cp_stat_offer_event(&x->fd->job.top[p], &e);
 }
 
@@ -161,11 +161,11 @@ static void own_waits(const fin *f, const cp_sample *t, cp_found *fd, const cp_c
     int family = cp_wait_family(cp_collective_names[k]);
     own_ctx x = {.fd = fd, .t = t, .k = k, .rank = f->rank};
     cp_wsites_totals(&x.sites, &c->coll[k]->counts, &c->coll[k]->timing, f->clock.tick);
-    cp_wait_own(family, down, t->recs, t->n, c->rank, on_own, &x);
+    cp_wait_own(family, down, &t->cols, t->n, c->rank, on_own, &x);
     cp_wsites_finish(&x.sites, f->cfg->timing != CP_TIMING_BARRIER);
     x.weigh = true;
     if (!x.sites.oom)
-        cp_wait_own(family, down, t->recs, t->n, c->rank, on_own, &x);
+        cp_wait_own(family, down, &t->cols, t->n, c->rank, on_own, &x);
     fd->oom |= x.sites.oom;
     cp_wsites_free(&x.sites);
 }
@@ -207,7 +207,7 @@ static void collect(cp_comm *comms, const fin_samples *samples, all_series *S)
             /* The records and their paths: the timing stage made them. */
             const cp_sample *sm = cp_fin_sample(samples, c, k);
             failed |= !sm->paths || cp_wcomm_add(&s->w, (uint32_t)k, c->coll[k]->counts.ncalls,
-                                                sm->recs, sm->n, c->rank,
+                                                &sm->cols, sm->n, c->rank,
                                                 c->coll[k]->timing.level);
         }
         S->g.v[i] = (cp_membership){.key = {c->key_hash, c->key_ordinal, 0},

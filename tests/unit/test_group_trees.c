@@ -19,9 +19,11 @@
 #include "counts_stage.h"
 #include "group_trees.h"
 #include "mailbox.h"
+#include "sample_cols.h"
 #include "wait_stage.h"
 
 /* A holding's tree and calls of collective k (NULL: none). */
+
 static cp_tree *tree_of(const cp_holding *h, uint32_t k)
 {
     const cp_hold_coll *e = cp_holding_at(h, k);
@@ -390,7 +392,9 @@ START_TEST(wait_lists_come_down_as_the_local_reduction)
                 recs[j] = (cp_timing_rec){.call = (uint64_t)j, .root = -1, .enter = e,
                                           .start = e, .exit = j + 0.5 + 0.001 * (double)(r % 5)};
             }
-            ck_assert_int_eq(cp_wseries_start(&w[r], recs, CALLS, r), 0);
+            cp_sample cols = cols_of(recs, CALLS);
+            ck_assert_int_eq(cp_wseries_start(&w[r], &cols.cols, CALLS, r), 0);
+            cp_sample_free(&cols);
             ck_assert_int_eq(cp_wlist_copy(&own[r], &w[r].own), 0);
             m[r] = (cp_membership){.key = {9, 1, 4}, .size = n, .rank = r, .members = &world,
                                    .value = &w[r]};
@@ -506,14 +510,16 @@ START_TEST(wait_series_members_disagree_on_are_left_out)
             }
             cp_wcomm_init(&w[r]);
             /* agreed; the members' samples at levels 0, 1, 2, 0, ... */
-            ck_assert_int_eq(cp_wcomm_add(&w[r], 1, CALLS, recs, CALLS, r, (uint32_t)(r % 3)), 0);
+            cp_sample cols = cols_of(recs, CALLS);
+            ck_assert_int_eq(cp_wcomm_add(&w[r], 1, CALLS, &cols.cols, CALLS, r, (uint32_t)(r % 3)), 0);
             ck_assert_int_eq(cp_wlist_copy(&own[r], &cp_wcomm_series(&w[r], 1)->own), 0);
             if (r == n - 1) /* only the last member */
-                ck_assert_int_eq(cp_wcomm_add(&w[r], 3, 1, recs, 1, r, 0), 0);
+                ck_assert_int_eq(cp_wcomm_add(&w[r], 3, 1, &cols.cols, 1, r, 0), 0);
             if (r == 0) /* only the lead: its children bring none of it up */
-                ck_assert_int_eq(cp_wcomm_add(&w[r], 4, 2, recs, 2, r, 0), 0);
+                ck_assert_int_eq(cp_wcomm_add(&w[r], 4, 2, &cols.cols, 2, r, 0), 0);
             /* every member but the first makes one call more */
-            ck_assert_int_eq(cp_wcomm_add(&w[r], 6, r ? 2 : 1, recs, r ? 2 : 1, r, 0), 0);
+            ck_assert_int_eq(cp_wcomm_add(&w[r], 6, r ? 2 : 1, &cols.cols, r ? 2 : 1, r, 0), 0);
+            cp_sample_free(&cols);
             m[r] = (cp_membership){.key = {5, 1, 0}, .size = n, .rank = r, .members = &world,
                                    .value = &w[r]};
             g[r] = (cp_groups){.v = &m[r], .n = 1, .world_of = world_of};

@@ -16,6 +16,7 @@
 #include "stat.h"
 #include "wait_states.h"
 #include "wait_stats_pack.h"
+#include "sample_cols.h"
 #include "wait_tree.h"
 
 #define NCALLS 40
@@ -95,13 +96,19 @@ static void one_case(const char *coll, size_t n, unsigned seed)
         wm[m] = (cp_wait_member){d[m].call, d[m].enter, d[m].exit, d[m].root, d[m].flags,
                                  d[m].n};
     ck_assert_int_eq(cp_wait_states_series(coll, n, wm, on_expected, NULL), 0);
-    for (size_t m = 0; m < n; m++)
-        ck_assert_int_eq(cp_wlist_leaf(&own[m], d[m].r, d[m].n, (int64_t)m), 0);
+    cp_sample *cols = calloc(n, sizeof *cols);
+    for (size_t m = 0; m < n; m++) {
+        cols[m] = cols_of(d[m].r, d[m].n);
+        ck_assert_int_eq(cp_wlist_leaf(&own[m], &cols[m].cols, d[m].n, (int64_t)m), 0);
+    }
     ck_assert_int_eq(cp_wait_tree_local(n, own, down), 0);
     for (size_t m = 0; m < n; m++) {
         struct own_ctx x = {m, &d[m]};
-        cp_wait_own(family, &down[m], d[m].r, d[m].n, (int64_t)m, on_own, &x);
+        cp_wait_own(family, &down[m], &cols[m].cols, d[m].n, (int64_t)m, on_own, &x);
     }
+    for (size_t m = 0; m < n; m++)
+        cp_sample_free(&cols[m]);
+    free(cols);
     for (size_t m = 0; m < n; m++)
         for (int c = 0; c < NCALLS; c++)
             for (int q = 0; q < 2; q++)
@@ -152,7 +159,9 @@ START_TEST(lists_pack_and_refuse_garbage)
                           {.call = 4, .enter = 3, .exit = 5, .root = 1},
                           {.call = 9, .enter = 6, .exit = 7, .root = 0}};
     cp_wlist l, back;
-    ck_assert_int_eq(cp_wlist_leaf(&l, r, 3, 0), 0);
+    cp_sample cols = cols_of(r, 3);
+    ck_assert_int_eq(cp_wlist_leaf(&l, &cols.cols, 3, 0), 0);
+    cp_sample_free(&cols);
     l.v[1].before = 2.5;
     for (int down = 0; down < 2; down++) {
         cp_wbuf b = {0};
