@@ -23,7 +23,6 @@
 #include "wait_stage.h"
 
 /* A holding's tree and calls of collective k (NULL: none). */
-
 static cp_tree *tree_of(const cp_holding *h, uint32_t k)
 {
     const cp_hold_coll *e = cp_holding_at(h, k);
