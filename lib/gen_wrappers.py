@@ -437,9 +437,13 @@ def main():
     with open(out_c, "w", encoding="utf-8") as w:
         w.write(c_head('#include "call_memo.h"\n#include "export.h"\n#include "code_padding.h"\n#include "persistent.h"\n'))
         # The wrappers' assembly goes out before the C functions, in order
-        # with other top-level assembly: its padding is of that kind too.
+        # with other top-level assembly: its padding is of that kind too,
+        # in .text and in the quiet section, where the fronts are
+        # (signals.h).
         w.write("#ifdef CP_PAD_WRAPPERS\n#if defined(__x86_64__)\n"
                 "__asm__(\".text\\n.skip \" CP_STRING(CP_PAD_WRAPPERS) \"\\n\");\n"
+                "__asm__(\".pushsection cp_quiet,\\\"ax\\\",@progbits\\n.skip \" "
+                "CP_STRING(CP_PAD_WRAPPERS) \"\\n.popsection\\n\");\n"
                 "#else\nCP_PLACEMENT_PAD(cp_pad_wrappers, CP_PAD_WRAPPERS)\n"
                 "#endif\n#endif\n")
         for name, coll, shape, forms, _ in funcs:
