@@ -7,7 +7,9 @@
 # it moved the code than about what it does.  This script builds each
 # source tree given (default: this one) once per placement, the wrappers
 # and cp_call_record moved by a few bytes of padding (meson option
-# `code_padding`, lib/code_padding.h), and runs bench_overhead on every build in
+# `code_padding`, lib/code_padding.h; on x86-64 the wrappers are in the
+# quiet section after .text, which both paddings move, and its own padding
+# moves them again), and runs bench_overhead on every build in
 # turn, round after round, so that all of them see the same machine.  It
 # prints, per placement and tree, the median paired diff (ns added per call,
 # 1 int per peer, 2 ranks bound to cores) and, per tree, the median over the
