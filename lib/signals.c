@@ -480,10 +480,8 @@ static const void *interrupted_at(const void *ctx)
 /* The thread was in the quiet section (signals.h): the watcher sends the
  * signal again.  False when it cannot be asked: then the signal is
  * handled now. */
-static bool hold_quiet(int sig, const siginfo_t *si, const void *ctx)
+static bool hold_quiet(int sig, const siginfo_t *si)
 {
-    if (!cp_signal_in_quiet(interrupted_at(ctx)))
-        return false;
     cp_again a;
     memset(&a, 0, sizeof a);
     a.kind = CP_AGAIN;
@@ -504,11 +502,12 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     int saved = errno;
     si = original(si);
     if (getpid() == owner && cp_state_recording(atomic_load(&cp_hot.state))) {
-        if (!is_fatal(sig) && (cp_signal_hold(sig) || hold_quiet(sig, si, ctx))) {
+        bool quiet = cp_signal_in_quiet(interrupted_at(ctx));
+        if (!is_fatal(sig) && (cp_signal_hold(sig) || (quiet && hold_quiet(sig, si)))) {
             errno = saved;
             return;
         }
-        if (busy() || cp_signal_in_quiet(interrupted_at(ctx))) {
+        if (busy() || quiet) {
             say("collprof: a fatal signal inside collprof's own code: no partial profile\n");
         } else {
             if (take_for_signal()) {

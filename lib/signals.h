@@ -82,24 +82,22 @@ void cp_signal_release(void);
 #define CP_BUSY_BY_OFFSET 1
 #endif
 
-static inline __attribute__((always_inline)) void cp_busy_enter_at(intptr_t tpoff)
+static inline __attribute__((always_inline)) void cp_busy_enter(void)
 {
 #ifdef CP_BUSY_BY_OFFSET
-    __asm__ volatile("addl $1, %%fs:(%0)" : : "r"(tpoff) : "memory");
+    __asm__ volatile("addl $1, %%fs:(%0)" : : "r"(cp_hot.busy_tpoff) : "memory");
 #else
-    (void)tpoff;
     cp_busy++;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #endif
 }
 
-static inline __attribute__((always_inline)) void cp_busy_leave_at(intptr_t tpoff)
+static inline __attribute__((always_inline)) void cp_busy_leave(void)
 {
 #ifdef CP_BUSY_BY_OFFSET
     bool held;
-    __asm__ volatile("subl $1, %%fs:(%1)" : "=@ccs"(held) : "r"(tpoff) : "memory");
+    __asm__ volatile("subl $1, %%fs:(%1)" : "=@ccs"(held) : "r"(cp_hot.busy_tpoff) : "memory");
 #else
-    (void)tpoff;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     bool held = --cp_busy & CP_BUSY_HELD;
 #endif
@@ -130,15 +128,5 @@ static inline __attribute__((always_inline)) void cp_busy_leave_at(intptr_t tpof
 #endif
 /* Is the interrupted instruction pc in the quiet section? */
 bool cp_signal_in_quiet(const void *pc);
-
-static inline __attribute__((always_inline)) void cp_busy_enter(void)
-{
-    cp_busy_enter_at(cp_hot.busy_tpoff);
-}
-
-static inline __attribute__((always_inline)) void cp_busy_leave(void)
-{
-    cp_busy_leave_at(cp_hot.busy_tpoff);
-}
 
 #endif

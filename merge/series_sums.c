@@ -39,27 +39,29 @@ static int32_t root_of_sig(const cp_counts *t, uint32_t id)
  * line, each with its call index, root and path (from the call sequence:
  * both are in call order); the calls timed but not kept, and their time,
  * from the exact aggregates.  Returns 0, or -1 when memory ran out. */
+/* The columns and paths carved from block (NULL: their size only),
+ * largest elements first. */
+static size_t sample_arrays(cp_sample *s, char *block, size_t n)
+{
+    size_t at = 0;
+    s->cols.call = cp_carve(block, &at, n, sizeof *s->cols.call);
+    s->cols.enter = cp_carve(block, &at, n, sizeof *s->cols.enter);
+    s->cols.start = cp_carve(block, &at, n, sizeof *s->cols.start);
+    s->cols.exit = cp_carve(block, &at, n, sizeof *s->cols.exit);
+    s->cols.root = cp_carve(block, &at, n, sizeof *s->cols.root);
+    s->paths = cp_carve(block, &at, n, sizeof *s->paths);
+    s->cols.flags = cp_carve(block, &at, n, sizeof *s->cols.flags);
+    s->cols.form = cp_carve(block, &at, n, sizeof *s->cols.form);
+    return at;
+}
+
 int cp_sample_alloc(cp_sample *out, size_t n)
 {
     n = n ? n : 1;
-    /* largest elements first: each column stays aligned */
-    size_t sizes[] = {sizeof *out->cols.call, sizeof *out->cols.enter, sizeof *out->cols.start,
-                      sizeof *out->cols.exit, sizeof *out->cols.root, sizeof *out->paths,
-                      sizeof *out->cols.flags, sizeof *out->cols.form};
-    size_t per = 0;
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        per += sizes[i];
-    if (n > SIZE_MAX / per || !(out->block = malloc(n * per)))
+    size_t per = sample_arrays(out, NULL, 1);
+    if (n > SIZE_MAX / per || !(out->block = malloc(sample_arrays(out, NULL, n))))
         return -1;
-    char *p = out->block;
-    out->cols.call = (uint64_t *)p;
-    out->cols.enter = (double *)(p += n * sizeof *out->cols.call);
-    out->cols.start = (double *)(p += n * sizeof *out->cols.enter);
-    out->cols.exit = (double *)(p += n * sizeof *out->cols.start);
-    out->cols.root = (int32_t *)(p += n * sizeof *out->cols.exit);
-    out->paths = (uint32_t *)(p += n * sizeof *out->cols.root);
-    out->cols.flags = (uint8_t *)(p += n * sizeof *out->paths);
-    out->cols.form = (uint8_t *)(p + n * sizeof *out->cols.flags);
+    sample_arrays(out, out->block, n);
     return 0;
 }
 

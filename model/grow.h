@@ -31,4 +31,15 @@ void *cp_realloc_aligned(void *p, size_t keep, size_t bytes, size_t align);
  * -1 with *p unchanged. */
 int cp_grow_implicit(void **p, size_t n, size_t elem);
 
+/* Several arrays in one allocation: carve `n` elements of `size` bytes
+ * from the block at *at (block NULL: room counting only, a first pass),
+ * kept aligned to `size`.  Largest elements first wastes nothing. */
+static inline void *cp_carve(char *block, size_t *at, size_t n, size_t size)
+{
+    *at = (*at + size - 1) / size * size;
+    void *p = block ? block + *at : NULL;
+    *at += n * size;
+    return p;
+}
+
 #endif

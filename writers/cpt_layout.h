@@ -74,12 +74,6 @@ static inline int cpt_mem_level(size_t payload)
     return payload > CPT_SMALL_PAYLOAD ? 8 : 1;
 }
 
-static inline void cpt_planes_put(unsigned char *col, size_t n, size_t i, uint64_t v, int width)
-{
-    for (int k = 0; k < width; k++, v >>= 8)
-        col[(size_t)k * n + i] = (unsigned char)v;
-}
-
 static inline uint64_t cpt_planes_get(const unsigned char *col, size_t n, size_t i, int width)
 {
     uint64_t v = 0;

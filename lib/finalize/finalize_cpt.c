@@ -29,16 +29,6 @@
 #include "file_names.h"
 #include "grow.h"
 
-/* Carve `n` elements of `size` bytes from the block at *at (NULL: room
- * counting only), kept aligned to `size`. */
-static void *carve(char *block, size_t *at, size_t n, size_t size)
-{
-    *at = (*at + size - 1) / size * size;
-    void *p = block ? block + *at : NULL;
-    *at += n * size;
-    return p;
-}
-
 /* The arrays of a series finalize makes, in one allocation (s->block),
  * largest elements first: finalize writes a series per communicator and
  * collective, and twelve allocations each were a tenth of its time after
@@ -47,12 +37,12 @@ static void *carve(char *block, size_t *at, size_t n, size_t size)
 static size_t series_arrays(cp_cpt_series *s, char *block, size_t n, size_t m, size_t hist_n)
 {
     size_t at = 0;
-    s->site_time = carve(block, &at, m, sizeof *s->site_time);
-    s->site_calls = carve(block, &at, m, sizeof *s->site_calls);
-    s->hist = hist_n ? carve(block, &at, hist_n, sizeof *s->hist) : NULL;
-    s->site = carve(block, &at, n, sizeof *s->site);
-    s->site_path = carve(block, &at, m, sizeof *s->site_path);
-    s->site_form = carve(block, &at, m, sizeof *s->site_form);
+    s->site_time = cp_carve(block, &at, m, sizeof *s->site_time);
+    s->site_calls = cp_carve(block, &at, m, sizeof *s->site_calls);
+    s->hist = hist_n ? cp_carve(block, &at, hist_n, sizeof *s->hist) : NULL;
+    s->site = cp_carve(block, &at, n, sizeof *s->site);
+    s->site_path = cp_carve(block, &at, m, sizeof *s->site_path);
+    s->site_form = cp_carve(block, &at, m, sizeof *s->site_form);
     return at;
 }
 
